@@ -1,0 +1,22 @@
+# Blueprint symbol detection service. `make run` starts it locally; `make test` is what CI runs.
+GO        ?= go
+BIN       := bin
+STATICCHECK_VERSION := 2025.1.1
+
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+run: build
+	./$(BIN)/blueprintd
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+
+staticcheck:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+test: vet staticcheck
+	$(GO) test -count=1 ./...

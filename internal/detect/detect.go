@@ -1,0 +1,62 @@
+// Package detect defines what a detection engine sees (a rendered page, and
+// for PDFs its vector drawing) and what it reports (boxes with a class and a
+// confidence). Engines live in their own packages; the job flow and the
+// evaluation command depend only on the Engine interface.
+package detect
+
+import (
+	"context"
+	"image"
+)
+
+// RenderDPI is the raster resolution of every page coordinate on the wire.
+const RenderDPI = 200
+
+// Box is an axis-aligned rectangle in pixels of the page raster, top-left
+// origin, y down.
+type Box struct {
+	X, Y, W, H float64
+}
+
+// Source says which methods produced a detection.
+type Source struct {
+	Detector       bool // the raster detector saw it
+	VectorMatching bool // the vector matcher found it in the page's drawing
+}
+
+// Detection is one symbol instance found on a page.
+type Detection struct {
+	Class      string
+	Confidence float64 // calibrated, 0..1
+	Box        Box
+	Source     Source
+}
+
+// PDFPage is the vector side of a page from a PDF upload.
+type PDFPage interface {
+	// SVG returns MuPDF's SVG rendering of the page: coordinates in PDF
+	// points of the CropBox with /Rotate applied (multiply by 200/72 for
+	// raster pixels), text drawn as glyph paths referenced by <use>.
+	SVG(ctx context.Context) ([]byte, error)
+}
+
+// Page is one page as an engine sees it.
+type Page struct {
+	Index  int
+	Width  int         // raster width in pixels
+	Height int         // raster height in pixels
+	Raster image.Image // the page raster: 200 DPI for PDFs, native pixels for images
+	PDF    PDFPage     // nil for image uploads
+}
+
+// Engine finds symbols on one page. Implementations must be safe for
+// concurrent use by several goroutines working on different pages.
+type Engine interface {
+	Detect(ctx context.Context, p Page) ([]Detection, error)
+}
+
+// EngineFunc adapts a function to the Engine interface.
+type EngineFunc func(ctx context.Context, p Page) ([]Detection, error)
+
+// Detect calls f.
+func (f EngineFunc) Detect(ctx context.Context, p Page) ([]Detection, error) { return f(ctx, p) }

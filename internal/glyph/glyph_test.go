@@ -1,0 +1,65 @@
+package glyph
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+func near(a, b Point) bool { return math.Hypot(a.X-b.X, a.Y-b.Y) < 1e-9 }
+
+func TestJSONRoundTrip(t *testing.T) {
+	src := `[{"line":[0,-2,0,-4]},{"arc":[0,0,2,180,180]},{"circle":[1,1,0.5],"fill":true},{"rect":[-1,-1,2,2]},{"polygon":[0,0,1,0,1,1]},{"text":"PV","at":[0,1],"size":1.5}]`
+	var g Glyph
+	if err := json.Unmarshal([]byte(src), &g); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Shapes) != 6 || g.Shapes[1].Kind != KindArc || !g.Shapes[2].Fill {
+		t.Fatalf("decoded %+v", g.Shapes)
+	}
+	b, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g2 Glyph
+	if err := json.Unmarshal(b, &g2); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := json.Marshal(g2)
+	if string(b) != string(b2) {
+		t.Fatalf("round trip changed:\n%s\n%s", b, b2)
+	}
+}
+
+func TestBadShapes(t *testing.T) {
+	for _, src := range []string{`{"line":[0,0,1]}`, `{"circle":[0,0,-1]}`, `{"line":[0,0,1,1],"circle":[0,0,1]}`, `{}`, `{"text":"X"}`} {
+		var s Shape
+		if err := json.Unmarshal([]byte(src), &s); err == nil {
+			t.Errorf("%s: want error", src)
+		}
+	}
+}
+
+func TestPlacementMatrix(t *testing.T) {
+	p := Placement{At: Point{100, 50}, Scale: 2, Rotation: 90, Mirrored: true}
+	m := p.Matrix(1)
+	// (1,0) mirrored -> (-1,0), rotated 90° clockwise on screen -> (0,-1), scaled -> (0,-2), moved.
+	if got := m.Apply(Point{1, 0}); !near(got, Point{100, 48}) {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestTransformArcMirror(t *testing.T) {
+	// Upper half arc (start 180, sweep 180 goes through 270 = up on screen).
+	g := Glyph{Shapes: []Shape{{Kind: KindArc, Pts: []Point{{0, 0}}, R: 1, Start: 180, Sweep: 180}}}
+	for _, m := range []Affine{MirrorX(), Rotate(30), MirrorX().Then(Rotate(77)).Then(Scale(3))} {
+		want := g.Polylines(0.001)[0]
+		for i := range want {
+			want[i] = m.Apply(want[i])
+		}
+		got := g.Transform(m).Polylines(0.001)[0]
+		if !near(got[0], want[0]) || !near(got[len(got)-1], want[len(want)-1]) {
+			t.Fatalf("%v: ends %v %v want %v %v", m, got[0], got[len(got)-1], want[0], want[len(want)-1])
+		}
+	}
+}

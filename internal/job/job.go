@@ -1,0 +1,116 @@
+// Package job is the domain of the service: jobs, their states and
+// transitions, results and the quantity take-off. It depends only on the
+// small interfaces declared here (Store, Blobs, Flow, Clock) and on
+// detect.Engine; adapters for the embedded and AWS backends implement them.
+package job
+
+import (
+	"time"
+)
+
+// State is a job's lifecycle state.
+type State string
+
+// Job states, as on the wire.
+const (
+	AwaitingUpload State = "awaiting_upload"
+	Queued         State = "queued"
+	Processing     State = "processing"
+	Done           State = "done"
+	Failed         State = "failed"
+	Expired        State = "expired"
+)
+
+// Job is the stored record of one job. It is serialised as JSON by store
+// adapters; field names are stable storage names, not the wire format.
+type Job struct {
+	ID     string `json:"id"`
+	Owner  string `json:"owner"` // ID of the owning API key (never the key itself)
+	Status State  `json:"status"`
+
+	FileName    string   `json:"file_name"`
+	MimeType    string   `json:"mime_type"`
+	Size        int64    `json:"size"` // declared on init
+	Models      []string `json:"models"`
+	Confidence  *float64 `json:"confidence,omitempty"` // job default flat threshold
+	ExternalRef *string  `json:"external_ref,omitempty"`
+	CallbackURL string   `json:"callback_url,omitempty"`
+
+	CreatedAt       time.Time  `json:"created_at"`
+	UploadExpiresAt time.Time  `json:"upload_expires_at"`
+	StartedAt       *time.Time `json:"started_at,omitempty"`
+	CompletedAt     *time.Time `json:"completed_at,omitempty"`
+	ExpiredAt       *time.Time `json:"expired_at,omitempty"`
+	ExpiryReason    string     `json:"expiry_reason,omitempty"`
+
+	Upload     *Upload  `json:"upload,omitempty"`      // the stored file, once PUT
+	PagesTotal *int     `json:"pages_total,omitempty"` // known once processing has opened the file
+	PagesDone  *int     `json:"pages_done,omitempty"`
+	Pages      []Page   `json:"pages,omitempty"` // filled as pages finish
+	Error      *Failure `json:"error,omitempty"` // set when Failed
+
+	Webhook *Delivery `json:"webhook,omitempty"` // pending or finished webhook delivery
+
+	// Version increases by one on every successful Store.UpdateJob; updates
+	// are conditional on it (optimistic concurrency).
+	Version int64 `json:"version"`
+}
+
+// Upload describes the file stored by the signed PUT.
+type Upload struct {
+	Size       int64     `json:"size"`
+	SHA256     string    `json:"sha256"`
+	StoredAt   time.Time `json:"stored_at"`
+	Invalid    bool      `json:"invalid,omitempty"` // start found it unusable
+	BlobKey    string    `json:"blob_key"`
+	Generation int       `json:"generation"` // increases with every replacing PUT
+}
+
+// Page is the stored result summary of one processed page. Its detections
+// are stored as a blob (see ResultKey).
+type Page struct {
+	Index  int `json:"index"`
+	Width  int `json:"width"`  // raster pixels at RenderDPI (images: native pixels)
+	Height int `json:"height"` // raster pixels
+}
+
+// Failure is the error reported by a failed job.
+type Failure struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Delivery is the state of a job's webhook event.
+type Delivery struct {
+	EventID       string     `json:"event_id"`
+	EventType     string     `json:"event_type"` // job.done or job.failed
+	Attempts      int        `json:"attempts"`
+	NextAttemptAt time.Time  `json:"next_attempt_at"`
+	DeliveredAt   *time.Time `json:"delivered_at,omitempty"`
+	GaveUpAt      *time.Time `json:"gave_up_at,omitempty"`
+	LastError     string     `json:"last_error,omitempty"`
+}
+
+// Pending reports whether the delivery still has attempts to make.
+func (d *Delivery) Pending() bool {
+	return d != nil && d.DeliveredAt == nil && d.GaveUpAt == nil
+}
+
+// IdempotencyRecord remembers which job an Idempotency-Key created.
+type IdempotencyRecord struct {
+	Owner       string    `json:"owner"`        // API key ID
+	Key         string    `json:"key"`          // the Idempotency-Key header value
+	RequestHash string    `json:"request_hash"` // hash of the normalised init request
+	JobID       string    `json:"job_id"`
+	ExpiresAt   time.Time `json:"expires_at"`
+}
+
+// Blob keys of a job's files. Every key of a job starts with JobPrefix.
+func JobPrefix(jobID string) string { return "jobs/" + jobID + "/" }
+func UploadKey(jobID string) string { return JobPrefix(jobID) + "upload" }
+func ResultKey(jobID string, page int) string {
+	return JobPrefix(jobID) + "pages/" + itoa(page) + ".json"
+}
+func ImageKey(jobID string, page int) string {
+	return JobPrefix(jobID) + "pages/" + itoa(page) + ".png"
+}

@@ -1,0 +1,166 @@
+// Package apikey holds the partner API keys. Keys are kept only as SHA-256
+// hashes and compared in constant time; each key has a stable ID (used as
+// the owner of jobs), a webhook secret and a request rate.
+package apikey
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// DefaultRequestsPerMinute is the rate of a key that does not name one.
+const DefaultRequestsPerMinute = 120
+
+// DevKeyFile is the file in the data directory holding the development key
+// created when no keys are configured, as "key:webhook_secret".
+const DevKeyFile = "dev-api-key"
+
+// Key is one configured API key, without the key itself.
+type Key struct {
+	// ID identifies the key in job records and logs; it is derived from the
+	// key's hash and does not reveal the key.
+	ID string
+	// WebhookSecret signs this key's webhooks.
+	WebhookSecret []byte
+	// RequestsPerMinute is the key's rate limit.
+	RequestsPerMinute int
+
+	hash [sha256.Size]byte
+}
+
+// Keyring is an immutable set of keys, safe for concurrent use.
+type Keyring struct {
+	keys []Key
+}
+
+// Entry is one key as configured, before hashing.
+type Entry struct {
+	Key               string
+	WebhookSecret     string
+	RequestsPerMinute int
+}
+
+// NewKeyring hashes the entries. Empty keys or secrets, non-positive rates
+// and duplicate keys are errors.
+func NewKeyring(entries []Entry) (*Keyring, error) {
+	r := &Keyring{}
+	seen := map[[sha256.Size]byte]bool{}
+	for i, e := range entries {
+		if e.Key == "" || e.WebhookSecret == "" {
+			return nil, fmt.Errorf("apikey: entry %d: key and webhook secret must not be empty", i+1)
+		}
+		if e.RequestsPerMinute <= 0 {
+			return nil, fmt.Errorf("apikey: entry %d: requests per minute must be positive", i+1)
+		}
+		h := sha256.Sum256([]byte(e.Key))
+		if seen[h] {
+			return nil, fmt.Errorf("apikey: entry %d: duplicate key", i+1)
+		}
+		seen[h] = true
+		r.keys = append(r.keys, Key{
+			ID:                "key_" + hex.EncodeToString(h[:8]),
+			WebhookSecret:     []byte(e.WebhookSecret),
+			RequestsPerMinute: e.RequestsPerMinute,
+			hash:              h,
+		})
+	}
+	return r, nil
+}
+
+// ParseEntries parses BLUEPRINT_API_KEYS: comma-separated
+// "key:webhook_secret[:requests_per_minute]" items.
+func ParseEntries(spec string) ([]Entry, error) {
+	var out []Entry
+	for i, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		parts := strings.Split(item, ":")
+		if len(parts) < 2 || len(parts) > 3 {
+			return nil, fmt.Errorf("apikey: item %d: want key:webhook_secret[:requests_per_minute]", i+1)
+		}
+		e := Entry{Key: parts[0], WebhookSecret: parts[1], RequestsPerMinute: DefaultRequestsPerMinute}
+		if len(parts) == 3 {
+			n, err := strconv.Atoi(parts[2])
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("apikey: item %d: requests per minute %q is not a positive integer", i+1, parts[2])
+			}
+			e.RequestsPerMinute = n
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Len returns the number of keys.
+func (r *Keyring) Len() int { return len(r.keys) }
+
+// Authenticate returns the key matching raw. Every configured key is
+// compared, each in constant time, so timing reveals nothing about which
+// or how many bytes matched.
+func (r *Keyring) Authenticate(raw string) (Key, bool) {
+	if raw == "" {
+		return Key{}, false
+	}
+	h := sha256.Sum256([]byte(raw))
+	found := -1
+	for i := range r.keys {
+		if subtle.ConstantTimeCompare(h[:], r.keys[i].hash[:]) == 1 {
+			found = i
+		}
+	}
+	if found < 0 {
+		return Key{}, false
+	}
+	return r.keys[found], true
+}
+
+// ByID returns the key with the given ID.
+func (r *Keyring) ByID(id string) (Key, bool) {
+	for _, k := range r.keys {
+		if k.ID == id {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// LoadOrCreateDevKey returns the development key stored in dir, creating a
+// random one (file mode 0600) on first use. created reports whether it was
+// made now.
+func LoadOrCreateDevKey(dir string) (e Entry, created bool, err error) {
+	path := filepath.Join(dir, DevKeyFile)
+	b, err := os.ReadFile(path)
+	if err == nil {
+		es, perr := ParseEntries(strings.TrimSpace(string(b)))
+		if perr != nil || len(es) != 1 {
+			return Entry{}, false, fmt.Errorf("apikey: %s: malformed development key file", path)
+		}
+		return es[0], false, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return Entry{}, false, fmt.Errorf("apikey: read development key: %w", err)
+	}
+	e = Entry{Key: "dev_" + randomHex(24), WebhookSecret: "whsec_" + randomHex(24), RequestsPerMinute: DefaultRequestsPerMinute}
+	if err := os.WriteFile(path, []byte(e.Key+":"+e.WebhookSecret+"\n"), 0o600); err != nil {
+		return Entry{}, false, fmt.Errorf("apikey: write development key: %w", err)
+	}
+	return e, true, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("apikey: crypto/rand failed: %v", err)) // never happens on supported platforms
+	}
+	return hex.EncodeToString(b)
+}

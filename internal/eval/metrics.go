@@ -1,0 +1,286 @@
+// Package eval scores a detector against ground truth: one-to-one matching
+// at IoU ≥ 0.5 within a class, precision, recall and F1 per class and
+// overall, VOC all-point AP50 per class and its mean, and the per-page count
+// error of the quantity take-off. The metric code is pure: it sees boxes and
+// confidences, never files or engines. docs/evaluation.md states every
+// definition; this file is the one place they are computed.
+package eval
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"blueprint/internal/detect"
+)
+
+// IoUThreshold is the least intersection over union at which a prediction
+// can match a ground-truth object of the same class.
+const IoUThreshold = 0.5
+
+// Object is one labelled symbol instance on a page.
+type Object struct {
+	Class string
+	Box   detect.Box
+}
+
+// Page is the ground truth and the predictions of one page. Pred holds every
+// stored detection of the page (detect.KeepStored already applied); the
+// read-time filter is applied by Score.
+type Page struct {
+	GT   []Object
+	Pred []detect.Detection
+}
+
+// IoU returns the intersection over union of two boxes, 0 when they do not
+// overlap or when both are empty.
+func IoU(a, b detect.Box) float64 {
+	ix := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
+	iy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
+	if ix <= 0 || iy <= 0 {
+		return 0
+	}
+	inter := ix * iy
+	union := a.W*a.H + b.W*b.H - inter
+	if union <= 0 {
+		return 0
+	}
+	return inter / union
+}
+
+// Match pairs the predictions of one page and one class with that page's
+// ground truth of the same class, one to one: predictions are visited in
+// order of confidence, highest first (ties keep their input order), and each
+// takes the still-unmatched object with the highest IoU, provided it is at
+// least IoUThreshold. The result says, for each prediction in input order,
+// whether it is a true positive. Classes are not checked here: callers pass
+// one class at a time.
+func Match(gt []detect.Box, pred []detect.Detection) []bool {
+	tp := make([]bool, len(pred))
+	taken := make([]bool, len(gt))
+	for _, i := range byConfidence(pred) {
+		best, bestIoU := -1, 0.0
+		for j, g := range gt {
+			if taken[j] {
+				continue
+			}
+			if v := IoU(pred[i].Box, g); v >= IoUThreshold && v > bestIoU {
+				best, bestIoU = j, v
+			}
+		}
+		if best >= 0 {
+			taken[best] = true
+			tp[i] = true
+		}
+	}
+	return tp
+}
+
+// byConfidence returns the indices of ds sorted by confidence descending,
+// stable.
+func byConfidence(ds []detect.Detection) []int {
+	idx := make([]int, len(ds))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(ds[b].Confidence, ds[a].Confidence) })
+	return idx
+}
+
+// ClassScore is the score of one class. Pointers are nil where the value is
+// undefined: Precision with no filtered predictions, Recall with no ground
+// truth, AP50 with no ground truth.
+type ClassScore struct {
+	Precision *float64 `json:"precision"`
+	Recall    *float64 `json:"recall"`
+	F1        float64  `json:"f1"`
+	AP50      *float64 `json:"ap50"`
+	GT        int      `json:"gt"`
+	Pred      int      `json:"pred"`   // predictions that pass the read-time filter
+	Stored    int      `json:"stored"` // all stored predictions, the set AP50 ranks
+	TP        int      `json:"tp"`
+	FP        int      `json:"fp"`
+	FN        int      `json:"fn"`
+}
+
+// Overall is the micro-averaged score of all classes together, the mean AP
+// and the count error of the take-off.
+type Overall struct {
+	Precision *float64 `json:"precision"`
+	Recall    *float64 `json:"recall"`
+	F1        float64  `json:"f1"`
+	// MAP50 is the mean of AP50 over the classes with ground truth; nil
+	// when no class has any.
+	MAP50 *float64 `json:"map50"`
+	// CountMAEPerPage is the mean over pages of Σ_class |pred_c − gt_c|,
+	// with pred_c counted after the read-time filter. It is the number of
+	// take-off items a page is off by, on average.
+	CountMAEPerPage float64 `json:"count_mae_per_page"`
+	Pages           int     `json:"pages"`
+	GT              int     `json:"gt"`
+	Pred            int     `json:"pred"`
+	TP              int     `json:"tp"`
+	FP              int     `json:"fp"`
+	FN              int     `json:"fn"`
+}
+
+// Scores is the result of Score.
+type Scores struct {
+	Overall Overall `json:"overall"`
+	// PerClass has every class with ground truth or with a prediction
+	// that passes the filter on any page.
+	PerClass map[string]ClassScore `json:"per_class"`
+}
+
+// Score matches every page and computes all metrics. keep is the read-time
+// filter (the service's default is the catalog's per-class thresholds)
+// applied to Page.Pred for precision, recall, F1 and the count error; AP50
+// ranks all of Page.Pred.
+func Score(pages []Page, keep detect.Filter) Scores {
+	type acc struct {
+		gt, pred, stored, tp int
+		ranked               []rankedPred
+	}
+	classes := map[string]*acc{}
+	get := func(c string) *acc {
+		a := classes[c]
+		if a == nil {
+			a = &acc{}
+			classes[c] = a
+		}
+		return a
+	}
+	var countErr float64
+	for _, p := range pages {
+		gtBy := map[string][]detect.Box{}
+		for _, o := range p.GT {
+			gtBy[o.Class] = append(gtBy[o.Class], o.Box)
+		}
+		storedBy := map[string][]detect.Detection{}
+		for _, d := range p.Pred {
+			storedBy[d.Class] = append(storedBy[d.Class], d)
+		}
+		seen := map[string]bool{}
+		for c := range gtBy {
+			seen[c] = true
+		}
+		for c := range storedBy {
+			seen[c] = true
+		}
+		for c := range seen {
+			a := get(c)
+			gt, stored := gtBy[c], storedBy[c]
+			a.gt += len(gt)
+			a.stored += len(stored)
+			for i, ok := range Match(gt, stored) {
+				a.ranked = append(a.ranked, rankedPred{conf: stored[i].Confidence, tp: ok})
+			}
+			kept := keep.Apply(stored)
+			a.pred += len(kept)
+			for _, ok := range Match(gt, kept) {
+				if ok {
+					a.tp++
+				}
+			}
+			countErr += math.Abs(float64(len(kept) - len(gt)))
+		}
+	}
+
+	s := Scores{PerClass: map[string]ClassScore{}}
+	o := &s.Overall
+	o.Pages = len(pages)
+	if len(pages) > 0 {
+		o.CountMAEPerPage = countErr / float64(len(pages))
+	}
+	var apSum float64
+	var apN int
+	for c, a := range classes {
+		if a.gt == 0 && a.pred == 0 {
+			continue // only stored detections under the filter: nothing to score
+		}
+		cs := ClassScore{GT: a.gt, Pred: a.pred, Stored: a.stored, TP: a.tp, FP: a.pred - a.tp, FN: a.gt - a.tp}
+		cs.Precision, cs.Recall, cs.F1 = prf(cs.TP, cs.FP, cs.FN)
+		if a.gt > 0 {
+			ap := averagePrecision(a.ranked, a.gt)
+			cs.AP50 = &ap
+			apSum += ap
+			apN++
+		}
+		s.PerClass[c] = cs
+		o.GT += cs.GT
+		o.Pred += cs.Pred
+		o.TP += cs.TP
+		o.FP += cs.FP
+		o.FN += cs.FN
+	}
+	o.Precision, o.Recall, o.F1 = prf(o.TP, o.FP, o.FN)
+	if apN > 0 {
+		m := apSum / float64(apN)
+		o.MAP50 = &m
+	}
+	return s
+}
+
+// prf returns precision (nil without predictions), recall (nil without
+// ground truth) and F1 = 2TP / (2TP + FP + FN), 0 when there is nothing at
+// all.
+func prf(tp, fp, fn int) (p, r *float64, f1 float64) {
+	if tp+fp > 0 {
+		v := float64(tp) / float64(tp+fp)
+		p = &v
+	}
+	if tp+fn > 0 {
+		v := float64(tp) / float64(tp+fn)
+		r = &v
+	}
+	if d := 2*tp + fp + fn; d > 0 {
+		f1 = 2 * float64(tp) / float64(d)
+	}
+	return p, r, f1
+}
+
+// rankedPred is one prediction of a class, already matched on its page.
+type rankedPred struct {
+	conf float64
+	tp   bool
+}
+
+// averagePrecision returns the VOC all-point interpolated average precision
+// of one class: the predictions (with their match outcome) are ranked by
+// confidence, highest first, ties in input order; precision and recall are
+// taken after each; the precision envelope p̂(r) = max precision at any
+// recall ≥ r is integrated over recall from 0 to 1 at every recall step.
+// nGT must be positive; with no predictions the AP is 0.
+func averagePrecision(preds []rankedPred, nGT int) float64 {
+	if nGT <= 0 {
+		return 0
+	}
+	sorted := slices.Clone(preds)
+	slices.SortStableFunc(sorted, func(a, b rankedPred) int { return cmp.Compare(b.conf, a.conf) })
+	rec := make([]float64, 0, len(sorted)+2)
+	prec := make([]float64, 0, len(sorted)+2)
+	rec = append(rec, 0)
+	prec = append(prec, 0)
+	tp, fp := 0, 0
+	for _, p := range sorted {
+		if p.tp {
+			tp++
+		} else {
+			fp++
+		}
+		rec = append(rec, float64(tp)/float64(nGT))
+		prec = append(prec, float64(tp)/float64(tp+fp))
+	}
+	rec = append(rec, 1)
+	prec = append(prec, 0)
+	for i := len(prec) - 2; i >= 0; i-- {
+		prec[i] = math.Max(prec[i], prec[i+1])
+	}
+	var ap float64
+	for i := 1; i < len(rec); i++ {
+		if rec[i] != rec[i-1] {
+			ap += (rec[i] - rec[i-1]) * prec[i]
+		}
+	}
+	return ap
+}

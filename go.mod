@@ -12,4 +12,5 @@ require (
 	go.etcd.io/bbolt v1.5.0 // indirect
 	golang.org/x/image v0.47.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 )

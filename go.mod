@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/ebitengine/purego v0.8.4 // indirect
 	github.com/gen2brain/go-fitz v1.24.15 // indirect
+	github.com/google/uuid v1.6.0 // indirect
 	github.com/jupiterrider/ffi v0.5.0 // indirect
 	github.com/phpdave11/gofpdi v1.0.14-0.20211212211723-1f10f9844311 // indirect
 	github.com/pkg/errors v0.8.1 // indirect

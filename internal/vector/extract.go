@@ -1,0 +1,385 @@
+// Package vector finds catalog symbols in the drawing geometry of vector PDF
+// pages: it extracts a page's primitives from MuPDF's SVG rendering of the
+// page and matches glyph templates against them at any rotation, mirror and
+// uniform scale.
+package vector
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/glyph"
+)
+
+// PixelsPerPoint converts PDF points (the unit of MuPDF's SVG) to pixels of
+// the 200-DPI page raster.
+const PixelsPerPoint = float64(detect.RenderDPI) / 72
+
+// Style is the paint of one drawn path: colours as "#rrggbb" ("" when the
+// path is not stroked or not filled) and stroke width in raster pixels.
+type Style struct {
+	Stroke string
+	Fill   string
+	Width  float64
+}
+
+// Segment is a straight piece of a drawn path, in raster pixels.
+type Segment struct {
+	A, B  glyph.Point
+	Style int32 // index into Page.Styles
+}
+
+// Arc is a circular piece of a drawn path, in raster pixels: centre C,
+// radius R, from Start sweeping Sweep degrees (y down, so positive sweeps
+// turn clockwise on screen). A full circle has |Sweep| = 360.
+type Arc struct {
+	C            glyph.Point
+	R            float64
+	Start, Sweep float64
+	Style        int32
+}
+
+// Char is one drawn text character: its Unicode text as MuPDF reports it,
+// its box corners in raster pixels (glyph outline bounds mapped by the text
+// matrix), baseline origin, em size in pixels and baseline direction in
+// degrees.
+type Char struct {
+	Text   string
+	Min    glyph.Point
+	Max    glyph.Point
+	Origin glyph.Point
+	Size   float64
+	Angle  float64
+}
+
+// Page holds the drawing primitives of one page in pixels of its 200-DPI
+// raster (top-left origin, y down, CropBox and /Rotate applied). Text is kept
+// apart from drawing: a character's outline never becomes a Segment or Arc.
+type Page struct {
+	Width, Height float64
+	Styles        []Style
+	Segments      []Segment
+	Arcs          []Arc
+	Chars         []Char
+}
+
+// Extract reads the primitives of one page from MuPDF's SVG device output
+// (detect.PDFPage.SVG). Clipping is applied with the clip path's bounding box;
+// primitives wholly outside it are dropped, segments are cut at its edge.
+func Extract(ctx context.Context, svg []byte) (*Page, error) {
+	x := &extractor{page: &Page{}, defs: map[string]defPath{}, styleIdx: map[Style]int32{}}
+	if err := x.run(ctx, svg); err != nil {
+		return nil, err
+	}
+	return x.page, nil
+}
+
+// defPath is a path declared in <defs>: a font glyph outline or a clip path.
+type defPath struct {
+	cmds []pathCmd
+}
+
+type clipBox struct{ min, max glyph.Point }
+
+type frame struct {
+	tf   glyph.Affine
+	clip *clipBox
+	// ignore is set inside <defs>, <mask>, <pattern> and <symbol>, whose
+	// content is not drawn where it is declared.
+	ignore bool
+}
+
+type extractor struct {
+	page     *Page
+	defs     map[string]defPath
+	clips    map[string]clipBox
+	styleIdx map[Style]int32
+	stack    []frame
+	// clipID is the clipPath being read, "" outside one.
+	clipID  string
+	clipAcc *clipBox
+}
+
+var pxMatrix = glyph.Scale(PixelsPerPoint)
+
+func (x *extractor) top() frame {
+	if len(x.stack) == 0 {
+		return frame{tf: glyph.Identity}
+	}
+	return x.stack[len(x.stack)-1]
+}
+
+func (x *extractor) run(ctx context.Context, svg []byte) error {
+	x.clips = map[string]clipBox{}
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	for n := 0; ; n++ {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("vector: extract: %w", err)
+			}
+		}
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("vector: parse page SVG: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if err := x.start(t); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			x.end(t)
+		}
+	}
+}
+
+func attr(t xml.StartElement, name string) string {
+	for _, a := range t.Attr {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+func (x *extractor) start(t xml.StartElement) error {
+	parent := x.top()
+	f := parent
+	if tr := attr(t, "transform"); tr != "" {
+		m, err := parseTransform(tr)
+		if err != nil {
+			return err
+		}
+		f.tf = m.Then(parent.tf)
+	}
+	if cp := attr(t, "clip-path"); cp != "" {
+		if cb, ok := x.clips[urlID(cp)]; ok {
+			f.clip = intersectClip(parent.clip, cb)
+		}
+	}
+	switch t.Name.Local {
+	case "svg":
+		w, _ := strconv.ParseFloat(strings.TrimSuffix(attr(t, "width"), "pt"), 64)
+		h, _ := strconv.ParseFloat(strings.TrimSuffix(attr(t, "height"), "pt"), 64)
+		x.page.Width, x.page.Height = w*PixelsPerPoint, h*PixelsPerPoint
+		f.tf = pxMatrix
+	case "defs", "mask", "pattern", "symbol", "marker":
+		f.ignore = true
+	case "clipPath":
+		x.clipID = attr(t, "id")
+		x.clipAcc = nil
+		f.ignore = true
+	case "path":
+		cmds, err := parsePathData(attr(t, "d"))
+		if err != nil {
+			return err
+		}
+		if id := attr(t, "id"); id != "" && parent.ignore && x.clipID == "" {
+			// A font glyph outline (or other reusable path) in <defs>,
+			// in its own coordinates: kept for <use>.
+			x.defs[id] = defPath{cmds: cmds}
+			break
+		}
+		if x.clipID != "" {
+			// Clip path geometry: f.tf already includes the page transform
+			// because <defs> sits inside <svg>.
+			mn, mx, ok := boundsOf(cmds, f.tf)
+			if ok {
+				if x.clipAcc == nil {
+					x.clipAcc = &clipBox{mn, mx}
+				} else {
+					x.clipAcc = &clipBox{minPt(x.clipAcc.min, mn), maxPt(x.clipAcc.max, mx)}
+				}
+			}
+			break
+		}
+		if f.ignore {
+			break
+		}
+		x.addPath(cmds, f, t)
+	case "use":
+		if f.ignore {
+			break
+		}
+		id := strings.TrimPrefix(attr(t, "href"), "#")
+		d, ok := x.defs[id]
+		if !ok {
+			break
+		}
+		if ux, uy := attr(t, "x"), attr(t, "y"); ux != "" || uy != "" {
+			dx, _ := strconv.ParseFloat(ux, 64)
+			dy, _ := strconv.ParseFloat(uy, 64)
+			f.tf = glyph.Translate(dx, dy).Then(f.tf)
+		}
+		text, isText := attrOK(t, "data-text")
+		if !isText {
+			// A reused drawing path, not text: draw it.
+			x.addPath(d.cmds, f, t)
+			break
+		}
+		x.addChar(text, d.cmds, f)
+	}
+	x.stack = append(x.stack, f)
+	return nil
+}
+
+func attrOK(t xml.StartElement, name string) (string, bool) {
+	for _, a := range t.Attr {
+		if a.Name.Local == name {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+func (x *extractor) end(t xml.EndElement) {
+	if t.Name.Local == "clipPath" && x.clipID != "" {
+		if x.clipAcc != nil {
+			x.clips[x.clipID] = *x.clipAcc
+		}
+		x.clipID, x.clipAcc = "", nil
+	}
+	if len(x.stack) > 0 {
+		x.stack = x.stack[:len(x.stack)-1]
+	}
+}
+
+func urlID(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(s, "url(")
+	s = strings.TrimSuffix(s, ")")
+	return strings.TrimPrefix(s, "#")
+}
+
+func intersectClip(a *clipBox, b clipBox) *clipBox {
+	if a == nil {
+		return &b
+	}
+	c := clipBox{maxPt(a.min, b.min), minPt(a.max, b.max)}
+	return &c
+}
+
+func minPt(a, b glyph.Point) glyph.Point { return glyph.Point{X: math.Min(a.X, b.X), Y: math.Min(a.Y, b.Y)} }
+func maxPt(a, b glyph.Point) glyph.Point { return glyph.Point{X: math.Max(a.X, b.X), Y: math.Max(a.Y, b.Y)} }
+
+func (x *extractor) style(t xml.StartElement, tf glyph.Affine) int32 {
+	s := Style{}
+	if v := attr(t, "stroke"); v != "" && v != "none" {
+		s.Stroke = v
+		w := 1.0
+		if sw := attr(t, "stroke-width"); sw != "" {
+			w, _ = strconv.ParseFloat(sw, 64)
+		}
+		s.Width = w * math.Sqrt(math.Abs(tf.A*tf.D-tf.B*tf.C))
+	}
+	if v, ok := attrOK(t, "fill"); !ok {
+		s.Fill = "#000000" // SVG default paint
+	} else if v != "none" {
+		s.Fill = v
+	}
+	if i, ok := x.styleIdx[s]; ok {
+		return i
+	}
+	i := int32(len(x.page.Styles))
+	x.page.Styles = append(x.page.Styles, s)
+	x.styleIdx[s] = i
+	return i
+}
+
+// addPath maps a path's commands to pixels and appends its pieces.
+func (x *extractor) addPath(cmds []pathCmd, f frame, t xml.StartElement) {
+	st := x.style(t, f.tf)
+	before := len(x.page.Segments)
+	beforeArcs := len(x.page.Arcs)
+	appendPieces(x.page, cmds, f.tf, st)
+	if f.clip == nil {
+		return
+	}
+	x.page.Segments = clipSegments(x.page.Segments, before, *f.clip)
+	x.page.Arcs = clipArcs(x.page.Arcs, beforeArcs, *f.clip)
+}
+
+func (x *extractor) addChar(text string, cmds []pathCmd, f frame) {
+	tf := f.tf
+	mn, mx, ok := boundsOf(cmds, tf)
+	origin := tf.Apply(glyph.Point{})
+	if !ok { // a space: no outline
+		mn, mx = origin, origin
+	}
+	if f.clip != nil && (mx.X < f.clip.min.X || mn.X > f.clip.max.X || mx.Y < f.clip.min.Y || mn.Y > f.clip.max.Y) {
+		return
+	}
+	size := math.Sqrt(math.Abs(tf.A*tf.D - tf.B*tf.C))
+	// Font space is y up inside a y-down page: the baseline direction is
+	// the image of +x.
+	angle := math.Atan2(tf.B, tf.A) * 180 / math.Pi
+	x.page.Chars = append(x.page.Chars, Char{Text: text, Min: mn, Max: mx, Origin: origin, Size: size, Angle: angle})
+}
+
+// clipSegments cuts the segments from index from on with the box, dropping
+// those wholly outside (Liang–Barsky).
+func clipSegments(segs []Segment, from int, cb clipBox) []Segment {
+	const slack = 0.5
+	out := segs[:from]
+	for _, s := range segs[from:] {
+		t0, t1 := 0.0, 1.0
+		dx, dy := s.B.X-s.A.X, s.B.Y-s.A.Y
+		ok := true
+		for _, e := range [4][2]float64{
+			{-dx, s.A.X - (cb.min.X - slack)},
+			{dx, (cb.max.X + slack) - s.A.X},
+			{-dy, s.A.Y - (cb.min.Y - slack)},
+			{dy, (cb.max.Y + slack) - s.A.Y},
+		} {
+			p, q := e[0], e[1]
+			if p == 0 {
+				if q < 0 {
+					ok = false
+					break
+				}
+				continue
+			}
+			r := q / p
+			if p < 0 {
+				t0 = math.Max(t0, r)
+			} else {
+				t1 = math.Min(t1, r)
+			}
+			if t0 > t1 {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		a := glyph.Point{X: s.A.X + t0*dx, Y: s.A.Y + t0*dy}
+		b := glyph.Point{X: s.A.X + t1*dx, Y: s.A.Y + t1*dy}
+		out = append(out, Segment{A: a, B: b, Style: s.Style})
+	}
+	return out
+}
+
+// clipArcs drops arcs whose box misses the clip box; arcs crossing its edge
+// are kept whole.
+func clipArcs(arcs []Arc, from int, cb clipBox) []Arc {
+	out := arcs[:from]
+	for _, a := range arcs[from:] {
+		if a.C.X+a.R < cb.min.X || a.C.X-a.R > cb.max.X || a.C.Y+a.R < cb.min.Y || a.C.Y-a.R > cb.max.Y {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}

@@ -270,8 +270,12 @@ func intersectClip(a *clipBox, b clipBox) *clipBox {
 	return &c
 }
 
-func minPt(a, b glyph.Point) glyph.Point { return glyph.Point{X: math.Min(a.X, b.X), Y: math.Min(a.Y, b.Y)} }
-func maxPt(a, b glyph.Point) glyph.Point { return glyph.Point{X: math.Max(a.X, b.X), Y: math.Max(a.Y, b.Y)} }
+func minPt(a, b glyph.Point) glyph.Point {
+	return glyph.Point{X: math.Min(a.X, b.X), Y: math.Min(a.Y, b.Y)}
+}
+func maxPt(a, b glyph.Point) glyph.Point {
+	return glyph.Point{X: math.Max(a.X, b.X), Y: math.Max(a.Y, b.Y)}
+}
 
 func (x *extractor) style(t xml.StartElement, tf glyph.Affine) int32 {
 	s := Style{}

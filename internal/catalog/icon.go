@@ -193,7 +193,7 @@ func drawGlyph(dst draw.Image, g glyph.Glyph, f fit, col color.RGBA) error {
 	ras := vector.NewRasterizer(b.Dx(), b.Dy())
 	t := g.Transform(f.m)
 	half := f.stroke / 2
-	tol := math.Max(f.stroke/8, 0.05)
+	tol := 0.1 // pixels: curves look round at any icon size
 	for _, sh := range t.Shapes {
 		if sh.Kind == glyph.KindText {
 			continue

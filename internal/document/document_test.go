@@ -1,0 +1,442 @@
+package document
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testImage is a small drawing-like picture: white with a dark square.
+func testImage(w, h int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			c := color.RGBA{255, 255, 255, 255}
+			if x >= w/4 && x < w/2 && y >= h/4 && y < h/2 {
+				c = color.RGBA{0, 0, 0, 255}
+			}
+			img.SetRGBA(x, y, c)
+		}
+	}
+	return img
+}
+
+func pngBytes(t testing.TB, img image.Image) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func jpegBytes(t testing.TB, img image.Image) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// letterPDF is a one-page US Letter PDF with a black square.
+func letterPDF() []byte {
+	return buildPDF(pageSpec{mediaBox: "[0 0 612 792]", content: "0 0 0 rg 72 72 144 144 re f"})
+}
+
+// pngHeaderOnly is a PNG signature and an IHDR chunk claiming w × h RGBA
+// pixels, with no image data.
+func pngHeaderOnly(w, h uint32) []byte {
+	var ihdr bytes.Buffer
+	ihdr.WriteString("IHDR")
+	binary.Write(&ihdr, binary.BigEndian, w)
+	binary.Write(&ihdr, binary.BigEndian, h)
+	ihdr.Write([]byte{8, 6, 0, 0, 0}) // 8-bit RGBA, deflate, no interlace
+	var out bytes.Buffer
+	out.WriteString("\x89PNG\r\n\x1a\n")
+	binary.Write(&out, binary.BigEndian, uint32(ihdr.Len()-4))
+	out.Write(ihdr.Bytes())
+	binary.Write(&out, binary.BigEndian, crc32.ChecksumIEEE(ihdr.Bytes()))
+	return out.Bytes()
+}
+
+// encryptedPDF is a PDF with a standard security handler whose empty user
+// password does not authenticate: opening it needs a password.
+func encryptedPDF() []byte {
+	var b pdfBuilder
+	catalog := b.reserve()
+	tree := b.reserve()
+	page := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 200 200] >>", tree))
+	b.set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	o := strings.Repeat("5A", 32)
+	u := strings.Repeat("C3", 32)
+	enc := b.add(fmt.Sprintf("<< /Filter /Standard /V 1 /R 2 /Length 40 /O <%s> /U <%s> /P -4 >>", o, u))
+	id := strings.Repeat("01", 16)
+	return b.bytes(catalog, fmt.Sprintf("/Encrypt %d 0 R /ID [<%s> <%s>]", enc, id, id))
+}
+
+// manyPagesPDF is a PDF with n tiny pages in one Pages node.
+func manyPagesPDF(n int) []byte {
+	pages := make([]pageSpec, n)
+	for i := range pages {
+		pages[i] = pageSpec{mediaBox: "[0 0 10 10]"}
+	}
+	return buildPDF(pages...)
+}
+
+// bombPDF is a one-page PDF whose content stream inflates to n zero bytes,
+// compressed layers times with zlib.
+func bombPDF(t testing.TB, n int, layers int) []byte {
+	t.Helper()
+	data := make([]byte, n)
+	filters := make([]string, layers)
+	for i := range layers {
+		var buf bytes.Buffer
+		zw, _ := zlib.NewWriterLevel(&buf, zlib.BestCompression)
+		if _, err := zw.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		data = buf.Bytes()
+		filters[i] = "/FlateDecode"
+	}
+	var b pdfBuilder
+	catalog := b.reserve()
+	tree := b.reserve()
+	content := b.add(fmt.Sprintf("<< /Length %d /Filter [%s] >>\nstream\n%s\nendstream", len(data), strings.Join(filters, " "), data))
+	page := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 200 200] /Contents %d 0 R >>", tree, content))
+	b.set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	return b.bytes(catalog, "")
+}
+
+func TestSniff(t *testing.T) {
+	img := testImage(8, 8)
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"pdf", letterPDF(), MimePDF},
+		{"pdf after junk", append(bytes.Repeat([]byte{' '}, 1000), letterPDF()...), MimePDF},
+		{"pdf too late", append(bytes.Repeat([]byte{' '}, 1100), letterPDF()...), ""},
+		{"png", pngBytes(t, img), MimePNG},
+		{"jpeg", jpegBytes(t, img), MimeJPEG},
+		{"webp", readTestdata(t, "gopher-doc.1bpp.lossless.webp"), MimeWebP},
+		{"riff not webp", []byte("RIFF\x00\x00\x00\x00WAVEfmt "), ""},
+		{"text", []byte("hello, world"), ""},
+		{"empty", nil, ""},
+	}
+	for _, c := range cases {
+		if got := Sniff(c.data); got != c.want {
+			t.Errorf("%s: Sniff = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// wantInvalid asserts that err is an *InvalidError with the reason.
+func wantInvalid(t *testing.T, err error, reason string) *InvalidError {
+	t.Helper()
+	var ie *InvalidError
+	if !errors.As(err, &ie) {
+		t.Fatalf("error %v (%T), want *InvalidError %s", err, err, reason)
+	}
+	if ie.Reason != reason {
+		t.Fatalf("reason %q (%s), want %q", ie.Reason, ie.Message, reason)
+	}
+	if ie.Message == "" {
+		t.Fatalf("reason %q without a message", reason)
+	}
+	return ie
+}
+
+func TestValidateAccepts(t *testing.T) {
+	img := testImage(40, 30)
+	cases := []struct {
+		name, mime string
+		data       []byte
+		pages      int
+	}{
+		{"pdf", MimePDF, letterPDF(), 1},
+		{"pdf three pages", MimePDF, buildPDF(pageSpec{mediaBox: "[0 0 100 100]"}, pageSpec{mediaBox: "[0 0 100 100]"}, pageSpec{mediaBox: "[0 0 100 100]"}), 3},
+		{"pdf after junk", MimePDF, append([]byte("junk before header\n"), letterPDF()...), 1},
+		{"png", MimePNG, pngBytes(t, img), 1},
+		{"jpeg", MimeJPEG, jpegBytes(t, img), 1},
+		{"jpg alias", MimeJPGAlias, jpegBytes(t, img), 1},
+		{"webp lossless", MimeWebP, readTestdata(t, "gopher-doc.1bpp.lossless.webp"), 1},
+		{"webp lossy", MimeWebP, readTestdata(t, "blue-purple-pink.lossy.webp"), 1},
+		{"pdf at the page limit", MimePDF, manyPagesPDF(500), 500},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			info, err := Validate(context.Background(), c.data, c.mime, DefaultLimits())
+			if err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			if info.Pages != c.pages {
+				t.Errorf("pages %d, want %d", info.Pages, c.pages)
+			}
+		})
+	}
+}
+
+func TestValidateTypeMismatch(t *testing.T) {
+	img := testImage(8, 8)
+	cases := []struct {
+		name, declared, detected string
+		data                     []byte
+	}{
+		{"png declared as pdf", MimePDF, MimePNG, pngBytes(t, img)},
+		{"pdf declared as png", MimePNG, MimePDF, letterPDF()},
+		{"jpeg declared as webp", MimeWebP, MimeJPEG, jpegBytes(t, img)},
+		{"text declared as pdf", MimePDF, "unknown", []byte("this is not a drawing at all")},
+		{"png declared as jpg", MimeJPGAlias, MimePNG, pngBytes(t, img)},
+		{"unsupported declared type", "image/gif", MimePNG, pngBytes(t, img)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Validate(context.Background(), c.data, c.declared, DefaultLimits())
+			ie := wantInvalid(t, err, ReasonTypeMismatch)
+			if ie.Details["declared"] != c.declared || ie.Details["detected"] != c.detected {
+				t.Errorf("details %v, want declared %q detected %q", ie.Details, c.declared, c.detected)
+			}
+		})
+	}
+}
+
+func TestValidateRefuses(t *testing.T) {
+	lim := DefaultLimits()
+	garbage := append([]byte("%PDF-1.7\n"), bytes.Repeat([]byte("\x00\xffgarbage}{)(<<>>"), 500)...)
+	pngData := pngBytes(t, testImage(64, 64))
+	cases := []struct {
+		name, mime, reason string
+		data               []byte
+	}{
+		{"garbage with pdf header", MimePDF, ReasonCorrupt, garbage},
+		{"pdf header only", MimePDF, ReasonCorrupt, []byte("%PDF-1.4\n%%EOF\n" + strings.Repeat(" ", 80))},
+		{"encrypted", MimePDF, ReasonEncrypted, encryptedPDF()},
+		{"zero pages", MimePDF, ReasonNoPages, buildPDF()},
+		{"truncated png", MimePNG, ReasonCorrupt, pngData[:len(pngData)/2]},
+		{"png header only", MimePNG, ReasonCorrupt, pngHeaderOnly(64, 64)},
+		{"truncated jpeg", MimeJPEG, ReasonCorrupt, jpegBytes(t, testImage(64, 64))[:300]},
+		{"truncated webp", MimeWebP, ReasonCorrupt, readTestdata(t, "blue-purple-pink.lossy.webp")[:200]},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Validate(context.Background(), c.data, c.mime, lim)
+			wantInvalid(t, err, c.reason)
+		})
+	}
+}
+
+func TestValidateTooManyPages(t *testing.T) {
+	pdf := manyPagesPDF(10_000)
+	t.Logf("10 000-page PDF: %d bytes", len(pdf))
+	start := time.Now()
+	_, err := Validate(context.Background(), pdf, MimePDF, DefaultLimits())
+	took := time.Since(start)
+	ie := wantInvalid(t, err, ReasonTooManyPages)
+	if ie.Details["pages"] != 10_000 || ie.Details["max_pages"] != 500 {
+		t.Errorf("details %v", ie.Details)
+	}
+	t.Logf("refused in %v", took)
+	if took > 5*time.Second {
+		t.Errorf("refusing a 10 000-page PDF took %v; it must read the count, not the pages", took)
+	}
+}
+
+func TestValidatePageTooLarge(t *testing.T) {
+	// 200 × 200 in = 14400 pt: 40000 × 40000 px at 200 DPI. A first small
+	// page shows the index is the big page's.
+	pdf := buildPDF(pageSpec{mediaBox: "[0 0 612 792]"}, pageSpec{mediaBox: "[0 0 14400 14400]", content: "0 g 0 0 14400 14400 re f"})
+	start := time.Now()
+	_, err := Validate(context.Background(), pdf, MimePDF, DefaultLimits())
+	ie := wantInvalid(t, err, ReasonPageTooLarge)
+	want := map[string]any{"page_index": 1, "width_px": 40000, "height_px": 40000, "max_pixels": int64(150_000_000)}
+	for k, v := range want {
+		if ie.Details[k] != v {
+			t.Errorf("details[%s] = %v (%T), want %v", k, ie.Details[k], ie.Details[k], v)
+		}
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v: the page must be refused without rendering", took)
+	}
+
+	// Rotation swaps the sides; the CropBox, not the MediaBox, counts.
+	lim := DefaultLimits()
+	lim.MaxPagePixels = 1000 * 2000
+	ok := buildPDF(pageSpec{mediaBox: "[0 0 5000 5000]", cropBox: "[0 0 360 720]", rotate: 90}) // 1000 × 2000 px
+	if _, err := Validate(context.Background(), ok, MimePDF, lim); err != nil {
+		t.Errorf("cropped page at the limit: %v", err)
+	}
+	// 360.2 pt is 1000.56 px, which rounds to 1001: one pixel column over.
+	over := buildPDF(pageSpec{mediaBox: "[0 0 5000 5000]", cropBox: "[0 0 360.2 720]", rotate: 90})
+	_, err = Validate(context.Background(), over, MimePDF, lim)
+	ie = wantInvalid(t, err, ReasonPageTooLarge)
+	if ie.Details["width_px"] != 2000 || ie.Details["height_px"] != 1001 {
+		t.Errorf("rotated details %v, want 2000 × 1001", ie.Details)
+	}
+}
+
+func TestValidateImageBomb(t *testing.T) {
+	// The header claims 100 000 × 100 000 pixels (40 GB decoded); refusal
+	// must come from the header alone.
+	start := time.Now()
+	_, err := Validate(context.Background(), pngHeaderOnly(100_000, 100_000), MimePNG, DefaultLimits())
+	ie := wantInvalid(t, err, ReasonPageTooLarge)
+	if ie.Details["width_px"] != 100_000 || ie.Details["height_px"] != 100_000 || ie.Details["page_index"] != 0 {
+		t.Errorf("details %v", ie.Details)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("took %v", took)
+	}
+	// A real PNG just over a small limit is refused the same way.
+	lim := DefaultLimits()
+	lim.MaxPagePixels = 64*64 - 1
+	_, err = Validate(context.Background(), pngBytes(t, testImage(64, 64)), MimePNG, lim)
+	wantInvalid(t, err, ReasonPageTooLarge)
+}
+
+func TestValidateDecompressionBomb(t *testing.T) {
+	ctx := context.Background()
+	// 8 MB of zeros compress to about 8 KB: a ratio near 1000, over 100×.
+	bomb := bombPDF(t, 8<<20, 1)
+	t.Logf("bomb: %d bytes inflating to %d", len(bomb), 8<<20)
+	start := time.Now()
+	_, err := Validate(ctx, bomb, MimePDF, DefaultLimits())
+	wantInvalid(t, err, ReasonDecompressionBomb)
+	t.Logf("refused in %v", time.Since(start))
+
+	// Two zlib layers hide the ratio from a one-layer look: 64 MB of zeros
+	// compress to about 64 KB, which compresses again to a few hundred
+	// bytes.
+	nested := bombPDF(t, 64<<20, 2)
+	t.Logf("nested bomb: %d bytes", len(nested))
+	_, err = Validate(ctx, nested, MimePDF, DefaultLimits())
+	wantInvalid(t, err, ReasonDecompressionBomb)
+
+	// The same stream is fine under a ratio that allows it...
+	small := bombPDF(t, 200<<10, 1)
+	lim := DefaultLimits()
+	lim.MaxDecompressionRatio = 1e6
+	if _, err := Validate(ctx, small, MimePDF, lim); err != nil {
+		t.Errorf("ratio allowed: %v", err)
+	}
+	// ...and refused by the absolute cap.
+	lim.MaxDecompressedBytes = 100 << 10
+	_, err = Validate(ctx, small, MimePDF, lim)
+	wantInvalid(t, err, ReasonDecompressionBomb)
+
+	// Ordinary compressed content is well under 100×.
+	if _, err := Validate(ctx, letterPDF(), MimePDF, DefaultLimits()); err != nil {
+		t.Errorf("ordinary pdf: %v", err)
+	}
+}
+
+// TestValidateTruncatedPDF cuts a two-page PDF at many points. MuPDF
+// repairs some damage, so a cut file may still open; what must hold is that
+// every file Validate accepts also renders every page, and that a file cut
+// before its pages' objects is refused as corrupt or as having no pages.
+func TestValidateTruncatedPDF(t *testing.T) {
+	full := buildPDF(
+		pageSpec{mediaBox: "[0 0 300 200]", content: "0 0 0 rg 10 10 50 50 re f"},
+		pageSpec{mediaBox: "[0 0 300 200]", content: "0 0 1 rg 100 100 50 50 re f"},
+	)
+	ctx := context.Background()
+	accepted, refused := 0, 0
+	for cut := 16; cut < len(full); cut += 7 {
+		data := full[:cut]
+		info, err := Validate(ctx, data, MimePDF, DefaultLimits())
+		if err != nil {
+			var ie *InvalidError
+			if !errors.As(err, &ie) || (ie.Reason != ReasonCorrupt && ie.Reason != ReasonNoPages) {
+				t.Fatalf("cut at %d: %v, want corrupt or no_pages", cut, err)
+			}
+			refused++
+			continue
+		}
+		accepted++
+		doc, err := Open(ctx, data, MimePDF, DefaultLimits())
+		if err != nil {
+			t.Fatalf("cut at %d: accepted but Open: %v", cut, err)
+		}
+		if doc.NumPages() != info.Pages {
+			t.Errorf("cut at %d: Open sees %d pages, Validate %d", cut, doc.NumPages(), info.Pages)
+		}
+		for i := range doc.NumPages() {
+			p, err := doc.Page(ctx, i)
+			if err != nil {
+				t.Errorf("cut at %d: accepted but page %d does not render: %v", cut, i, err)
+			} else if p.Width != 833 || p.Height != 556 {
+				t.Errorf("cut at %d: page %d is %d × %d", cut, i, p.Width, p.Height)
+			}
+		}
+		doc.Close()
+	}
+	t.Logf("%d cuts accepted (MuPDF repaired them and they render), %d refused", accepted, refused)
+	if refused == 0 {
+		t.Error("no truncation was refused")
+	}
+}
+
+func TestValidateCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Validate(ctx, letterPDF(), MimePDF, DefaultLimits())
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+}
+
+// TestValidateRepairedPDF: a complete file with wrong xref offsets is
+// repaired by MuPDF, accepted, and renders the right drawing.
+func TestValidateRepairedPDF(t *testing.T) {
+	pdf := letterPDF()
+	i := bytes.Index(pdf, []byte("xref\n"))
+	broken := bytes.Clone(pdf)
+	// Shift every object offset of the table by overwriting its digits.
+	copy(broken[i:], bytes.Replace(pdf[i:], []byte("0000000"), []byte("0000001"), -1))
+	ctx := context.Background()
+	if _, err := Validate(ctx, broken, MimePDF, DefaultLimits()); err != nil {
+		t.Fatalf("repairable pdf refused: %v", err)
+	}
+	doc, err := Open(ctx, broken, MimePDF, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	p, err := doc.Page(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The square at 72..216 pt is at 200..600 px from the bottom-left.
+	got := darkBox(p.Raster)
+	want := image.Rect(200, 2200-600, 600, 2200-200)
+	if !nearRect(got, want, 1) {
+		t.Errorf("square at %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,320 @@
+package document
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// darkBox returns the bounds of the pixels darker than mid-grey.
+func darkBox(img image.Image) image.Rectangle {
+	var r image.Rectangle
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if (cr+cg+cb)/3 < 0x8000 {
+				r = r.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return r
+}
+
+func nearRect(got, want image.Rectangle, tol int) bool {
+	d := func(a, b int) bool { return a-b <= tol && b-a <= tol }
+	return d(got.Min.X, want.Min.X) && d(got.Min.Y, want.Min.Y) && d(got.Max.X, want.Max.X) && d(got.Max.Y, want.Max.Y)
+}
+
+// rotatePt maps a point of the unrotated CropBox frame (top-left origin,
+// y down, w × h points) onto the page shown rotated clockwise by rot.
+func rotatePt(u, v, w, h float64, rot int) (float64, float64) {
+	switch rot {
+	case 90:
+		return h - v, u
+	case 180:
+		return w - u, h - v
+	case 270:
+		return v, w - u
+	}
+	return u, v
+}
+
+// rectPx converts a rectangle in points to the pixel rectangle it covers
+// more than half of at 200 DPI.
+func rectPx(x0, y0, x1, y1 float64) image.Rectangle {
+	s := 200.0 / 72
+	return image.Rect(int(math.Round(x0*s)), int(math.Round(y0*s)), int(math.Round(x1*s)), int(math.Round(y1*s))).Canon()
+}
+
+var (
+	svgPathRe   = regexp.MustCompile(`<path transform="matrix\(([^)]*)\)" d="([^"]*)"`)
+	svgNumberRe = regexp.MustCompile(`[MLHVZ]|-?[0-9]*\.?[0-9]+(?:e-?[0-9]+)?`)
+)
+
+// svgFirstPathBox returns the box of the first drawn <path> after <defs>
+// (MuPDF's SVG writes rectangles as absolute M/H/V/Z paths).
+func svgFirstPathBox(t *testing.T, svg string) (x0, y0, x1, y1 float64) {
+	t.Helper()
+	if i := strings.Index(svg, "</defs>"); i >= 0 {
+		svg = svg[i:]
+	}
+	m := svgPathRe.FindStringSubmatch(svg)
+	if m == nil {
+		t.Fatalf("no path in svg: %.400s", svg)
+	}
+	var mat [6]float64
+	for i, f := range strings.Split(m[1], ",") {
+		mat[i], _ = strconv.ParseFloat(f, 64)
+	}
+	x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	add := func(x, y float64) {
+		px, py := mat[0]*x+mat[2]*y+mat[4], mat[1]*x+mat[3]*y+mat[5]
+		x0, y0, x1, y1 = min(x0, px), min(y0, py), max(x1, px), max(y1, py)
+	}
+	toks := svgNumberRe.FindAllString(m[2], -1)
+	var cx, cy float64
+	num := func(i int) float64 { f, _ := strconv.ParseFloat(toks[i], 64); return f }
+	for i := 0; i < len(toks); i++ {
+		switch toks[i] {
+		case "M", "L":
+			cx, cy = num(i+1), num(i+2)
+			i += 2
+		case "H":
+			cx = num(i + 1)
+			i++
+		case "V":
+			cy = num(i + 1)
+			i++
+		case "Z":
+			continue
+		default:
+			t.Fatalf("unexpected svg path token %q in %q", toks[i], m[2])
+		}
+		add(cx, cy)
+	}
+	return
+}
+
+// TestPageGeometry renders a page whose CropBox is smaller than its
+// MediaBox, under each /Rotate, with a black rectangle at known
+// coordinates, and checks the raster size, where the dark pixels land, and
+// that the SVG uses the same rotated CropBox frame in points.
+func TestPageGeometry(t *testing.T) {
+	const (
+		cx0, cy0, cx1, cy1 = 100.0, 200.0, 460.0, 740.0 // CropBox: 360 × 540 pt
+		rx, ry, rw, rh     = 150.0, 300.0, 72.0, 36.0   // the rectangle, PDF user space
+	)
+	cw, ch := cx1-cx0, cy1-cy0
+	// The rectangle in the unrotated crop frame, top-left origin.
+	u0, u1 := rx-cx0, rx+rw-cx0
+	v0, v1 := cy1-(ry+rh), cy1-ry
+	ctx := context.Background()
+	for _, rot := range []int{0, 90, 180, 270} {
+		t.Run(fmt.Sprintf("rotate %d", rot), func(t *testing.T) {
+			pdf := buildPDF(pageSpec{
+				mediaBox: "[0 0 1000 800]",
+				cropBox:  fmt.Sprintf("[%g %g %g %g]", cx0, cy0, cx1, cy1),
+				rotate:   rot,
+				content:  fmt.Sprintf("0 0 0 rg %g %g %g %g re f", rx, ry, rw, rh),
+			})
+			if _, err := Validate(ctx, pdf, MimePDF, DefaultLimits()); err != nil {
+				t.Fatal(err)
+			}
+			doc, err := Open(ctx, pdf, MimePDF, DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer doc.Close()
+			p, err := doc.Page(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantW, wantH := pixelsAt200(cw), pixelsAt200(ch)
+			if rot == 90 || rot == 270 {
+				wantW, wantH = wantH, wantW
+			}
+			if p.Width != wantW || p.Height != wantH || p.Raster.Bounds() != image.Rect(0, 0, wantW, wantH) {
+				t.Fatalf("page %d × %d raster %v, want %d × %d", p.Width, p.Height, p.Raster.Bounds(), wantW, wantH)
+			}
+			ax, ay := rotatePt(u0, v0, cw, ch, rot)
+			bx, by := rotatePt(u1, v1, cw, ch, rot)
+			want := rectPx(ax, ay, bx, by)
+			if got := darkBox(p.Raster); !nearRect(got, want, 1) {
+				t.Errorf("dark pixels at %v, want %v", got, want)
+			}
+
+			svg, err := p.PDF.SVG(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sw, sh, err := parseSVGSize(svg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pixelsAt200(sw) != wantW || pixelsAt200(sh) != wantH {
+				t.Errorf("svg size %g × %g pt, want the raster's %d × %d px", sw, sh, wantW, wantH)
+			}
+			x0, y0, x1, y1 := svgFirstPathBox(t, string(svg))
+			wx0, wy0, wx1, wy1 := min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+			const eps = 0.01
+			if math.Abs(x0-wx0) > eps || math.Abs(y0-wy0) > eps || math.Abs(x1-wx1) > eps || math.Abs(y1-wy1) > eps {
+				t.Errorf("svg rectangle (%g,%g)-(%g,%g) pt, want (%g,%g)-(%g,%g)", x0, y0, x1, y1, wx0, wy0, wx1, wy1)
+			}
+		})
+	}
+}
+
+// TestPageRoundsSize: a page of 600.2 pt is 1667.2 px; MuPDF rounds its
+// pixel box outwards to 1668, the contract's raster is round() = 1667.
+func TestPageRoundsSize(t *testing.T) {
+	ctx := context.Background()
+	pdf := buildPDF(pageSpec{mediaBox: "[0 0 350.2 600.2]", content: "0 g 0 0 350.2 600.2 re f"})
+	doc, err := Open(ctx, pdf, MimePDF, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	p, err := doc.Page(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Width != 973 || p.Height != 1667 || p.Raster.Bounds().Dx() != 973 || p.Raster.Bounds().Dy() != 1667 {
+		t.Errorf("page %d × %d raster %v, want 973 × 1667", p.Width, p.Height, p.Raster.Bounds())
+	}
+}
+
+func TestImagePages(t *testing.T) {
+	ctx := context.Background()
+	img := testImage(120, 80)
+	cases := []struct {
+		name, mime string
+		data       []byte
+		w, h       int
+	}{
+		{"png", MimePNG, pngBytes(t, img), 120, 80},
+		{"jpeg", MimeJPGAlias, jpegBytes(t, img), 120, 80},
+		{"webp", MimeWebP, readTestdata(t, "blue-purple-pink.lossy.webp"), 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := Open(ctx, c.data, c.mime, DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer doc.Close()
+			if doc.NumPages() != 1 {
+				t.Fatalf("pages %d", doc.NumPages())
+			}
+			p, err := doc.Page(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.PDF != nil {
+				t.Error("image page has a PDF side")
+			}
+			if c.w != 0 && (p.Width != c.w || p.Height != c.h) {
+				t.Errorf("size %d × %d, want %d × %d", p.Width, p.Height, c.w, c.h)
+			}
+			if p.Raster.Bounds().Dx() != p.Width || p.Raster.Bounds().Dy() != p.Height {
+				t.Errorf("raster %v for %d × %d", p.Raster.Bounds(), p.Width, p.Height)
+			}
+			if c.mime != MimeWebP {
+				if got, want := darkBox(p.Raster), image.Rect(30, 20, 60, 40); !nearRect(got, want, 1) {
+					t.Errorf("dark square at %v, want %v", got, want)
+				}
+			}
+			if _, err := doc.Page(ctx, 1); err == nil {
+				t.Error("page 1 of an image rendered")
+			}
+			png, err := EncodePNG(p.Raster)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if Sniff(png) != MimePNG {
+				t.Error("EncodePNG did not write a PNG")
+			}
+		})
+	}
+}
+
+func TestPageRefusesOverLimit(t *testing.T) {
+	ctx := context.Background()
+	pdf := buildPDF(pageSpec{mediaBox: "[0 0 14400 14400]"})
+	doc, err := Open(ctx, pdf, MimePDF, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	_, err = doc.Page(ctx, 0)
+	wantInvalid(t, err, ReasonPageTooLarge)
+}
+
+// a1PDF is an A1 sheet (594 × 841 mm) drawn like a floor plan: a grid of
+// walls, many short strokes and circles.
+func a1PDF() []byte {
+	const w, h = 1683.78, 2383.94
+	var c strings.Builder
+	c.WriteString("0 0 0 RG 0.5 w\n")
+	for x := 20.0; x < w-20; x += 40 {
+		fmt.Fprintf(&c, "%g 20 m %g %g l S\n", x, x, h-20)
+	}
+	for y := 20.0; y < h-20; y += 40 {
+		fmt.Fprintf(&c, "20 %g m %g %g l S\n", y, w-20, y)
+	}
+	for x := 40.0; x < w-40; x += 80 {
+		for y := 40.0; y < h-40; y += 80 {
+			// a circle of radius 6 pt from four Bézier arcs
+			k := 6 * 0.5523
+			fmt.Fprintf(&c, "%g %g m %g %g %g %g %g %g c %g %g %g %g %g %g c %g %g %g %g %g %g c %g %g %g %g %g %g c S\n",
+				x+6, y, x+6, y+k, x+k, y+6, x, y+6, x-k, y+6, x-6, y+k, x-6, y, x-6, y-k, x-k, y-6, x, y-6, x+k, y-6, x+6, y-k, x+6, y)
+		}
+	}
+	return buildPDF(pageSpec{mediaBox: fmt.Sprintf("[0 0 %g %g]", w, h), content: c.String()})
+}
+
+// BenchmarkPageA1 measures Page (SVG pass plus 200-DPI raster) for an A1
+// sheet: 4677 × 6622 pixels.
+func BenchmarkPageA1(b *testing.B) {
+	ctx := context.Background()
+	doc, err := Open(ctx, a1PDF(), MimePDF, DefaultLimits())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer doc.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		p, err := doc.Page(ctx, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p.Width != 4677 || p.Height != 6622 {
+			b.Fatalf("A1 page %d × %d", p.Width, p.Height)
+		}
+	}
+}
+
+// BenchmarkEncodePNGA1 measures the page image encoding for image_url.
+func BenchmarkEncodePNGA1(b *testing.B) {
+	ctx := context.Background()
+	doc, err := Open(ctx, a1PDF(), MimePDF, DefaultLimits())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer doc.Close()
+	p, err := doc.Page(ctx, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := EncodePNG(p.Raster); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

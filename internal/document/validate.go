@@ -1,0 +1,261 @@
+package document
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+
+	fitz "github.com/gen2brain/go-fitz"
+	"golang.org/x/image/webp"
+)
+
+// Info is what validation learned about a file.
+type Info struct {
+	Pages int
+}
+
+// Validate checks an uploaded file before a job starts: that the magic
+// bytes match declaredMime ("image/jpg" counts as "image/jpeg"), that the
+// file opens, and that it stays inside lim. A refused file gives an
+// *InvalidError (use errors.As); any other error is the context's.
+//
+// PDFs: every zlib stream is inflated with a bounded reader first
+// (decompression_bomb), then MuPDF opens the file: a password (encrypted),
+// no pages (no_pages), more than MaxPages pages (too_many_pages, decided
+// from the page count alone, before any page is loaded), a page that does
+// not load (corrupt), and a page whose rotated CropBox at 200 DPI exceeds
+// MaxPagePixels (page_too_large, decided from the page box, nothing
+// rendered). Images: the header's dimensions are checked against
+// MaxPagePixels before the pixels are decoded (the decompression-bomb guard
+// for images), then a full decode must succeed (corrupt).
+//
+// A PDF without "%%EOF" in its last 1024 bytes is truncated (corrupt):
+// MuPDF would repair it by inventing blank pages for what was cut off.
+// Other damage that MuPDF repairs (wrong xref offsets, a broken object
+// inside a complete file) is accepted when every page still loads. Validate
+// does not render PDF pages.
+func Validate(ctx context.Context, data []byte, declaredMime string, lim Limits) (Info, error) {
+	if err := ctx.Err(); err != nil {
+		return Info{}, fmt.Errorf("validate document: %w", err)
+	}
+	declared := NormalizeMIME(declaredMime)
+	detected := Sniff(data)
+	if detected != declared {
+		shown := detected
+		if shown == "" {
+			shown = "unknown"
+		}
+		return Info{}, invalid(ReasonTypeMismatch,
+			map[string]any{"declared": declaredMime, "detected": shown},
+			"the file's content is %s but the job declared %s; upload the file the job was created for, or create a job with the right mime_type", shown, declaredMime)
+	}
+	switch detected {
+	case MimePDF:
+		return validatePDF(ctx, data, lim)
+	default:
+		return validateImage(ctx, data, detected, lim)
+	}
+}
+
+func validatePDF(ctx context.Context, data []byte, lim Limits) (Info, error) {
+	if !hasEOFMarker(data) {
+		return Info{}, invalid(ReasonCorrupt, nil,
+			"the PDF ends early (no %%%%EOF marker near its end): the file looks truncated; upload the complete file")
+	}
+	if err := scanStreams(ctx, data, lim); err != nil {
+		return Info{}, err
+	}
+	doc, err := openPDF(data)
+	if err != nil {
+		return Info{}, err
+	}
+	defer doc.Close()
+
+	n := doc.NumPage()
+	if n <= 0 {
+		return Info{}, invalid(ReasonNoPages, map[string]any{"pages": 0},
+			"the PDF has no pages")
+	}
+	if n > lim.MaxPages {
+		return Info{}, invalid(ReasonTooManyPages, map[string]any{"pages": n, "max_pages": lim.MaxPages},
+			"the PDF has %d pages; at most %d pages are accepted per document, split it into several jobs", n, lim.MaxPages)
+	}
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return Info{}, fmt.Errorf("validate pdf page %d: %w", i, err)
+		}
+		w, h, err := pageSizePx(doc, i, lim.MaxPagePixels)
+		if err != nil {
+			return Info{}, err
+		}
+		if int64(w)*int64(h) > lim.MaxPagePixels {
+			return Info{}, pageTooLarge(i, w, h, lim)
+		}
+	}
+	return Info{Pages: n}, nil
+}
+
+// eofWindow is how close to the end of a PDF its last %%EOF must be.
+const eofWindow = 1024
+
+// hasEOFMarker reports whether "%%EOF" occurs in the last 1024 bytes. A
+// PDF ends with it; without it the file was cut short, and MuPDF's repair
+// would invent blank default-size pages for the objects that were lost.
+func hasEOFMarker(data []byte) bool {
+	return bytes.Contains(data[max(0, len(data)-eofWindow):], []byte("%%EOF"))
+}
+
+func pageTooLarge(i, w, h int, lim Limits) *InvalidError {
+	return invalid(ReasonPageTooLarge,
+		map[string]any{"page_index": i, "width_px": w, "height_px": h, "max_pixels": lim.MaxPagePixels},
+		"page %d is %d × %d pixels at 200 DPI (%d pixels); at most %d pixels per page are accepted",
+		i, w, h, int64(w)*int64(h), lim.MaxPagePixels)
+}
+
+// openPDF opens a PDF with MuPDF, starting at its "%PDF-" header (bytes
+// before it are ignored, as Acrobat does; go-fitz needs the header first).
+func openPDF(data []byte) (*fitz.Document, error) {
+	start := pdfStart(data)
+	if start < 0 {
+		return nil, invalid(ReasonCorrupt, nil, "the file has no PDF header")
+	}
+	doc, err := fitz.NewFromMemory(data[start:])
+	if err != nil {
+		if doc != nil {
+			doc.Close() // go-fitz returns a document to close with some errors
+		}
+		if errors.Is(err, fitz.ErrNeedsPassword) {
+			return nil, invalid(ReasonEncrypted, nil,
+				"the PDF is protected by a password; upload a copy without a password")
+		}
+		return nil, invalid(ReasonCorrupt, map[string]any{"error": err.Error()},
+			"the PDF cannot be opened: it is damaged or not a PDF (%v)", err)
+	}
+	return doc, nil
+}
+
+// pageSizePx returns a page's raster size at 200 DPI: round(pt × 200 / 72)
+// of the CropBox with /Rotate applied. go-fitz reports page bounds in whole
+// points (truncated), which decides every page well inside or outside the
+// limit; a page within one point of maxPixels is measured exactly from
+// MuPDF's SVG header, which costs one pass over its content.
+func pageSizePx(doc *fitz.Document, i int, maxPixels int64) (int, int, error) {
+	b, err := doc.Bound(i)
+	if err != nil {
+		return 0, 0, invalid(ReasonCorrupt, map[string]any{"page_index": i},
+			"page %d of the PDF cannot be loaded: the file is damaged (%v)", i, err)
+	}
+	wpt, hpt := float64(b.Dx()), float64(b.Dy())
+	lo := int64(pixelsAt200(wpt)) * int64(pixelsAt200(hpt))
+	hi := int64(pixelsAt200(wpt+1)) * int64(pixelsAt200(hpt+1))
+	if lo > maxPixels || hi <= maxPixels {
+		// Decided without exact sizes; report the whole-point estimate.
+		return pixelsAt200(wpt), pixelsAt200(hpt), nil
+	}
+	w, h, err := svgSize(doc, i)
+	if err != nil {
+		return 0, 0, err
+	}
+	return pixelsAt200(w), pixelsAt200(h), nil
+}
+
+// svgHeader matches the page size MuPDF writes on the <svg> element: the
+// rotated CropBox in points.
+var svgHeader = regexp.MustCompile(`<svg[^>]*\swidth="([0-9.eE+-]+)(?:pt)?"\s+height="([0-9.eE+-]+)(?:pt)?"`)
+
+// svgSize returns page i's rotated CropBox in points from MuPDF's SVG
+// rendering of it, and that SVG.
+func svgSize(doc *fitz.Document, i int) (wpt, hpt float64, err error) {
+	s, err := doc.SVG(i)
+	if err != nil {
+		return 0, 0, invalid(ReasonCorrupt, map[string]any{"page_index": i},
+			"page %d of the PDF cannot be read: the file is damaged (%v)", i, err)
+	}
+	wpt, hpt, err = parseSVGSize([]byte(s))
+	if err != nil {
+		return 0, 0, fmt.Errorf("page %d: %w", i, err)
+	}
+	return wpt, hpt, nil
+}
+
+// parseSVGSize reads width and height (points) from the head of an SVG.
+func parseSVGSize(svg []byte) (float64, float64, error) {
+	m := svgHeader.FindSubmatch(svg[:min(len(svg), 1024)])
+	if m == nil {
+		return 0, 0, errors.New("svg size: no width and height on the <svg> element")
+	}
+	w, err1 := strconv.ParseFloat(string(m[1]), 64)
+	h, err2 := strconv.ParseFloat(string(m[2]), 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, 0, fmt.Errorf("svg size: %w", err)
+	}
+	if math.IsNaN(w) || math.IsNaN(h) || w < 0 || h < 0 {
+		return 0, 0, fmt.Errorf("svg size: bad page size %g × %g", w, h)
+	}
+	return w, h, nil
+}
+
+// imageCodec decodes one image format.
+type imageCodec struct {
+	config func(io.Reader) (image.Config, error)
+	decode func(io.Reader) (image.Image, error)
+}
+
+// codecFor returns the decoder of an image MIME type; ok is false for
+// anything that is not PNG, JPEG or WebP.
+func codecFor(mime string) (imageCodec, bool) {
+	switch mime {
+	case MimePNG:
+		return imageCodec{png.DecodeConfig, png.Decode}, true
+	case MimeJPEG:
+		return imageCodec{jpeg.DecodeConfig, jpeg.Decode}, true
+	case MimeWebP:
+		return imageCodec{webp.DecodeConfig, webp.Decode}, true
+	}
+	return imageCodec{}, false
+}
+
+func validateImage(ctx context.Context, data []byte, mime string, lim Limits) (Info, error) {
+	if _, err := decodeImage(ctx, data, mime, lim); err != nil {
+		return Info{}, err
+	}
+	return Info{Pages: 1}, nil
+}
+
+// decodeImage reads the header, refuses images over MaxPagePixels before
+// decoding their pixels, then decodes.
+func decodeImage(ctx context.Context, data []byte, mime string, lim Limits) (image.Image, error) {
+	codec, ok := codecFor(mime)
+	if !ok {
+		return nil, invalid(ReasonTypeMismatch, map[string]any{"declared": mime, "detected": mime},
+			"%s is not a supported upload type", mime)
+	}
+	cfg, err := codec.config(bytes.NewReader(data))
+	if err != nil {
+		return nil, invalid(ReasonCorrupt, map[string]any{"error": err.Error()},
+			"the image header cannot be read: the file is damaged (%v)", err)
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 {
+		return nil, invalid(ReasonCorrupt, nil, "the image has no pixels (%d × %d)", cfg.Width, cfg.Height)
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > lim.MaxPagePixels {
+		return nil, pageTooLarge(0, cfg.Width, cfg.Height, lim)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("decode image: %w", err)
+	}
+	img, err := codec.decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, invalid(ReasonCorrupt, map[string]any{"error": err.Error()},
+			"the image cannot be decoded: the file is damaged (%v)", err)
+	}
+	return img, nil
+}

@@ -1,0 +1,198 @@
+// Package httpapi is the HTTP layer of the partner API: routing, API key
+// authentication, per-key rate limiting, request IDs, the mapping of domain
+// error codes to statuses, and the signed-URL file handlers of local mode.
+// Business rules live in package job; handlers only translate.
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"blueprint/internal/apikey"
+	"blueprint/internal/catalog"
+	"blueprint/internal/job"
+	"blueprint/internal/ratelimit"
+	"blueprint/internal/signing"
+)
+
+// Header names of the API.
+const (
+	HeaderAPIKey             = "X-API-Key"
+	HeaderRequestID          = "X-Request-Id"
+	HeaderIdempotencyKey     = "Idempotency-Key"
+	HeaderIdempotentReplayed = "Idempotent-Replayed"
+	HeaderRateLimit          = "RateLimit-Limit"
+	HeaderRateRemaining      = "RateLimit-Remaining"
+	HeaderRateReset          = "RateLimit-Reset"
+	HeaderRetryAfter         = "Retry-After"
+)
+
+// IconPNGSize is the side in pixels of PNG icons.
+const IconPNGSize = 128
+
+// maxInitBody bounds the JSON body of init.
+const maxInitBody = 64 << 10
+
+// Config wires a Server.
+type Config struct {
+	Service *job.Service
+	Keys    *apikey.Keyring
+	Limiter *ratelimit.Limiter // nil: a new one
+	Signer  *signing.Signer
+	Links   *Links
+	Catalog *catalog.Catalog
+	// OpenAPI is the document served at GET /v1/openapi.json.
+	OpenAPI []byte
+	Clock   job.Clock // nil: job.SystemClock
+	Logger  *slog.Logger
+}
+
+// Server is the http.Handler of the whole service.
+type Server struct {
+	cfg Config
+	mux *http.ServeMux
+	log *slog.Logger
+}
+
+// New returns the handler with every route registered.
+func New(cfg Config) *Server {
+	if cfg.Limiter == nil {
+		cfg.Limiter = ratelimit.New()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = job.SystemClock{}
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	m := s.mux
+	m.HandleFunc("POST /v1/jobs/init", s.authed(s.handleInit))
+	m.HandleFunc("POST /v1/jobs/{job_id}/start", s.authed(s.handleStart))
+	m.HandleFunc("GET /v1/jobs/{job_id}", s.authed(s.handleGet))
+	m.HandleFunc("GET /v1/jobs/{job_id}/pages/{page_index}/detections", s.authed(s.handleDetections))
+	m.HandleFunc("GET /v1/symbols", s.authed(s.handleSymbols))
+	m.HandleFunc("GET /v1/symbols/{class}/icon", s.authed(s.handleIcon))
+	m.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
+	m.HandleFunc("PUT "+uploadPrefix+"{job_id}", s.handleUpload)
+	m.HandleFunc("GET "+pageImagePrefix+"{job_id}/{file}", s.handlePageImage)
+	m.HandleFunc("GET "+iconPrefix+"{file}", s.handleIconFile)
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, job.Errorf(job.CodeNotFound, "no route for %s %s", r.Method, r.URL.Path))
+	})
+	return s
+}
+
+// ServeHTTP gives every response an X-Request-Id and turns panics into 500.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set(HeaderRequestID, newRequestID())
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "request_id", w.Header().Get(HeaderRequestID))
+			s.writeError(w, r, job.Errorf(job.CodeInternal, "internal error"))
+		}
+	}()
+	s.mux.ServeHTTP(w, r)
+}
+
+func newRequestID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return "req_" + hex.EncodeToString(b)
+}
+
+// StatusOf maps a domain error code to its HTTP status: the one place
+// where codes become statuses.
+func StatusOf(code job.Code) int {
+	switch code {
+	case job.CodeUnauthorized:
+		return http.StatusUnauthorized
+	case job.CodeForbidden:
+		return http.StatusForbidden
+	case job.CodeNotFound:
+		return http.StatusNotFound
+	case job.CodeConflict:
+		return http.StatusConflict
+	case job.CodePayloadTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case job.CodeUnsupportedMediaType:
+		return http.StatusUnsupportedMediaType
+	case job.CodeUnprocessable:
+		return http.StatusUnprocessableEntity
+	case job.CodeRateLimited:
+		return http.StatusTooManyRequests
+	case job.CodeUpstream:
+		return http.StatusBadGateway
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+type errorBody struct {
+	Error errorObject `json:"error"`
+}
+
+type errorObject struct {
+	Code    job.Code       `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var de *job.Error
+	if !errors.As(err, &de) {
+		de = &job.Error{Code: job.CodeInternal, Message: "internal error", Err: err}
+	}
+	status := StatusOf(de.Code)
+	if status >= 500 {
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err, "request_id", w.Header().Get(HeaderRequestID))
+	}
+	msg := de.Message
+	if de.Code == job.CodeInternal {
+		msg = "internal error; quote the X-Request-Id header to support"
+	}
+	writeJSON(w, status, errorBody{Error: errorObject{Code: de.Code, Message: msg, Details: de.Details}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the client went away; nothing to do
+}
+
+// authed authenticates X-API-Key and applies the key's rate limit before h.
+func (s *Server) authed(h func(http.ResponseWriter, *http.Request, job.Caller)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		key, ok := s.cfg.Keys.Authenticate(r.Header.Get(HeaderAPIKey))
+		if !ok {
+			s.writeError(w, r, job.Errorf(job.CodeUnauthorized, "missing or invalid %s header", HeaderAPIKey))
+			return
+		}
+		d := s.cfg.Limiter.Allow(key.ID, key.RequestsPerMinute, s.cfg.Clock.Now())
+		hd := w.Header()
+		secs := strconv.Itoa(int(d.Reset / time.Second))
+		hd.Set(HeaderRateLimit, strconv.Itoa(d.Limit))
+		hd.Set(HeaderRateRemaining, strconv.Itoa(d.Remaining))
+		hd.Set(HeaderRateReset, secs)
+		if !d.Allowed {
+			hd.Set(HeaderRetryAfter, secs)
+			s.writeError(w, r, &job.Error{Code: job.CodeRateLimited,
+				Message: fmt.Sprintf("rate limit of %d requests per minute exceeded; retry after %s s", d.Limit, secs),
+				Details: map[string]any{"limit": d.Limit, "retry_after_seconds": int(d.Reset / time.Second)}})
+			return
+		}
+		h(w, r, job.Caller{KeyID: key.ID})
+	}
+}

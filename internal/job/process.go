@@ -1,0 +1,363 @@
+package job
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/document"
+	"blueprint/internal/webhook"
+)
+
+// Process runs a queued job to done or failed: it renders every page,
+// detects symbols, stores each page's PNG and detections, and schedules the
+// webhook. It is idempotent: a job found processing (a crash or restart
+// interrupted it) is processed again from the start, overwriting its
+// results; a job in any other state than queued or processing is left
+// alone. When ctx is cancelled the job stays processing for the next run.
+func (s *Service) Process(ctx context.Context, jobID string) error {
+	j, err := s.update(ctx, jobID, func(j *Job) error {
+		switch j.Status {
+		case Queued:
+			now := s.now()
+			j.Status = Processing
+			j.StartedAt = &now
+			j.PagesTotal, j.PagesDone = nil, nil
+			return nil
+		case Processing:
+			return errNoChange
+		}
+		return errSkip
+	})
+	if errors.Is(err, errSkip) || errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("process job %s: %w", jobID, err)
+	}
+	s.log.Info("processing job", "job_id", jobID, "file_name", j.FileName)
+	pages, perr := s.run(ctx, j)
+	if perr != nil && ctx.Err() != nil {
+		return fmt.Errorf("process job %s: interrupted: %w", jobID, ctx.Err())
+	}
+	_, err = s.update(ctx, jobID, func(j *Job) error {
+		if j.Status != Processing {
+			return errSkip
+		}
+		now := s.now()
+		j.CompletedAt = &now
+		ev := webhook.EventDone
+		if perr != nil {
+			j.Status = Failed
+			j.Error = &Failure{Code: CodeProcessingFailed, Message: failureMessage(perr)}
+			j.Pages = nil
+			ev = webhook.EventFailed
+		} else {
+			j.Status = Done
+			j.Pages = pages
+			n := len(pages)
+			j.PagesTotal, j.PagesDone = &n, &n
+		}
+		if j.CallbackURL != "" {
+			j.Webhook = &Delivery{EventID: "evt_" + uuid.NewString(), EventType: ev, NextAttemptAt: now}
+		}
+		return nil
+	})
+	if errors.Is(err, errSkip) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("finish job %s: %w", jobID, err)
+	}
+	if perr != nil {
+		s.log.Warn("job failed", "job_id", jobID, "err", perr)
+	} else {
+		s.log.Info("job done", "job_id", jobID, "pages", len(pages))
+	}
+	return nil
+}
+
+// errSkip tells Process that the job is not its to change.
+var errSkip = errors.New("job not in a processable state")
+
+// failureMessage is the partner-facing message of a processing failure.
+func failureMessage(err error) string {
+	var inv *document.InvalidError
+	if errors.As(err, &inv) {
+		return "the file could not be opened: " + inv.Message
+	}
+	return "processing failed: " + err.Error() + ". Check that the file opens in a PDF or image viewer and upload it again as a new job; contact support with the job_id if it persists"
+}
+
+// run does the work of Process and returns the pages to record.
+func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
+	if j.Upload == nil {
+		return nil, errors.New("the job has no uploaded file")
+	}
+	data, err := s.readBlob(ctx, j.Upload.BlobKey, MaxUploadBytes+1)
+	if err != nil {
+		return nil, fmt.Errorf("read the uploaded file: %w", err)
+	}
+	doc, err := document.Open(ctx, data, CanonicalMime(j.MimeType), s.cfg.Limits)
+	if err != nil {
+		return nil, fmt.Errorf("open the document: %w", err)
+	}
+	defer doc.Close()
+	total := doc.NumPages()
+	if _, err := s.update(ctx, j.ID, func(j *Job) error {
+		zero := 0
+		j.PagesTotal, j.PagesDone = &total, &zero
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	var pages []Page
+	var found [][]detect.Detection
+	each := func(r pageResult) error {
+		if err := s.putBlob(ctx, ImageKey(j.ID, r.Index), r.PNG); err != nil {
+			return fmt.Errorf("store image of page %d: %w", r.Index, err)
+		}
+		pages = append(pages, Page{Index: r.Index, Width: r.Width, Height: r.Height})
+		found = append(found, s.ofModels(j, r.Detections))
+		done := len(pages)
+		_, err := s.update(ctx, j.ID, func(j *Job) error {
+			j.PagesDone = &done
+			return nil
+		})
+		return err
+	}
+	if err := runPages(ctx, doc, s.cfg.Engine, each); err != nil {
+		return nil, err
+	}
+	kept := detect.KeepStored(found)
+	for i, p := range pages {
+		sp := storedPage{Detections: make([]storedDetection, 0, len(kept[i]))}
+		for _, d := range kept[i] {
+			sp.Detections = append(sp.Detections, storedDetection{ID: uuid.NewString(), Class: d.Class, Confidence: d.Confidence, Box: d.Box, Source: d.Source})
+		}
+		b, err := json.Marshal(sp)
+		if err != nil {
+			return nil, fmt.Errorf("encode detections of page %d: %w", p.Index, err)
+		}
+		if err := s.putBlob(ctx, ResultKey(j.ID, p.Index), b); err != nil {
+			return nil, fmt.Errorf("store detections of page %d: %w", p.Index, err)
+		}
+	}
+	return pages, nil
+}
+
+// ofModels keeps the detections of classes that belong to the job's models.
+func (s *Service) ofModels(j *Job, ds []detect.Detection) []detect.Detection {
+	out := make([]detect.Detection, 0, len(ds))
+	for _, d := range ds {
+		sym, ok := s.cfg.Catalog.Lookup(d.Class)
+		if ok && slices.Contains(j.Models, sym.Model) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (s *Service) putBlob(ctx context.Context, key string, data []byte) error {
+	_, err := s.cfg.Blobs.Put(ctx, key, bytes.NewReader(data))
+	return err
+}
+
+// DeliverWebhook makes one delivery attempt of a job's pending webhook if it
+// is due, and records the outcome: delivered, retry later with backoff, or
+// given up after webhook.MaxRetries retries. The event id stays the same on
+// every attempt.
+func (s *Service) DeliverWebhook(ctx context.Context, jobID string) error {
+	j, err := s.cfg.Store.GetJob(ctx, jobID)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("deliver webhook of job %s: %w", jobID, err)
+	}
+	d := j.Webhook
+	now := s.now()
+	if !d.Pending() || d.NextAttemptAt.After(now) {
+		return nil
+	}
+	var sendErr error
+	secret, ok := s.cfg.WebhookSecret(j.Owner)
+	var payload any
+	if !ok {
+		sendErr = errors.New("the job's API key is no longer configured")
+	} else if payload, err = s.view(ctx, j, ReadOptions{}); err != nil {
+		return fmt.Errorf("deliver webhook of job %s: %w", jobID, err)
+	}
+	if sendErr == nil {
+		body, err := json.Marshal(payload)
+		if err != nil {
+			return fmt.Errorf("deliver webhook of job %s: encode: %w", jobID, err)
+		}
+		sendErr = webhook.Send(ctx, s.webhook, j.CallbackURL, secret, webhook.Event{ID: d.EventID, Type: d.EventType, Body: body}, now)
+	}
+	if sendErr != nil && ctx.Err() != nil {
+		return fmt.Errorf("deliver webhook of job %s: interrupted: %w", jobID, ctx.Err())
+	}
+	_, err = s.update(ctx, jobID, func(j *Job) error {
+		if j.Webhook == nil || j.Webhook.EventID != d.EventID || !j.Webhook.Pending() {
+			return errNoChange
+		}
+		w := j.Webhook
+		w.Attempts++
+		at := s.now()
+		if sendErr == nil {
+			w.DeliveredAt = &at
+			w.LastError = ""
+			return nil
+		}
+		w.LastError = sendErr.Error()
+		if w.Attempts > webhook.MaxRetries {
+			w.GaveUpAt = &at
+			return nil
+		}
+		w.NextAttemptAt = at.Add(webhook.Backoff(w.Attempts - 1))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record webhook attempt of job %s: %w", jobID, err)
+	}
+	if sendErr != nil {
+		s.log.Warn("webhook attempt failed", "job_id", jobID, "event_id", d.EventID, "attempt", d.Attempts+1, "err", sendErr)
+	} else {
+		s.log.Info("webhook delivered", "job_id", jobID, "event_id", d.EventID, "attempt", d.Attempts+1)
+	}
+	return nil
+}
+
+// Sweep applies the expiry rules of docs/decisions.md: awaiting_upload jobs
+// whose upload URL ran out with no usable upload, and finished jobs past
+// the retention period, become expired and lose their files; expired jobs
+// past the retention period once more are deleted.
+func (s *Service) Sweep(ctx context.Context) error {
+	now := s.now()
+	ret := s.cfg.Retention
+	expire := func(id string, reasonOf func(j *Job) string) error {
+		purge := false
+		_, err := s.update(ctx, id, func(j *Job) error {
+			reason := reasonOf(j)
+			if reason == "" {
+				return errNoChange
+			}
+			j.Status = Expired
+			j.ExpiredAt = &now
+			j.ExpiryReason = reason
+			j.Upload, j.Pages, j.PagesTotal, j.PagesDone = nil, nil, nil, nil
+			purge = true
+			return nil
+		})
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if purge {
+			if err := s.cfg.Blobs.DeletePrefix(ctx, JobPrefix(id)); err != nil {
+				return fmt.Errorf("purge job %s: %w", id, err)
+			}
+		}
+		return nil
+	}
+	rules := []struct {
+		state  State
+		reason func(j *Job) string
+	}{
+		{AwaitingUpload, func(j *Job) string {
+			if now.After(j.UploadExpiresAt) && (j.Upload == nil || j.Upload.Invalid) {
+				return ReasonUploadNotReceived
+			}
+			if now.After(j.CreatedAt.Add(ret)) { // stored but never started
+				return ReasonUploadNotReceived
+			}
+			return ""
+		}},
+		{Done, finishedReason(now, ret)},
+		{Failed, finishedReason(now, ret)},
+	}
+	var errs []error
+	for _, r := range rules {
+		ids, err := s.cfg.Store.ListJobs(ctx, r.state, 0)
+		if err != nil {
+			return fmt.Errorf("sweep: list %s jobs: %w", r.state, err)
+		}
+		for _, id := range ids {
+			// The reason is decided on the fresh record inside the update.
+			err := expire(id, func(j *Job) string {
+				if j.Status != r.state {
+					return ""
+				}
+				return r.reason(j)
+			})
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	ids, err := s.cfg.Store.ListJobs(ctx, Expired, 0)
+	if err != nil {
+		return fmt.Errorf("sweep: list expired jobs: %w", err)
+	}
+	for _, id := range ids {
+		j, err := s.cfg.Store.GetJob(ctx, id)
+		if err != nil {
+			continue
+		}
+		if j.ExpiredAt != nil && now.After(j.ExpiredAt.Add(ret)) {
+			if err := s.cfg.Store.DeleteJob(ctx, id); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func finishedReason(now time.Time, ret time.Duration) func(j *Job) string {
+	return func(j *Job) string {
+		if j.CompletedAt != nil && now.After(j.CompletedAt.Add(ret)) {
+			return ReasonRetentionElapsed
+		}
+		return ""
+	}
+}
+
+// pageResult is one rendered and detected page.
+type pageResult struct {
+	Index, Width, Height int
+	Detections           []detect.Detection
+	PNG                  []byte
+}
+
+// runPages renders, detects and encodes the document's pages one at a
+// time. TODO(pipeline): replace with pipeline.Run once that package lands.
+func runPages(ctx context.Context, doc *document.Document, eng detect.Engine, each func(pageResult) error) error {
+	for i := range doc.NumPages() {
+		p, err := doc.Page(ctx, i)
+		if err != nil {
+			return fmt.Errorf("render page %d: %w", i, err)
+		}
+		ds, err := eng.Detect(ctx, p)
+		if err != nil {
+			return fmt.Errorf("detect symbols on page %d: %w", i, err)
+		}
+		png, err := document.EncodePNG(p.Raster)
+		if err != nil {
+			return fmt.Errorf("encode page %d: %w", i, err)
+		}
+		if err := each(pageResult{Index: i, Width: p.Width, Height: p.Height, Detections: ds, PNG: png}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

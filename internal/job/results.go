@@ -1,0 +1,266 @@
+package job
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"blueprint/internal/detect"
+)
+
+// ReadOptions are the read-time choices of a poll.
+type ReadOptions struct {
+	// Confidence, when set, is a flat floor replacing the job's default.
+	Confidence *float64
+	// IncludeDetections inlines each page's detections.
+	IncludeDetections bool
+	// Lang selects display names ("fi": Finnish, else English).
+	Lang string
+}
+
+// filter returns the active read-time filter: the query's flat floor, else
+// the job's, else the catalog's per-class defaults.
+func (s *Service) filter(j *Job, override *float64) detect.Filter {
+	if override != nil {
+		return detect.Filter{Flat: override}
+	}
+	if j.Confidence != nil {
+		return detect.Filter{Flat: j.Confidence}
+	}
+	return detect.Filter{PerClass: func(class string) float64 {
+		if sym, ok := s.cfg.Catalog.Lookup(class); ok {
+			return sym.Threshold
+		}
+		return detect.StoredFloor
+	}}
+}
+
+// Get returns the poll view of a job in its current state: one of
+// *AwaitingView, *RunningView, *DoneView, *FailedView or *ExpiredView.
+func (s *Service) Get(ctx context.Context, c Caller, jobID string, o ReadOptions) (any, error) {
+	j, err := s.owned(ctx, c, jobID)
+	if err != nil {
+		return nil, err
+	}
+	return s.view(ctx, j, o)
+}
+
+func (s *Service) view(ctx context.Context, j *Job, o ReadOptions) (any, error) {
+	switch j.Status {
+	case AwaitingUpload:
+		return &AwaitingView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CreatedAt: Timestamp(j.CreatedAt),
+			FileName: j.FileName, Uploaded: j.Upload != nil, Upload: s.uploadDescriptor(j)}, nil
+	case Queued, Processing:
+		v := &RunningView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CreatedAt: Timestamp(j.CreatedAt),
+			StartedAt: timestampPtr(j.StartedAt), FileName: strPtr(j.FileName)}
+		if j.Status == Processing {
+			v.PagesTotal, v.PagesDone = j.PagesTotal, j.PagesDone
+		}
+		return v, nil
+	case Done:
+		return s.doneView(ctx, j, o)
+	case Failed:
+		v := &FailedView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, Error: FailureView{Code: CodeProcessingFailed, Message: "processing failed"}}
+		if j.CompletedAt != nil {
+			v.CompletedAt = Timestamp(*j.CompletedAt)
+		}
+		if j.Error != nil {
+			v.Error = FailureView{Code: j.Error.Code, Message: j.Error.Message}
+		}
+		return v, nil
+	case Expired:
+		v := &ExpiredView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CreatedAt: Timestamp(j.CreatedAt), ExpiryReason: j.ExpiryReason}
+		if j.ExpiredAt != nil {
+			v.ExpiredAt = Timestamp(*j.ExpiredAt)
+		}
+		return v, nil
+	}
+	return nil, internal("view job", fmt.Errorf("unknown state %q", j.Status))
+}
+
+func (s *Service) loadPage(ctx context.Context, jobID string, page int) (storedPage, error) {
+	var sp storedPage
+	data, err := s.readBlob(ctx, ResultKey(jobID, page), 1<<30)
+	if err != nil {
+		return sp, fmt.Errorf("read detections of page %d: %w", page, err)
+	}
+	if err := json.Unmarshal(data, &sp); err != nil {
+		return sp, fmt.Errorf("decode detections of page %d: %w", page, err)
+	}
+	return sp, nil
+}
+
+func (s *Service) detectionView(d storedDetection, p Page, lang string) DetectionView {
+	v := DetectionView{
+		ID: d.ID, Class: d.Class, Confidence: d.Confidence,
+		BBoxPx: BoxView{X: d.Box.X, Y: d.Box.Y, Width: d.Box.W, Height: d.Box.H},
+		Source: SourceView{Detector: d.Source.Detector, VectorMatching: d.Source.VectorMatching},
+	}
+	if p.Width > 0 && p.Height > 0 {
+		w, h := float64(p.Width), float64(p.Height)
+		v.BBoxNorm = BoxView{X: d.Box.X / w, Y: d.Box.Y / h, Width: d.Box.W / w, Height: d.Box.H / h}
+	}
+	if sym, ok := s.cfg.Catalog.Lookup(d.Class); ok {
+		v.DisplayName = strPtr(s.cfg.Catalog.DisplayName(d.Class, lang))
+		v.Category = strPtr(sym.Category)
+		v.SymbolCategory = strPtr(sym.SymbolCategory)
+		v.Color = strPtr(sym.Color)
+		v.Talo2010Code = sym.Talo2010Code
+		v.IconURL = strPtr(s.cfg.Links.IconURL(d.Class))
+	}
+	return v
+}
+
+func (s *Service) thresholds(j *Job) map[string]Thresholds {
+	out := map[string]Thresholds{}
+	for _, m := range j.Models {
+		out[m] = Thresholds{Confidence: detect.StoredFloor, SingleClass: detect.SingleClassFloor}
+	}
+	return out
+}
+
+func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneView, error) {
+	f := s.filter(j, o.Confidence)
+	v := &DoneView{
+		JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CompletedAt: timestampPtr(j.CompletedAt),
+		FileName: strPtr(j.FileName), PageCount: len(j.Pages), ConfidenceMode: f.Mode(),
+		InferenceThresholds: s.thresholds(j), Pages: []PageView{},
+		Summary: Summary{BySymbol: []SymbolCount{}, ByCategory: map[string]int{}},
+	}
+	counts := map[string]int{}
+	expires := s.now().Add(SignedGetTTL)
+	for _, p := range j.Pages {
+		sp, err := s.loadPage(ctx, j.ID, p.Index)
+		if err != nil {
+			return nil, internal("load results", err)
+		}
+		pv := PageView{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
+			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index)}
+		img := s.cfg.Links.PageImageURL(j.ID, p.Index, expires)
+		pv.ImageURL = &img
+		var inline []DetectionView
+		if o.IncludeDetections {
+			inline = []DetectionView{}
+		}
+		for _, d := range sp.Detections {
+			if !f.Keep(detect.Detection{Class: d.Class, Confidence: d.Confidence}) {
+				continue
+			}
+			pv.DetectionCount++
+			counts[d.Class]++
+			if o.IncludeDetections {
+				inline = append(inline, s.detectionView(d, p, o.Lang))
+			}
+		}
+		if o.IncludeDetections {
+			pv.Detections = &inline
+		}
+		if pv.DetectionCount > 0 {
+			v.PagesWithDetections++
+		}
+		v.Summary.TotalDetections += pv.DetectionCount
+		v.Pages = append(v.Pages, pv)
+	}
+	for class, n := range counts {
+		row := SymbolCount{Class: class, Count: n}
+		if sym, ok := s.cfg.Catalog.Lookup(class); ok {
+			row.DisplayName = strPtr(s.cfg.Catalog.DisplayName(class, o.Lang))
+			row.Talo2010Code = sym.Talo2010Code
+			row.Category = strPtr(sym.Category)
+			if sym.Category != "" {
+				v.Summary.ByCategory[sym.Category] += n
+			}
+		}
+		v.Summary.BySymbol = append(v.Summary.BySymbol, row)
+	}
+	sort.Slice(v.Summary.BySymbol, func(a, b int) bool {
+		x, y := v.Summary.BySymbol[a], v.Summary.BySymbol[b]
+		if x.Count != y.Count {
+			return x.Count > y.Count
+		}
+		return x.Class < y.Class
+	})
+	return v, nil
+}
+
+// PageOptions are the query of the per-page detections endpoint, already
+// checked for range by the caller (see InvalidParameter).
+type PageOptions struct {
+	Confidence *float64
+	Limit      int // 0: DefaultPageLimit
+	Offset     int
+	Lang       string
+}
+
+// PageDetections returns one page of a done job's detections under the
+// active filter. A job that is not done has no pages: 404.
+func (s *Service) PageDetections(ctx context.Context, c Caller, jobID string, page int, o PageOptions) (*PageDetections, error) {
+	j, err := s.owned(ctx, c, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if j.Status != Done {
+		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("job is %s; pages exist once it is done", j.Status)}
+	}
+	var p *Page
+	for i := range j.Pages {
+		if j.Pages[i].Index == page {
+			p = &j.Pages[i]
+		}
+	}
+	if p == nil {
+		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("page %d not found; the job has %d pages, numbered from 0", page, len(j.Pages))}
+	}
+	if o.Limit <= 0 {
+		o.Limit = DefaultPageLimit
+	}
+	sp, err := s.loadPage(ctx, j.ID, page)
+	if err != nil {
+		return nil, internal("load results", err)
+	}
+	f := s.filter(j, o.Confidence)
+	kept := make([]storedDetection, 0, len(sp.Detections))
+	for _, d := range sp.Detections {
+		if f.Keep(detect.Detection{Class: d.Class, Confidence: d.Confidence}) {
+			kept = append(kept, d)
+		}
+	}
+	out := &PageDetections{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
+		ConfidenceMode: f.Mode(), Total: len(kept), Limit: o.Limit, Offset: o.Offset, Detections: []DetectionView{}}
+	for i := o.Offset; i < len(kept) && i < o.Offset+o.Limit; i++ {
+		out.Detections = append(out.Detections, s.detectionView(kept[i], *p, o.Lang))
+	}
+	if next := o.Offset + o.Limit; next < len(kept) {
+		out.Next = &next
+	}
+	return out, nil
+}
+
+// PageImage opens the stored PNG of a page of a done job. It does not check
+// ownership: the caller checked the signed URL.
+func (s *Service) PageImage(ctx context.Context, jobID string, page int) ([]byte, error) {
+	j, err := s.cfg.Store.GetJob(ctx, jobID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errJobNotFound(jobID)
+	}
+	if err != nil {
+		return nil, internal("load job", err)
+	}
+	if j.Status != Done {
+		return nil, Errorf(CodeNotFound, "page image not found")
+	}
+	data, err := s.readBlob(ctx, ImageKey(jobID, page), 1<<31)
+	if errors.Is(err, ErrNotFound) {
+		return nil, Errorf(CodeNotFound, "page image not found")
+	}
+	if err != nil {
+		return nil, internal("read page image", err)
+	}
+	if !bytes.HasPrefix(data, []byte("\x89PNG")) {
+		return nil, internal("read page image", errors.New("stored page image is not a PNG"))
+	}
+	return data, nil
+}

@@ -1,0 +1,564 @@
+package job
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"blueprint/internal/catalog"
+	"blueprint/internal/detect"
+	"blueprint/internal/document"
+	"blueprint/internal/webhook"
+)
+
+// Limits of the contract (docs/decisions.md), each named once.
+const (
+	// MaxUploadBytes is the largest upload: init's size limit and the
+	// upload descriptor's max_bytes.
+	MaxUploadBytes = 52428800
+	// DefaultUploadTTL is the lifetime of an upload URL.
+	DefaultUploadTTL = time.Hour
+	// SignedGetTTL is the lifetime of signed image and icon URLs.
+	SignedGetTTL = time.Hour
+	// DefaultRetention is how long finished jobs keep their results.
+	DefaultRetention = 30 * 24 * time.Hour
+	// IdempotencyTTL is how long an Idempotency-Key is remembered.
+	IdempotencyTTL = 24 * time.Hour
+	// MaxIdempotencyKeyLen is the longest accepted Idempotency-Key.
+	MaxIdempotencyKeyLen = 255
+	// DefaultPageLimit and MaxPageLimit bound the per-page detections page.
+	DefaultPageLimit = 500
+	MaxPageLimit     = 2000
+)
+
+// Expiry reasons on the wire.
+const (
+	ReasonUploadNotReceived = "upload_not_received"
+	ReasonRetentionElapsed  = "retention_elapsed"
+)
+
+// Mime types accepted on init.
+var acceptedMimes = []string{"application/pdf", "image/png", "image/jpeg", "image/jpg", "image/webp"}
+
+// CanonicalMime maps the accepted spellings of a mime type to one:
+// image/jpg is image/jpeg. Parameters and case are dropped.
+func CanonicalMime(m string) string {
+	if mt, _, err := mime.ParseMediaType(m); err == nil {
+		m = mt
+	}
+	m = strings.ToLower(strings.TrimSpace(m))
+	if m == "image/jpg" {
+		return "image/jpeg"
+	}
+	return m
+}
+
+// Links builds the absolute URLs the responses carry. The HTTP layer
+// implements it from the public base URL and the URL signer.
+type Links interface {
+	// UploadURL is the signed PUT URL of a job's upload, valid until expires.
+	UploadURL(jobID string, expires time.Time) string
+	// JobURL is the poll URL of a job.
+	JobURL(jobID string) string
+	// DetectionsURL is the per-page detections endpoint.
+	DetectionsURL(jobID string, page int) string
+	// PageImageURL is a signed GET URL of a page's PNG, valid until expires.
+	PageImageURL(jobID string, page int, expires time.Time) string
+	// IconURL is the icon endpoint of a symbol class.
+	IconURL(class string) string
+}
+
+// Caller is the authenticated partner making a request.
+type Caller struct {
+	KeyID string
+}
+
+// Config wires a Service.
+type Config struct {
+	Store   Store
+	Blobs   Blobs
+	Flow    Flow
+	Clock   Clock // nil: SystemClock
+	Catalog *catalog.Catalog
+	Engine  detect.Engine
+	Links   Links
+	// Guard checks callback URLs at init and dials webhooks.
+	Guard webhook.Guard
+	// WebhookSecret returns the webhook signing secret of an API key ID.
+	WebhookSecret func(keyID string) ([]byte, bool)
+	Limits        document.Limits
+	UploadTTL     time.Duration // 0: DefaultUploadTTL
+	Retention     time.Duration // 0: DefaultRetention
+	Logger        *slog.Logger  // nil: slog.Default()
+}
+
+// Service is the job domain: every operation of the partner API on jobs,
+// the processing the runner calls, webhook delivery and expiry. It is safe
+// for concurrent use; all state lives in the Store and Blobs.
+type Service struct {
+	cfg     Config
+	clock   Clock
+	log     *slog.Logger
+	webhook *http.Client
+}
+
+// NewService checks cfg and returns a Service.
+func NewService(cfg Config) (*Service, error) {
+	if cfg.Store == nil || cfg.Blobs == nil || cfg.Flow == nil || cfg.Catalog == nil || cfg.Engine == nil || cfg.Links == nil || cfg.WebhookSecret == nil {
+		return nil, errors.New("job: NewService: Store, Blobs, Flow, Catalog, Engine, Links and WebhookSecret are required")
+	}
+	if cfg.UploadTTL <= 0 {
+		cfg.UploadTTL = DefaultUploadTTL
+	}
+	if cfg.Retention <= 0 {
+		cfg.Retention = DefaultRetention
+	}
+	if cfg.Limits == (document.Limits{}) {
+		cfg.Limits = document.DefaultLimits()
+	}
+	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger}
+	if s.clock == nil {
+		s.clock = SystemClock{}
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.webhook = cfg.Guard.Client(webhook.AttemptTimeout)
+	return s, nil
+}
+
+func (s *Service) now() time.Time { return s.clock.Now().UTC() }
+
+// errJobNotFound is the one answer for a job that does not exist or that
+// belongs to another key: the contract says 404, never 403.
+func errJobNotFound(id string) *Error {
+	return &Error{Code: CodeNotFound, Message: fmt.Sprintf("job %q not found", id)}
+}
+
+// owned loads a job the caller owns. A job owned by another key is
+// reported exactly like a missing one.
+func (s *Service) owned(ctx context.Context, c Caller, id string) (*Job, error) {
+	j, err := s.cfg.Store.GetJob(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errJobNotFound(id)
+	}
+	if err != nil {
+		return nil, internal("load job", err)
+	}
+	if j.Owner != c.KeyID {
+		return nil, errJobNotFound(id)
+	}
+	return j, nil
+}
+
+// errNoChange tells update that fn decided not to write.
+var errNoChange = errors.New("no change")
+
+// update applies fn to the freshly loaded job and writes it conditionally,
+// retrying on a version conflict. fn returning errNoChange skips the write
+// and update returns the job and nil; other errors are returned as they are.
+func (s *Service) update(ctx context.Context, id string, fn func(j *Job) error) (*Job, error) {
+	for attempt := 0; ; attempt++ {
+		j, err := s.cfg.Store.GetJob(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("load job %s: %w", id, err)
+		}
+		if err := fn(j); errors.Is(err, errNoChange) {
+			return j, nil
+		} else if err != nil {
+			return j, err
+		}
+		err = s.cfg.Store.UpdateJob(ctx, j)
+		if errors.Is(err, ErrVersionConflict) && attempt < 50 {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("update job %s: %w", id, err)
+		}
+		return j, nil
+	}
+}
+
+// ---- init ----
+
+// InitRequest is the body of POST /v1/jobs/init as decoded. Pointers tell
+// absent fields from zero values.
+type InitRequest struct {
+	FileName    *string   `json:"file_name"`
+	MimeType    *string   `json:"mime_type"`
+	Size        *int64    `json:"size"`
+	Models      *[]string `json:"models"`
+	Confidence  *float64  `json:"confidence"`
+	ExternalRef *string   `json:"external_ref"`
+	CallbackURL *string   `json:"callback_url"`
+}
+
+// normalised is the validated init request with defaults applied; its JSON
+// is what Idempotency-Key compares.
+type normalised struct {
+	FileName    string   `json:"file_name"`
+	MimeType    string   `json:"mime_type"`
+	Size        int64    `json:"size"`
+	Models      []string `json:"models"`
+	Confidence  *float64 `json:"confidence"`
+	ExternalRef *string  `json:"external_ref"`
+	CallbackURL string   `json:"callback_url"`
+}
+
+func (s *Service) validateInit(ctx context.Context, r InitRequest) (normalised, error) {
+	var n normalised
+	if r.FileName == nil || strings.TrimSpace(*r.FileName) == "" {
+		return n, invalidField("file_name", "file_name is required")
+	}
+	if len(*r.FileName) > 1024 {
+		return n, invalidField("file_name", "file_name is longer than 1024 bytes")
+	}
+	n.FileName = *r.FileName
+	if r.MimeType == nil || *r.MimeType == "" {
+		return n, invalidField("mime_type", "mime_type is required")
+	}
+	if !slices.Contains(acceptedMimes, *r.MimeType) {
+		return n, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("unsupported mime_type %q; accepted: %s", *r.MimeType, strings.Join(acceptedMimes, ", ")),
+			Details: map[string]any{"field": "mime_type", "accepted": acceptedMimes}}
+	}
+	n.MimeType = *r.MimeType
+	if r.Size == nil {
+		return n, invalidField("size", "size is required")
+	}
+	if *r.Size < 1 || *r.Size > MaxUploadBytes {
+		return n, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("size must be between 1 and %d bytes", MaxUploadBytes),
+			Details: map[string]any{"field": "size", "max_bytes": MaxUploadBytes}}
+	}
+	n.Size = *r.Size
+	models := s.cfg.Catalog.Models()
+	if r.Models == nil {
+		n.Models = append([]string(nil), models...)
+	} else {
+		if len(*r.Models) == 0 {
+			return n, invalidField("models", "models must not be empty; omit it for all models")
+		}
+		for _, m := range *r.Models {
+			if !slices.Contains(models, m) {
+				return n, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("unknown model %q; models: %s", m, strings.Join(models, ", ")),
+					Details: map[string]any{"field": "models", "accepted": models}}
+			}
+			if !slices.Contains(n.Models, m) {
+				n.Models = append(n.Models, m)
+			}
+		}
+	}
+	slices.Sort(n.Models)
+	if r.Confidence != nil {
+		if !(*r.Confidence >= 0 && *r.Confidence <= 1) {
+			return n, invalidField("confidence", "confidence must be a number from 0 to 1")
+		}
+		c := *r.Confidence
+		n.Confidence = &c
+	}
+	n.ExternalRef = r.ExternalRef
+	if r.CallbackURL != nil && *r.CallbackURL != "" {
+		if err := s.cfg.Guard.CheckURL(ctx, *r.CallbackURL); err != nil {
+			var ue *webhook.URLError
+			if errors.As(err, &ue) {
+				return n, &Error{Code: CodeUnprocessable, Message: "callback_url refused: " + ue.Message,
+					Details: map[string]any{"field": "callback_url", "reason": ue.Reason}}
+			}
+			return n, &Error{Code: CodeUnprocessable, Message: "callback_url refused", Details: map[string]any{"field": "callback_url"}, Err: err}
+		}
+		n.CallbackURL = *r.CallbackURL
+	}
+	return n, nil
+}
+
+// Init creates a job awaiting its upload. With a non-empty idempotencyKey a
+// repeat of the same request by the same key returns the job created first
+// and replayed=true; the same key with a different request is 422. Two
+// concurrent requests with one key create one job.
+func (s *Service) Init(ctx context.Context, c Caller, r InitRequest, idempotencyKey string) (created *Created, replayed bool, err error) {
+	if len(idempotencyKey) > MaxIdempotencyKeyLen {
+		return nil, false, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("Idempotency-Key is longer than %d characters", MaxIdempotencyKeyLen),
+			Details: map[string]any{"header": "Idempotency-Key"}}
+	}
+	n, err := s.validateInit(ctx, r)
+	if err != nil {
+		return nil, false, err
+	}
+	now := s.now()
+	j := &Job{
+		ID:              uuid.NewString(),
+		Owner:           c.KeyID,
+		Status:          AwaitingUpload,
+		FileName:        n.FileName,
+		MimeType:        n.MimeType,
+		Size:            n.Size,
+		Models:          n.Models,
+		Confidence:      n.Confidence,
+		ExternalRef:     n.ExternalRef,
+		CallbackURL:     n.CallbackURL,
+		CreatedAt:       now,
+		UploadExpiresAt: now.Add(s.cfg.UploadTTL),
+	}
+	if err := s.cfg.Store.CreateJob(ctx, j); err != nil {
+		return nil, false, internal("create job", err)
+	}
+	if idempotencyKey == "" {
+		return s.created(j), false, nil
+	}
+	body, err := json.Marshal(n)
+	if err != nil {
+		return nil, false, internal("hash request", err)
+	}
+	sum := sha256.Sum256(body)
+	rec := IdempotencyRecord{Owner: c.KeyID, Key: idempotencyKey, RequestHash: hex.EncodeToString(sum[:]), JobID: j.ID, ExpiresAt: now.Add(IdempotencyTTL)}
+	prev, err := s.cfg.Store.PutIdempotency(ctx, rec, now)
+	if err == nil {
+		return s.created(j), false, nil
+	}
+	// The job created above is not the answer: remove it.
+	if derr := s.cfg.Store.DeleteJob(ctx, j.ID); derr != nil {
+		s.log.Warn("delete job of a lost idempotency race", "job_id", j.ID, "err", derr)
+	}
+	if !errors.Is(err, ErrExists) || prev == nil {
+		return nil, false, internal("store idempotency key", err)
+	}
+	if prev.RequestHash != rec.RequestHash {
+		return nil, false, &Error{Code: CodeUnprocessable, Message: "Idempotency-Key was already used with a different request body",
+			Details: map[string]any{"header": "Idempotency-Key"}}
+	}
+	first, err := s.cfg.Store.GetJob(ctx, prev.JobID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, false, &Error{Code: CodeConflict, Message: "the job created with this Idempotency-Key no longer exists"}
+	}
+	if err != nil {
+		return nil, false, internal("load idempotent job", err)
+	}
+	return s.created(first), true, nil
+}
+
+func (s *Service) uploadDescriptor(j *Job) UploadDescriptor {
+	return UploadDescriptor{
+		Method:      http.MethodPut,
+		URL:         s.cfg.Links.UploadURL(j.ID, j.UploadExpiresAt),
+		ContentType: j.MimeType,
+		MaxBytes:    MaxUploadBytes,
+		ExpiresAt:   Timestamp(j.UploadExpiresAt),
+	}
+}
+
+// created is the init response of j, as it was at creation: a replay
+// returns the same body.
+func (s *Service) created(j *Job) *Created {
+	return &Created{JobID: j.ID, Status: AwaitingUpload, ExternalRef: j.ExternalRef, Upload: s.uploadDescriptor(j)}
+}
+
+// ---- upload ----
+
+var (
+	errTooLarge = errors.New("upload larger than declared")
+	errShort    = errors.New("upload shorter than declared")
+)
+
+// bodyError is a failure to read the client's body (as opposed to a
+// failure to store it).
+type bodyError struct{ err error }
+
+func (e *bodyError) Error() string { return "read upload body: " + e.err.Error() }
+func (e *bodyError) Unwrap() error { return e.err }
+
+// sizedReader passes through exactly want bytes: more is errTooLarge (after
+// reading one byte too many, so reading stops), fewer is errShort at EOF.
+// Either error makes Blobs.Put keep nothing.
+type sizedReader struct {
+	r    io.Reader
+	want int64
+	n    int64
+	h    io.Writer
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	if int64(len(p)) > s.want-s.n+1 {
+		p = p[:s.want-s.n+1]
+	}
+	k, err := s.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = &bodyError{err}
+	}
+	s.n += int64(k)
+	if s.n > s.want {
+		return 0, errTooLarge
+	}
+	s.h.Write(p[:k])
+	if errors.Is(err, io.EOF) && s.n < s.want {
+		return k, errShort
+	}
+	return k, err
+}
+
+// Upload stores the body of the signed PUT for jobID (the signature was
+// checked by the caller). contentLength is -1 when unknown. A second upload
+// before start replaces the first.
+func (s *Service) Upload(ctx context.Context, jobID, contentType string, contentLength int64, body io.Reader) (*Uploaded, error) {
+	j, err := s.cfg.Store.GetJob(ctx, jobID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, Errorf(CodeForbidden, "upload URL is not valid")
+	}
+	if err != nil {
+		return nil, internal("load job", err)
+	}
+	now := s.now()
+	if j.Status == Expired || now.After(j.UploadExpiresAt) {
+		return nil, Errorf(CodeForbidden, "upload URL has expired")
+	}
+	if j.Status != AwaitingUpload {
+		return nil, Errorf(CodeConflict, "job is %s; its file can no longer be replaced", j.Status)
+	}
+	if CanonicalMime(contentType) != CanonicalMime(j.MimeType) {
+		return nil, &Error{Code: CodeUnsupportedMediaType, Message: fmt.Sprintf("Content-Type must be %s, the job's mime_type", j.MimeType),
+			Details: map[string]any{"expected": j.MimeType, "received": contentType}}
+	}
+	if contentLength > j.Size || contentLength > MaxUploadBytes {
+		return nil, &Error{Code: CodePayloadTooLarge, Message: fmt.Sprintf("body of %d bytes exceeds the declared size of %d bytes", contentLength, j.Size),
+			Details: map[string]any{"declared_size": j.Size, "max_bytes": MaxUploadBytes}}
+	}
+	h := sha256.New()
+	key := JobPrefix(jobID) + "upload/" + uuid.NewString()
+	sr := &sizedReader{r: body, want: j.Size, h: h}
+	n, err := s.cfg.Blobs.Put(ctx, key, sr)
+	switch {
+	case errors.Is(err, errTooLarge):
+		return nil, &Error{Code: CodePayloadTooLarge, Message: fmt.Sprintf("body exceeds the declared size of %d bytes; nothing was stored", j.Size),
+			Details: map[string]any{"declared_size": j.Size, "max_bytes": MaxUploadBytes}}
+	case errors.Is(err, errShort):
+		return nil, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("body has %d bytes, fewer than the declared size of %d; nothing was stored", sr.n, j.Size),
+			Details: map[string]any{"declared_size": j.Size, "received": sr.n}}
+	case errors.As(err, new(*bodyError)) || (err != nil && ctx.Err() != nil):
+		return nil, &Error{Code: CodeUnprocessable, Message: "upload body could not be read; nothing was stored", Err: err}
+	case err != nil:
+		return nil, internal("store upload", err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	var old string
+	_, err = s.update(ctx, jobID, func(j *Job) error {
+		if j.Status != AwaitingUpload {
+			return Errorf(CodeConflict, "job is %s; its file can no longer be replaced", j.Status)
+		}
+		gen := 1
+		old = ""
+		if j.Upload != nil {
+			gen = j.Upload.Generation + 1
+			old = j.Upload.BlobKey
+		}
+		j.Upload = &Upload{Size: n, SHA256: sum, StoredAt: s.now(), BlobKey: key, Generation: gen}
+		return nil
+	})
+	if err != nil {
+		if derr := s.cfg.Blobs.Delete(context.WithoutCancel(ctx), key); derr != nil {
+			s.log.Warn("delete unused upload", "job_id", jobID, "err", derr)
+		}
+		var ae *Error
+		if errors.As(err, &ae) {
+			return nil, ae
+		}
+		return nil, internal("record upload", err)
+	}
+	if old != "" {
+		if err := s.cfg.Blobs.Delete(ctx, old); err != nil {
+			s.log.Warn("delete replaced upload", "job_id", jobID, "err", err)
+		}
+	}
+	return &Uploaded{JobID: jobID, Status: AwaitingUpload, Size: n, SHA256: sum}, nil
+}
+
+// ---- start ----
+
+func (s *Service) readBlob(ctx context.Context, key string, max int64) ([]byte, error) {
+	rc, err := s.cfg.Blobs.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(io.LimitReader(rc, max))
+}
+
+// Start checks the uploaded file and queues the job. The file must be what
+// mime_type claims and open within the limits; otherwise the job stays
+// awaiting_upload and the 422 names the reason in details.
+func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, error) {
+	for {
+		j, err := s.owned(ctx, c, jobID)
+		if err != nil {
+			return nil, err
+		}
+		if j.Status != AwaitingUpload {
+			return nil, Errorf(CodeConflict, "job is %s; it can be started only once, while awaiting_upload", j.Status)
+		}
+		if j.Upload == nil {
+			return nil, &Error{Code: CodeUnprocessable, Message: "no file has been uploaded; PUT it to the upload URL first",
+				Details: map[string]any{"reason": "no_upload"}}
+		}
+		up := *j.Upload
+		data, err := s.readBlob(ctx, up.BlobKey, MaxUploadBytes+1)
+		if err != nil {
+			return nil, internal("read upload", err)
+		}
+		var verr error
+		if int64(len(data)) != j.Size {
+			verr = &document.InvalidError{Reason: "size_mismatch", Message: fmt.Sprintf("the stored file has %d bytes, not the declared %d", len(data), j.Size),
+				Details: map[string]any{"declared_size": j.Size, "size": len(data)}}
+		} else {
+			_, verr = document.Validate(ctx, data, CanonicalMime(j.MimeType), s.cfg.Limits)
+		}
+		var inv *document.InvalidError
+		if verr != nil && !errors.As(verr, &inv) {
+			return nil, internal("validate upload", verr)
+		}
+		changed := false
+		j, err = s.update(ctx, jobID, func(j *Job) error {
+			if j.Upload == nil || j.Upload.BlobKey != up.BlobKey || j.Status != AwaitingUpload {
+				changed = true // a new PUT or another start raced us: check again
+				return errNoChange
+			}
+			if inv != nil {
+				if j.Upload.Invalid {
+					return errNoChange
+				}
+				j.Upload.Invalid = true
+				return nil
+			}
+			j.Status = Queued
+			j.Upload.Invalid = false
+			return nil
+		})
+		if err != nil {
+			return nil, internal("queue job", err)
+		}
+		if changed {
+			continue
+		}
+		if inv != nil {
+			details := map[string]any{}
+			for k, v := range inv.Details {
+				details[k] = v
+			}
+			details["reason"] = inv.Reason
+			return nil, &Error{Code: CodeUnprocessable, Message: "the uploaded file cannot be processed: " + inv.Message, Details: details}
+		}
+		if err := s.cfg.Flow.Enqueue(ctx, j.ID); err != nil {
+			// The job is recorded as queued; the runner's scan picks it up.
+			s.log.Warn("enqueue job", "job_id", j.ID, "err", err)
+		}
+		return &Started{JobID: j.ID, Status: Queued, PollURL: s.cfg.Links.JobURL(j.ID)}, nil
+	}
+}

@@ -1,0 +1,216 @@
+package job
+
+import (
+	"time"
+
+	"blueprint/internal/detect"
+)
+
+// The wire shapes of the partner API. Field names are the contract's;
+// nullable fields are pointers without omitempty so that they appear as
+// null.
+
+// UploadDescriptor tells the client where and how to PUT the file.
+type UploadDescriptor struct {
+	Method      string `json:"method"`
+	URL         string `json:"url"`
+	ContentType string `json:"content_type"`
+	MaxBytes    int64  `json:"max_bytes"`
+	ExpiresAt   string `json:"expires_at"`
+}
+
+// Created is the 201 response of init.
+type Created struct {
+	JobID       string           `json:"job_id"`
+	Status      State            `json:"status"`
+	ExternalRef *string          `json:"external_ref"`
+	Upload      UploadDescriptor `json:"upload"`
+}
+
+// Uploaded is the 200 response of the signed upload PUT.
+type Uploaded struct {
+	JobID  string `json:"job_id"`
+	Status State  `json:"status"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Started is the 202 response of start.
+type Started struct {
+	JobID   string `json:"job_id"`
+	Status  State  `json:"status"`
+	PollURL string `json:"poll_url"`
+}
+
+// AwaitingView is the poll response of an awaiting_upload job.
+type AwaitingView struct {
+	JobID       string           `json:"job_id"`
+	Status      State            `json:"status"`
+	ExternalRef *string          `json:"external_ref"`
+	CreatedAt   string           `json:"created_at"`
+	FileName    string           `json:"file_name"`
+	Uploaded    bool             `json:"uploaded"`
+	Upload      UploadDescriptor `json:"upload"`
+}
+
+// RunningView is the poll response of a queued or processing job.
+type RunningView struct {
+	JobID       string  `json:"job_id"`
+	Status      State   `json:"status"`
+	ExternalRef *string `json:"external_ref"`
+	CreatedAt   string  `json:"created_at"`
+	StartedAt   *string `json:"started_at"`
+	FileName    *string `json:"file_name"`
+	PagesTotal  *int    `json:"pages_total"`
+	PagesDone   *int    `json:"pages_done"`
+}
+
+// Thresholds are a model's inference thresholds.
+type Thresholds struct {
+	Confidence  float64 `json:"confidence"`
+	SingleClass float64 `json:"single_class"`
+}
+
+// SymbolCount is one row of the take-off by symbol.
+type SymbolCount struct {
+	Class        string  `json:"class"`
+	DisplayName  *string `json:"display_name"`
+	Talo2010Code *string `json:"talo2010_code"`
+	Category     *string `json:"category"`
+	Count        int     `json:"count"`
+}
+
+// Summary is the quantity take-off of a job.
+type Summary struct {
+	TotalDetections int            `json:"total_detections"`
+	BySymbol        []SymbolCount  `json:"by_symbol"`
+	ByCategory      map[string]int `json:"by_category"`
+}
+
+// BoxView is a box on the wire.
+type BoxView struct {
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
+
+// SourceView says which methods produced a detection.
+type SourceView struct {
+	Detector       bool `json:"detector"`
+	VectorMatching bool `json:"vector_matching"`
+}
+
+// DetectionView is one detection on the wire.
+type DetectionView struct {
+	ID             string     `json:"id"`
+	Class          string     `json:"class"`
+	DisplayName    *string    `json:"display_name"`
+	Category       *string    `json:"category"`
+	SymbolCategory *string    `json:"symbol_category"`
+	Color          *string    `json:"color"`
+	Talo2010Code   *string    `json:"talo2010_code"`
+	IconURL        *string    `json:"icon_url"`
+	Confidence     float64    `json:"confidence"`
+	BBoxNorm       BoxView    `json:"bbox_norm"`
+	BBoxPx         BoxView    `json:"bbox_px"`
+	Source         SourceView `json:"source"`
+}
+
+// PageView is one page of a done job.
+type PageView struct {
+	PageIndex      int              `json:"page_index"`
+	WidthPx        int              `json:"width_px"`
+	HeightPx       int              `json:"height_px"`
+	RenderDPI      int              `json:"render_dpi"`
+	DetectionCount int              `json:"detection_count"`
+	DetectionsURL  string           `json:"detections_url"`
+	ImageURL       *string          `json:"image_url"`
+	Detections     *[]DetectionView `json:"detections,omitempty"`
+}
+
+// DoneView is the poll response (and webhook payload) of a done job.
+type DoneView struct {
+	JobID               string                `json:"job_id"`
+	Status              State                 `json:"status"`
+	ExternalRef         *string               `json:"external_ref"`
+	CompletedAt         *string               `json:"completed_at"`
+	FileName            *string               `json:"file_name"`
+	PageCount           int                   `json:"page_count"`
+	PagesWithDetections int                   `json:"pages_with_detections"`
+	ConfidenceMode      string                `json:"confidence_mode"`
+	InferenceThresholds map[string]Thresholds `json:"inference_thresholds"`
+	Summary             Summary               `json:"summary"`
+	Pages               []PageView            `json:"pages"`
+}
+
+// FailureView is the error object of a failed job.
+type FailureView struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// FailedView is the poll response (and webhook payload) of a failed job.
+type FailedView struct {
+	JobID       string      `json:"job_id"`
+	Status      State       `json:"status"`
+	ExternalRef *string     `json:"external_ref"`
+	CompletedAt string      `json:"completed_at"`
+	Error       FailureView `json:"error"`
+}
+
+// ExpiredView is the poll response of an expired job.
+type ExpiredView struct {
+	JobID        string  `json:"job_id"`
+	Status       State   `json:"status"`
+	ExternalRef  *string `json:"external_ref"`
+	CreatedAt    string  `json:"created_at"`
+	ExpiredAt    string  `json:"expired_at"`
+	ExpiryReason string  `json:"expiry_reason"`
+}
+
+// PageDetections is the response of the per-page detections endpoint.
+type PageDetections struct {
+	PageIndex      int             `json:"page_index"`
+	WidthPx        int             `json:"width_px"`
+	HeightPx       int             `json:"height_px"`
+	RenderDPI      int             `json:"render_dpi"`
+	ConfidenceMode string          `json:"confidence_mode"`
+	Total          int             `json:"total"`
+	Limit          int             `json:"limit"`
+	Offset         int             `json:"offset"`
+	Next           *int            `json:"next"`
+	Detections     []DetectionView `json:"detections"`
+}
+
+// Timestamp formats t as RFC 3339 in UTC, the form of every wire timestamp.
+func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func timestampPtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := Timestamp(*t)
+	return &s
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// storedDetection is one detection as kept in a page's result blob.
+type storedDetection struct {
+	ID         string        `json:"id"`
+	Class      string        `json:"class"`
+	Confidence float64       `json:"confidence"`
+	Box        detect.Box    `json:"box"`
+	Source     detect.Source `json:"source"`
+}
+
+// storedPage is the content of a page's result blob.
+type storedPage struct {
+	Detections []storedDetection `json:"detections"`
+}

@@ -1,0 +1,224 @@
+// Package runner is the embedded, in-process implementation of job.Flow:
+// worker goroutines process queued jobs, deliver due webhooks and sweep
+// expired jobs. It keeps no state of its own that matters: everything is in
+// the job store, so after a crash or kill -9 a new Runner resumes queued and
+// processing jobs and pending webhooks from the store.
+package runner
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"blueprint/internal/job"
+)
+
+// Work is what the runner drives; *job.Service implements it.
+type Work interface {
+	// Process runs a job to done or failed; it must be idempotent.
+	Process(ctx context.Context, jobID string) error
+	// DeliverWebhook makes a due delivery attempt of a job's webhook.
+	DeliverWebhook(ctx context.Context, jobID string) error
+	// Sweep expires and purges jobs.
+	Sweep(ctx context.Context) error
+}
+
+// Options tune a Runner; zero values take the defaults.
+type Options struct {
+	// Workers is the number of jobs processed at once (default 1: a job's
+	// pages are rendered and detected one at a time, and the machine's
+	// cores are shared with the HTTP server).
+	Workers int
+	// Poll is how often the store is scanned for queued jobs and due
+	// webhooks (default 1 s).
+	Poll time.Duration
+	// SweepEvery is how often expiry runs (default 1 min).
+	SweepEvery time.Duration
+	// Clock tells the time of webhook due dates (default job.SystemClock).
+	Clock  job.Clock
+	Logger *slog.Logger
+}
+
+// Runner processes jobs in this process. Create it with New, hand it to
+// job.NewService as the Flow, then call Run.
+type Runner struct {
+	store job.Store
+	opt   Options
+	log   *slog.Logger
+
+	mu      sync.Mutex
+	queue   []string
+	queued  map[string]bool // in queue or being processed
+	wake    chan struct{}
+	webhook chan struct{}
+}
+
+// New returns a Runner reading the store.
+func New(store job.Store, opt Options) *Runner {
+	if opt.Workers <= 0 {
+		opt.Workers = 1
+	}
+	if opt.Poll <= 0 {
+		opt.Poll = time.Second
+	}
+	if opt.SweepEvery <= 0 {
+		opt.SweepEvery = time.Minute
+	}
+	if opt.Clock == nil {
+		opt.Clock = job.SystemClock{}
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	return &Runner{store: store, opt: opt, log: opt.Logger, queued: map[string]bool{},
+		wake: make(chan struct{}, 1), webhook: make(chan struct{}, 1)}
+}
+
+// Enqueue implements job.Flow: it schedules the job for processing. The
+// job is already recorded as queued in the store, which is what makes the
+// schedule durable; the in-memory queue only avoids waiting for the next
+// scan.
+func (r *Runner) Enqueue(ctx context.Context, jobID string) error {
+	r.push(jobID)
+	return nil
+}
+
+func (r *Runner) push(id string) {
+	r.mu.Lock()
+	if !r.queued[id] {
+		r.queued[id] = true
+		r.queue = append(r.queue, id)
+	}
+	r.mu.Unlock()
+	signal(r.wake)
+}
+
+func (r *Runner) pop() (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.queue) == 0 {
+		return "", false
+	}
+	id := r.queue[0]
+	r.queue = r.queue[1:]
+	return id, true
+}
+
+func (r *Runner) finish(id string) {
+	r.mu.Lock()
+	delete(r.queued, id)
+	r.mu.Unlock()
+}
+
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// Run works until ctx is cancelled, then waits for the jobs in progress to
+// stop (they stay processing in the store and resume on the next Run). It
+// resumes processing and queued jobs first.
+func (r *Runner) Run(ctx context.Context, w Work) error {
+	r.scanJobs(ctx, job.Processing)
+	r.scanJobs(ctx, job.Queued)
+	var wg sync.WaitGroup
+	for range r.opt.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.worker(ctx, w)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.webhooks(ctx, w)
+	}()
+	r.sweep(ctx, w)
+	poll := time.NewTicker(r.opt.Poll)
+	defer poll.Stop()
+	sweep := time.NewTicker(r.opt.SweepEvery)
+	defer sweep.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return nil
+		case <-poll.C:
+			r.scanJobs(ctx, job.Queued)
+			signal(r.webhook)
+		case <-sweep.C:
+			r.sweep(ctx, w)
+		}
+	}
+}
+
+func (r *Runner) sweep(ctx context.Context, w Work) {
+	if err := w.Sweep(ctx); err != nil && ctx.Err() == nil {
+		r.log.Error("expiry sweep", "err", err)
+	}
+}
+
+func (r *Runner) scanJobs(ctx context.Context, state job.State) {
+	ids, err := r.store.ListJobs(ctx, state, 0)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Error("scan jobs", "state", state, "err", err)
+		}
+		return
+	}
+	for _, id := range ids {
+		r.push(id)
+	}
+}
+
+func (r *Runner) worker(ctx context.Context, w Work) {
+	for {
+		id, ok := r.pop()
+		if !ok {
+			select {
+			case <-ctx.Done():
+				return
+			case <-r.wake:
+				continue
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		err := w.Process(ctx, id)
+		r.finish(id)
+		if err != nil && ctx.Err() == nil {
+			r.log.Error("process job", "job_id", id, "err", err)
+		}
+		signal(r.wake)    // another worker may be waiting for an item queued meanwhile
+		signal(r.webhook) // a finished job may have a webhook to send
+	}
+}
+
+// webhooks delivers due webhooks one at a time whenever signalled.
+func (r *Runner) webhooks(ctx context.Context, w Work) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.webhook:
+		}
+		ids, err := r.store.ListPendingWebhooks(ctx, r.opt.Clock.Now(), 100)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.log.Error("scan webhooks", "err", err)
+			}
+			continue
+		}
+		for _, id := range ids {
+			if err := w.DeliverWebhook(ctx, id); err != nil && !errors.Is(err, context.Canceled) {
+				r.log.Error("deliver webhook", "job_id", id, "err", err)
+			}
+		}
+	}
+}

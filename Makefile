@@ -20,3 +20,10 @@ staticcheck:
 
 test: vet staticcheck
 	$(GO) test -count=1 ./...
+
+# Score the production engine on a labelled dataset (docs/evaluation.md):
+# make eval DATA=<dir> REPORT=<file.json> [EVAL_FLAGS="-confidence 0.3 -max-sheets 20 -quiet"]
+DATA   ?= testdata/synth
+REPORT ?= eval-report.json
+eval:
+	$(GO) run ./cmd/eval -data $(DATA) -report $(REPORT) $(EVAL_FLAGS)

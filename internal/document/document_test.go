@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"blueprint/internal/document/documenttest"
 )
 
 // testImage is a small drawing-like picture: white with a dark square.
@@ -62,7 +64,7 @@ func readTestdata(t testing.TB, name string) []byte {
 
 // letterPDF is a one-page US Letter PDF with a black square.
 func letterPDF() []byte {
-	return buildPDF(pageSpec{mediaBox: "[0 0 612 792]", content: "0 0 0 rg 72 72 144 144 re f"})
+	return documenttest.PDF(documenttest.Page{MediaBox: "[0 0 612 792]", Content: "0 0 0 rg 72 72 144 144 re f"})
 }
 
 // pngHeaderOnly is a PNG signature and an IHDR chunk claiming w × h RGBA
@@ -84,26 +86,26 @@ func pngHeaderOnly(w, h uint32) []byte {
 // encryptedPDF is a PDF with a standard security handler whose empty user
 // password does not authenticate: opening it needs a password.
 func encryptedPDF() []byte {
-	var b pdfBuilder
-	catalog := b.reserve()
-	tree := b.reserve()
-	page := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 200 200] >>", tree))
-	b.set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
-	b.set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	var b documenttest.Builder
+	catalog := b.Reserve()
+	tree := b.Reserve()
+	page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 200 200] >>", tree))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
 	o := strings.Repeat("5A", 32)
 	u := strings.Repeat("C3", 32)
-	enc := b.add(fmt.Sprintf("<< /Filter /Standard /V 1 /R 2 /Length 40 /O <%s> /U <%s> /P -4 >>", o, u))
+	enc := b.Add(fmt.Sprintf("<< /Filter /Standard /V 1 /R 2 /Length 40 /O <%s> /U <%s> /P -4 >>", o, u))
 	id := strings.Repeat("01", 16)
-	return b.bytes(catalog, fmt.Sprintf("/Encrypt %d 0 R /ID [<%s> <%s>]", enc, id, id))
+	return b.Bytes(catalog, fmt.Sprintf("/Encrypt %d 0 R /ID [<%s> <%s>]", enc, id, id))
 }
 
 // manyPagesPDF is a PDF with n tiny pages in one Pages node.
 func manyPagesPDF(n int) []byte {
-	pages := make([]pageSpec, n)
+	pages := make([]documenttest.Page, n)
 	for i := range pages {
-		pages[i] = pageSpec{mediaBox: "[0 0 10 10]"}
+		pages[i] = documenttest.Page{MediaBox: "[0 0 10 10]"}
 	}
-	return buildPDF(pages...)
+	return documenttest.PDF(pages...)
 }
 
 // bombPDF is a one-page PDF whose content stream inflates to n zero bytes,
@@ -124,14 +126,14 @@ func bombPDF(t testing.TB, n int, layers int) []byte {
 		data = buf.Bytes()
 		filters[i] = "/FlateDecode"
 	}
-	var b pdfBuilder
-	catalog := b.reserve()
-	tree := b.reserve()
-	content := b.add(fmt.Sprintf("<< /Length %d /Filter [%s] >>\nstream\n%s\nendstream", len(data), strings.Join(filters, " "), data))
-	page := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 200 200] /Contents %d 0 R >>", tree, content))
-	b.set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
-	b.set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
-	return b.bytes(catalog, "")
+	var b documenttest.Builder
+	catalog := b.Reserve()
+	tree := b.Reserve()
+	content := b.Add(fmt.Sprintf("<< /Length %d /Filter [%s] >>\nstream\n%s\nendstream", len(data), strings.Join(filters, " "), data))
+	page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 200 200] /Contents %d 0 R >>", tree, content))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	return b.Bytes(catalog, "")
 }
 
 func TestSniff(t *testing.T) {
@@ -182,7 +184,7 @@ func TestValidateAccepts(t *testing.T) {
 		pages      int
 	}{
 		{"pdf", MimePDF, letterPDF(), 1},
-		{"pdf three pages", MimePDF, buildPDF(pageSpec{mediaBox: "[0 0 100 100]"}, pageSpec{mediaBox: "[0 0 100 100]"}, pageSpec{mediaBox: "[0 0 100 100]"}), 3},
+		{"pdf three pages", MimePDF, documenttest.PDF(documenttest.Page{MediaBox: "[0 0 100 100]"}, documenttest.Page{MediaBox: "[0 0 100 100]"}, documenttest.Page{MediaBox: "[0 0 100 100]"}), 3},
 		{"pdf after junk", MimePDF, append([]byte("junk before header\n"), letterPDF()...), 1},
 		{"png", MimePNG, pngBytes(t, img), 1},
 		{"jpeg", MimeJPEG, jpegBytes(t, img), 1},
@@ -239,7 +241,7 @@ func TestValidateRefuses(t *testing.T) {
 		{"garbage with pdf header", MimePDF, ReasonCorrupt, garbage},
 		{"pdf header only", MimePDF, ReasonCorrupt, []byte("%PDF-1.4\n%%EOF\n" + strings.Repeat(" ", 80))},
 		{"encrypted", MimePDF, ReasonEncrypted, encryptedPDF()},
-		{"zero pages", MimePDF, ReasonNoPages, buildPDF()},
+		{"zero pages", MimePDF, ReasonNoPages, documenttest.PDF()},
 		{"truncated png", MimePNG, ReasonCorrupt, pngData[:len(pngData)/2]},
 		{"png header only", MimePNG, ReasonCorrupt, pngHeaderOnly(64, 64)},
 		{"truncated jpeg", MimeJPEG, ReasonCorrupt, jpegBytes(t, testImage(64, 64))[:300]},
@@ -272,7 +274,7 @@ func TestValidateTooManyPages(t *testing.T) {
 func TestValidatePageTooLarge(t *testing.T) {
 	// 200 × 200 in = 14400 pt: 40000 × 40000 px at 200 DPI. A first small
 	// page shows the index is the big page's.
-	pdf := buildPDF(pageSpec{mediaBox: "[0 0 612 792]"}, pageSpec{mediaBox: "[0 0 14400 14400]", content: "0 g 0 0 14400 14400 re f"})
+	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 612 792]"}, documenttest.Page{MediaBox: "[0 0 14400 14400]", Content: "0 g 0 0 14400 14400 re f"})
 	start := time.Now()
 	_, err := Validate(context.Background(), pdf, MimePDF, DefaultLimits())
 	ie := wantInvalid(t, err, ReasonPageTooLarge)
@@ -289,12 +291,12 @@ func TestValidatePageTooLarge(t *testing.T) {
 	// Rotation swaps the sides; the CropBox, not the MediaBox, counts.
 	lim := DefaultLimits()
 	lim.MaxPagePixels = 1000 * 2000
-	ok := buildPDF(pageSpec{mediaBox: "[0 0 5000 5000]", cropBox: "[0 0 360 720]", rotate: 90}) // 1000 × 2000 px
+	ok := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 5000 5000]", CropBox: "[0 0 360 720]", Rotate: 90}) // 1000 × 2000 px
 	if _, err := Validate(context.Background(), ok, MimePDF, lim); err != nil {
 		t.Errorf("cropped page at the limit: %v", err)
 	}
 	// 360.2 pt is 1000.56 px, which rounds to 1001: one pixel column over.
-	over := buildPDF(pageSpec{mediaBox: "[0 0 5000 5000]", cropBox: "[0 0 360.2 720]", rotate: 90})
+	over := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 5000 5000]", CropBox: "[0 0 360.2 720]", Rotate: 90})
 	_, err = Validate(context.Background(), over, MimePDF, lim)
 	ie = wantInvalid(t, err, ReasonPageTooLarge)
 	if ie.Details["width_px"] != 2000 || ie.Details["height_px"] != 1001 {
@@ -362,9 +364,9 @@ func TestValidateDecompressionBomb(t *testing.T) {
 // every file Validate accepts also renders every page, and that a file cut
 // before its pages' objects is refused as corrupt or as having no pages.
 func TestValidateTruncatedPDF(t *testing.T) {
-	full := buildPDF(
-		pageSpec{mediaBox: "[0 0 300 200]", content: "0 0 0 rg 10 10 50 50 re f"},
-		pageSpec{mediaBox: "[0 0 300 200]", content: "0 0 1 rg 100 100 50 50 re f"},
+	full := documenttest.PDF(
+		documenttest.Page{MediaBox: "[0 0 300 200]", Content: "0 0 0 rg 10 10 50 50 re f"},
+		documenttest.Page{MediaBox: "[0 0 300 200]", Content: "0 0 1 rg 100 100 50 50 re f"},
 	)
 	ctx := context.Background()
 	accepted, refused := 0, 0

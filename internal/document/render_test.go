@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"blueprint/internal/document/documenttest"
 )
 
 // darkBox returns the bounds of the pixels darker than mid-grey.
@@ -117,11 +119,11 @@ func TestPageGeometry(t *testing.T) {
 	ctx := context.Background()
 	for _, rot := range []int{0, 90, 180, 270} {
 		t.Run(fmt.Sprintf("rotate %d", rot), func(t *testing.T) {
-			pdf := buildPDF(pageSpec{
-				mediaBox: "[0 0 1000 800]",
-				cropBox:  fmt.Sprintf("[%g %g %g %g]", cx0, cy0, cx1, cy1),
-				rotate:   rot,
-				content:  fmt.Sprintf("0 0 0 rg %g %g %g %g re f", rx, ry, rw, rh),
+			pdf := documenttest.PDF(documenttest.Page{
+				MediaBox: "[0 0 1000 800]",
+				CropBox:  fmt.Sprintf("[%g %g %g %g]", cx0, cy0, cx1, cy1),
+				Rotate:   rot,
+				Content:  fmt.Sprintf("0 0 0 rg %g %g %g %g re f", rx, ry, rw, rh),
 			})
 			if _, err := Validate(ctx, pdf, MimePDF, DefaultLimits()); err != nil {
 				t.Fatal(err)
@@ -174,7 +176,7 @@ func TestPageGeometry(t *testing.T) {
 // pixel box outwards to 1668, the contract's raster is round() = 1667.
 func TestPageRoundsSize(t *testing.T) {
 	ctx := context.Background()
-	pdf := buildPDF(pageSpec{mediaBox: "[0 0 350.2 600.2]", content: "0 g 0 0 350.2 600.2 re f"})
+	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 350.2 600.2]", Content: "0 g 0 0 350.2 600.2 re f"})
 	doc, err := Open(ctx, pdf, MimePDF, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +247,7 @@ func TestImagePages(t *testing.T) {
 
 func TestPageRefusesOverLimit(t *testing.T) {
 	ctx := context.Background()
-	pdf := buildPDF(pageSpec{mediaBox: "[0 0 14400 14400]"})
+	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 14400 14400]"})
 	doc, err := Open(ctx, pdf, MimePDF, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +277,7 @@ func a1PDF() []byte {
 				x+6, y, x+6, y+k, x+k, y+6, x, y+6, x-k, y+6, x-6, y+k, x-6, y, x-6, y-k, x-k, y-6, x, y-6, x+k, y-6, x+6, y-k, x+6, y)
 		}
 	}
-	return buildPDF(pageSpec{mediaBox: fmt.Sprintf("[0 0 %g %g]", w, h), content: c.String()})
+	return documenttest.PDF(documenttest.Page{MediaBox: fmt.Sprintf("[0 0 %g %g]", w, h), Content: c.String()})
 }
 
 // BenchmarkPageA1 measures Page (SVG pass plus 200-DPI raster) for an A1

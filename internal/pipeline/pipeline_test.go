@@ -1,0 +1,217 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/png"
+	"testing"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/document"
+	"blueprint/internal/document/documenttest"
+)
+
+// threePages is a PDF of three pages of different sizes, each with one
+// black rectangle.
+func threePages() []byte {
+	return documenttest.PDF(
+		documenttest.Page{MediaBox: "[0 0 300 200]", Content: "0 g 36 36 72 72 re f"},
+		documenttest.Page{MediaBox: "[0 0 144 144]", Content: "0 g 0 0 72 72 re f"},
+		documenttest.Page{MediaBox: "[0 0 500 500]", CropBox: "[0 0 216 360]", Rotate: 90, Content: "0 g 0 0 36 36 re f"},
+	)
+}
+
+// darkEngine is a detector for the tests: it reports the box of the dark
+// pixels it sees on the raster, so results prove which raster it was given.
+var darkEngine = detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	var r image.Rectangle
+	b := p.Raster.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			cr, cg, cb, _ := p.Raster.At(x, y).RGBA()
+			if (cr+cg+cb)/3 < 0x8000 {
+				r = r.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	if r.Empty() {
+		return nil, nil
+	}
+	return []detect.Detection{{Class: "dark", Confidence: 1, Box: detect.Box{
+		X: float64(r.Min.X), Y: float64(r.Min.Y), W: float64(r.Dx()), H: float64(r.Dy())}}}, nil
+})
+
+func open(t *testing.T, data []byte, mime string) *document.Document {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := document.Validate(ctx, data, mime, document.DefaultLimits()); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := document.Open(ctx, data, mime, document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { doc.Close() })
+	return doc
+}
+
+func TestRunPages(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		doc := open(t, threePages(), document.MimePDF)
+		var got []PageResult
+		err := Run(context.Background(), doc, Options{Engine: darkEngine, KeepPNG: keep}, func(r PageResult) error {
+			got = append(got, r)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []struct {
+			w, h int
+			box  detect.Box
+		}{
+			{833, 556, detect.Box{X: 100, Y: 556 - 300, W: 200, H: 200}},
+			{400, 400, detect.Box{X: 0, Y: 200, W: 200, H: 200}},
+			// 216 × 360 pt turned clockwise: 1000 × 600 px; the square at
+			// the crop's bottom-left corner lands top-left.
+			{1000, 600, detect.Box{X: 0, Y: 0, W: 100, H: 100}},
+		}
+		if len(got) != len(want) {
+			t.Fatalf("keep %v: %d results, want %d", keep, len(got), len(want))
+		}
+		for i, r := range got {
+			w := want[i]
+			if r.Index != i || r.Width != w.w || r.Height != w.h {
+				t.Errorf("page %d: index %d size %d × %d, want %d × %d", i, r.Index, r.Width, r.Height, w.w, w.h)
+			}
+			if len(r.Detections) != 1 {
+				t.Fatalf("page %d: %d detections", i, len(r.Detections))
+			}
+			if b := r.Detections[0].Box; absDiff(b.X, w.box.X) > 1 || absDiff(b.Y, w.box.Y) > 1 || absDiff(b.W, w.box.W) > 1 || absDiff(b.H, w.box.H) > 1 {
+				t.Errorf("page %d: box %+v, want %+v", i, b, w.box)
+			}
+			if r.RenderSeconds <= 0 || r.DetectSeconds <= 0 {
+				t.Errorf("page %d: timings %g %g", i, r.RenderSeconds, r.DetectSeconds)
+			}
+			if !keep {
+				if r.PNG != nil {
+					t.Errorf("page %d: PNG kept without KeepPNG", i)
+				}
+				continue
+			}
+			img, err := png.Decode(bytes.NewReader(r.PNG))
+			if err != nil {
+				t.Fatalf("page %d: PNG: %v", i, err)
+			}
+			if img.Bounds() != image.Rect(0, 0, w.w, w.h) {
+				t.Errorf("page %d: PNG %v, want %d × %d", i, img.Bounds(), w.w, w.h)
+			}
+		}
+	}
+}
+
+func absDiff(a, b float64) float64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+func TestRunImage(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 64, 48))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	for y := 10; y < 20; y++ {
+		for x := 5; x < 25; x++ {
+			img.Pix[y*img.Stride+x] = 0
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	doc := open(t, buf.Bytes(), document.MimePNG)
+	n := 0
+	err := Run(context.Background(), doc, Options{Engine: darkEngine}, func(r PageResult) error {
+		n++
+		if r.Width != 64 || r.Height != 48 || len(r.Detections) != 1 || r.Detections[0].Box != (detect.Box{X: 5, Y: 10, W: 20, H: 10}) {
+			t.Errorf("result %+v", r)
+		}
+		return nil
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("err %v, %d pages", err, n)
+	}
+}
+
+func TestRunStops(t *testing.T) {
+	stop := errors.New("stop here")
+	t.Run("each error", func(t *testing.T) {
+		doc := open(t, threePages(), document.MimePDF)
+		calls := 0
+		err := Run(context.Background(), doc, Options{Engine: darkEngine}, func(r PageResult) error {
+			calls++
+			return stop
+		})
+		if !errors.Is(err, stop) || calls != 1 {
+			t.Errorf("err %v after %d calls", err, calls)
+		}
+	})
+	t.Run("engine error", func(t *testing.T) {
+		doc := open(t, threePages(), document.MimePDF)
+		failing := detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+			if p.Index == 1 {
+				return nil, stop
+			}
+			return nil, nil
+		})
+		var seen []int
+		err := Run(context.Background(), doc, Options{Engine: failing}, func(r PageResult) error {
+			seen = append(seen, r.Index)
+			return nil
+		})
+		if !errors.Is(err, stop) || len(seen) != 1 {
+			t.Errorf("err %v, pages seen %v", err, seen)
+		}
+	})
+	t.Run("cancelled between pages", func(t *testing.T) {
+		doc := open(t, threePages(), document.MimePDF)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var seen []int
+		err := Run(ctx, doc, Options{Engine: darkEngine}, func(r PageResult) error {
+			seen = append(seen, r.Index)
+			cancel()
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) || len(seen) != 1 {
+			t.Errorf("err %v, pages seen %v", err, seen)
+		}
+	})
+	t.Run("page over the pixel limit", func(t *testing.T) {
+		pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 100 100]"}, documenttest.Page{MediaBox: "[0 0 14400 14400]"})
+		doc, err := document.Open(context.Background(), pdf, document.MimePDF, document.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer doc.Close()
+		var seen []int
+		err = Run(context.Background(), doc, Options{Engine: darkEngine}, func(r PageResult) error {
+			seen = append(seen, r.Index)
+			return nil
+		})
+		var ie *document.InvalidError
+		if !errors.As(err, &ie) || ie.Reason != document.ReasonPageTooLarge || len(seen) != 1 {
+			t.Errorf("err %v, pages seen %v", err, seen)
+		}
+	})
+	t.Run("no engine", func(t *testing.T) {
+		doc := open(t, threePages(), document.MimePDF)
+		if err := Run(context.Background(), doc, Options{}, func(PageResult) error { return nil }); err == nil {
+			t.Error("ran without an engine")
+		}
+	})
+}

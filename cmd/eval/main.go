@@ -26,11 +26,17 @@ import (
 // service reads.
 const catalogEnv = "BLUEPRINT_CATALOG_FILE"
 
+// errUsage marks a command line that cannot run; main exits 2 for it.
+var errUsage = errors.New("usage")
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if errors.Is(err, flag.ErrHelp) {
+	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errUsage) {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "eval:", err)
+		}
 		os.Exit(2)
 	}
 	if err != nil {
@@ -49,14 +55,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	maxSheets := fs.Int("max-sheets", 0, "stop after this many sheets (0: all)")
 	quiet := fs.Bool("quiet", false, "no per-sheet progress on stderr")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if *data == "" || fs.NArg() > 0 {
 		fs.Usage()
-		return errors.New("-data is required and no positional arguments are taken")
+		return fmt.Errorf("%w: -data is required and no positional arguments are taken", errUsage)
 	}
 	if *confidence > 1 {
-		return fmt.Errorf("-confidence %v: must be at most 1", *confidence)
+		return fmt.Errorf("%w: -confidence %v must be at most 1", errUsage, *confidence)
 	}
 
 	cat, err := catalog.Load(*catalogFile)

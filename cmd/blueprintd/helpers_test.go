@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"blueprint/internal/apikey"
+	"blueprint/internal/config"
+	"blueprint/internal/runner"
+)
+
+// Test keys: two partners, the second with a tiny rate.
+const (
+	keyA    = "key-a-0123456789"
+	secretA = "whsec-a"
+	keyB    = "key-b-0123456789"
+	secretB = "whsec-b"
+	keyC    = "key-c-slow"
+)
+
+// fakeClock is a settable clock, safe for concurrent use.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// testEnv is one running service on 127.0.0.1 over a data directory.
+type testEnv struct {
+	t    *testing.T
+	dir  string
+	base string
+	app  *app
+	srv  *httptest.Server
+	stop func()
+}
+
+// startEnv starts the whole service (real store, blobs, catalog, runner,
+// HTTP server) over dir. opt.engine nil uses the production engine.
+func startEnv(t *testing.T, dir string, opt options) *testEnv {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	base := "http://" + srv.Listener.Addr().String()
+	cfg, err := config.Load(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DataDir = dir
+	cfg.BaseURL = base
+	cfg.AllowPrivateCallbacks = true
+	cfg.APIKeys = []apikey.Entry{{Key: keyA, WebhookSecret: secretA, RequestsPerMinute: 1000},
+		{Key: keyB, WebhookSecret: secretB, RequestsPerMinute: 1000}, {Key: keyC, WebhookSecret: "s", RequestsPerMinute: 3}}
+	if opt.runner.Poll == 0 {
+		opt.runner.Poll = 20 * time.Millisecond
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(tWriter{t}, nil))
+	}
+	a, _, err := newApp(cfg, log, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = a.handler
+	srv.Start()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = a.runner.Run(ctx, a.service)
+	}()
+	e := &testEnv{t: t, dir: dir, base: base, app: a, srv: srv}
+	var once sync.Once
+	e.stop = func() {
+		once.Do(func() {
+			srv.Close()
+			cancel()
+			<-done
+			if err := a.close(); err != nil {
+				t.Errorf("close: %v", err)
+			}
+		})
+	}
+	t.Cleanup(e.stop)
+	return e
+}
+
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+
+// response is a decoded HTTP response.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v: %s", err, r.Body)
+	}
+	return m
+}
+
+func (r response) code(t *testing.T) string {
+	t.Helper()
+	e, _ := r.json(t)["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+// do sends a request; key "" sends no X-API-Key. url may be a path.
+func (e *testEnv) do(method, url, key string, body []byte, hdr map[string]string) response {
+	e.t.Helper()
+	if strings.HasPrefix(url, "/") {
+		url = e.base + url
+	}
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if body == nil {
+		req.Body = http.NoBody
+	}
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if resp.Header.Get("X-Request-Id") == "" {
+		e.t.Errorf("%s %s: no X-Request-Id", method, url)
+	}
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// initJob creates a job and returns its creation response.
+func (e *testEnv) initJob(key string, req map[string]any) map[string]any {
+	e.t.Helper()
+	b, _ := json.Marshal(req)
+	r := e.do("POST", "/v1/jobs/init", key, b, nil)
+	if r.Status != 201 {
+		e.t.Fatalf("init: %d %s", r.Status, r.Body)
+	}
+	return r.json(e.t)
+}
+
+// upload PUTs data to the job's upload URL.
+func (e *testEnv) upload(created map[string]any, data []byte, ctype string) response {
+	e.t.Helper()
+	u := created["upload"].(map[string]any)
+	return e.do("PUT", u["url"].(string), "", data, map[string]string{"Content-Type": ctype})
+}
+
+// waitStatus polls the job until it reaches want or the test times out.
+func (e *testEnv) waitStatus(key, id string, want ...string) map[string]any {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := e.do("GET", "/v1/jobs/"+id, key, nil, nil)
+		if r.Status != 200 {
+			e.t.Fatalf("poll: %d %s", r.Status, r.Body)
+		}
+		m := r.json(e.t)
+		for _, w := range want {
+			if m["status"] == w {
+				return m
+			}
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("job %s is %v, want %v: %s", id, m["status"], want, r.Body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// pdfDoc writes a valid PDF with one page per size (in points), each
+// drawing a few lines and a circle-ish square.
+func pdfDoc(sizes ...[2]int) []byte {
+	var objs []string
+	n := len(sizes)
+	kids := make([]string, n)
+	for i := range sizes {
+		kids[i] = fmt.Sprintf("%d 0 R", 3+2*i)
+	}
+	objs = append(objs, "<< /Type /Catalog /Pages 2 0 R >>")
+	objs = append(objs, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n))
+	for i, s := range sizes {
+		content := fmt.Sprintf("1 w 10 10 m %d %d l S 20 20 30 30 re S", s[0]-10, s[1]-10)
+		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Contents %d 0 R >>", s[0], s[1], 4+2*i))
+		objs = append(objs, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offs := make([]int, len(objs))
+	for i, o := range objs {
+		offs[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}
+
+// pngImage encodes a w×h white image with a dark square.
+func pngImage(w, h int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			c := color.RGBA{255, 255, 255, 255}
+			if x > w/4 && x < w/2 && y > h/4 && y < h/2 {
+				c = color.RGBA{0, 0, 0, 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+// webhookSink is a receiver that records deliveries and answers with the
+// statuses in script (then 200).
+type webhookSink struct {
+	mu       sync.Mutex
+	srv      *httptest.Server
+	script   []int
+	received []delivery
+	got      chan delivery
+}
+
+type delivery struct {
+	Header http.Header
+	Body   []byte
+	Status int
+}
+
+func newSink(t *testing.T, script ...int) *webhookSink {
+	s := &webhookSink{script: script, got: make(chan delivery, 32)}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		status := 200
+		if len(s.script) > 0 {
+			status, s.script = s.script[0], s.script[1:]
+		}
+		d := delivery{Header: r.Header.Clone(), Body: b, Status: status}
+		s.received = append(s.received, d)
+		s.mu.Unlock()
+		w.WriteHeader(status)
+		s.got <- d
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// next waits for the next delivery.
+func (s *webhookSink) next(t *testing.T) delivery {
+	t.Helper()
+	select {
+	case d := <-s.got:
+		return d
+	case <-time.After(20 * time.Second):
+		t.Fatal("no webhook delivery")
+		return delivery{}
+	}
+}
+
+// runnerOpts is a fast runner for tests.
+func runnerOpts() runner.Options {
+	return runner.Options{Poll: 20 * time.Millisecond, SweepEvery: time.Hour}
+}

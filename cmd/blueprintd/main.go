@@ -1,0 +1,200 @@
+// Command blueprintd runs the blueprint symbol detection service locally:
+// the partner API over HTTP, an embedded bbolt store, blobs on local disk
+// behind HMAC-signed URLs and an in-process job runner. It is configured by
+// BLUEPRINT_* environment variables (see README.md).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"blueprint/internal/apikey"
+	"blueprint/internal/boltstore"
+	"blueprint/internal/catalog"
+	"blueprint/internal/config"
+	"blueprint/internal/detect"
+	"blueprint/internal/engine"
+	"blueprint/internal/httpapi"
+	"blueprint/internal/job"
+	"blueprint/internal/localblob"
+	"blueprint/internal/ratelimit"
+	"blueprint/internal/runner"
+	"blueprint/internal/signing"
+	"blueprint/internal/webhook"
+)
+
+// Files inside the data directory.
+const (
+	dbFile   = "blueprint.db"
+	blobsDir = "blobs"
+)
+
+// shutdownGrace bounds the wait for in-flight requests at shutdown.
+const shutdownGrace = 15 * time.Second
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Getenv, os.Stdout, log); err != nil {
+		log.Error("blueprintd stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+// app is the wired service of one data directory.
+type app struct {
+	store   *boltstore.Store
+	runner  *runner.Runner
+	service *job.Service
+	handler http.Handler
+	log     *slog.Logger
+}
+
+// options are test seams; production uses the zero value.
+type options struct {
+	runner   runner.Options
+	engine   detect.Engine // nil: engine.New
+	resolver *net.Resolver
+	openAPI  []byte    // nil: the embedded document
+	clock    job.Clock // nil: job.SystemClock
+}
+
+// newApp opens the data directory and wires every component. The caller
+// must call close. The returned devKey is non-empty when a development key
+// was created or loaded because none is configured.
+func newApp(cfg config.Config, log *slog.Logger, opt options) (a *app, devKey apikey.Entry, err error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, devKey, fmt.Errorf("create data dir: %w", err)
+	}
+	entries := cfg.APIKeys
+	if len(entries) == 0 {
+		devKey, _, err = apikey.LoadOrCreateDevKey(cfg.DataDir)
+		if err != nil {
+			return nil, devKey, err
+		}
+		entries = []apikey.Entry{devKey}
+	}
+	keys, err := apikey.NewKeyring(entries)
+	if err != nil {
+		return nil, devKey, err
+	}
+	signer, err := signing.LoadOrCreate(cfg.DataDir)
+	if err != nil {
+		return nil, devKey, err
+	}
+	cat, err := catalog.Load(cfg.CatalogFile)
+	if err != nil {
+		return nil, devKey, fmt.Errorf("load catalog: %w", err)
+	}
+	eng := opt.engine
+	if eng == nil {
+		if eng, err = engine.New(cat); err != nil {
+			return nil, devKey, fmt.Errorf("build engine: %w", err)
+		}
+	}
+	blobs, err := localblob.New(filepath.Join(cfg.DataDir, blobsDir))
+	if err != nil {
+		return nil, devKey, fmt.Errorf("open blobs: %w", err)
+	}
+	store, err := boltstore.Open(filepath.Join(cfg.DataDir, dbFile))
+	if err != nil {
+		return nil, devKey, fmt.Errorf("open store: %w", err)
+	}
+	ropt := opt.runner
+	ropt.Logger = log
+	ropt.Clock = opt.clock
+	r := runner.New(store, ropt)
+	links := httpapi.NewLinks(cfg.BaseURL, signer)
+	svc, err := job.NewService(job.Config{
+		Store: store, Blobs: blobs, Flow: r, Clock: opt.clock, Catalog: cat, Engine: eng, Links: links,
+		Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivateCallbacks, Resolver: opt.resolver},
+		WebhookSecret: func(keyID string) ([]byte, bool) {
+			k, ok := keys.ByID(keyID)
+			return k.WebhookSecret, ok
+		},
+		Limits: cfg.Limits, UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, Logger: log,
+	})
+	if err != nil {
+		store.Close()
+		return nil, devKey, err
+	}
+	doc := opt.openAPI
+	if doc == nil {
+		doc = openAPIDocument()
+	}
+	h := httpapi.New(httpapi.Config{Service: svc, Keys: keys, Limiter: ratelimit.New(), Signer: signer, Links: links,
+		Catalog: cat, OpenAPI: doc, Clock: opt.clock, Logger: log})
+	return &app{store: store, runner: r, service: svc, handler: h, log: log}, devKey, nil
+}
+
+func (a *app) close() error { return a.store.Close() }
+
+// run serves until ctx is cancelled, then shuts down gracefully: the
+// listener stops, in-flight requests finish, the runner stops (an
+// interrupted job stays processing and resumes at the next start).
+func run(ctx context.Context, getenv func(string) string, stdout io.Writer, log *slog.Logger) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	if cfg.AllowPrivateCallbacks {
+		log.Warn(config.EnvAllowPrivateCallbacks + " is on: http:// and private callback URLs are accepted; for local testing only")
+	}
+	a, devKey, err := newApp(cfg, log, options{})
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	if devKey.Key != "" {
+		fmt.Fprintf(stdout, "No %s configured; development key (stored in %s):\n  X-API-Key: %s\n  webhook secret: %s\n",
+			config.EnvAPIKeys, filepath.Join(cfg.DataDir, apikey.DevKeyFile), devKey.Key, devKey.WebhookSecret)
+	}
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           a.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       10 * time.Minute, // a 50 MB upload on a slow link
+		WriteTimeout:      10 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	runCtx, stopRunner := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = a.runner.Run(runCtx, a.service)
+	}()
+	log.Info("blueprintd listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data_dir", cfg.DataDir)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	select {
+	case err = <-serveErr:
+	case <-ctx.Done():
+		log.Info("shutting down")
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		err = srv.Shutdown(sctx)
+		cancel()
+	}
+	stopRunner()
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

@@ -1,0 +1,136 @@
+// Package config reads the service's configuration from BLUEPRINT_*
+// environment variables.
+package config
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"blueprint/internal/apikey"
+	"blueprint/internal/document"
+	"blueprint/internal/job"
+)
+
+// Environment variable names.
+const (
+	EnvListenAddr            = "BLUEPRINT_LISTEN_ADDR"
+	EnvDataDir               = "BLUEPRINT_DATA_DIR"
+	EnvBaseURL               = "BLUEPRINT_BASE_URL"
+	EnvAPIKeys               = "BLUEPRINT_API_KEYS"
+	EnvAllowPrivateCallbacks = "BLUEPRINT_ALLOW_PRIVATE_CALLBACKS"
+	EnvCatalogFile           = "BLUEPRINT_CATALOG_FILE"
+	EnvRetention             = "BLUEPRINT_RETENTION"
+	EnvUploadTTL             = "BLUEPRINT_UPLOAD_TTL"
+	EnvMaxPages              = "BLUEPRINT_MAX_PAGES"
+	EnvMaxPagePixels         = "BLUEPRINT_MAX_PAGE_PIXELS"
+)
+
+// Defaults of the settings without a contract constant.
+const (
+	DefaultListenAddr = "127.0.0.1:8080"
+	DefaultDataDir    = "./var"
+)
+
+// Config is the whole configuration of blueprintd.
+type Config struct {
+	ListenAddr string
+	DataDir    string
+	// BaseURL is the public base of every URL in responses, without a
+	// trailing slash.
+	BaseURL string
+	// APIKeys are the configured keys; empty means "create a development
+	// key in the data dir".
+	APIKeys []apikey.Entry
+	// AllowPrivateCallbacks admits http:// and private callback URLs (local
+	// testing only).
+	AllowPrivateCallbacks bool
+	CatalogFile           string
+	Retention             time.Duration
+	UploadTTL             time.Duration
+	Limits                document.Limits
+}
+
+// Load reads the configuration through getenv (os.Getenv in production).
+func Load(getenv func(string) string) (Config, error) {
+	c := Config{
+		ListenAddr:  orDefault(getenv(EnvListenAddr), DefaultListenAddr),
+		DataDir:     orDefault(getenv(EnvDataDir), DefaultDataDir),
+		BaseURL:     strings.TrimRight(getenv(EnvBaseURL), "/"),
+		CatalogFile: getenv(EnvCatalogFile),
+		Retention:   job.DefaultRetention,
+		UploadTTL:   job.DefaultUploadTTL,
+		Limits:      document.DefaultLimits(),
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = baseFromListen(c.ListenAddr)
+	} else if !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
+		return c, fmt.Errorf("%s: %q must start with http:// or https://", EnvBaseURL, c.BaseURL)
+	}
+	var err error
+	if c.APIKeys, err = apikey.ParseEntries(getenv(EnvAPIKeys)); err != nil {
+		return c, fmt.Errorf("%s: %w", EnvAPIKeys, err)
+	}
+	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvAllowPrivateCallbacks))); v {
+	case "", "0", "false", "no":
+	case "1", "true", "yes":
+		c.AllowPrivateCallbacks = true
+	default:
+		return c, fmt.Errorf("%s: %q is not 1 or 0", EnvAllowPrivateCallbacks, v)
+	}
+	if c.Retention, err = duration(getenv, EnvRetention, c.Retention); err != nil {
+		return c, err
+	}
+	if c.UploadTTL, err = duration(getenv, EnvUploadTTL, c.UploadTTL); err != nil {
+		return c, err
+	}
+	if v := getenv(EnvMaxPages); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("%s: %q is not a positive integer", EnvMaxPages, v)
+		}
+		c.Limits.MaxPages = n
+	}
+	if v := getenv(EnvMaxPagePixels); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("%s: %q is not a positive integer", EnvMaxPagePixels, v)
+		}
+		c.Limits.MaxPagePixels = n
+	}
+	return c, nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func duration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s: %q is not a positive Go duration (e.g. 720h)", name, v)
+	}
+	return d, nil
+}
+
+// baseFromListen derives http://host:port from a listen address; an
+// unspecified host (":8080", "0.0.0.0:8080") becomes 127.0.0.1.
+func baseFromListen(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}

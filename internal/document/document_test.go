@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
+	"crypto/md5"
+	"crypto/rc4"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -83,6 +85,38 @@ func pngHeaderOnly(w, h uint32) []byte {
 	return out.Bytes()
 }
 
+// pdfPadding is the password padding of the PDF standard security handler.
+var pdfPadding = []byte("\x28\xbf\x4e\x5e\x4e\x75\x8a\x41\x64\x00\x4e\x56\xff\xfa\x01\x08\x2e\x2e\x00\xb6\xd0\x68\x3e\x80\x2f\x0c\xa9\xfe\x64\x53\x69\x7a")
+
+// openEncryptedPDF is encrypted (RC4, revision 2) with an empty user
+// password: any reader opens it without asking, so it is not "encrypted"
+// for the service. Its U entry is computed as the PDF spec's algorithm 4.
+func openEncryptedPDF(t *testing.T) []byte {
+	t.Helper()
+	o := bytes.Repeat([]byte{0x5a}, 32)
+	id := bytes.Repeat([]byte{0x01}, 16)
+	h := md5.New()
+	h.Write(pdfPadding) // the empty password, padded
+	h.Write(o)
+	h.Write([]byte{0xfc, 0xff, 0xff, 0xff}) // P = -4, little-endian
+	h.Write(id)
+	key := h.Sum(nil)[:5]
+	c, err := rc4.NewCipher(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := make([]byte, 32)
+	c.XORKeyStream(u, pdfPadding)
+	var b documenttest.Builder
+	catalog := b.Reserve()
+	tree := b.Reserve()
+	page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 200 200] >>", tree))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	enc := b.Add(fmt.Sprintf("<< /Filter /Standard /V 1 /R 2 /Length 40 /O <%x> /U <%x> /P -4 >>", o, u))
+	return b.Bytes(catalog, fmt.Sprintf("/Encrypt %d 0 R /ID [<%x> <%x>]", enc, id, id))
+}
+
 // encryptedPDF is a PDF with a standard security handler whose empty user
 // password does not authenticate: opening it needs a password.
 func encryptedPDF() []byte {
@@ -97,6 +131,22 @@ func encryptedPDF() []byte {
 	enc := b.Add(fmt.Sprintf("<< /Filter /Standard /V 1 /R 2 /Length 40 /O <%s> /U <%s> /P -4 >>", o, u))
 	id := strings.Repeat("01", 16)
 	return b.Bytes(catalog, fmt.Sprintf("/Encrypt %d 0 R /ID [<%s> <%s>]", enc, id, id))
+}
+
+// cyclicPDF has a page tree whose only kid is the tree itself.
+func cyclicPDF() []byte {
+	var b documenttest.Builder
+	catalog := b.Reserve()
+	tree := b.Reserve()
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", tree))
+	return b.Bytes(catalog, "")
+}
+
+// lyingCountPDF claims three pages and holds one.
+func lyingCountPDF() []byte {
+	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 100 100]"})
+	return bytes.Replace(pdf, []byte("/Count 1"), []byte("/Count 3"), 1)
 }
 
 // manyPagesPDF is a PDF with n tiny pages in one Pages node.
@@ -192,6 +242,7 @@ func TestValidateAccepts(t *testing.T) {
 		{"webp lossless", MimeWebP, readTestdata(t, "gopher-doc.1bpp.lossless.webp"), 1},
 		{"webp lossy", MimeWebP, readTestdata(t, "blue-purple-pink.lossy.webp"), 1},
 		{"pdf at the page limit", MimePDF, manyPagesPDF(500), 500},
+		{"pdf encrypted with an empty user password", MimePDF, openEncryptedPDF(t), 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -239,6 +290,9 @@ func TestValidateRefuses(t *testing.T) {
 		data               []byte
 	}{
 		{"garbage with pdf header", MimePDF, ReasonCorrupt, garbage},
+		{"garbage with pdf header and eof", MimePDF, ReasonCorrupt, append(bytes.Clone(garbage), "\n%%EOF\n"...)},
+		{"page tree cycle", MimePDF, ReasonCorrupt, cyclicPDF()},
+		{"count larger than kids", MimePDF, ReasonCorrupt, lyingCountPDF()},
 		{"pdf header only", MimePDF, ReasonCorrupt, []byte("%PDF-1.4\n%%EOF\n" + strings.Repeat(" ", 80))},
 		{"encrypted", MimePDF, ReasonEncrypted, encryptedPDF()},
 		{"zero pages", MimePDF, ReasonNoPages, documenttest.PDF()},

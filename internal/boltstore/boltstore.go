@@ -17,6 +17,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"blueprint/internal/job"
 )
@@ -56,7 +57,7 @@ func Open(path string) (*Store, error) {
 		}
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: LockTimeout})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("boltstore: open %s: the file is locked by another process (is another server using this data directory?), gave up after %s: %w", path, LockTimeout, err)
 	}
 	if err != nil {

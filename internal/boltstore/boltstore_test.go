@@ -16,6 +16,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"blueprint/internal/job"
 	"blueprint/internal/job/jobtest"
@@ -54,7 +55,7 @@ func TestSecondOpenFailsClearly(t *testing.T) {
 		s2.Close()
 		t.Fatal("second Open of a held file succeeded")
 	}
-	if !errors.Is(err, bolt.ErrTimeout) || !strings.Contains(err.Error(), "locked by another process") {
+	if !errors.Is(err, berrors.ErrTimeout) || !strings.Contains(err.Error(), "locked by another process") {
 		t.Errorf("second Open: %v; want a lock timeout that says so", err)
 	}
 	if waited := time.Since(start); waited < LockTimeout/2 || waited > LockTimeout+5*time.Second {

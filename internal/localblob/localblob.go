@@ -83,18 +83,19 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader) (int64, error)
 }
 
 // createTemp creates a temporary file in dir, creating dir first. A
-// concurrent Delete may remove the directory while it is empty, between
-// MkdirAll and CreateTemp; then it tries again.
+// concurrent Delete may remove a directory on the way while it is empty,
+// during MkdirAll or before CreateTemp; then it tries again. Once the
+// temporary file exists its directory is not empty and stays.
 func (s *Store) createTemp(dir string) (*os.File, error) {
 	var err error
-	for range 5 {
-		if err = os.MkdirAll(dir, 0o700); err != nil {
-			return nil, err
-		}
-		var f *os.File
-		f, err = os.CreateTemp(dir, tempPrefix+"*")
+	for range 10 {
+		err = os.MkdirAll(dir, 0o700)
 		if err == nil {
-			return f, nil
+			var f *os.File
+			f, err = os.CreateTemp(dir, tempPrefix+"*")
+			if err == nil {
+				return f, nil
+			}
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err

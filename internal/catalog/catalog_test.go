@@ -126,6 +126,15 @@ func TestEveryClassOfTheSpec(t *testing.T) {
 		}
 		if len(s.Glyph.Shapes) == 0 {
 			t.Errorf("%s: empty glyph", w[0])
+			continue
+		}
+		// Anchor at the centre of the bounds; a plan symbol of 2..12 mm.
+		lo, hi := s.Glyph.Bounds()
+		if cx, cy := (lo.X+hi.X)/2, (lo.Y+hi.Y)/2; math.Abs(cx) > 0.01 || math.Abs(cy) > 0.01 {
+			t.Errorf("%s: bounds centre (%.3f, %.3f), want the origin", w[0], cx, cy)
+		}
+		if ext := math.Max(hi.X-lo.X, hi.Y-lo.Y); ext < 2 || ext > 12 {
+			t.Errorf("%s: %.1f mm across, want 2..12", w[0], ext)
 		}
 	}
 	if perModel["electricity"] != 39 || perModel["fire_alarm"] != 22 {

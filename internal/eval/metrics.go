@@ -14,6 +14,11 @@ import (
 	"blueprint/internal/detect"
 )
 
+// CalibrationPrecision is the precision each class's default threshold is
+// meant to reach (issue 4: "precision ≥ 0.98 at each class's default
+// threshold"); ClassScore.ThresholdP98 reports where it is reached.
+const CalibrationPrecision = 0.98
+
 // IoUThreshold is the least intersection over union at which a prediction
 // can match a ground-truth object of the same class.
 const IoUThreshold = 0.5
@@ -101,6 +106,12 @@ type ClassScore struct {
 	TP        int      `json:"tp"`
 	FP        int      `json:"fp"`
 	FN        int      `json:"fn"`
+	// ThresholdP98 is the lowest confidence threshold at which the stored
+	// detections at or above it reach CalibrationPrecision, and
+	// RecallAtP98 the recall there: what a calibrated per-class default
+	// would be on this dataset. Both nil when no threshold reaches it.
+	ThresholdP98 *float64 `json:"threshold_p98"`
+	RecallAtP98  *float64 `json:"recall_at_p98"`
 }
 
 // Overall is the micro-averaged score of all classes together, the mean AP
@@ -203,6 +214,7 @@ func Score(pages []Page, keep detect.Filter) Scores {
 		if a.gt > 0 {
 			ap := averagePrecision(a.ranked, a.gt)
 			cs.AP50 = &ap
+			cs.ThresholdP98, cs.RecallAtP98 = thresholdFor(a.ranked, a.gt, CalibrationPrecision)
 			apSum += ap
 			apN++
 		}
@@ -283,4 +295,30 @@ func averagePrecision(preds []rankedPred, nGT int) float64 {
 		}
 	}
 	return ap
+}
+
+// thresholdFor returns the lowest confidence t such that the predictions
+// with confidence ≥ t have precision ≥ target, and the recall they reach
+// over nGT objects; nil, nil when no such t exists. Predictions of equal
+// confidence stand or fall together, as a threshold cannot split them.
+func thresholdFor(preds []rankedPred, nGT int, target float64) (thr, rec *float64) {
+	if nGT <= 0 {
+		return nil, nil
+	}
+	sorted := slices.Clone(preds)
+	slices.SortStableFunc(sorted, func(a, b rankedPred) int { return cmp.Compare(b.conf, a.conf) })
+	tp := 0
+	for i, p := range sorted {
+		if p.tp {
+			tp++
+		}
+		if i+1 < len(sorted) && sorted[i+1].conf == p.conf {
+			continue // the threshold p.conf also admits the next one
+		}
+		if float64(tp) >= target*float64(i+1) {
+			t, r := p.conf, float64(tp)/float64(nGT)
+			thr, rec = &t, &r
+		}
+	}
+	return thr, rec
 }

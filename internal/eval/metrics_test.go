@@ -312,3 +312,34 @@ func TestScoresJSONStaysValid(t *testing.T) {
 		t.Fatalf("undefined values should be null: %s", raw)
 	}
 }
+
+func TestThresholdFor(t *testing.T) {
+	// 50 true at 0.9..0.41, then one false at 0.4, then a true at 0.3,
+	// then falses. Precision stays ≥ 0.98 down to 0.3 (51/52 = 0.981),
+	// not below (51/53 = 0.962).
+	var ranked []rankedPred
+	for i := range 50 {
+		ranked = append(ranked, rankedPred{0.9 - float64(i)*0.01, true})
+	}
+	ranked = append(ranked, rankedPred{0.4, false}, rankedPred{0.3, true}, rankedPred{0.2, false}, rankedPred{0.15, false})
+	thr, rec := thresholdFor(ranked, 60, 0.98)
+	wantPtr(t, "threshold", thr, 0.3)
+	wantPtr(t, "recall", rec, 51.0/60)
+	// Ties are one step: a false at the same confidence as the last true
+	// one cannot be left out.
+	thr, _ = thresholdFor([]rankedPred{{0.9, true}, {0.5, true}, {0.5, false}}, 2, 0.98)
+	wantPtr(t, "threshold with tie", thr, 0.9)
+	// Unreachable, or nothing to reach.
+	thr, rec = thresholdFor([]rankedPred{{0.9, false}, {0.8, true}}, 1, 0.98)
+	wantNil(t, "unreachable", thr)
+	wantNil(t, "unreachable recall", rec)
+	thr, _ = thresholdFor(nil, 3, 0.98)
+	wantNil(t, "no predictions", thr)
+	// Through Score: the same numbers land in the class score.
+	s := Score([]Page{{
+		GT:   []Object{obj("a", box(0, 0, 10, 10)), obj("a", box(50, 0, 10, 10))},
+		Pred: []detect.Detection{det("a", 0.9, box(0, 0, 10, 10)), det("a", 0.7, box(200, 0, 10, 10)), det("a", 0.2, box(50, 0, 10, 10))},
+	}}, flat(0.5))
+	wantPtr(t, "score threshold", s.PerClass["a"].ThresholdP98, 0.9)
+	wantPtr(t, "score recall", s.PerClass["a"].RecallAtP98, 0.5)
+}

@@ -96,8 +96,9 @@ func Percentile(xs []float64, q float64) float64 {
 	return s[rank-1]
 }
 
-// WriteTable prints the report as aligned text: the overall line, one row
-// per class sorted by class name, then the timing. Undefined values print
+// WriteTable prints the report as aligned text: one row per class sorted
+// by class name (thr@p98 is ClassScore.ThresholdP98), the micro-averaged
+// overall row, then mAP, count error and timing. Undefined values print
 // as "-".
 func (r Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -110,12 +111,12 @@ func (r Report) WriteTable(w io.Writer) error {
 	}
 	// Class names are padded here so they read left-aligned in a
 	// right-aligned table of numbers.
-	fmt.Fprintf(tw, "%-*s\tgt\tpred\ttp\tfp\tfn\tprecision\trecall\tf1\tap50\t\n", width, "class")
+	fmt.Fprintf(tw, "%-*s\tgt\tpred\ttp\tfp\tfn\tprecision\trecall\tf1\tap50\tthr@p98\t\n", width, "class")
 	for _, c := range classes {
 		s := r.PerClass[c]
-		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.3f\t%s\t\n", width, c, s.GT, s.Pred, s.TP, s.FP, s.FN, num(s.Precision), num(s.Recall), s.F1, num(s.AP50))
+		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.3f\t%s\t%s\t\n", width, c, s.GT, s.Pred, s.TP, s.FP, s.FN, num(s.Precision), num(s.Recall), s.F1, num(s.AP50), num(s.ThresholdP98))
 	}
-	fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.3f\t%s\t\n", width, overallLabel, o.GT, o.Pred, o.TP, o.FP, o.FN, num(o.Precision), num(o.Recall), o.F1, num(o.MAP50))
+	fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.3f\t%s\t\t\n", width, overallLabel, o.GT, o.Pred, o.TP, o.FP, o.FN, num(o.Precision), num(o.Recall), o.F1, num(o.MAP50))
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write table: %w", err)
 	}

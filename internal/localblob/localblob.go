@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"blueprint/internal/job"
 )
@@ -220,6 +221,48 @@ func (s *Store) DeletePrefix(ctx context.Context, prefix string) error {
 	}
 	s.pruneDirs(dir)
 	return nil
+}
+
+// RemoveStaleTemp removes the temporary files of Puts that a crashed process
+// left behind: those last modified more than olderThan before now. It
+// returns how many it removed. Puts in flight keep writing to their files,
+// so an olderThan well above the longest upload time leaves them alone.
+func (s *Store) RemoveStaleTemp(ctx context.Context, now time.Time, olderThan time.Duration) (int, error) {
+	n := 0
+	err := filepath.WalkDir(s.root, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed by a concurrent Delete
+		}
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasPrefix(d.Name(), tempPrefix) {
+			return nil
+		}
+		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // its Put finished
+		}
+		if err != nil {
+			return err
+		}
+		if now.Sub(info.ModTime()) <= olderThan {
+			return nil
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		n++
+		s.pruneDirs(filepath.Dir(path))
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("localblob: remove stale temporary files: %w", err)
+	}
+	return n, nil
 }
 
 // pruneDirs removes dir and its parents while they are empty, stopping at

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"blueprint/internal/job"
 	"blueprint/internal/job/jobtest"
@@ -177,5 +178,39 @@ func TestPutRacesDelete(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+func TestRemoveStaleTemp(t *testing.T) {
+	dir := t.TempDir()
+	s, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := s.Put(ctx, job.UploadKey("a"), strings.NewReader("kept")); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	stale := filepath.Join(dir, "jobs", "b", "pages", tempPrefix+"123")
+	fresh := filepath.Join(dir, "jobs", "a", tempPrefix+"456")
+	for _, p := range []string{stale, fresh} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("half"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chtimes(stale, now.Add(-2*time.Hour), now.Add(-2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.RemoveStaleTemp(ctx, now, time.Hour)
+	if err != nil || n != 1 {
+		t.Fatalf("RemoveStaleTemp = %d, %v; want 1", n, err)
+	}
+	want := []string{"jobs/", "jobs/a/", "jobs/a/" + tempPrefix + "456", "jobs/a/upload"}
+	if got := files(t, dir); !slices.Equal(got, want) {
+		t.Errorf("files = %v, want %v", got, want)
 	}
 }

@@ -73,35 +73,57 @@ func scanStreams(ctx context.Context, data []byte, lim Limits) error {
 }
 
 // inflateBudget counts inflated bytes against the document's allowance.
+// It keeps one buffered reader and one zlib reader per layer and resets
+// them for each stream, so that a file packed with millions of tiny
+// streams costs no more than a few allocations.
 type inflateBudget struct {
-	limit int64 // bytes allowed in all
-	used  int64
+	limit  int64 // bytes allowed in all
+	used   int64
+	layers [maxNestedFlate + 1]inflateLayer
+}
+
+// inflateLayer is the reusable state of one zlib layer.
+type inflateLayer struct {
+	br *bufio.Reader
+	zr io.ReadCloser // implements zlib.Resetter
+	cr countingReader
 }
 
 // drain reads r to its end, inflating it when it starts with a zlib header
 // and recursing into the output. It returns errOverBudget once the budget
 // is spent; damage inside a stream ends that stream quietly.
 func (bu *inflateBudget) drain(r io.Reader, depth int) error {
-	br := bufio.NewReader(r)
-	hdr, _ := br.Peek(2)
+	l := &bu.layers[depth]
+	if l.br == nil {
+		l.br = bufio.NewReader(r)
+	} else {
+		l.br.Reset(r)
+	}
+	hdr, _ := l.br.Peek(2)
 	if depth >= maxNestedFlate || !zlibHeader(hdr) {
 		if depth == 0 {
 			return nil // not compressed: nothing to count
 		}
-		_, err := io.Copy(io.Discard, br) // counted by the layer above
+		_, err := io.Copy(io.Discard, l.br) // counted by the layer above
 		if errors.Is(err, errOverBudget) {
 			return err
 		}
 		return nil
 	}
-	zr, err := zlib.NewReader(br)
+	var err error
+	if l.zr == nil {
+		l.zr, err = zlib.NewReader(l.br)
+	} else {
+		err = l.zr.(zlib.Resetter).Reset(l.br, nil)
+	}
 	if err != nil {
 		if errors.Is(err, errOverBudget) {
 			return err
 		}
 		return nil // a header that only looked like zlib
 	}
-	return bu.drain(&countingReader{r: zr, budget: bu}, depth+1)
+	l.cr = countingReader{r: l.zr, budget: bu}
+	return bu.drain(&l.cr, depth+1)
 }
 
 // countingReader charges what it reads to a budget.

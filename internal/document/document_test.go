@@ -496,3 +496,30 @@ func TestValidateRepairedPDF(t *testing.T) {
 		t.Errorf("square at %v, want %v", got, want)
 	}
 }
+
+// TestValidateManyTinyStreams: a file packed with tiny zlib streams is
+// scanned in bounded time (the scan reuses its readers).
+func TestValidateManyTinyStreams(t *testing.T) {
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write([]byte("q Q "))
+	zw.Close()
+	chunk := append(append([]byte("<< /Length 12 >>\nstream\n"), z.Bytes()...), "\nendstream\n"...)
+	var b documenttest.Builder
+	catalog := b.Reserve()
+	tree := b.Reserve()
+	page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 100 100] >>", tree))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	b.Add(fmt.Sprintf("(%s)", bytes.Repeat(chunk, 100_000))) // inside a string, so MuPDF skips it quickly
+	pdf := b.Bytes(catalog, "")
+	start := time.Now()
+	if _, err := Validate(context.Background(), pdf, MimePDF, DefaultLimits()); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	t.Logf("%d bytes with 100 000 streams validated in %v", len(pdf), took)
+	if took > 3*time.Second {
+		t.Errorf("took %v", took)
+	}
+}

@@ -1,0 +1,593 @@
+package vector
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/glyph"
+)
+
+// Verification and acceptance parameters.
+const (
+	// minCoverage is the least fraction of a template's geometry (text
+	// characters included) that page geometry must explain for a match.
+	minCoverage = 0.8
+	// tolBasePx and tolRel set how far (pixels) page geometry may lie
+	// from a transformed template sample: tolBasePx + tolRel × the
+	// symbol's drawn size in pixels per glyph millimetre.
+	tolBasePx = 1.0
+	tolRel    = 0.06
+	// maxTurnSin is the sine of the largest angle between a sample's
+	// tangent and the page geometry covering it.
+	maxTurnSin = 0.42 // 25°
+	// endpointTolPx: segment ends closer than this meet at a corner.
+	endpointTolPx = 0.75
+)
+
+// Match is one symbol instance found on a page.
+type Match struct {
+	Class      string
+	Box        detect.Box // raster pixels, clipped to the page
+	Confidence float64
+	Coverage   float64 // fraction of the template explained, 0..1
+	Placement  glyph.Placement
+}
+
+// Matcher finds its templates on pages. It is immutable after NewMatcher
+// and safe for concurrent use.
+type Matcher struct {
+	tpls []*prepared
+}
+
+// NewMatcher prepares templates for matching.
+func NewMatcher(tpls []Template) (*Matcher, error) {
+	m := &Matcher{}
+	for _, t := range tpls {
+		p, err := prepare(t)
+		if err != nil {
+			return nil, err
+		}
+		m.tpls = append(m.tpls, p)
+	}
+	return m, nil
+}
+
+// circleFeat is a set of page arcs on one circle.
+type circleFeat struct {
+	c     glyph.Point
+	r     float64
+	sweep float64 // total, degrees
+}
+
+type cornerFeat struct {
+	v      glyph.Point
+	a1, a2 glyph.Point // far ends of the two arms
+}
+
+// pageIndex is one page's geometry prepared for queries. It lives only
+// while the page is matched.
+type pageIndex struct {
+	pg      *Page
+	segDir  []glyph.Point // unit direction per segment
+	segLen  []float64
+	pieces  *grid // segments 0..n-1, then arcs
+	keys    []glyph.Point
+	keyGrid *grid
+	circles []circleFeat
+	corners []cornerFeat
+	chars   *grid
+}
+
+func newPageIndex(pg *Page) *pageIndex {
+	ix := &pageIndex{pg: pg}
+	ns := len(pg.Segments)
+	ix.segDir = make([]glyph.Point, ns)
+	ix.segLen = make([]float64, ns)
+	for i, s := range pg.Segments {
+		l := math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y)
+		ix.segLen[i] = l
+		if l > 0 {
+			ix.segDir[i] = glyph.Point{X: (s.B.X - s.A.X) / l, Y: (s.B.Y - s.A.Y) / l}
+		}
+	}
+	ix.pieces = buildGrid(pg.Width, pg.Height, ns+len(pg.Arcs), func(i int, add func(cx, cy int)) {
+		if i < ns {
+			s := pg.Segments[i]
+			walkCells([]glyph.Point{s.A, s.B}, add)
+			return
+		}
+		walkCells(arcPoints(pg.Arcs[i-ns]), add)
+	})
+	for _, s := range pg.Segments {
+		ix.keys = append(ix.keys, s.A, s.B)
+	}
+	for _, a := range pg.Arcs {
+		if math.Abs(a.Sweep) < 359 {
+			s, e := a.Start*math.Pi/180, (a.Start+a.Sweep)*math.Pi/180
+			ix.keys = append(ix.keys,
+				glyph.Point{X: a.C.X + a.R*math.Cos(s), Y: a.C.Y + a.R*math.Sin(s)},
+				glyph.Point{X: a.C.X + a.R*math.Cos(e), Y: a.C.Y + a.R*math.Sin(e)})
+		}
+	}
+	ix.keyGrid = buildGrid(pg.Width, pg.Height, len(ix.keys), func(i int, add func(cx, cy int)) {
+		p := ix.keys[i]
+		add(int(math.Floor(p.X/cellPx)), int(math.Floor(p.Y/cellPx)))
+	})
+	ix.chars = buildGrid(pg.Width, pg.Height, len(pg.Chars), func(i int, add func(cx, cy int)) {
+		c := pg.Chars[i]
+		m := glyph.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}
+		add(int(math.Floor(m.X/cellPx)), int(math.Floor(m.Y/cellPx)))
+	})
+	ix.buildCircles()
+	ix.buildCorners()
+	return ix
+}
+
+// buildCircles groups arcs that lie on one circle (a circle written as
+// separate curves, or split by an exporter) into circle features.
+func (ix *pageIndex) buildCircles() {
+	arcs := ix.pg.Arcs
+	type key struct{ x, y int }
+	byCentre := map[key][]int{}
+	for i, a := range arcs {
+		k := key{int(math.Floor(a.C.X / 2)), int(math.Floor(a.C.Y / 2))}
+		byCentre[k] = append(byCentre[k], i)
+	}
+	used := make([]bool, len(arcs))
+	for i, a := range arcs {
+		if used[i] {
+			continue
+		}
+		used[i] = true
+		f := circleFeat{c: a.C, r: a.R, sweep: math.Abs(a.Sweep)}
+		tol := arcFitTol + 2*arcFitRel*a.R + 0.5
+		k := key{int(math.Floor(a.C.X / 2)), int(math.Floor(a.C.Y / 2))}
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				for _, j := range byCentre[key{k.x + dx, k.y + dy}] {
+					b := arcs[j]
+					if used[j] || math.Hypot(b.C.X-a.C.X, b.C.Y-a.C.Y) > tol || math.Abs(b.R-a.R) > tol {
+						continue
+					}
+					used[j] = true
+					f.sweep += math.Abs(b.Sweep)
+				}
+			}
+		}
+		f.sweep = math.Min(f.sweep, 360)
+		ix.circles = append(ix.circles, f)
+	}
+}
+
+// buildCorners finds pairs of segments that share an end.
+func (ix *pageIndex) buildCorners() {
+	segs := ix.pg.Segments
+	type key struct{ x, y int }
+	q := func(p glyph.Point) key {
+		return key{int(math.Floor(p.X / endpointTolPx)), int(math.Floor(p.Y / endpointTolPx))}
+	}
+	ends := map[key][]int32{} // 2*seg + end
+	for i, s := range segs {
+		if ix.segLen[i] < 2 {
+			continue
+		}
+		ends[q(s.A)] = append(ends[q(s.A)], int32(2*i))
+		ends[q(s.B)] = append(ends[q(s.B)], int32(2*i+1))
+	}
+	endPt := func(e int32) (glyph.Point, glyph.Point) {
+		s := segs[e/2]
+		if e%2 == 0 {
+			return s.A, s.B
+		}
+		return s.B, s.A
+	}
+	for i, s := range segs {
+		if ix.segLen[i] < 2 {
+			continue
+		}
+		for end, p := range [2]glyph.Point{s.A, s.B} {
+			e := int32(2*i + end)
+			k := q(p)
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					for _, f := range ends[key{k.x + dx, k.y + dy}] {
+						if f/2 <= int32(i) {
+							continue // each unordered pair once
+						}
+						v, far1 := endPt(e)
+						w, far2 := endPt(f)
+						if math.Hypot(v.X-w.X, v.Y-w.Y) > endpointTolPx {
+							continue
+						}
+						ix.corners = append(ix.corners, cornerFeat{v: v, a1: far1, a2: far2})
+					}
+				}
+			}
+		}
+	}
+}
+
+// covered reports whether page geometry passes within tol of p with a
+// direction close to the unit tangent t; with fill set, only filled
+// geometry counts.
+func (ix *pageIndex) covered(p, t glyph.Point, tol float64, fill bool) bool {
+	ns := int32(len(ix.pg.Segments))
+	hit := false
+	ix.pieces.near(p, func(i int32) bool {
+		if i < ns {
+			s := ix.pg.Segments[i]
+			if fill && ix.pg.Styles[s.Style].Fill == "" {
+				return true
+			}
+			d := ix.segDir[i]
+			l := ix.segLen[i]
+			u := (p.X-s.A.X)*d.X + (p.Y-s.A.Y)*d.Y
+			if u < -tol || u > l+tol {
+				return true
+			}
+			if math.Abs((p.X-s.A.X)*d.Y-(p.Y-s.A.Y)*d.X) > tol {
+				return true
+			}
+			if l > 2*tol && math.Abs(t.X*d.Y-t.Y*d.X) > maxTurnSin {
+				return true
+			}
+			hit = true
+			return false
+		}
+		a := ix.pg.Arcs[i-ns]
+		if fill && ix.pg.Styles[a.Style].Fill == "" {
+			return true
+		}
+		dx, dy := p.X-a.C.X, p.Y-a.C.Y
+		r := math.Hypot(dx, dy)
+		if math.Abs(r-a.R) > tol || r == 0 {
+			return true
+		}
+		ang := math.Atan2(dy, dx) * 180 / math.Pi
+		if !inSweep(a, ang, tol/a.R*180/math.Pi+1) {
+			return true
+		}
+		// Tangent of a circle at p is perpendicular to the radius.
+		if a.R > 2*tol && math.Abs(t.X*dx+t.Y*dy)/r > maxTurnSin {
+			return true
+		}
+		hit = true
+		return false
+	})
+	return hit
+}
+
+// hypothesis is a candidate pose of a template.
+type hypothesis struct {
+	t  *prepared
+	pl glyph.Placement
+}
+
+type scored struct {
+	hypothesis
+	cov      float64
+	explains float64 // explained template geometry, mm
+	box      detect.Box
+}
+
+// verify scores a pose: the fraction of template samples (and text
+// characters) that page geometry explains. It stops early once the pose
+// cannot reach minCoverage.
+func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
+	t := h.t
+	m := h.pl.Matrix(PixelsPerMM)
+	k := h.pl.Scale * PixelsPerMM
+	tol := tolBasePx + tolRel*k
+	total := t.lenMM + textCharWeightMM*float64(t.nChars)
+	allowMiss := (1 - minCoverage) * total
+	step := t.lenMM / float64(len(t.samples))
+	lin := glyph.Affine{A: m.A, B: m.B, C: m.C, D: m.D}
+	missed := 0.0
+	for _, s := range t.samples {
+		p := m.Apply(s.P)
+		d := lin.Apply(s.T)
+		n := math.Hypot(d.X, d.Y)
+		d = glyph.Point{X: d.X / n, Y: d.Y / n}
+		if !ix.covered(p, d, tol, s.Fill) {
+			missed += step
+			if missed > allowMiss {
+				return scored{}, false
+			}
+		}
+	}
+	for _, tx := range t.texts {
+		missed += textCharWeightMM * float64(ix.missingChars(tx, m, k))
+		if missed > allowMiss {
+			return scored{}, false
+		}
+	}
+	cov := 1 - missed/total
+	return scored{hypothesis: h, cov: cov, explains: total - missed}, true
+}
+
+// missingChars counts the characters of a template text that the page does
+// not show where the pose puts them.
+func (ix *pageIndex) missingChars(tx tplText, m glyph.Affine, k float64) int {
+	centre := m.Apply(glyph.Point{X: tx.at.X, Y: tx.at.Y - tx.size/2})
+	radius := (textWidthMM(tx.text, tx.size)/2 + 0.6*tx.size) * k
+	capPx := tx.size * k
+	missing := 0
+	used := map[int32]bool{}
+	for _, r := range tx.text {
+		if r == ' ' {
+			continue
+		}
+		want := string(r)
+		found := false
+		// Characters of a text lie within radius of its centre; the
+		// grid cells searched cover cellPx around each probe, so probe
+		// a small lattice over the radius.
+		ix.charsWithin(centre, radius, func(i int32) bool {
+			c := ix.pg.Chars[i]
+			if used[i] || c.Text != want {
+				return true
+			}
+			// Em size vs cap height: fonts put caps at 0.65–0.75 em.
+			if ratio := c.Size * 0.7 / capPx; ratio < 0.55 || ratio > 1.8 {
+				return true
+			}
+			used[i] = true
+			found = true
+			return false
+		})
+		if !found {
+			missing++
+		}
+	}
+	return missing
+}
+
+func (ix *pageIndex) charsWithin(p glyph.Point, radius float64, fn func(i int32) bool) {
+	stop := false
+	seen := map[int32]bool{}
+	for y := p.Y - radius; y <= p.Y+radius+cellPx && !stop; y += 2 * cellPx {
+		for x := p.X - radius; x <= p.X+radius+cellPx && !stop; x += 2 * cellPx {
+			ix.chars.near(glyph.Point{X: x, Y: y}, func(i int32) bool {
+				if seen[i] {
+					return true
+				}
+				seen[i] = true
+				c := ix.pg.Chars[i]
+				m := glyph.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}
+				if math.Hypot(m.X-p.X, m.Y-p.Y) > radius {
+					return true
+				}
+				if !fn(i) {
+					stop = true
+					return false
+				}
+				return true
+			})
+		}
+	}
+}
+
+// Match finds the matcher's templates on one page.
+func (mt *Matcher) Match(ctx context.Context, pg *Page) ([]Match, error) {
+	ix := newPageIndex(pg)
+	seen := map[hypKey]bool{}
+	var found []scored
+	try := func(h hypothesis) {
+		if h.pl.Scale < MinScale || h.pl.Scale > MaxScale {
+			return
+		}
+		k := keyOf(h)
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		if s, ok := ix.verify(h); ok {
+			found = append(found, s)
+		}
+	}
+	for n, t := range mt.tpls {
+		if n%8 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("vector: match: %w", err)
+			}
+		}
+		switch t.kind {
+		case anchorCircle:
+			ix.circleHypotheses(t, try)
+		case anchorCorner:
+			ix.cornerHypotheses(t, try)
+		default:
+			ix.segmentHypotheses(t, try)
+		}
+	}
+	return mt.finish(ix, found), nil
+}
+
+type hypKey struct {
+	t            *prepared
+	x, y, rot, s int
+	mir          bool
+}
+
+func keyOf(h hypothesis) hypKey {
+	rot := math.Mod(h.pl.Rotation+720, 360)
+	return hypKey{h.t, int(math.Round(h.pl.At.X)), int(math.Round(h.pl.At.Y)),
+		int(math.Round(rot/3)) % 120, int(math.Round(math.Log(h.pl.Scale) * 40)), h.pl.Mirrored}
+}
+
+// placeFor returns the placement that maps template point tp to page point
+// pp with the given rotation, scale and mirror.
+func placeFor(tp, pp glyph.Point, rot, scale float64, mir bool) glyph.Placement {
+	pl := glyph.Placement{Scale: scale, Rotation: rot, Mirrored: mir}
+	o := pl.Matrix(PixelsPerMM).Apply(tp)
+	pl.At = glyph.Point{X: pp.X - o.X, Y: pp.Y - o.Y}
+	return pl
+}
+
+func deg(v glyph.Point) float64 { return math.Atan2(v.Y, v.X) * 180 / math.Pi }
+
+func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis)) {
+	for _, f := range ix.circles {
+		if f.sweep < math.Min(t.sweep, 360)*0.7 {
+			continue
+		}
+		s := f.r / (t.r * PixelsPerMM)
+		if s < MinScale || s > MaxScale {
+			continue
+		}
+		if !t.hasQ {
+			try(hypothesis{t, placeFor(t.c, f.c, 0, s, false)})
+			continue
+		}
+		dq := math.Hypot(t.q.X-t.c.X, t.q.Y-t.c.Y) * s * PixelsPerMM
+		tol := tolBasePx + tolRel*s*PixelsPerMM
+		phiQ := deg(glyph.Point{X: t.q.X - t.c.X, Y: t.q.Y - t.c.Y})
+		ix.keysInRing(f.c, dq, tol, func(k glyph.Point) {
+			phiK := deg(glyph.Point{X: k.X - f.c.X, Y: k.Y - f.c.Y})
+			try(hypothesis{t, placeFor(t.c, f.c, phiK-phiQ, s, false)})
+			try(hypothesis{t, placeFor(t.c, f.c, phiK-(180-phiQ), s, true)})
+		})
+	}
+}
+
+// keysInRing calls fn for keypoints at distance d±tol from c.
+func (ix *pageIndex) keysInRing(c glyph.Point, d, tol float64, fn func(glyph.Point)) {
+	reach := d + tol
+	seen := map[int32]bool{}
+	for y := c.Y - reach; y <= c.Y+reach+cellPx; y += 2 * cellPx {
+		for x := c.X - reach; x <= c.X+reach+cellPx; x += 2 * cellPx {
+			ix.keyGrid.near(glyph.Point{X: x, Y: y}, func(i int32) bool {
+				if seen[i] {
+					return true
+				}
+				seen[i] = true
+				k := ix.keys[i]
+				if r := math.Hypot(k.X-c.X, k.Y-c.Y); math.Abs(r-d) <= tol {
+					fn(k)
+				}
+				return true
+			})
+		}
+	}
+}
+
+func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
+	u := glyph.Point{X: t.a1.X - t.v.X, Y: t.a1.Y - t.v.Y}
+	w := glyph.Point{X: t.a2.X - t.v.X, Y: t.a2.Y - t.v.Y}
+	lu, lw := math.Hypot(u.X, u.Y), math.Hypot(w.X, w.Y)
+	tAng := math.Atan2(u.X*w.Y-u.Y*w.X, u.X*w.X+u.Y*w.Y) * 180 / math.Pi
+	for _, c := range ix.corners {
+		for _, order := range [2]bool{false, true} {
+			p1, p2 := c.a1, c.a2
+			if order {
+				p1, p2 = p2, p1
+			}
+			a := glyph.Point{X: p1.X - c.v.X, Y: p1.Y - c.v.Y}
+			b := glyph.Point{X: p2.X - c.v.X, Y: p2.Y - c.v.Y}
+			la, lb := math.Hypot(a.X, a.Y), math.Hypot(b.X, b.Y)
+			s := la / (lu * PixelsPerMM)
+			if s < MinScale || s > MaxScale {
+				continue
+			}
+			if r := lb / (lw * PixelsPerMM) / s; r < 0.9 || r > 1.1 {
+				continue
+			}
+			pAng := math.Atan2(a.X*b.Y-a.Y*b.X, a.X*b.X+a.Y*b.Y) * 180 / math.Pi
+			switch {
+			case math.Abs(pAng-tAng) < 5:
+				try(hypothesis{t, placeFor(t.v, c.v, deg(a)-deg(u), s, false)})
+			case math.Abs(pAng+tAng) < 5:
+				try(hypothesis{t, placeFor(t.v, c.v, deg(a)-(180-deg(u)), s, true)})
+			}
+		}
+	}
+}
+
+func (ix *pageIndex) segmentHypotheses(t *prepared, try func(hypothesis)) {
+	u := glyph.Point{X: t.a2.X - t.a1.X, Y: t.a2.Y - t.a1.Y}
+	lu := math.Hypot(u.X, u.Y) * PixelsPerMM
+	for i, sg := range ix.pg.Segments {
+		s := ix.segLen[i] / lu
+		if s < MinScale || s > MaxScale {
+			continue
+		}
+		for _, ends := range [2][2]glyph.Point{{sg.A, sg.B}, {sg.B, sg.A}} {
+			a := glyph.Point{X: ends[1].X - ends[0].X, Y: ends[1].Y - ends[0].Y}
+			try(hypothesis{t, placeFor(t.a1, ends[0], deg(a)-deg(u), s, false)})
+			try(hypothesis{t, placeFor(t.a1, ends[0], deg(a)-(180-deg(u)), s, true)})
+		}
+	}
+}
+
+// confidence maps coverage to a calibrated probability that the match is
+// right (see docs/vector.md for the calibration).
+func confidence(cov float64) float64 {
+	x := (cov - minCoverage) / (1 - minCoverage) // 0..1
+	return math.Round((0.3+0.69*x*x)*1000) / 1000
+}
+
+// finish computes boxes, suppresses overlapping matches preferring the one
+// that explains the most geometry, and returns the survivors.
+func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
+	for i := range found {
+		found[i].box = boxOf(found[i].t, found[i].pl, ix.pg.Width, ix.pg.Height)
+	}
+	sort.SliceStable(found, func(i, j int) bool {
+		a, b := found[i], found[j]
+		sa, sb := a.explains*a.cov*a.cov, b.explains*b.cov*b.cov
+		if sa != sb {
+			return sa > sb
+		}
+		return a.t.class < b.t.class
+	})
+	var kept []scored
+	for _, f := range found {
+		dup := false
+		for _, k := range kept {
+			inter := intersect(f.box, k.box)
+			if inter <= 0 {
+				continue
+			}
+			small := math.Min(f.box.W*f.box.H, k.box.W*k.box.H)
+			union := f.box.W*f.box.H + k.box.W*k.box.H - inter
+			if inter/union > 0.3 || inter/small > 0.6 {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			kept = append(kept, f)
+		}
+	}
+	out := make([]Match, 0, len(kept))
+	for _, k := range kept {
+		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl})
+	}
+	return out
+}
+
+func intersect(a, b detect.Box) float64 {
+	w := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
+	h := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
+	if w <= 0 || h <= 0 {
+		return 0
+	}
+	return w * h
+}
+
+// boxOf is the axis-aligned box of the posed template, clipped to the page.
+func boxOf(t *prepared, pl glyph.Placement, w, h float64) detect.Box {
+	m := pl.Matrix(PixelsPerMM)
+	lo := glyph.Point{X: math.Inf(1), Y: math.Inf(1)}
+	hi := glyph.Point{X: math.Inf(-1), Y: math.Inf(-1)}
+	for _, p := range t.outline {
+		q := m.Apply(p)
+		lo, hi = minPt(lo, q), maxPt(hi, q)
+	}
+	lo.X, lo.Y = math.Max(lo.X, 0), math.Max(lo.Y, 0)
+	hi.X, hi.Y = math.Min(hi.X, w), math.Min(hi.Y, h)
+	return detect.Box{X: lo.X, Y: lo.Y, W: math.Max(0, hi.X-lo.X), H: math.Max(0, hi.Y-lo.Y)}
+}

@@ -1,0 +1,265 @@
+package vector
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	fitz "github.com/gen2brain/go-fitz"
+
+	"blueprint/internal/catalog"
+	"blueprint/internal/detect"
+	"blueprint/internal/glyph"
+)
+
+// sheet writes a test drawing as a PDF content stream in points, y down
+// (the stream starts with a flip), the way CAD exporters and the generator
+// draw: lines as separate paths, arcs as Bézier curves, text as real text.
+type sheet struct {
+	wPt, hPt float64
+	b        strings.Builder
+}
+
+func newSheet(wPt, hPt float64) *sheet {
+	s := &sheet{wPt: wPt, hPt: hPt}
+	fmt.Fprintf(&s.b, "1 0 0 -1 0 %g cm 1 J ", hPt)
+	return s
+}
+
+const ptPerMM = 72 / 25.4
+
+func (s *sheet) width(mm float64) { fmt.Fprintf(&s.b, "%.3f w ", mm*ptPerMM) }
+
+func (s *sheet) line(a, b glyph.Point) {
+	fmt.Fprintf(&s.b, "%.3f %.3f m %.3f %.3f l S\n", a.X, a.Y, b.X, b.Y)
+}
+
+func (s *sheet) poly(pts []glyph.Point, closed, fill bool) {
+	for i, p := range pts {
+		op := "l"
+		if i == 0 {
+			op = "m"
+		}
+		fmt.Fprintf(&s.b, "%.3f %.3f %s ", p.X, p.Y, op)
+	}
+	switch {
+	case fill:
+		s.b.WriteString("h B\n")
+	case closed:
+		s.b.WriteString("h S\n")
+	default:
+		s.b.WriteString("S\n")
+	}
+}
+
+func (s *sheet) arc(c glyph.Point, r, start, sweep float64, fill bool) {
+	n := int(math.Ceil(math.Abs(sweep) / 90))
+	step := sweep / float64(n) * math.Pi / 180
+	a0 := start * math.Pi / 180
+	k := 4.0 / 3 * math.Tan(step/4)
+	fmt.Fprintf(&s.b, "%.3f %.3f m ", c.X+r*math.Cos(a0), c.Y+r*math.Sin(a0))
+	for i := 0; i < n; i++ {
+		a1 := a0 + step
+		p0 := glyph.Point{X: c.X + r*math.Cos(a0), Y: c.Y + r*math.Sin(a0)}
+		p3 := glyph.Point{X: c.X + r*math.Cos(a1), Y: c.Y + r*math.Sin(a1)}
+		fmt.Fprintf(&s.b, "%.3f %.3f %.3f %.3f %.3f %.3f c ",
+			p0.X-k*r*math.Sin(a0), p0.Y+k*r*math.Cos(a0),
+			p3.X+k*r*math.Sin(a1), p3.Y-k*r*math.Cos(a1), p3.X, p3.Y)
+		a0 = a1
+	}
+	if fill {
+		s.b.WriteString("B\n")
+	} else {
+		s.b.WriteString("S\n")
+	}
+}
+
+// text writes str centred on its baseline point at (points), cap height
+// capPt, baseline turned rot degrees clockwise.
+func (s *sheet) text(str string, at glyph.Point, capPt, rot float64) {
+	size := capPt / 0.72
+	w := 0.6 * size * float64(len(str))
+	r := rot * math.Pi / 180
+	c, sn := math.Cos(r), math.Sin(r)
+	x, y := at.X-c*w/2, at.Y-sn*w/2
+	fmt.Fprintf(&s.b, "BT /F1 1 Tf %.4f %.4f %.4f %.4f %.3f %.3f Tm (%s) Tj ET\n",
+		size*c, size*sn, size*sn, -size*c, x, y, str)
+}
+
+// glyph draws g with the placement (At in points).
+func (s *sheet) glyph(g glyph.Glyph, pl glyph.Placement) {
+	t := g.Transform(pl.Matrix(ptPerMM))
+	for _, sh := range t.Shapes {
+		switch sh.Kind {
+		case glyph.KindLine, glyph.KindPolyline:
+			for i := 1; i < len(sh.Pts); i++ {
+				s.line(sh.Pts[i-1], sh.Pts[i])
+			}
+		case glyph.KindPolygon:
+			s.poly(sh.Pts, true, sh.Fill)
+		case glyph.KindRect:
+			a, b := sh.Pts[0], sh.Pts[1]
+			s.poly([]glyph.Point{a, {X: b.X, Y: a.Y}, b, {X: a.X, Y: b.Y}}, true, sh.Fill)
+		case glyph.KindCircle:
+			s.arc(sh.Pts[0], sh.R, 0, 360, sh.Fill)
+		case glyph.KindArc:
+			s.arc(sh.Pts[0], sh.R, sh.Start, sh.Sweep, false)
+		case glyph.KindText:
+			s.text(sh.Text, sh.Pts[0], sh.Size, pl.Rotation)
+		}
+	}
+}
+
+func (s *sheet) pdf() []byte {
+	return testPDF(s.wPt, s.hPt, s.b.String(), "", "1 0 0 1 0 0", "")
+}
+
+type placed struct {
+	class string
+	box   detect.Box
+}
+
+// buildSheet places n random catalog symbols on a grid of cells over a
+// sheet with walls, crossing wires and stray text, and returns the PDF and
+// the truth boxes in pixels.
+func buildSheet(t testing.TB, cat *catalog.Catalog, seed uint64, cols, rows int) ([]byte, []placed) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	syms := cat.Symbols()
+	cellMM := 24.0
+	wPt, hPt := float64(cols)*cellMM*ptPerMM, float64(rows)*cellMM*ptPerMM
+	s := newSheet(wPt, hPt)
+	var truth []placed
+	s.width(0.35)
+	// Walls: double lines between cells.
+	for c := 1; c < cols; c++ {
+		x := float64(c) * cellMM * ptPerMM
+		s.line(glyph.Point{X: x, Y: 0}, glyph.Point{X: x, Y: hPt})
+		s.line(glyph.Point{X: x + 4, Y: 0}, glyph.Point{X: x + 4, Y: hPt})
+	}
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			sym := syms[rng.IntN(len(syms))]
+			pl := glyph.Placement{
+				At: glyph.Point{
+					X: (float64(c)+0.5)*cellMM*ptPerMM + (rng.Float64()-0.5)*10,
+					Y: (float64(r)+0.5)*cellMM*ptPerMM + (rng.Float64()-0.5)*10,
+				},
+				Scale:    0.6 + 1.2*rng.Float64(),
+				Rotation: float64(rng.IntN(360)),
+				Mirrored: rng.IntN(2) == 1,
+			}
+			s.width(0.13 + 0.5*rng.Float64())
+			s.glyph(sym.Glyph, pl)
+			// The truth box in pixels: the same placement in pixels.
+			pxPl := pl
+			pxPl.At = glyph.Point{X: pl.At.X * PixelsPerPoint, Y: pl.At.Y * PixelsPerPoint}
+			p, err := prepare(Template{Class: sym.Class, Glyph: sym.Glyph})
+			if err != nil {
+				t.Fatal(err)
+			}
+			truth = append(truth, placed{sym.Class, boxOf(p, pxPl, wPt*PixelsPerPoint, hPt*PixelsPerPoint)})
+			// A wire from the symbol's centre out of the cell, and
+			// stray text that is never a symbol.
+			s.width(0.25)
+			a := rng.Float64() * 2 * math.Pi
+			s.line(pl.At, glyph.Point{X: pl.At.X + 60*math.Cos(a), Y: pl.At.Y + 60*math.Sin(a)})
+			s.text("O X 1/3", glyph.Point{X: pl.At.X + 18, Y: pl.At.Y + 24}, 5, 0)
+		}
+	}
+	return s.pdf(), truth
+}
+
+func loadTemplates(t testing.TB) (*catalog.Catalog, *Matcher) {
+	t.Helper()
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tpls []Template
+	for _, s := range cat.Symbols() {
+		tpls = append(tpls, Template{Class: s.Class, Glyph: s.Glyph})
+	}
+	m, err := NewMatcher(tpls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, m
+}
+
+func iou(a, b detect.Box) float64 {
+	in := intersect(a, b)
+	return in / (a.W*a.H + b.W*b.H - in)
+}
+
+func pageOf(t testing.TB, pdf []byte) *Page {
+	t.Helper()
+	doc, err := fitz.NewFromMemory(pdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	svg, err := doc.SVG(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := Extract(context.Background(), []byte(svg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pg
+}
+
+// TestMatchCatalogSheet draws every kind of catalog symbol at random poses
+// with wires through them, walls and stray "O"/"X" text, and checks that
+// each is found with its class and box and nothing else is reported.
+func TestMatchCatalogSheet(t *testing.T) {
+	cat, m := loadTemplates(t)
+	tp, fp, fn := 0, 0, 0
+	conf := map[string]int{}
+	for seed := uint64(1); seed <= 3; seed++ {
+		pdf, truth := buildSheet(t, cat, seed, 10, 8)
+		matches, err := m.Match(context.Background(), pageOf(t, pdf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		used := make([]bool, len(matches))
+		for _, g := range truth {
+			ok := false
+			for i, d := range matches {
+				if !used[i] && d.Class == g.class && iou(d.Box, g.box) >= 0.5 {
+					used[i], ok = true, true
+					break
+				}
+			}
+			if ok {
+				tp++
+				continue
+			}
+			fn++
+			best := ""
+			for _, d := range matches {
+				if iou(d.Box, g.box) >= 0.3 {
+					best += fmt.Sprintf(" %s(%.2f)", d.Class, d.Coverage)
+				}
+			}
+			conf[g.class+" ->"+best]++
+		}
+		for i, d := range matches {
+			if !used[i] && d.Confidence >= 0.5 {
+				fp++
+				t.Logf("false positive %s cov %.2f at %+v", d.Class, d.Coverage, d.Box)
+			}
+		}
+	}
+	for k, v := range conf {
+		t.Logf("missed %s ×%d", k, v)
+	}
+	t.Logf("tp %d fp %d fn %d", tp, fp, fn)
+	if fp > 0 || fn > 0 {
+		t.Errorf("tp %d, false positives %d, misses %d", tp, fp, fn)
+	}
+}

@@ -1,0 +1,277 @@
+package vector
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"blueprint/internal/glyph"
+)
+
+// PixelsPerMM converts paper millimetres (the glyph unit at symbol scale 1)
+// to pixels of the 200-DPI raster.
+const PixelsPerMM = 200 / 25.4
+
+// Scale range searched: a symbol may be drawn from half to twice its
+// catalog size.
+const (
+	MinScale = 0.5
+	MaxScale = 2.0
+)
+
+// Template is one symbol drawing to find: a glyph in the canonical frame of
+// package glyph (millimetres at scale 1) and the class it reports. Templates
+// come from the catalog or from a drawing's own legend row.
+type Template struct {
+	Class string
+	Glyph glyph.Glyph
+}
+
+// sampleStepMM is the spacing of verification samples along a template's
+// geometry, in glyph millimetres.
+const sampleStepMM = 0.2
+
+// textCharWeightMM is how much template geometry, in millimetres, one
+// character of glyph text stands for when scoring coverage.
+const textCharWeightMM = 2.0
+
+type sample struct {
+	P    glyph.Point // glyph mm
+	T    glyph.Point // unit tangent
+	Fill bool        // only filled page geometry covers it
+}
+
+type tplText struct {
+	text string
+	at   glyph.Point
+	size float64 // cap height, mm
+}
+
+type anchorKind int
+
+const (
+	anchorCircle anchorKind = iota
+	anchorCorner
+	anchorSegment
+)
+
+// prepared is a template ready for matching.
+type prepared struct {
+	class   string
+	g       glyph.Glyph
+	samples []sample // in verification order (spread out first)
+	lenMM   float64  // geometry length, mm
+	texts   []tplText
+	nChars  int
+	outline []glyph.Point // for the box
+
+	kind anchorKind
+	// circle anchor: centre, radius, the secondary keypoint (hasQ false
+	// when the template looks the same at every rotation).
+	c     glyph.Point
+	r     float64
+	sweep float64
+	q     glyph.Point
+	hasQ  bool
+	// corner anchor: vertex v, arm ends a1 (longer) and a2.
+	// segment anchor: a1 to a2.
+	v, a1, a2 glyph.Point
+}
+
+func prepare(t Template) (*prepared, error) {
+	if strings.TrimSpace(t.Class) == "" {
+		return nil, fmt.Errorf("vector: template without a class")
+	}
+	p := &prepared{class: t.Class, g: t.Glyph}
+	var samples []sample
+	var keypoints []glyph.Point
+	type seg struct{ a, b glyph.Point }
+	var segs []seg
+	addChain := func(pts []glyph.Point, fill bool) {
+		for i := 1; i < len(pts); i++ {
+			a, b := pts[i-1], pts[i]
+			l := math.Hypot(b.X-a.X, b.Y-a.Y)
+			if l < 1e-9 {
+				continue
+			}
+			segs = append(segs, seg{a, b})
+			p.lenMM += l
+			n := max(1, int(math.Round(l/sampleStepMM)))
+			tn := glyph.Point{X: (b.X - a.X) / l, Y: (b.Y - a.Y) / l}
+			for k := 0; k < n; k++ {
+				f := (float64(k) + 0.5) / float64(n)
+				samples = append(samples, sample{P: glyph.Point{X: a.X + f*(b.X-a.X), Y: a.Y + f*(b.Y-a.Y)}, T: tn, Fill: fill})
+			}
+		}
+		if len(pts) > 0 {
+			keypoints = append(keypoints, pts[0], pts[len(pts)-1])
+			keypoints = append(keypoints, pts[1:len(pts)-1]...)
+		}
+	}
+	addArc := func(c glyph.Point, r, start, sweep float64, fill bool) {
+		l := math.Abs(sweep) * math.Pi / 180 * r
+		p.lenMM += l
+		n := max(4, int(math.Round(l/sampleStepMM)))
+		for k := 0; k < n; k++ {
+			a := (start + sweep*(float64(k)+0.5)/float64(n)) * math.Pi / 180
+			samples = append(samples, sample{
+				P:    glyph.Point{X: c.X + r*math.Cos(a), Y: c.Y + r*math.Sin(a)},
+				T:    glyph.Point{X: -math.Sin(a), Y: math.Cos(a)},
+				Fill: fill,
+			})
+		}
+		if math.Abs(sweep) < 359 {
+			s, e := start*math.Pi/180, (start+sweep)*math.Pi/180
+			keypoints = append(keypoints,
+				glyph.Point{X: c.X + r*math.Cos(s), Y: c.Y + r*math.Sin(s)},
+				glyph.Point{X: c.X + r*math.Cos(e), Y: c.Y + r*math.Sin(e)})
+		}
+		if r > p.r && math.Abs(sweep) >= 90 {
+			p.kind, p.c, p.r, p.sweep = anchorCircle, c, r, math.Abs(sweep)
+		}
+	}
+	// A filled shape is drawn twice: its outline, then once more as
+	// samples that only filled page geometry covers, so a filled dot
+	// explains more than a ring of the same size.
+	for _, s := range t.Glyph.Shapes {
+		for _, fill := range []bool{false, true} {
+			if fill && !s.Fill {
+				break
+			}
+			switch s.Kind {
+			case glyph.KindLine, glyph.KindPolyline:
+				addChain(s.Pts, fill)
+			case glyph.KindPolygon:
+				addChain(append(append([]glyph.Point(nil), s.Pts...), s.Pts[0]), fill)
+			case glyph.KindRect:
+				a, b := s.Pts[0], s.Pts[1]
+				addChain([]glyph.Point{a, {X: b.X, Y: a.Y}, b, {X: a.X, Y: b.Y}, a}, fill)
+			case glyph.KindCircle:
+				addArc(s.Pts[0], s.R, 0, 360, fill)
+			case glyph.KindArc:
+				addArc(s.Pts[0], s.R, s.Start, s.Sweep, fill)
+			case glyph.KindText:
+				p.texts = append(p.texts, tplText{text: s.Text, at: s.Pts[0], size: s.Size})
+				p.nChars += len([]rune(strings.ReplaceAll(s.Text, " ", "")))
+			}
+		}
+	}
+	if len(samples) == 0 {
+		return nil, fmt.Errorf("vector: template %s has no drawn geometry", t.Class)
+	}
+	p.samples = spreadOrder(samples)
+	p.outline = outlinePoints(t.Glyph)
+
+	switch {
+	case p.r > 0:
+		// Secondary keypoint: the one farthest from the anchor centre.
+		best := 0.3 * p.r
+		for _, k := range keypoints {
+			if d := math.Hypot(k.X-p.c.X, k.Y-p.c.Y); d > best+1e-6 {
+				best, p.q, p.hasQ = d, k, true
+			}
+		}
+	default:
+		// Corner with the longest shorter arm; else the longest segment.
+		bestC, bestS := 0.0, 0.0
+		var segA, segB glyph.Point
+		for i, s1 := range segs {
+			l1 := math.Hypot(s1.b.X-s1.a.X, s1.b.Y-s1.a.Y)
+			if l1 > bestS {
+				bestS, segA, segB = l1, s1.a, s1.b
+			}
+			for _, s2 := range segs[i+1:] {
+				for _, e1 := range [2][2]glyph.Point{{s1.a, s1.b}, {s1.b, s1.a}} {
+					for _, e2 := range [2][2]glyph.Point{{s2.a, s2.b}, {s2.b, s2.a}} {
+						if math.Hypot(e1[0].X-e2[0].X, e1[0].Y-e2[0].Y) > 1e-6 {
+							continue
+						}
+						u := glyph.Point{X: e1[1].X - e1[0].X, Y: e1[1].Y - e1[0].Y}
+						w := glyph.Point{X: e2[1].X - e2[0].X, Y: e2[1].Y - e2[0].Y}
+						ang := math.Abs(math.Atan2(u.X*w.Y-u.Y*w.X, u.X*w.X+u.Y*w.Y)) * 180 / math.Pi
+						if ang < 25 || ang > 155 {
+							continue
+						}
+						lu, lw := math.Hypot(u.X, u.Y), math.Hypot(w.X, w.Y)
+						if m := math.Min(lu, lw); m > bestC {
+							bestC, p.v = m, e1[0]
+							if lu >= lw {
+								p.a1, p.a2 = e1[1], e2[1]
+							} else {
+								p.a1, p.a2 = e2[1], e1[1]
+							}
+						}
+					}
+				}
+			}
+		}
+		p.kind = anchorCorner
+		if bestC == 0 {
+			p.kind, p.a1, p.a2 = anchorSegment, segA, segB
+		}
+	}
+	return p, nil
+}
+
+// spreadOrder reorders samples so that any prefix is spread over the whole
+// template (bit-reversal order), which lets verification reject a wrong
+// pose after a few samples.
+func spreadOrder(s []sample) []sample {
+	n := len(s)
+	bits := 0
+	for 1<<bits < n {
+		bits++
+	}
+	out := make([]sample, 0, n)
+	for i := 0; i < 1<<bits; i++ {
+		r := 0
+		for b := 0; b < bits; b++ {
+			if i&(1<<b) != 0 {
+				r |= 1 << (bits - 1 - b)
+			}
+		}
+		if r < n {
+			out = append(out, s[r])
+		}
+	}
+	return out
+}
+
+// outlinePoints samples the glyph's geometry for its box, the way the
+// ground truth does: arcs every 2 degrees, text as its box (0.6 × cap height
+// advance per character, a sans-serif average).
+func outlinePoints(g glyph.Glyph) []glyph.Point {
+	var out []glyph.Point
+	arc := func(c glyph.Point, r, start, sweep float64) {
+		n := int(math.Ceil(math.Abs(sweep)/2)) + 1
+		for i := 0; i <= n; i++ {
+			a := (start + sweep*float64(i)/float64(n)) * math.Pi / 180
+			out = append(out, glyph.Point{X: c.X + r*math.Cos(a), Y: c.Y + r*math.Sin(a)})
+		}
+	}
+	for _, s := range g.Shapes {
+		switch s.Kind {
+		case glyph.KindCircle:
+			arc(s.Pts[0], s.R, 0, 360)
+		case glyph.KindArc:
+			arc(s.Pts[0], s.R, s.Start, s.Sweep)
+		case glyph.KindRect:
+			a, b := s.Pts[0], s.Pts[1]
+			out = append(out, a, glyph.Point{X: b.X, Y: a.Y}, b, glyph.Point{X: a.X, Y: b.Y})
+		case glyph.KindText:
+			w := textWidthMM(s.Text, s.Size)
+			c := s.Pts[0]
+			out = append(out,
+				glyph.Point{X: c.X - w/2, Y: c.Y - s.Size}, glyph.Point{X: c.X + w/2, Y: c.Y - s.Size},
+				glyph.Point{X: c.X + w/2, Y: c.Y}, glyph.Point{X: c.X - w/2, Y: c.Y})
+		default:
+			out = append(out, s.Pts...)
+		}
+	}
+	return out
+}
+
+// textWidthMM estimates the advance width of text set with cap height size.
+func textWidthMM(s string, size float64) float64 {
+	return 0.8 * size * float64(len([]rune(s)))
+}

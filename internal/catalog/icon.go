@@ -200,12 +200,7 @@ func drawGlyph(dst draw.Image, g glyph.Glyph, f fit, col color.RGBA) error {
 		}
 		one := glyph.Glyph{Shapes: []glyph.Shape{sh}}
 		for _, chain := range one.Polylines(tol) {
-			for k := 0; k+1 < len(chain); k++ {
-				addQuad(ras, chain[k], chain[k+1], half)
-			}
-			for _, p := range chain {
-				addDisc(ras, p, half, tol)
-			}
+			addStroke(ras, chain, half, tol)
 			if sh.Fill {
 				addPolygon(ras, chain)
 			}
@@ -240,15 +235,84 @@ func addPolygon(ras *vector.Rasterizer, pts []glyph.Point) {
 	ras.ClosePath()
 }
 
-// addQuad adds the rectangle of half-width h around the segment p-q.
-func addQuad(ras *vector.Rasterizer, p, q glyph.Point, h float64) {
-	dx, dy := q.X-p.X, q.Y-p.Y
-	l := math.Hypot(dx, dy)
-	if l == 0 {
+// addStroke adds the outline of a polyline stroked with half-width h: one
+// quadrilateral per segment, whose ends share the mitred offset points of
+// smooth vertices (flattened curves, so no seams show) and carry round
+// discs at the ends and at corners.
+func addStroke(ras *vector.Rasterizer, chain []glyph.Point, h, tol float64) {
+	n := len(chain)
+	if n < 2 {
 		return
 	}
-	nx, ny := -dy/l*h, dx/l*h
-	addPolygon(ras, []glyph.Point{{X: p.X + nx, Y: p.Y + ny}, {X: q.X + nx, Y: q.Y + ny}, {X: q.X - nx, Y: q.Y - ny}, {X: p.X - nx, Y: p.Y - ny}})
+	closed := n > 2 && math.Hypot(chain[0].X-chain[n-1].X, chain[0].Y-chain[n-1].Y) < 1e-6
+	// unit left normal of segment k (chain[k] to chain[k+1]); zero if empty
+	normal := func(k int) (float64, float64) {
+		dx, dy := chain[k+1].X-chain[k].X, chain[k+1].Y-chain[k].Y
+		l := math.Hypot(dx, dy)
+		if l == 0 {
+			return 0, 0
+		}
+		return -dy / l, dx / l
+	}
+	// offset at vertex k for segment seg (k == seg or k == seg+1)
+	offset := func(k, seg int) (float64, float64) {
+		sx, sy := normal(seg)
+		prev, next := k-1, k
+		if closed && k == 0 {
+			prev = n - 2
+		}
+		if closed && k == n-1 {
+			next = 0
+		}
+		if prev < 0 || next > n-2 {
+			return sx * h, sy * h
+		}
+		ax, ay := normal(prev)
+		bx, by := normal(next)
+		dot := ax*bx + ay*by
+		if dot < math.Cos(15*math.Pi/180) || (ax == 0 && ay == 0) || (bx == 0 && by == 0) {
+			return sx * h, sy * h // a corner: the disc covers the join
+		}
+		mx, my := ax+bx, ay+by
+		scale := h / (mx*sx + my*sy) // project so the offset is h from the segment
+		return mx * scale, my * scale
+	}
+	for k := 0; k+1 < n; k++ {
+		if nx, ny := normal(k); nx == 0 && ny == 0 {
+			continue
+		}
+		p, q := chain[k], chain[k+1]
+		ax, ay := offset(k, k)
+		bx, by := offset(k+1, k)
+		addPolygon(ras, []glyph.Point{{X: p.X + ax, Y: p.Y + ay}, {X: q.X + bx, Y: q.Y + by}, {X: q.X - bx, Y: q.Y - by}, {X: p.X - ax, Y: p.Y - ay}})
+	}
+	for k, p := range chain {
+		end := !closed && (k == 0 || k == n-1)
+		var corner bool
+		if !end {
+			prev, next := k-1, k+1
+			if k == 0 || k == n-1 {
+				prev, next = n-2, 1
+				p = chain[0]
+			}
+			corner = turns(chain[prev], p, chain[next])
+		}
+		if end || corner {
+			addDisc(ras, p, h, tol)
+		}
+	}
+}
+
+// turns reports whether the chain a-b-c bends at b by more than 15°, where
+// the gap between two segment rectangles would show without a round join.
+func turns(a, b, c glyph.Point) bool {
+	ux, uy := b.X-a.X, b.Y-a.Y
+	vx, vy := c.X-b.X, c.Y-b.Y
+	lu, lv := math.Hypot(ux, uy), math.Hypot(vx, vy)
+	if lu == 0 || lv == 0 {
+		return true
+	}
+	return (ux*vx+uy*vy)/(lu*lv) < math.Cos(15*math.Pi/180)
 }
 
 // addDisc adds a round join or cap of radius r at p.

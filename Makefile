@@ -2,6 +2,7 @@
 GO        ?= go
 BIN       := bin
 STATICCHECK_VERSION := 2025.1.1
+REDOCLY_VERSION     := 2.77.0
 
 .PHONY: run build test lint vet staticcheck openapi-lint synth eval tools
 
@@ -18,7 +19,11 @@ vet:
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
-test: vet staticcheck
+# Lint the OpenAPI document with Redocly's recommended-strict rules (internal/openapi/redocly.yaml).
+openapi-lint:
+	npx --yes @redocly/cli@$(REDOCLY_VERSION) lint --config internal/openapi/redocly.yaml internal/openapi/openapi.json
+
+test: vet staticcheck openapi-lint
 	$(GO) test -count=1 ./...
 
 # Score the production engine on a labelled dataset (docs/evaluation.md):

@@ -1,0 +1,17 @@
+package synth
+
+import "blueprint/internal/catalog"
+
+// FromCatalog returns the generator's view of every catalog symbol, in the
+// catalog's stable order.
+func FromCatalog(c *catalog.Catalog) []Symbol {
+	syms := c.Symbols()
+	out := make([]Symbol, len(syms))
+	for i, s := range syms {
+		out[i] = Symbol{
+			Class: s.Class, Model: s.Model, Category: s.Category,
+			NameEN: s.DisplayName, NameFI: s.DisplayNameFI, Color: s.Color, Glyph: s.Glyph,
+		}
+	}
+	return out
+}

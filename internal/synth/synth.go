@@ -1,0 +1,184 @@
+// Package synth generates synthetic construction drawings with exact
+// ground truth: floor plans with walls, doors, furniture, grids,
+// dimensions and a title block, on which electrical and fire-alarm
+// symbols from the catalog are placed, wired and labelled.
+//
+// Vector sheets are real PDFs (github.com/signintech/gopdf, text in the
+// embedded Go Regular font). Raster sheets are those PDFs rendered with
+// MuPDF (go-fitz) at 150–300 DPI and degraded like scans and photos.
+// Every sheet comes with a Truth record in the shared dataset format.
+//
+// Output is a pure function of (seed, sheet index, options): sheet i of a
+// run is the same whatever the number of sheets, and the raster sheet i is
+// a degraded rendering of the vector sheet i of the same seed.
+package synth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"blueprint/internal/glyph"
+)
+
+// Kind says whether a sheet is a vector PDF or a raster image.
+type Kind string
+
+// Sheet kinds, as written in the ground truth's "kind".
+const (
+	KindVector Kind = "vector"
+	KindRaster Kind = "raster"
+)
+
+// ParseKind accepts "vector" or "raster".
+func ParseKind(s string) (Kind, error) {
+	switch Kind(s) {
+	case KindVector, KindRaster:
+		return Kind(s), nil
+	}
+	return "", fmt.Errorf("synth: unknown kind %q (want vector or raster)", s)
+}
+
+// Symbol is what the generator needs to know about one catalog class.
+type Symbol struct {
+	Class    string
+	Model    string // "electricity" or "fire_alarm"
+	Category string // catalog category, e.g. "lighting", "sockets", "detectors"
+	NameEN   string
+	NameFI   string
+	Color    string // "#RRGGBB"
+	Glyph    glyph.Glyph
+}
+
+// Options shape a run.
+type Options struct {
+	// MaxPaper caps the paper size ("A4".."A0"); "" allows every size.
+	MaxPaper string
+}
+
+// Generator draws sheets from a fixed symbol set. It is safe for use by
+// one goroutine at a time.
+type Generator struct {
+	symbols []Symbol
+	met     *metrics
+}
+
+// New returns a generator for the given symbols (at least one, each with
+// a class name and a non-empty glyph).
+func New(symbols []Symbol) (*Generator, error) {
+	if len(symbols) == 0 {
+		return nil, errors.New("synth: no symbols")
+	}
+	for _, s := range symbols {
+		if s.Class == "" || len(s.Glyph.Shapes) == 0 {
+			return nil, fmt.Errorf("synth: symbol %q has no class or no glyph", s.Class)
+		}
+	}
+	met, err := newMetrics()
+	if err != nil {
+		return nil, err
+	}
+	return &Generator{symbols: append([]Symbol(nil), symbols...), met: met}, nil
+}
+
+// Sheet is one generated file and its ground truth.
+type Sheet struct {
+	Name  string // file name, e.g. "sheet-00001.pdf"
+	Data  []byte
+	Truth Truth
+}
+
+// SheetName returns the file stem of sheet i (0-based): "sheet-00001".
+func SheetName(i int) string { return fmt.Sprintf("sheet-%05d", i+1) }
+
+// rngFor returns the random source of sheet i of a run with seed.
+func rngFor(seed uint64, i int, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed^0x9E3779B97F4A7C15*uint64(i+1), stream))
+}
+
+// Vector draws sheet i of the run with seed as a PDF.
+func (g *Generator) Vector(seed uint64, i int, opt Options) (Sheet, error) {
+	d, err := g.design(seed, i, opt)
+	if err != nil {
+		return Sheet{}, err
+	}
+	stem := SheetName(i)
+	data, err := d.pdf()
+	if err != nil {
+		return Sheet{}, fmt.Errorf("synth: sheet %s: %w", stem, err)
+	}
+	return Sheet{Name: stem + ".pdf", Data: data, Truth: d.vectorTruth(stem+".pdf", seed)}, nil
+}
+
+// Raster draws sheet i of the run with seed as a degraded PNG or JPEG
+// rendering of the vector sheet i.
+func (g *Generator) Raster(ctx context.Context, seed uint64, i int, opt Options) (Sheet, error) {
+	d, err := g.design(seed, i, opt)
+	if err != nil {
+		return Sheet{}, err
+	}
+	pdf, err := d.pdf()
+	if err != nil {
+		return Sheet{}, fmt.Errorf("synth: sheet %s: %w", SheetName(i), err)
+	}
+	return d.raster(ctx, pdf, rngFor(seed, i, 2), SheetName(i), seed)
+}
+
+// Run writes n sheets of the given kind into dir (created if needed):
+// for each, the drawing and "<stem>.json" beside it.
+func (g *Generator) Run(ctx context.Context, dir string, n int, seed uint64, kind Kind, opt Options) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("synth: create output dir: %w", err)
+	}
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var (
+			s   Sheet
+			err error
+		)
+		if kind == KindRaster {
+			s, err = g.Raster(ctx, seed, i, opt)
+		} else {
+			s, err = g.Vector(seed, i, opt)
+		}
+		if err != nil {
+			return err
+		}
+		if err := WriteSheet(dir, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteSheet writes the sheet's file and its ground truth into dir.
+func WriteSheet(dir string, s Sheet) error {
+	if err := os.WriteFile(filepath.Join(dir, s.Name), s.Data, 0o644); err != nil {
+		return fmt.Errorf("synth: write %s: %w", s.Name, err)
+	}
+	js, err := MarshalTruth(s.Truth)
+	if err != nil {
+		return err
+	}
+	stem := s.Name[:len(s.Name)-len(filepath.Ext(s.Name))]
+	if err := os.WriteFile(filepath.Join(dir, stem+".json"), js, 0o644); err != nil {
+		return fmt.Errorf("synth: write %s.json: %w", stem, err)
+	}
+	return nil
+}
+
+// MarshalTruth encodes the ground truth as indented JSON with a final
+// newline, the exact bytes Run writes.
+func MarshalTruth(t Truth) ([]byte, error) {
+	b, err := json.MarshalIndent(t, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("synth: encode truth %s: %w", t.File, err)
+	}
+	return append(b, '\n'), nil
+}

@@ -31,11 +31,11 @@ var papers = [...]struct {
 // rect is an axis-aligned rectangle in paper millimetres.
 type rect struct{ x0, y0, x1, y1 float64 }
 
-func (r rect) w() float64             { return r.x1 - r.x0 }
-func (r rect) h() float64             { return r.y1 - r.y0 }
-func (r rect) center() glyph.Point    { return glyph.Point{X: (r.x0 + r.x1) / 2, Y: (r.y0 + r.y1) / 2} }
-func (r rect) inset(d float64) rect   { return rect{r.x0 + d, r.y0 + d, r.x1 - d, r.y1 - d} }
-func (r rect) overlaps(o rect) bool   { return r.x0 < o.x1 && o.x0 < r.x1 && r.y0 < o.y1 && o.y0 < r.y1 }
+func (r rect) w() float64           { return r.x1 - r.x0 }
+func (r rect) h() float64           { return r.y1 - r.y0 }
+func (r rect) center() glyph.Point  { return glyph.Point{X: (r.x0 + r.x1) / 2, Y: (r.y0 + r.y1) / 2} }
+func (r rect) inset(d float64) rect { return rect{r.x0 + d, r.y0 + d, r.x1 - d, r.y1 - d} }
+func (r rect) overlaps(o rect) bool { return r.x0 < o.x1 && o.x0 < r.x1 && r.y0 < o.y1 && o.y0 < r.y1 }
 func (r rect) contains(p glyph.Point) bool {
 	return p.X >= r.x0 && p.X <= r.x1 && p.Y >= r.y0 && p.Y <= r.y1
 }

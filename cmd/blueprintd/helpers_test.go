@@ -61,7 +61,7 @@ type testEnv struct {
 
 // startEnv starts the whole service (real store, blobs, catalog, runner,
 // HTTP server) over dir. opt.engine nil uses the production engine.
-func startEnv(t *testing.T, dir string, opt options) *testEnv {
+func startEnv(t *testing.T, dir string, opt options, mods ...func(*config.Config)) *testEnv {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
@@ -74,6 +74,9 @@ func startEnv(t *testing.T, dir string, opt options) *testEnv {
 	cfg.AllowPrivateCallbacks = true
 	cfg.APIKeys = []apikey.Entry{{Key: keyA, WebhookSecret: secretA, RequestsPerMinute: 1000},
 		{Key: keyB, WebhookSecret: secretB, RequestsPerMinute: 1000}, {Key: keyC, WebhookSecret: "s", RequestsPerMinute: 3}}
+	for _, m := range mods {
+		m(&cfg)
+	}
 	if opt.runner.Poll == 0 {
 		opt.runner.Poll = 20 * time.Millisecond
 	}
@@ -111,7 +114,10 @@ func startEnv(t *testing.T, dir string, opt options) *testEnv {
 
 type tWriter struct{ t *testing.T }
 
-func (w tWriter) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
 
 // response is a decoded HTTP response.
 type response struct {
@@ -313,3 +319,5 @@ func (s *webhookSink) next(t *testing.T) delivery {
 func runnerOpts() runner.Options {
 	return runner.Options{Poll: 20 * time.Millisecond, SweepEvery: time.Hour}
 }
+
+func ioPipe() (*io.PipeReader, *io.PipeWriter) { return io.Pipe() }

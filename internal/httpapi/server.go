@@ -84,9 +84,13 @@ func New(cfg Config) *Server {
 	m.HandleFunc("PUT "+uploadPrefix+"{job_id}", s.handleUpload)
 	m.HandleFunc("GET "+pageImagePrefix+"{job_id}/{file}", s.handlePageImage)
 	m.HandleFunc("GET "+iconPrefix+"{file}", s.handleIconFile)
-	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	noRoute := func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, job.Errorf(job.CodeNotFound, "no route for %s %s", r.Method, r.URL.Path))
-	})
+	}
+	// Unknown /v1 paths need a key like every /v1 path (and count against
+	// its rate); other unknown paths are plain 404s.
+	m.HandleFunc("/v1/", s.authed(func(w http.ResponseWriter, r *http.Request, _ job.Caller) { noRoute(w, r) }))
+	m.HandleFunc("/", noRoute)
 	return s
 }
 

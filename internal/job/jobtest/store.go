@@ -138,22 +138,52 @@ func sameJob(t *testing.T, got, want *job.Job) {
 	}
 }
 
-func listJobs(t *testing.T, s job.Store, state job.State, limit int) []string {
+// listSettle is how long a list check polls before it fails, so that
+// adapters whose indexes are eventually consistent (DynamoDB global
+// secondary indexes) pass; a strongly consistent store passes at once.
+const listSettle = 5 * time.Second
+
+// settle calls list until ok accepts its result or listSettle passes, and
+// returns the last result.
+func settle(list func() ([]string, error), ok func([]string) bool) ([]string, error) {
+	deadline := time.Now().Add(listSettle)
+	for {
+		ids, err := list()
+		if (err == nil && ok(ids)) || time.Now().After(deadline) {
+			return ids, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// wantJobs checks that ListJobs(state, limit) returns exactly want, in order.
+func wantJobs(t *testing.T, s job.Store, state job.State, limit int, want []string) {
 	t.Helper()
-	ids, err := s.ListJobs(context.Background(), state, limit)
+	got, err := settle(func() ([]string, error) {
+		return s.ListJobs(context.Background(), state, limit)
+	}, func(ids []string) bool { return slices.Equal(ids, want) })
 	if err != nil {
 		t.Fatalf("ListJobs(%s, %d): %v", state, limit, err)
 	}
-	return ids
+	if !slices.Equal(got, want) {
+		t.Errorf("ListJobs(%s, %d) = %q, want %q (oldest first)", state, limit, got, want)
+	}
 }
 
-func pendingWebhooks(t *testing.T, s job.Store, before time.Time, limit int) []string {
+// wantPending checks that ListPendingWebhooks(before, limit) returns the
+// IDs in want, in any order.
+func wantPending(t *testing.T, s job.Store, before time.Time, limit int, want []string) {
 	t.Helper()
-	ids, err := s.ListPendingWebhooks(context.Background(), before, limit)
+	want = sorted(want)
+	got, err := settle(func() ([]string, error) {
+		return s.ListPendingWebhooks(context.Background(), before, limit)
+	}, func(ids []string) bool { return slices.Equal(sorted(ids), want) })
 	if err != nil {
 		t.Fatalf("ListPendingWebhooks(%s, %d): %v", before, limit, err)
 	}
-	return ids
+	if !slices.Equal(sorted(got), want) {
+		t.Errorf("ListPendingWebhooks(%s, %d) = %q, want %q (pending with NextAttemptAt <= before)", before, limit, got, want)
+	}
 }
 
 func storeCreateGetRoundTrip(t *testing.T, s job.Store) {
@@ -191,9 +221,7 @@ func storeCreateExisting(t *testing.T, s job.Store) {
 	if got.FileName != "job_dup.pdf" || got.Status != job.AwaitingUpload {
 		t.Errorf("second CreateJob changed the stored job: %+v", got)
 	}
-	if ids := listJobs(t, s, job.Queued, 0); len(ids) != 0 {
-		t.Errorf("failed CreateJob left an index entry: queued = %v", ids)
-	}
+	wantJobs(t, s, job.Queued, 0, nil)
 }
 
 func storeGetMissing(t *testing.T, s job.Store) {
@@ -252,9 +280,7 @@ func storeUpdateStaleVersion(t *testing.T, s job.Store) {
 	if got.Status != job.Processing || got.Version != 2 {
 		t.Errorf("stale update changed the stored job: status %s version %d", got.Status, got.Version)
 	}
-	if ids := listJobs(t, s, job.Failed, 0); len(ids) != 0 {
-		t.Errorf("stale update indexed the job as failed: %v", ids)
-	}
+	wantJobs(t, s, job.Failed, 0, nil)
 
 	// A version from the future conflicts too.
 	c := mustGet(t, s, "job_stale")
@@ -333,12 +359,8 @@ func storeDelete(t *testing.T, s job.Store) {
 	if _, err := s.GetJob(ctx, "job_del"); !errors.Is(err, job.ErrNotFound) {
 		t.Errorf("GetJob after DeleteJob: err = %v, want ErrNotFound", err)
 	}
-	if ids := listJobs(t, s, job.Done, 0); !slices.Equal(ids, []string{"job_keep"}) {
-		t.Errorf("ListJobs(done) after delete = %v, want [job_keep]", ids)
-	}
-	if ids := pendingWebhooks(t, s, t0.Add(time.Hour), 0); len(ids) != 0 {
-		t.Errorf("ListPendingWebhooks after delete = %v, want none", ids)
-	}
+	wantJobs(t, s, job.Done, 0, []string{"job_keep"})
+	wantPending(t, s, t0.Add(time.Hour), 0, nil)
 	if err := s.DeleteJob(ctx, "job_del"); err != nil {
 		t.Errorf("second DeleteJob: %v, want nil", err)
 	}
@@ -372,24 +394,12 @@ func storeListJobsOldestFirst(t *testing.T, s job.Store) {
 		mustCreate(t, s, simpleJob(j.id, j.state, t0.Add(-j.age)))
 	}
 	want := []string{"q_z", "q_a", "q_b", "q_c", "q_d"}
-	if got := listJobs(t, s, job.Queued, 0); !slices.Equal(got, want) {
-		t.Errorf("ListJobs(queued, 0) = %v, want %v", got, want)
-	}
-	if got := listJobs(t, s, job.Queued, -1); !slices.Equal(got, want) {
-		t.Errorf("ListJobs(queued, -1) = %v, want %v", got, want)
-	}
-	if got := listJobs(t, s, job.Queued, 2); !slices.Equal(got, want[:2]) {
-		t.Errorf("ListJobs(queued, 2) = %v, want %v", got, want[:2])
-	}
-	if got := listJobs(t, s, job.Queued, 100); !slices.Equal(got, want) {
-		t.Errorf("ListJobs(queued, 100) = %v, want %v", got, want)
-	}
-	if got := listJobs(t, s, job.Processing, 0); !slices.Equal(got, []string{"p_x"}) {
-		t.Errorf("ListJobs(processing) = %v, want [p_x]", got)
-	}
-	if got := listJobs(t, s, job.Failed, 0); len(got) != 0 {
-		t.Errorf("ListJobs(failed) = %v, want none", got)
-	}
+	wantJobs(t, s, job.Queued, 0, want)
+	wantJobs(t, s, job.Queued, -1, want)
+	wantJobs(t, s, job.Queued, 2, want[:2])
+	wantJobs(t, s, job.Queued, 100, want)
+	wantJobs(t, s, job.Processing, 0, []string{"p_x"})
+	wantJobs(t, s, job.Failed, 0, nil)
 }
 
 func storeListJobsFollowsStateChanges(t *testing.T, s job.Store) {
@@ -404,30 +414,20 @@ func storeListJobsFollowsStateChanges(t *testing.T, s job.Store) {
 		j.StartedAt = &started
 		mustUpdate(t, s, j)
 	}
-	if got := listJobs(t, s, job.Queued, 0); !slices.Equal(got, []string{"j2"}) {
-		t.Errorf("queued = %v, want [j2]", got)
-	}
-	if got := listJobs(t, s, job.Processing, 0); !slices.Equal(got, []string{"j1", "j3"}) {
-		t.Errorf("processing = %v, want [j1 j3]", got)
-	}
+	wantJobs(t, s, job.Queued, 0, []string{"j2"})
+	wantJobs(t, s, job.Processing, 0, []string{"j1", "j3"})
 	// An update that keeps the state keeps exactly one index entry.
 	j := mustGet(t, s, "j2")
 	j.FileName = "renamed.pdf"
 	mustUpdate(t, s, j)
-	if got := listJobs(t, s, job.Queued, 0); !slices.Equal(got, []string{"j2"}) {
-		t.Errorf("queued after same-state update = %v, want [j2]", got)
-	}
+	wantJobs(t, s, job.Queued, 0, []string{"j2"})
 	for _, id := range []string{"j1", "j3"} {
 		j := mustGet(t, s, id)
 		j.Status = job.Done
 		mustUpdate(t, s, j)
 	}
-	if got := listJobs(t, s, job.Processing, 0); len(got) != 0 {
-		t.Errorf("processing after done = %v, want none", got)
-	}
-	if got := listJobs(t, s, job.Done, 0); !slices.Equal(got, []string{"j1", "j3"}) {
-		t.Errorf("done = %v, want [j1 j3]", got)
-	}
+	wantJobs(t, s, job.Processing, 0, nil)
+	wantJobs(t, s, job.Done, 0, []string{"j1", "j3"})
 }
 
 func withWebhook(j *job.Job, next time.Time) *job.Job {
@@ -459,19 +459,18 @@ func storeListPendingWebhooks(t *testing.T, s job.Store) {
 	} {
 		mustCreate(t, s, j)
 	}
-	if got := sorted(pendingWebhooks(t, s, t0, 0)); !slices.Equal(got, []string{"w_due_now", "w_due_old"}) {
-		t.Errorf("ListPendingWebhooks(t0) = %v, want [w_due_now w_due_old] (NextAttemptAt <= before)", got)
-	}
-	if got := pendingWebhooks(t, s, t0, 1); len(got) != 1 || (got[0] != "w_due_now" && got[0] != "w_due_old") {
-		t.Errorf("ListPendingWebhooks(t0, 1) = %v, want one due job", got)
+	wantPending(t, s, t0, 0, []string{"w_due_now", "w_due_old"})
+	due := []string{"w_due_now", "w_due_old"}
+	oneDue := func(ids []string) bool { return len(ids) == 1 && slices.Contains(due, ids[0]) }
+	got, err := settle(func() ([]string, error) {
+		return s.ListPendingWebhooks(context.Background(), t0, 1)
+	}, oneDue)
+	if err != nil || !oneDue(got) {
+		t.Errorf("ListPendingWebhooks(t0, 1) = %q, %v; want one of %q", got, err, due)
 	}
 	want := []string{"w_due_now", "w_due_old", "w_later", "w_much_later"}
-	if got := sorted(pendingWebhooks(t, s, t0.Add(time.Hour), 0)); !slices.Equal(got, want) {
-		t.Errorf("ListPendingWebhooks(t0+1h) = %v, want %v", got, want)
-	}
-	if got := pendingWebhooks(t, s, t0.Add(-2*time.Hour), 0); len(got) != 0 {
-		t.Errorf("ListPendingWebhooks(t0-2h) = %v, want none", got)
-	}
+	wantPending(t, s, t0.Add(time.Hour), 0, want)
+	wantPending(t, s, t0.Add(-2*time.Hour), 0, nil)
 }
 
 func storeListPendingWebhooksFollowsUpdates(t *testing.T, s job.Store) {
@@ -494,15 +493,9 @@ func storeListPendingWebhooksFollowsUpdates(t *testing.T, s job.Store) {
 	withWebhook(w3, t0.Add(time.Minute))
 	mustUpdate(t, s, w3)
 
-	if got := pendingWebhooks(t, s, t0, 0); len(got) != 0 {
-		t.Errorf("at t0 = %v, want none", got)
-	}
-	if got := pendingWebhooks(t, s, t0.Add(time.Minute), 0); !slices.Equal(got, []string{"w3"}) {
-		t.Errorf("at t0+1m = %v, want [w3]", got)
-	}
-	if got := sorted(pendingWebhooks(t, s, t0.Add(time.Hour), 0)); !slices.Equal(got, []string{"w1", "w3"}) {
-		t.Errorf("at t0+1h = %v, want [w1 w3]", got)
-	}
+	wantPending(t, s, t0, 0, nil)
+	wantPending(t, s, t0.Add(time.Minute), 0, []string{"w3"})
+	wantPending(t, s, t0.Add(time.Hour), 0, []string{"w1", "w3"})
 }
 
 func idemRecord(owner, key, jobID string, expires time.Time) job.IdempotencyRecord {

@@ -278,6 +278,8 @@ func TestValidateResponse(t *testing.T) {
 			keyed("Location", "http://127.0.0.1:8080/files/icons/smoke_detector.png?expires=1&sig=ab", "Content-Type", "text/html; charset=utf-8"),
 			`<a href="/files/icons/smoke_detector.png">Found</a>.`, nil},
 		{"icon redirect without Location", "GET", "/v1/symbols/smoke_detector/icon", 302, keyed(), "", ErrInvalid},
+		{"icon 422 format", "GET", "/v1/symbols/smoke_detector/icon?format=gif", 422, keyed(),
+			`{"error":{"code":"unprocessable","message":"m","details":{"parameter":"format"}}}`, nil},
 		{"icon 404", "GET", "/v1/symbols/nope/icon", 404, keyed(), errBody("not_found"), nil},
 		{"icon 200 undocumented", "GET", "/v1/symbols/smoke_detector/icon", 200, keyed(), "", ErrUndocumented},
 

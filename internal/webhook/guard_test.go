@@ -174,6 +174,7 @@ func TestCheckURL(t *testing.T) {
 		{"https://8.8.8.8/hook", ""},
 		{"https://1.1.1.1:8443/a/b?c=d", ""},
 		{"https://[2606:4700:4700::1111]/hook", ""},
+		{"https://[2001:4860:4860::8888]/hook", ""},
 		{"https://[64:ff9b::808:808]/", ""}, // NAT64 form of 8.8.8.8
 		{"https://[2002:808:808::1]/", ""},  // 6to4 form of 8.8.8.8
 		{"https://public.test/hook", ""},

@@ -26,6 +26,15 @@ openapi-lint:
 test: vet staticcheck openapi-lint
 	$(GO) test -count=1 ./...
 
+# Generate synthetic drawings with ground truth (internal/synth):
+# make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster
+OUT  ?= synth-out
+N    ?= 20
+SEED ?= 1
+KIND ?= vector
+synth:
+	$(GO) run ./cmd/synth -out $(OUT) -n $(N) -seed $(SEED) -kind $(KIND)
+
 # Score the production engine on a labelled dataset (docs/evaluation.md):
 # make eval DATA=<dir> REPORT=<file.json> [EVAL_FLAGS="-confidence 0.3 -max-sheets 20 -quiet"]
 DATA   ?= testdata/synth

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/job"
+	"blueprint/internal/webhook"
+)
+
+// blockingEngine reports each call on started and then blocks until its
+// context ends, like a long page interrupted by a shutdown.
+func blockingEngine(started chan<- struct{}) detect.Engine {
+	return detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+}
+
+// TestRestartMidProcessing stops the service while a job is processing,
+// reopens the same data directory and checks that the job finishes and its
+// webhook is delivered exactly once.
+func TestRestartMidProcessing(t *testing.T) {
+	dir := t.TempDir()
+	sink := newSink(t)
+	started := make(chan struct{}, 1)
+	e1 := startEnv(t, dir, options{runner: runnerOpts(), engine: blockingEngine(started)})
+	data := pdfDoc([2]int{144, 72}, [2]int{144, 72})
+	created := e1.initJob(keyA, map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": len(data), "callback_url": sink.srv.URL})
+	id := created["job_id"].(string)
+	if r := e1.upload(created, data, "application/pdf"); r.Status != 200 {
+		t.Fatal(r.Status)
+	}
+	if r := e1.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
+		t.Fatal(r.Status)
+	}
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("processing did not start")
+	}
+	m := e1.waitStatus(keyA, id, "processing")
+	if m["started_at"] == nil || m["pages_total"] != 2.0 || m["pages_done"] != 0.0 {
+		t.Fatalf("processing view: %v", m)
+	}
+	e1.stop()
+
+	e2 := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
+	done := e2.waitStatus(keyA, id, "done")
+	if done["summary"].(map[string]any)["total_detections"] != 5.0 {
+		t.Fatalf("after restart: %v", done["summary"])
+	}
+	d := sink.next(t)
+	if err := webhook.Verify([]byte(secretA), d.Header.Get(webhook.SignatureHeader), d.Body, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case extra := <-sink.got:
+		t.Fatalf("second delivery: %s", extra.Header.Get(webhook.EventIDHeader))
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// TestWebhookSurvivesRestart fails the first delivery, restarts the
+// service, and checks that the retry carries the same event id.
+func TestWebhookSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	sink := newSink(t, 500)
+	e1 := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
+	id := doneJob(t, e1, keyA, map[string]any{"callback_url": sink.srv.URL})
+	first := sink.next(t)
+	if first.Status != 500 {
+		t.Fatalf("first status %d", first.Status)
+	}
+	e1.stop()
+	e2 := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
+	second := sink.next(t)
+	if second.Status != 200 || second.Header.Get(webhook.EventIDHeader) != first.Header.Get(webhook.EventIDHeader) {
+		t.Fatalf("retry: %d, event ids %q vs %q", second.Status, second.Header.Get(webhook.EventIDHeader), first.Header.Get(webhook.EventIDHeader))
+	}
+	// The first attempt is recorded unless the shutdown interrupted it.
+	waitDelivery(t, e2, id, func(d *job.Delivery) bool { return d.DeliveredAt != nil && d.Attempts >= 1 })
+}
+
+// TestWebhookGivesUp counts 1 + MaxRetries attempts against a receiver
+// that always fails.
+func TestWebhookGivesUp(t *testing.T) {
+	clock := &fakeClock{t: time.Now().UTC()}
+	sink := newSink(t, 500, 500, 500, 500, 500, 500, 500, 500, 500)
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
+	id := doneJob(t, e, keyA, map[string]any{"callback_url": sink.srv.URL})
+	var ids []string
+	for i := range 1 + webhook.MaxRetries {
+		d := sink.next(t)
+		ids = append(ids, d.Header.Get(webhook.EventIDHeader))
+		waitDelivery(t, e, id, func(d *job.Delivery) bool { return d.Attempts == i+1 })
+		clock.Advance(webhook.BackoffCap + time.Second)
+	}
+	select {
+	case <-sink.got:
+		t.Fatal("delivery after the last retry")
+	case <-time.After(300 * time.Millisecond):
+	}
+	for _, x := range ids {
+		if x != ids[0] {
+			t.Fatalf("event id changed: %v", ids)
+		}
+	}
+	j, _ := e.app.store.GetJob(context.Background(), id)
+	if j.Webhook.GaveUpAt == nil || j.Webhook.Attempts != 1+webhook.MaxRetries {
+		t.Fatalf("delivery record: %+v", j.Webhook)
+	}
+}
+
+// TestFailedJob checks the failed shape on poll and in the webhook.
+func TestFailedJob(t *testing.T) {
+	sink := newSink(t)
+	broken := detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+		return nil, errors.New("model file missing")
+	})
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: broken})
+	data := pngImage(30, 20)
+	created := e.initJob(keyA, map[string]any{"file_name": "a.png", "mime_type": "image/png", "size": len(data), "callback_url": sink.srv.URL})
+	id := created["job_id"].(string)
+	e.upload(created, data, "image/png")
+	if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
+		t.Fatal(r.Status)
+	}
+	m := e.waitStatus(keyA, id, "failed")
+	errObj := m["error"].(map[string]any)
+	if errObj["code"] != "processing_failed" || errObj["message"] == "" || m["completed_at"] == nil {
+		t.Fatalf("failed view: %v", m)
+	}
+	d := sink.next(t)
+	var p map[string]any
+	if err := json.Unmarshal(d.Body, &p); err != nil || p["status"] != "failed" || d.Header.Get(webhook.EventTypeHeader) != "job.failed" {
+		t.Fatalf("failed webhook: %s %v", d.Body, d.Header)
+	}
+	if r := e.do("GET", "/v1/jobs/"+id+"/pages/0/detections", keyA, nil, nil); r.Status != 404 {
+		t.Fatalf("detections of a failed job: %d", r.Status)
+	}
+}
+
+// TestExpiry walks the expiry rules with a fake clock.
+func TestExpiry(t *testing.T) {
+	clock := &fakeClock{t: time.Now().UTC()}
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
+	ctx := context.Background()
+	done := doneJob(t, e, keyA, nil)
+	pages := e.do("GET", "/v1/jobs/"+done, keyA, nil, nil).json(t)["pages"].([]any)
+	img := pages[0].(map[string]any)["image_url"].(string)
+	noUpload := e.initJob(keyA, map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": 10})["job_id"].(string)
+	data := pdfDoc([2]int{100, 100})
+	uploaded := e.initJob(keyA, map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": len(data)})
+	e.upload(uploaded, data, "application/pdf")
+	upID := uploaded["job_id"].(string)
+
+	clock.Advance(job.DefaultUploadTTL + time.Minute)
+	if err := e.app.service.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m := e.do("GET", "/v1/jobs/"+noUpload, keyA, nil, nil).json(t)
+	if m["status"] != "expired" || m["expiry_reason"] != "upload_not_received" || m["expired_at"] == nil {
+		t.Fatalf("no upload: %v", m)
+	}
+	if r := e.do("POST", "/v1/jobs/"+noUpload+"/start", keyA, nil, nil); r.Status != 409 {
+		t.Fatalf("start expired: %d", r.Status)
+	}
+	if m := e.do("GET", "/v1/jobs/"+upID, keyA, nil, nil).json(t); m["status"] != "awaiting_upload" {
+		t.Fatalf("an unchecked upload expired early: %v", m["status"])
+	}
+	if m := e.do("GET", "/v1/jobs/"+done, keyA, nil, nil).json(t); m["status"] != "done" {
+		t.Fatalf("done job expired early: %v", m["status"])
+	}
+
+	clock.Advance(job.DefaultRetention)
+	if err := e.app.service.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m = e.do("GET", "/v1/jobs/"+done, keyA, nil, nil).json(t)
+	if m["status"] != "expired" || m["expiry_reason"] != "retention_elapsed" {
+		t.Fatalf("done past retention: %v", m)
+	}
+	if r := e.do("GET", "/v1/jobs/"+done+"/pages/0/detections", keyA, nil, nil); r.Status != 404 {
+		t.Fatalf("detections after purge: %d", r.Status)
+	}
+	if r := e.do("GET", img, "", nil, nil); r.Status != 403 && r.Status != 404 {
+		t.Fatalf("image after purge: %d", r.Status)
+	}
+	if _, err := e.app.service.PageImage(ctx, done, 0); job.ErrorCode(err) != job.CodeNotFound {
+		t.Fatalf("image blob after purge: %v", err)
+	}
+	if m := e.do("GET", "/v1/jobs/"+upID, keyA, nil, nil).json(t); m["status"] != "expired" {
+		t.Fatalf("never-started upload past retention: %v", m["status"])
+	}
+
+	clock.Advance(job.DefaultRetention + time.Minute)
+	if err := e.app.service.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.do("GET", "/v1/jobs/"+done, keyA, nil, nil); r.Status != 404 {
+		t.Fatalf("expired record after a second retention: %d", r.Status)
+	}
+}
+
+// waitDelivery waits until the job's delivery record satisfies ok.
+func waitDelivery(t *testing.T, e *testEnv, id string, ok func(*job.Delivery) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		j, err := e.app.store.GetJob(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Webhook != nil && ok(j.Webhook) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("delivery record: %+v", j.Webhook)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

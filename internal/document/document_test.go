@@ -523,3 +523,68 @@ func TestValidateManyTinyStreams(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 }
+
+// imagePDF is a one-page PDF drawing one image XObject with the given
+// dictionary entries and stream data.
+func imagePDF(dict string, data []byte) []byte {
+	var b documenttest.Builder
+	catalog := b.Reserve()
+	tree := b.Reserve()
+	im := b.Add(fmt.Sprintf("<< /Type /XObject /Subtype /Image %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data))
+	c := b.Add(documenttest.Stream("", []byte("q 100 0 0 100 0 0 cm /Im0 Do Q"), true))
+	page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 100 100] /Resources << /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>", tree, im, c))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	return b.Bytes(catalog, "")
+}
+
+// TestValidateImageXObjectBomb: image XObjects are charged their decoded
+// size, so a few bytes of CCITT declaring 100 000 × 100 000 pixels are
+// refused, while ordinary images pass.
+func TestValidateImageXObjectBomb(t *testing.T) {
+	ctx := context.Background()
+	ccitt := imagePDF("/Width 100000 /Height 100000 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 100000 /Rows 100000 >>", bytes.Repeat([]byte{0}, 64))
+	_, err := Validate(ctx, ccitt, MimePDF, DefaultLimits())
+	wantInvalid(t, err, ReasonDecompressionBomb)
+
+	cases := []struct {
+		name string
+		pdf  []byte
+	}{
+		{"raw rgb", imagePDF("/Width 100 /Height 100 /BitsPerComponent 8 /ColorSpace /DeviceRGB", bytes.Repeat([]byte{128}, 30000))},
+		{"jpeg", imagePDF("/Width 64 /Height 64 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter /DCTDecode", jpegBytes(t, image.NewGray(image.Rect(0, 0, 64, 64))))},
+	}
+	for _, c := range cases {
+		if _, err := Validate(ctx, c.pdf, MimePDF, DefaultLimits()); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	// The dictionary sizes are what is charged: the same raw image fails a
+	// limit below its decoded 30 000 bytes.
+	lim := DefaultLimits()
+	lim.MaxDecompressedBytes = 20000
+	_, err = Validate(ctx, cases[0].pdf, MimePDF, lim)
+	wantInvalid(t, err, ReasonDecompressionBomb)
+}
+
+func TestImageDecodedBytes(t *testing.T) {
+	cases := []struct {
+		dict string
+		want int64
+		ok   bool
+	}{
+		{"obj << /Subtype /Image /Width 10 /Height 20 /ColorSpace /DeviceRGB /BitsPerComponent 8", 600, true},
+		{"obj << /Subtype/Image /Width 10 /Height 20 /ColorSpace /DeviceCMYK", 800, true},
+		{"obj << /Subtype /Image /Width 9 /Height 1 /ImageMask true", 2, true},
+		{"obj << /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace [/Indexed /DeviceRGB 1 <000000ffffff>]", 13, true},
+		{"obj << /Subtype /Image /Width 10 0 R /Height 20", 0, false},
+		{"obj << /Subtype /Image /Width 10 /Height 20 /Filter /DCTDecode", 0, false},
+		{"obj << /Subtype /Form /BBox [0 0 1 1]", 0, false},
+	}
+	for _, c := range cases {
+		got, ok := imageDecodedBytes([]byte(c.dict))
+		if got != c.want || ok != c.ok {
+			t.Errorf("%q: %d %v, want %d %v", c.dict, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -25,10 +25,12 @@ type Info struct {
 // Validate checks an uploaded file before a job starts: that the magic
 // bytes match declaredMime ("image/jpg" counts as "image/jpeg"), that the
 // file opens, and that it stays inside lim. A refused file gives an
-// *InvalidError (use errors.As); any other error is the context's.
+// *InvalidError (use errors.As); any other error is the context's or an
+// internal failure, not the file's fault.
 //
-// PDFs: every zlib stream is inflated with a bounded reader first
-// (decompression_bomb), then MuPDF opens the file: a password (encrypted),
+// PDFs: every zlib stream is inflated with a bounded reader first, and
+// image XObjects are charged their decoded size (decompression_bomb; see
+// scanStreams), then MuPDF opens the file: a password (encrypted),
 // no pages (no_pages), more than MaxPages pages (too_many_pages, decided
 // from the page count alone, before any page is loaded), a page that does
 // not load (corrupt), and a page whose rotated CropBox at 200 DPI exceeds

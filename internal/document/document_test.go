@@ -266,7 +266,7 @@ func TestValidateTypeMismatch(t *testing.T) {
 		{"png declared as pdf", MimePDF, MimePNG, pngBytes(t, img)},
 		{"pdf declared as png", MimePNG, MimePDF, letterPDF()},
 		{"jpeg declared as webp", MimeWebP, MimeJPEG, jpegBytes(t, img)},
-		{"text declared as pdf", MimePDF, "unknown", []byte("this is not a drawing at all")},
+		{"text declared as pdf", MimePDF, "", []byte("this is not a drawing at all")},
 		{"png declared as jpg", MimeJPGAlias, MimePNG, pngBytes(t, img)},
 		{"unsupported declared type", "image/gif", MimePNG, pngBytes(t, img)},
 	}

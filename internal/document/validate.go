@@ -23,7 +23,9 @@ type Info struct {
 }
 
 // Validate checks an uploaded file before a job starts: that the magic
-// bytes match declaredMime ("image/jpg" counts as "image/jpeg"), that the
+// bytes match declaredMime ("image/jpg" counts as "image/jpeg"; on
+// type_mismatch Details carry "declared" and "detected", "" when the bytes
+// match no supported type), that the
 // file opens, and that it stays inside lim. A refused file gives an
 // *InvalidError (use errors.As); any other error is the context's or an
 // internal failure, not the file's fault.
@@ -53,10 +55,10 @@ func Validate(ctx context.Context, data []byte, declaredMime string, lim Limits)
 	if detected != declared {
 		shown := detected
 		if shown == "" {
-			shown = "unknown"
+			shown = "an unknown type"
 		}
 		return Info{}, invalid(ReasonTypeMismatch,
-			map[string]any{"declared": declaredMime, "detected": shown},
+			map[string]any{"declared": declaredMime, "detected": detected},
 			"the file's content is %s but the job declared %s; upload the file the job was created for, or create a job with the right mime_type", shown, declaredMime)
 	}
 	switch detected {
@@ -138,7 +140,7 @@ func openPDF(data []byte) (*fitz.Document, error) {
 			return nil, invalid(ReasonEncrypted, nil,
 				"the PDF is protected by a password; upload a copy without a password")
 		}
-		return nil, invalid(ReasonCorrupt, map[string]any{"error": err.Error()},
+		return nil, invalid(ReasonCorrupt, nil,
 			"the PDF cannot be opened: it is damaged or not a PDF (%v)", err)
 	}
 	return doc, nil
@@ -242,7 +244,7 @@ func decodeImage(ctx context.Context, data []byte, mime string, lim Limits) (ima
 	}
 	cfg, err := codec.config(bytes.NewReader(data))
 	if err != nil {
-		return nil, invalid(ReasonCorrupt, map[string]any{"error": err.Error()},
+		return nil, invalid(ReasonCorrupt, nil,
 			"the image header cannot be read: the file is damaged (%v)", err)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
@@ -256,7 +258,7 @@ func decodeImage(ctx context.Context, data []byte, mime string, lim Limits) (ima
 	}
 	img, err := codec.decode(bytes.NewReader(data))
 	if err != nil {
-		return nil, invalid(ReasonCorrupt, map[string]any{"error": err.Error()},
+		return nil, invalid(ReasonCorrupt, nil,
 			"the image cannot be decoded: the file is damaged (%v)", err)
 	}
 	return img, nil

@@ -1,9 +1,9 @@
 // Command synth writes synthetic construction drawings with ground truth:
 //
-//	go run ./cmd/synth -out DIR -n SHEETS -seed N -kind vector|raster [-max-paper A3]
+//	go run ./cmd/synth -out DIR -n SHEETS -seed N -kind vector|raster [-max-paper A3] [-max-dpi 150]
 //
-// Each sheet is "sheet-NNNNN.pdf" (vector) or ".png"/".jpg" (raster) with
-// "sheet-NNNNN.json" beside it in the shared dataset format. The same seed
+// Each sheet is "sheet-NNNNN.pdf" (vector) or "scan-NNNNN.png|jpg" (raster)
+// with "<stem>.json" beside it in the shared dataset format. The same seed
 // gives the same files; raster sheet i is a degraded rendering of vector
 // sheet i of the same seed.
 package main
@@ -33,6 +33,7 @@ func run() error {
 	seed := flag.Uint64("seed", 1, "random seed")
 	kindFlag := flag.String("kind", "vector", "vector or raster")
 	maxPaper := flag.String("max-paper", "", "largest paper size, A4..A0 (default: all)")
+	maxDPI := flag.Int("max-dpi", 0, "highest raster resolution, 150..300 (default 300)")
 	catalogFile := flag.String("catalog", os.Getenv("BLUEPRINT_CATALOG_FILE"), "catalog override file")
 	flag.Parse()
 	if *out == "" || *n < 0 {
@@ -54,7 +55,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
-	if err := g.Run(ctx, *out, *n, *seed, kind, synth.Options{MaxPaper: *maxPaper}); err != nil {
+	if err := g.Run(ctx, *out, *n, *seed, kind, synth.Options{MaxPaper: *maxPaper, MaxDPI: *maxDPI}); err != nil {
 		return err
 	}
 	fmt.Printf("wrote %d %s sheets to %s in %.1fs\n", *n, kind, *out, time.Since(start).Seconds())

@@ -84,6 +84,7 @@ type design struct {
 	wireWidth float64
 	pool      []int // indexes into g.symbols usable on this sheet
 	used      []int // classes placed, in order of first use
+	legendBox rect  // where the legend table is drawn, when legend
 	circuit   int
 	address   int
 }

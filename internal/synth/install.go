@@ -397,6 +397,7 @@ func (d *design) drawLegend(r rect) {
 	}
 	rows = rows[:n]
 	r.y1 = r.y0 + float64(n+2)*rowH
+	d.legendBox = r
 	glyphW := 16.0
 	d.fillRect(color.RGBA{255, 255, 255, 255}, r)
 	d.box(black, 0.35, r)

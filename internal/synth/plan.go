@@ -121,7 +121,7 @@ func (d *design) plan(area rect) {
 	x0 := inner.x0 + (inner.w()-fw)*d.r.Float64()
 	y0 := inner.y0 + (inner.h()-fh)*d.r.Float64()
 	foot := rect{x0, y0, x0 + fw, y0 + fh}
-	if d.chance(0.15) { // the plan continues past the sheet's left edge
+	if !d.legend && d.chance(0.15) { // the plan continues past the sheet's left edge
 		foot.x0 = -d.uni(10, 40)
 	}
 	tExt := d.m(d.uni(0.25, 0.4))

@@ -28,13 +28,16 @@ type plane struct {
 // raster renders the sheet's PDF with MuPDF and degrades it like a scan
 // or photo: faded lines, tinted paper, slight skew, blur, noise and JPEG
 // or PNG encoding. Boxes follow the skew exactly.
-func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem string, seed uint64) (Sheet, error) {
+func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem string, seed uint64, opt Options) (Sheet, error) {
 	dpi := 150 + 25*r.IntN(7) // 150..300
 	for dpi > 150 && d.paper.w*d.paper.h/(25.4*25.4)*float64(dpi*dpi) > maxRasterPixels {
 		dpi -= 25
 	}
 	if d.paper.name == "A0" && dpi > 200 {
 		dpi = 200
+	}
+	if opt.MaxDPI > 0 && dpi > opt.MaxDPI {
+		dpi = max(opt.MaxDPI, 150)
 	}
 	if err := ctx.Err(); err != nil {
 		return Sheet{}, err
@@ -89,9 +92,12 @@ func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem stri
 		angle = (0.2 + 1.3*r.Float64()) * float64(1-2*r.IntN(2))
 	}
 	blurPasses := r.IntN(3)
-	sigma := 2 + 9*r.Float64()
-	asJPEG := r.Float64() < 0.6
+	asJPEG := r.Float64() < 0.6 || w*h > 20_000_000 // big PNG scans would pass the upload limit
 	quality := 40 + r.IntN(50)
+	sigma := 2 + 9*r.Float64()
+	if !asJPEG { // lossless scans are cleaner (and smaller)
+		sigma = 0.5 + 2*r.Float64()
+	}
 
 	for c, p := range planes {
 		tone := paperTone[c]

@@ -58,6 +58,8 @@ type Symbol struct {
 type Options struct {
 	// MaxPaper caps the paper size ("A4".."A0"); "" allows every size.
 	MaxPaper string
+	// MaxDPI caps the resolution of raster sheets (150..300); 0 means 300.
+	MaxDPI int
 }
 
 // Generator draws sheets from a fixed symbol set. It is safe for use by
@@ -87,13 +89,20 @@ func New(symbols []Symbol) (*Generator, error) {
 
 // Sheet is one generated file and its ground truth.
 type Sheet struct {
-	Name  string // file name, e.g. "sheet-00001.pdf"
+	Name  string // file name, e.g. "sheet-00001.pdf" or "scan-00001.jpg"
 	Data  []byte
 	Truth Truth
 }
 
-// SheetName returns the file stem of sheet i (0-based): "sheet-00001".
-func SheetName(i int) string { return fmt.Sprintf("sheet-%05d", i+1) }
+// SheetName returns the file stem of sheet i (0-based) of a kind:
+// "sheet-00001" for vector sheets, "scan-00001" for their raster
+// variants, so that both kinds can share one dataset directory.
+func SheetName(kind Kind, i int) string {
+	if kind == KindRaster {
+		return fmt.Sprintf("scan-%05d", i+1)
+	}
+	return fmt.Sprintf("sheet-%05d", i+1)
+}
 
 // rngFor returns the random source of sheet i of a run with seed.
 func rngFor(seed uint64, i int, stream uint64) *rand.Rand {
@@ -106,7 +115,7 @@ func (g *Generator) Vector(seed uint64, i int, opt Options) (Sheet, error) {
 	if err != nil {
 		return Sheet{}, err
 	}
-	stem := SheetName(i)
+	stem := SheetName(KindVector, i)
 	data, err := d.pdf()
 	if err != nil {
 		return Sheet{}, fmt.Errorf("synth: sheet %s: %w", stem, err)
@@ -123,9 +132,9 @@ func (g *Generator) Raster(ctx context.Context, seed uint64, i int, opt Options)
 	}
 	pdf, err := d.pdf()
 	if err != nil {
-		return Sheet{}, fmt.Errorf("synth: sheet %s: %w", SheetName(i), err)
+		return Sheet{}, fmt.Errorf("synth: sheet %s: %w", SheetName(KindRaster, i), err)
 	}
-	return d.raster(ctx, pdf, rngFor(seed, i, 2), SheetName(i), seed)
+	return d.raster(ctx, pdf, rngFor(seed, i, 2), SheetName(KindRaster, i), seed, opt)
 }
 
 // Run writes n sheets of the given kind into dir (created if needed):

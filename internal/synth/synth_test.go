@@ -1,0 +1,289 @@
+package synth
+
+import (
+	"bytes"
+	"context"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
+	"math"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/gen2brain/go-fitz"
+
+	"blueprint/internal/catalog"
+)
+
+func newTestGenerator(t *testing.T) *Generator {
+	t.Helper()
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatalf("load catalog: %v", err)
+	}
+	g, err := New(FromCatalog(cat))
+	if err != nil {
+		t.Fatalf("new generator: %v", err)
+	}
+	return g
+}
+
+func TestVectorIsDeterministic(t *testing.T) {
+	g1, g2 := newTestGenerator(t), newTestGenerator(t)
+	for i := 0; i < 4; i++ {
+		a, err := g1.Vector(7, i, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := g2.Vector(7, i, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Data, b.Data) {
+			t.Errorf("sheet %d: PDF bytes differ between two runs with one seed", i)
+		}
+		ja, _ := MarshalTruth(a.Truth)
+		jb, _ := MarshalTruth(b.Truth)
+		if !bytes.Equal(ja, jb) {
+			t.Errorf("sheet %d: ground truth differs between two runs with one seed", i)
+		}
+	}
+	a, _ := g1.Vector(7, 0, Options{})
+	b, _ := g1.Vector(8, 0, Options{})
+	if bytes.Equal(a.Data, b.Data) {
+		t.Error("seeds 7 and 8 drew the same sheet")
+	}
+}
+
+func TestTruthInvariants(t *testing.T) {
+	g := newTestGenerator(t)
+	classes := map[string]bool{}
+	for _, s := range g.symbols {
+		classes[s.Class] = true
+	}
+	var legends, empties, clipped, mirrored, oblique, total int
+	scales := map[string]bool{}
+	for i := 0; i < 40; i++ {
+		d, err := g.design(11, i, Options{MaxPaper: "A2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := d.vectorTruth("x.pdf", 11)
+		scales[tr.Scale] = true
+		if len(tr.Pages) != 1 {
+			t.Fatalf("sheet %d: %d pages", i, len(tr.Pages))
+		}
+		p := tr.Pages[0]
+		W, H := float64(p.WidthPx), float64(p.HeightPx)
+		if tr.Legend {
+			legends++
+			if d.legendBox.w() <= 0 {
+				t.Errorf("sheet %d: legend flagged but not drawn", i)
+			}
+		}
+		if len(p.Symbols) == 0 {
+			empties++
+		}
+		for _, s := range p.Symbols {
+			total++
+			b := s.BBoxPx
+			if !classes[s.Class] {
+				t.Errorf("sheet %d: unknown class %q", i, s.Class)
+			}
+			if b.X < 0 || b.Y < 0 || b.Width <= 0 || b.Height <= 0 || b.X+b.Width > W+0.01 || b.Y+b.Height > H+0.01 {
+				t.Errorf("sheet %d: %s box %+v outside the %gx%g page", i, s.Class, b, W, H)
+			}
+			n := s.BBoxNorm
+			for _, c := range [][2]float64{{n.X, b.X / W}, {n.Y, b.Y / H}, {n.Width, b.Width / W}, {n.Height, b.Height / H}} {
+				if math.Abs(c[0]-c[1]) > 1e-5 {
+					t.Errorf("sheet %d: bbox_norm %+v is not bbox_px %+v / page size", i, n, b)
+					break
+				}
+			}
+			if s.Rotation < 0 || s.Rotation >= 360 || s.Scale < 0.6 || s.Scale > 1.8 {
+				t.Errorf("sheet %d: rotation %g or scale %g out of range", i, s.Rotation, s.Scale)
+			}
+			if tr.Legend {
+				lb := d.legendBox
+				lx0, ly0, lx1, ly1 := lb.x0*pxPerMM, lb.y0*pxPerMM, lb.x1*pxPerMM, lb.y1*pxPerMM
+				if b.X < lx1 && lx0 < b.X+b.Width && b.Y < ly1 && ly0 < b.Y+b.Height {
+					t.Errorf("sheet %d: instance %s at %+v lies in the legend table", i, s.Class, b)
+				}
+			}
+			if s.Clipped {
+				clipped++
+			}
+			if s.Mirrored {
+				mirrored++
+			}
+			if math.Mod(s.Rotation, 90) != 0 {
+				oblique++
+			}
+		}
+	}
+	t.Logf("40 sheets: %d instances, %d with legend, %d empty, %d clipped, %d mirrored, %d oblique, scales %v",
+		total, legends, empties, clipped, mirrored, oblique, scales)
+	if legends == 0 || empties == 0 || clipped == 0 || mirrored == 0 || oblique == 0 || len(scales) != 2 {
+		t.Error("40 sheets should include legends, empty sheets, clipped, mirrored and oblique symbols, and both scales")
+	}
+}
+
+var mediaBoxRE = regexp.MustCompile(`/MediaBox\s*\[\s*([-0-9.]+)\s+([-0-9.]+)\s+([-0-9.]+)\s+([-0-9.]+)\s*\]`)
+
+// TestPDFRendersWithTruth opens sheets with MuPDF: the page size in the
+// truth is round(points*200/72), and every unclipped box has ink in it.
+func TestPDFRendersWithTruth(t *testing.T) {
+	g := newTestGenerator(t)
+	for i := 0; i < 3; i++ {
+		s, err := g.Vector(3, i, Options{MaxPaper: "A3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := mediaBoxRE.FindSubmatch(s.Data)
+		if m == nil {
+			t.Fatalf("sheet %d: no MediaBox", i)
+		}
+		var box [4]float64
+		for k := range box {
+			box[k], _ = strconv.ParseFloat(string(m[k+1]), 64)
+		}
+		p := s.Truth.Pages[0]
+		wantW := int(math.Round((box[2] - box[0]) * 200 / 72))
+		wantH := int(math.Round((box[3] - box[1]) * 200 / 72))
+		if p.WidthPx != wantW || p.HeightPx != wantH {
+			t.Errorf("sheet %d: truth page %dx%d, MediaBox gives %dx%d", i, p.WidthPx, p.HeightPx, wantW, wantH)
+		}
+		doc, err := fitz.NewFromMemory(s.Data)
+		if err != nil {
+			t.Fatalf("sheet %d: MuPDF cannot open the PDF: %v", i, err)
+		}
+		if doc.NumPage() != 1 {
+			t.Errorf("sheet %d: %d pages", i, doc.NumPage())
+		}
+		img, err := doc.ImageDPI(0, 200)
+		doc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dx, dy := img.Bounds().Dx()-p.WidthPx, img.Bounds().Dy()-p.HeightPx; dx < 0 || dx > 1 || dy < 0 || dy > 1 {
+			t.Errorf("sheet %d: rendered %v, truth %dx%d", i, img.Bounds(), p.WidthPx, p.HeightPx)
+		}
+		for _, sym := range p.Symbols {
+			if sym.Clipped {
+				continue
+			}
+			if !hasInk(img, sym.BBoxPx, 230) {
+				t.Errorf("sheet %d: no ink inside %s box %+v", i, sym.Class, sym.BBoxPx)
+			}
+		}
+	}
+}
+
+// hasInk reports whether some pixel inside b (grown by one pixel) has a
+// channel darker than limit.
+func hasInk(img image.Image, b Box, limit uint32) bool {
+	r := image.Rect(int(b.X)-1, int(b.Y)-1, int(math.Ceil(b.X+b.Width))+1, int(math.Ceil(b.Y+b.Height))+1).Intersect(img.Bounds())
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if min(cr, cg, cb)>>8 < limit {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestRasterFollowsVector(t *testing.T) {
+	g := newTestGenerator(t)
+	opt := Options{MaxPaper: "A4", MaxDPI: 175}
+	for i := 0; i < 2; i++ {
+		v, err := g.Vector(5, i, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := g.Raster(context.Background(), 5, i, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, format, err := image.Decode(bytes.NewReader(r.Data))
+		if err != nil {
+			t.Fatalf("raster %s does not decode: %v", r.Name, err)
+		}
+		tr := r.Truth
+		p := tr.Pages[0]
+		if tr.Kind != KindRaster || tr.DPI < 150 || tr.DPI > 175 || tr.Paper != v.Truth.Paper {
+			t.Errorf("raster %s: kind %s dpi %d paper %s", r.Name, tr.Kind, tr.DPI, tr.Paper)
+		}
+		if img.Bounds().Dx() != p.WidthPx || img.Bounds().Dy() != p.HeightPx {
+			t.Errorf("raster %s (%s): image %v, truth %dx%d", r.Name, format, img.Bounds(), p.WidthPx, p.HeightPx)
+		}
+		if len(p.Symbols) != len(v.Truth.Pages[0].Symbols) {
+			t.Errorf("raster %s: %d symbols, vector sheet has %d", r.Name, len(p.Symbols), len(v.Truth.Pages[0].Symbols))
+		}
+		k := float64(tr.DPI) / 200
+		paper := paperLevel(img)
+		var boxes, inked int
+		for j, s := range p.Symbols {
+			vs := v.Truth.Pages[0].Symbols[j]
+			if s.Class != vs.Class {
+				t.Fatalf("raster %s: symbol %d is %s, vector has %s", r.Name, j, s.Class, vs.Class)
+			}
+			// Skew is at most 1.5°: centres move by less than 2.7% of the page.
+			dx := (s.BBoxPx.X + s.BBoxPx.Width/2) - k*(vs.BBoxPx.X+vs.BBoxPx.Width/2)
+			dy := (s.BBoxPx.Y + s.BBoxPx.Height/2) - k*(vs.BBoxPx.Y+vs.BBoxPx.Height/2)
+			if math.Hypot(dx, dy) > 0.027*float64(max(p.WidthPx, p.HeightPx)) {
+				t.Errorf("raster %s: %s box %+v too far from scaled vector box %+v", r.Name, s.Class, s.BBoxPx, vs.BBoxPx)
+			}
+			if !s.Clipped {
+				boxes++
+				if darkerThan(img, s.BBoxPx, paper-12) {
+					inked++
+				}
+			}
+		}
+		// Noise, fading and pale class colours hide a few; most must show.
+		if boxes > 0 && float64(inked) < 0.7*float64(boxes) {
+			t.Errorf("raster %s: only %d of %d symbol boxes have ink darker than the paper", r.Name, inked, boxes)
+		}
+	}
+}
+
+// paperLevel returns the mean luminance of the image's centre row band,
+// mostly paper.
+func paperLevel(img image.Image) float64 {
+	b := img.Bounds()
+	var sum, n float64
+	for y := b.Min.Y + b.Dy()/2 - 2; y < b.Min.Y+b.Dy()/2+2; y++ {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			sum += lum(img, x, y)
+			n++
+		}
+	}
+	return sum / n
+}
+
+func lum(img image.Image, x, y int) float64 {
+	r, g, b, _ := img.At(x, y).RGBA()
+	return (0.299*float64(r) + 0.587*float64(g) + 0.114*float64(b)) / 257
+}
+
+// darkerThan reports whether a 3x3 mean inside b is below level.
+func darkerThan(img image.Image, b Box, level float64) bool {
+	r := image.Rect(int(b.X), int(b.Y), int(math.Ceil(b.X+b.Width)), int(math.Ceil(b.Y+b.Height))).Inset(1).Intersect(img.Bounds().Inset(1))
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			var s float64
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					s += lum(img, x+dx, y+dy)
+				}
+			}
+			if s/9 < level {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -117,12 +117,14 @@ func TestPageGeometry(t *testing.T) {
 	u0, u1 := rx-cx0, rx+rw-cx0
 	v0, v1 := cy1-(ry+rh), cy1-ry
 	ctx := context.Background()
-	for _, rot := range []int{0, 90, 180, 270} {
-		t.Run(fmt.Sprintf("rotate %d", rot), func(t *testing.T) {
+	// /Rotate -90 and 450 are 270 and 90.
+	for _, rotate := range []int{0, 90, 180, 270, -90, 450} {
+		rot := ((rotate % 360) + 360) % 360
+		t.Run(fmt.Sprintf("rotate %d", rotate), func(t *testing.T) {
 			pdf := documenttest.PDF(documenttest.Page{
 				MediaBox: "[0 0 1000 800]",
 				CropBox:  fmt.Sprintf("[%g %g %g %g]", cx0, cy0, cx1, cy1),
-				Rotate:   rot,
+				Rotate:   rotate,
 				Content:  fmt.Sprintf("0 0 0 rg %g %g %g %g re f", rx, ry, rw, rh),
 			})
 			if _, err := Validate(ctx, pdf, MimePDF, DefaultLimits()); err != nil {

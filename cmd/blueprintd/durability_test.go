@@ -140,6 +140,9 @@ func TestFailedJob(t *testing.T) {
 		t.Fatalf("failed view: %v", m)
 	}
 	d := sink.next(t)
+	if err := e.spec.ValidateWebhook("job.failed", d.Header, d.Body); err != nil {
+		t.Fatalf("failed webhook does not match the OpenAPI document: %v", err)
+	}
 	var p map[string]any
 	if err := json.Unmarshal(d.Body, &p); err != nil || p["status"] != "failed" || d.Header.Get(webhook.EventTypeHeader) != "job.failed" {
 		t.Fatalf("failed webhook: %s %v", d.Body, d.Header)

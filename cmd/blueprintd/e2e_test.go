@@ -99,6 +99,9 @@ func TestEndToEnd(t *testing.T) {
 			if d.Header.Get(webhook.EventTypeHeader) != "job.done" || !strings.HasPrefix(d.Header.Get(webhook.EventIDHeader), "evt_") {
 				t.Fatalf("webhook headers: %v", d.Header)
 			}
+			if err := e.spec.ValidateWebhook("job.done", d.Header, d.Body); err != nil {
+				t.Fatalf("webhook does not match the OpenAPI document: %v", err)
+			}
 			var payload map[string]any
 			if err := json.Unmarshal(d.Body, &payload); err != nil || payload["job_id"] != id || payload["status"] != "done" || payload["external_ref"] != ref {
 				t.Fatalf("webhook payload: %s", d.Body)
@@ -107,6 +110,20 @@ func TestEndToEnd(t *testing.T) {
 				t.Fatal("webhook verifies with another key's secret")
 			}
 		})
+	}
+}
+
+// TestSpecValidatorBites makes sure the response validation used by every
+// test rejects a body that breaks the contract.
+func TestSpecValidatorBites(t *testing.T) {
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
+	h := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"req_1"}}
+	if err := e.spec.ValidateResponse("GET", "/v1/jobs/abc", 200, h, []byte(`{"job_id":"abc","status":"done"}`)); err == nil {
+		t.Fatal("a done body without its fields passed validation")
+	}
+	r := e.do("GET", "/v1/openapi.json", "", nil, nil)
+	if r.Status != 200 || r.Header.Get("RateLimit-Limit") != "" || r.json(t)["openapi"] == nil {
+		t.Fatalf("openapi.json: %d %v", r.Status, r.Header)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"blueprint/internal/apikey"
 	"blueprint/internal/config"
+	"blueprint/internal/openapi"
 	"blueprint/internal/runner"
 )
 
@@ -57,6 +58,9 @@ type testEnv struct {
 	app  *app
 	srv  *httptest.Server
 	stop func()
+	// spec checks every response of the service against the OpenAPI
+	// document the service serves.
+	spec *openapi.Validator
 }
 
 // startEnv starts the whole service (real store, blobs, catalog, runner,
@@ -96,7 +100,11 @@ func startEnv(t *testing.T, dir string, opt options, mods ...func(*config.Config
 		defer close(done)
 		_ = a.runner.Run(ctx, a.service)
 	}()
-	e := &testEnv{t: t, dir: dir, base: base, app: a, srv: srv}
+	spec, err := openapi.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &testEnv{t: t, dir: dir, base: base, app: a, srv: srv, spec: spec}
 	var once sync.Once
 	e.stop = func() {
 		once.Do(func() {
@@ -110,6 +118,12 @@ func startEnv(t *testing.T, dir string, opt options, mods ...func(*config.Config
 	}
 	t.Cleanup(e.stop)
 	return e
+}
+
+// undocumented reports paths the OpenAPI document deliberately leaves out:
+// unknown routes.
+func (e *testEnv) undocumented(path string) bool {
+	return strings.HasPrefix(path, "/v2/") || path == "/v1/jobs"
 }
 
 type tWriter struct{ t *testing.T }
@@ -173,6 +187,9 @@ func (e *testEnv) do(method, url, key string, body []byte, hdr map[string]string
 	}
 	if resp.Header.Get("X-Request-Id") == "" {
 		e.t.Errorf("%s %s: no X-Request-Id", method, url)
+	}
+	if err := e.spec.ValidateResponse(method, req.URL.Path, resp.StatusCode, resp.Header, b); err != nil && !e.undocumented(req.URL.Path) {
+		e.t.Errorf("%s %s: response does not match the OpenAPI document: %v\n%s", method, req.URL.Path, err, b)
 	}
 	return response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }

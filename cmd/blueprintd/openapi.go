@@ -1,5 +1,6 @@
 package main
 
+import "blueprint/internal/openapi"
+
 // openAPIDocument is the document served at GET /v1/openapi.json.
-// TODO(openapi): return openapi.Document() once internal/openapi lands.
-func openAPIDocument() []byte { return nil }
+func openAPIDocument() []byte { return openapi.Document() }

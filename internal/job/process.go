@@ -13,6 +13,7 @@ import (
 
 	"blueprint/internal/detect"
 	"blueprint/internal/document"
+	"blueprint/internal/pipeline"
 	"blueprint/internal/webhook"
 )
 
@@ -120,7 +121,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 	}
 	var pages []Page
 	var found [][]detect.Detection
-	each := func(r pageResult) error {
+	each := func(r pipeline.PageResult) error {
 		if err := s.putBlob(ctx, ImageKey(j.ID, r.Index), r.PNG); err != nil {
 			return fmt.Errorf("store image of page %d: %w", r.Index, err)
 		}
@@ -133,7 +134,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 		})
 		return err
 	}
-	if err := runPages(ctx, doc, s.cfg.Engine, each); err != nil {
+	if err := pipeline.Run(ctx, doc, pipeline.Options{Engine: s.cfg.Engine, KeepPNG: true}, each); err != nil {
 		return nil, err
 	}
 	kept := detect.KeepStored(found)
@@ -330,34 +331,4 @@ func finishedReason(now time.Time, ret time.Duration) func(j *Job) string {
 		}
 		return ""
 	}
-}
-
-// pageResult is one rendered and detected page.
-type pageResult struct {
-	Index, Width, Height int
-	Detections           []detect.Detection
-	PNG                  []byte
-}
-
-// runPages renders, detects and encodes the document's pages one at a
-// time. TODO(pipeline): replace with pipeline.Run once that package lands.
-func runPages(ctx context.Context, doc *document.Document, eng detect.Engine, each func(pageResult) error) error {
-	for i := range doc.NumPages() {
-		p, err := doc.Page(ctx, i)
-		if err != nil {
-			return fmt.Errorf("render page %d: %w", i, err)
-		}
-		ds, err := eng.Detect(ctx, p)
-		if err != nil {
-			return fmt.Errorf("detect symbols on page %d: %w", i, err)
-		}
-		png, err := document.EncodePNG(p.Raster)
-		if err != nil {
-			return fmt.Errorf("encode page %d: %w", i, err)
-		}
-		if err := each(pageResult{Index: i, Width: p.Width, Height: p.Height, Detections: ds, PNG: png}); err != nil {
-			return err
-		}
-	}
-	return nil
 }

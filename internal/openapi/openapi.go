@@ -45,12 +45,12 @@ const resourceURL = "https://blueprint.invalid/openapi.json"
 // concurrent use.
 type Validator struct {
 	routes   []*route
-	webhooks map[string]*webhook
+	webhooks map[string]*webhookOp
 }
 
-// webhook is one entry of the document's webhooks: the request the service
+// webhookOp is one entry of the document's webhooks: the request the service
 // sends to a partner's callback_url.
-type webhook struct {
+type webhookOp struct {
 	headers []header
 	body    *jsonschema.Schema
 }
@@ -206,14 +206,14 @@ func NewValidator() (*Validator, error) {
 		}
 		v.routes = append(v.routes, r)
 	}
-	v.webhooks = map[string]*webhook{}
+	v.webhooks = map[string]*webhookOp{}
 	for name, item := range d.Webhooks {
 		ptr := "/webhooks/" + escape(name) + "/post"
 		body, err := compile(ptr + "/requestBody/content/application~1json/schema")
 		if err != nil {
 			return nil, err
 		}
-		w := &webhook{body: body}
+		w := &webhookOp{body: body}
 		for i, p := range item.Post.Parameters {
 			if p.In != "header" {
 				continue

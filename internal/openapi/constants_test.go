@@ -1,0 +1,77 @@
+package openapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/job"
+	"blueprint/internal/webhook"
+)
+
+// at returns the value at a JSON Pointer (RFC 6901) in the document.
+func at(t *testing.T, doc any, ptr string) any {
+	t.Helper()
+	cur := doc
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			if a, isArr := cur.([]any); isArr {
+				var i int
+				if _, err := fmt.Sscan(tok, &i); err == nil && i < len(a) {
+					cur = a[i]
+					continue
+				}
+			}
+			t.Fatalf("%s: no %q", ptr, tok)
+		}
+		if cur, ok = m[tok]; !ok {
+			t.Fatalf("%s: no %q", ptr, tok)
+		}
+	}
+	return cur
+}
+
+// The document restates numbers and names the Go code defines once; this
+// test keeps the two in step.
+func TestDocumentAgreesWithCode(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal(Document(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	num := func(ptr string, want float64) {
+		t.Helper()
+		if got, ok := at(t, doc, ptr).(float64); !ok || got != want {
+			t.Errorf("%s = %v, want %v", ptr, at(t, doc, ptr), want)
+		}
+	}
+	str := func(ptr, want string) {
+		t.Helper()
+		if got, _ := at(t, doc, ptr).(string); got != want {
+			t.Errorf("%s = %v, want %q", ptr, at(t, doc, ptr), want)
+		}
+	}
+	const s = "/components/schemas/"
+	num(s+"UploadDescriptor/properties/max_bytes/const", job.MaxUploadBytes)
+	num(s+"InitRequest/properties/size/maximum", job.MaxUploadBytes)
+	num(s+"Page/properties/render_dpi/const", detect.RenderDPI)
+	num(s+"PageDetections/properties/render_dpi/const", detect.RenderDPI)
+	num(s+"PageDetections/properties/limit/maximum", job.MaxPageLimit)
+	detections := "/paths/~1v1~1jobs~1{job_id}~1pages~1{page_index}~1detections/get/parameters/"
+	num(detections+"2/schema/maximum", job.MaxPageLimit)
+	num(detections+"2/schema/default", job.DefaultPageLimit)
+	num("/paths/~1v1~1jobs~1init/post/parameters/0/schema/maxLength", job.MaxIdempotencyKeyLen)
+	str(s+"JobExpired/properties/expiry_reason/enum/0", job.ReasonUploadNotReceived)
+	str(s+"JobExpired/properties/expiry_reason/enum/1", job.ReasonRetentionElapsed)
+
+	for _, ev := range []string{webhook.EventDone, webhook.EventFailed} {
+		post := "/webhooks/" + ev + "/post/parameters/"
+		str(post+"0/name", webhook.SignatureHeader)
+		str(post+"1/name", webhook.EventIDHeader)
+		str(post+"2/name", webhook.EventTypeHeader)
+		str(post+"2/schema/const", ev)
+	}
+}

@@ -9,7 +9,7 @@ require (
 	github.com/jupiterrider/ffi v0.5.0 // indirect
 	github.com/phpdave11/gofpdi v1.0.14-0.20211212211723-1f10f9844311 // indirect
 	github.com/pkg/errors v0.8.1 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/signintech/gopdf v0.33.0 // indirect
 	go.etcd.io/bbolt v1.5.0 // indirect
 	golang.org/x/image v0.47.0 // indirect

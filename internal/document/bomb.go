@@ -47,6 +47,12 @@ func decompressionLimit(n int, lim Limits) int64 {
 // resolution drawn. Work is bounded by the limit plus one read buffer.
 func scanStreams(ctx context.Context, data []byte, lim Limits) error {
 	budget := &inflateBudget{limit: decompressionLimit(len(data), lim)}
+	budget.inline.budget = budget
+	// Inline images of uncompressed content streams lie in the file as is.
+	_, err := budget.inline.scan(data, true)
+	if errors.Is(err, errOverBudget) {
+		return bombError(budget, lim)
+	}
 	keyword := []byte("stream")
 	prev := 0 // end of the previous keyword: dictionaries never overlap
 	for pos := 0; ; {
@@ -85,12 +91,16 @@ func scanStreams(ctx context.Context, data []byte, lim Limits) error {
 			}
 		}
 		if errors.Is(err, errOverBudget) {
-			return invalid(ReasonDecompressionBomb,
-				map[string]any{"max_decompressed_bytes": budget.limit},
-				"the file's compressed streams inflate to more than %d bytes (the limit is %g times the file size and at most %d bytes); it looks like a decompression bomb",
-				budget.limit, lim.MaxDecompressionRatio, lim.MaxDecompressedBytes)
+			return bombError(budget, lim)
 		}
 	}
+}
+
+func bombError(budget *inflateBudget, lim Limits) *InvalidError {
+	return invalid(ReasonDecompressionBomb,
+		map[string]any{"max_decompressed_bytes": budget.limit},
+		"the file's compressed streams and images decompress to more than %d bytes (the limit is %g times the file size and at most %d bytes); it looks like a decompression bomb",
+		budget.limit, lim.MaxDecompressionRatio, lim.MaxDecompressedBytes)
 }
 
 // inflateBudget counts inflated bytes against the document's allowance.
@@ -101,6 +111,7 @@ type inflateBudget struct {
 	limit  int64 // bytes allowed in all
 	used   int64
 	layers [maxNestedFlate + 1]inflateLayer
+	inline inlineScanner
 }
 
 // inflateLayer is the reusable state of one zlib layer.
@@ -125,7 +136,9 @@ func (bu *inflateBudget) drain(r io.Reader, depth int) error {
 		if depth == 0 {
 			return nil // not compressed: nothing to count
 		}
-		_, err := io.Copy(io.Discard, l.br) // counted by the layer above
+		// Counted by the layer above; inline images in it are charged too.
+		bu.inline.pending = bu.inline.pending[:0]
+		_, err := io.Copy(&bu.inline, l.br)
 		if errors.Is(err, errOverBudget) {
 			return err
 		}
@@ -235,6 +248,129 @@ func imageDecodedBytes(dict []byte) (int64, bool) {
 	case rgbSpaceRe.Match(dict):
 		comps = 3
 	case cmykSpaceRe.Match(dict):
+		comps = 4
+	}
+	return (w*h*comps*bpc + 7) / 8, true
+}
+
+// inlineDictMax is the longest inline image dictionary looked at.
+const inlineDictMax = 1024
+
+// inlineScanner finds inline images (BI <dict> ID <data> EI) in content
+// as it streams past and charges their decoded size: like image XObjects,
+// MuPDF decodes non-DCT inline images in full.
+type inlineScanner struct {
+	budget  *inflateBudget
+	pending []byte // an unfinished "BI" dictionary carried to the next Write
+}
+
+// Write scans p after what is pending; it fails with errOverBudget once
+// the budget is spent.
+func (s *inlineScanner) Write(p []byte) (int, error) {
+	buf := append(s.pending, p...)
+	rest, err := s.scan(buf, false)
+	s.pending = append(buf[:0], rest...) // rest lies at or after buf[0]: a safe overlapping copy
+	return len(p), err
+}
+
+// scan charges the inline images found in buf and returns the tail that
+// may hold an image dictionary cut by the end of buf (nothing when final).
+func (s *inlineScanner) scan(buf []byte, final bool) ([]byte, error) {
+	for i := 0; ; {
+		j := bytes.Index(buf[i:], []byte("BI"))
+		if j < 0 {
+			if final || len(buf) == 0 {
+				return nil, nil
+			}
+			// Carry the last byte (the one before a "BI" that starts the
+			// next write), and a trailing "B" with the byte before it.
+			if buf[len(buf)-1] == 'B' {
+				return buf[max(0, len(buf)-2):], nil
+			}
+			return buf[len(buf)-1:], nil
+		}
+		j += i
+		i = j + 2
+		if j > 0 && !isPDFSpace(buf[j-1]) {
+			continue
+		}
+		// A carried tail keeps the byte before "BI" for the check above.
+		carry := buf[max(0, j-1):]
+		if j+2 >= len(buf) {
+			if final {
+				return nil, nil
+			}
+			return carry, nil
+		}
+		if !isPDFSpace(buf[j+2]) && buf[j+2] != '/' {
+			continue
+		}
+		window := buf[j+2 : min(len(buf), j+2+inlineDictMax)]
+		end := bytes.Index(window, []byte("ID"))
+		if end < 0 {
+			if !final && len(window) < inlineDictMax {
+				return carry, nil // the dictionary continues in the next write
+			}
+			continue
+		}
+		if n, ok := inlineImageBytes(window[:end]); ok {
+			s.budget.used += n
+			if s.budget.used > s.budget.limit {
+				return nil, errOverBudget
+			}
+		}
+		i = j + 2 + end + 2
+	}
+}
+
+func isPDFSpace(c byte) bool {
+	switch c {
+	case ' ', '\n', '\r', '\t', '\f', 0:
+		return true
+	}
+	return false
+}
+
+var (
+	inlineWidthRe   = regexp.MustCompile(`/(?:W|Width)\s+(\d+)`)
+	inlineHeightRe  = regexp.MustCompile(`/(?:H|Height)\s+(\d+)`)
+	inlineBPCRe     = regexp.MustCompile(`/(?:BPC|BitsPerComponent)\s+(\d+)`)
+	inlineMaskRe    = regexp.MustCompile(`/(?:IM|ImageMask)\s+true\b`)
+	inlineDCTRe     = regexp.MustCompile(`/(?:DCT|DCTDecode)\b`)
+	inlineIndexedRe = regexp.MustCompile(`\[\s*/(?:I|Indexed)\b`)
+	inlineRGBRe     = regexp.MustCompile(`/(?:CS|ColorSpace)\s*/(?:RGB|DeviceRGB|CalRGB|Lab)\b`)
+	inlineCMYKRe    = regexp.MustCompile(`/(?:CS|ColorSpace)\s*/(?:CMYK|DeviceCMYK)\b`)
+)
+
+// inlineImageBytes returns the decoded size of an inline image from its
+// dictionary (abbreviated or full keys), false when it has no width and
+// height or is DCT-encoded.
+func inlineImageBytes(dict []byte) (int64, bool) {
+	if inlineDCTRe.Match(dict) {
+		return 0, false
+	}
+	num := func(re *regexp.Regexp, def int64) (int64, bool) {
+		m := re.FindSubmatch(dict)
+		if m == nil {
+			return def, def > 0
+		}
+		v, err := strconv.ParseInt(string(m[1]), 10, 64)
+		return v, err == nil && v <= 1<<24
+	}
+	w, okW := num(inlineWidthRe, 0)
+	h, okH := num(inlineHeightRe, 0)
+	bpc, okB := num(inlineBPCRe, 8)
+	if !okW || !okH || !okB {
+		return 0, false
+	}
+	comps := int64(1)
+	switch {
+	case inlineMaskRe.Match(dict):
+		bpc = 1
+	case inlineIndexedRe.Match(dict):
+	case inlineRGBRe.Match(dict):
+		comps = 3
+	case inlineCMYKRe.Match(dict):
 		comps = 4
 	}
 	return (w*h*comps*bpc + 7) / 8, true

@@ -588,3 +588,51 @@ func TestImageDecodedBytes(t *testing.T) {
 		}
 	}
 }
+
+// inlinePDF is a one-page PDF whose content stream draws an inline image
+// with the given dictionary and data, compressed when flate is true.
+func inlinePDF(dict string, data []byte, flate bool) []byte {
+	var b documenttest.Builder
+	catalog := b.Reserve()
+	tree := b.Reserve()
+	content := []byte("q 100 0 0 100 0 0 cm\nBI " + dict + " ID ")
+	content = append(content, data...)
+	content = append(content, "\nEI Q\n"...)
+	c := b.Add(documenttest.Stream("", content, flate))
+	page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 100 100] /Contents %d 0 R >>", tree, c))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	return b.Bytes(catalog, "")
+}
+
+func TestValidateInlineImageBomb(t *testing.T) {
+	ctx := context.Background()
+	bomb := "/W 100000 /H 100000 /BPC 1 /CS /G /F /CCF /DP << /K -1 /Columns 100000 >>"
+	for _, flate := range []bool{true, false} {
+		_, err := Validate(ctx, inlinePDF(bomb, bytes.Repeat([]byte{0}, 32), flate), MimePDF, DefaultLimits())
+		wantInvalid(t, err, ReasonDecompressionBomb)
+		small := inlinePDF("/W 8 /H 8 /BPC 8 /CS /G", bytes.Repeat([]byte{128}, 64), flate)
+		if _, err := Validate(ctx, small, MimePDF, DefaultLimits()); err != nil {
+			t.Errorf("flate %v: small inline image: %v", flate, err)
+		}
+	}
+}
+
+// TestInlineScannerChunks: an inline image dictionary cut across writes is
+// still found once, whatever the chunk size.
+func TestInlineScannerChunks(t *testing.T) {
+	content := []byte("q 1 0 0 1 0 0 cm BI /W 100 /H 10 /CS /RGB /BPC 8 ID xxBIxx EI Q\nBI\n/Width 7 /Height 8 /ImageMask true ID x EI ABI /W 9 /H 9 ID")
+	const want = 100*10*3 + (7*8+7)/8
+	for _, chunk := range []int{1, 2, 3, 5, 7, 64, 1000} {
+		bu := &inflateBudget{limit: 1 << 40}
+		bu.inline.budget = bu
+		for i := 0; i < len(content); i += chunk {
+			if _, err := bu.inline.Write(content[i:min(len(content), i+chunk)]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if bu.used != want {
+			t.Errorf("chunk %d: charged %d, want %d", chunk, bu.used, want)
+		}
+	}
+}

@@ -120,6 +120,10 @@ func (x *extractor) top() frame {
 func (x *extractor) run(ctx context.Context, svg []byte) error {
 	x.clips = map[string]clipBox{}
 	dec := xml.NewDecoder(bytes.NewReader(svg))
+	// MuPDF writes a text's characters raw into data-text, so "&" or "<"
+	// from a drawing's text may appear unescaped.
+	dec.Strict = false
+	dec.Entity = xml.HTMLEntity
 	for n := 0; ; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {

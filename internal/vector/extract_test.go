@@ -28,7 +28,7 @@ func testPDF(mediaW, mediaH float64, content, form, formMatrix, pageExtra string
 	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
 	obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] %s /Resources << /Font << /F1 5 0 R >> /XObject << /X1 6 0 R >> >> /Contents 4 0 R >>", mediaW, mediaH, pageExtra))
 	obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
 	obj(fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [-1000 -1000 1000 1000] /Matrix [%s] /Resources << /XObject << /X2 7 0 R >> >> /Length %d >>\nstream\n%s\nendstream", formMatrix, len(form), form))
 	inner := "0 0 m 20 0 l S"
 	obj(fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [-1000 -1000 1000 1000] /Matrix [0 1 -1 0 0 0] /Length %d >>\nstream\n%s\nendstream", len(inner), inner))

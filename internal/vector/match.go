@@ -79,6 +79,9 @@ type pageIndex struct {
 	circles []circleFeat
 	corners []cornerFeat
 	chars   *grid
+	// cornerHash indexes cornerArms; built on first use.
+	cornerHash map[cornerKey][]int32
+	cornerArms []cornerArms
 }
 
 func newPageIndex(pg *Page) *pageIndex {
@@ -214,50 +217,66 @@ func (ix *pageIndex) buildCorners() {
 // direction close to the unit tangent t; with fill set, only filled
 // geometry counts.
 func (ix *pageIndex) covered(p, t glyph.Point, tol float64, fill bool) bool {
+	g := ix.pieces
 	ns := int32(len(ix.pg.Segments))
-	hit := false
-	ix.pieces.near(p, func(i int32) bool {
-		if i < ns {
-			s := ix.pg.Segments[i]
-			if fill && ix.pg.Styles[s.Style].Fill == "" {
-				return true
+	x0, x1 := max(0, int((p.X-tol)/cellPx)), min(g.nx-1, int((p.X+tol)/cellPx))
+	y0, y1 := max(0, int((p.Y-tol)/cellPx)), min(g.ny-1, int((p.Y+tol)/cellPx))
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			c := y*g.nx + x
+			for _, i := range g.items[g.start[c]:g.start[c+1]] {
+				if i < ns {
+					if ix.segCovers(i, p, t, tol, fill) {
+						return true
+					}
+				} else if ix.arcCovers(i-ns, p, t, tol, fill) {
+					return true
+				}
 			}
-			d := ix.segDir[i]
-			l := ix.segLen[i]
-			u := (p.X-s.A.X)*d.X + (p.Y-s.A.Y)*d.Y
-			if u < -tol || u > l+tol {
-				return true
-			}
-			if math.Abs((p.X-s.A.X)*d.Y-(p.Y-s.A.Y)*d.X) > tol {
-				return true
-			}
-			if l > 2*tol && math.Abs(t.X*d.Y-t.Y*d.X) > maxTurnSin {
-				return true
-			}
-			hit = true
+		}
+	}
+	return false
+}
+
+func (ix *pageIndex) segCovers(i int32, p, t glyph.Point, tol float64, fill bool) bool {
+	s := &ix.pg.Segments[i]
+	d := ix.segDir[i]
+	l := ix.segLen[i]
+	px, py := p.X-s.A.X, p.Y-s.A.Y
+	u := px*d.X + py*d.Y
+	if u < -tol || u > l+tol {
+		return false
+	}
+	if math.Abs(px*d.Y-py*d.X) > tol {
+		return false
+	}
+	if l > 2*tol && math.Abs(t.X*d.Y-t.Y*d.X) > maxTurnSin {
+		return false
+	}
+	return !fill || ix.pg.Styles[s.Style].Fill != ""
+}
+
+func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill bool) bool {
+	a := &ix.pg.Arcs[i]
+	dx, dy := p.X-a.C.X, p.Y-a.C.Y
+	if math.Abs(dx) > a.R+tol || math.Abs(dy) > a.R+tol {
+		return false
+	}
+	r := math.Sqrt(dx*dx + dy*dy)
+	if math.Abs(r-a.R) > tol || r == 0 {
+		return false
+	}
+	// Tangent of a circle at p is perpendicular to the radius.
+	if a.R > 2*tol && math.Abs(t.X*dx+t.Y*dy)/r > maxTurnSin {
+		return false
+	}
+	if math.Abs(a.Sweep) < 359 {
+		ang := math.Atan2(dy, dx) * 180 / math.Pi
+		if !inSweep(*a, ang, tol/a.R*180/math.Pi+1) {
 			return false
 		}
-		a := ix.pg.Arcs[i-ns]
-		if fill && ix.pg.Styles[a.Style].Fill == "" {
-			return true
-		}
-		dx, dy := p.X-a.C.X, p.Y-a.C.Y
-		r := math.Hypot(dx, dy)
-		if math.Abs(r-a.R) > tol || r == 0 {
-			return true
-		}
-		ang := math.Atan2(dy, dx) * 180 / math.Pi
-		if !inSweep(a, ang, tol/a.R*180/math.Pi+1) {
-			return true
-		}
-		// Tangent of a circle at p is perpendicular to the radius.
-		if a.R > 2*tol && math.Abs(t.X*dx+t.Y*dy)/r > maxTurnSin {
-			return true
-		}
-		hit = true
-		return false
-	})
-	return hit
+	}
+	return !fill || ix.pg.Styles[a.Style].Fill != ""
 }
 
 // hypothesis is a candidate pose of a template.
@@ -346,38 +365,42 @@ func (ix *pageIndex) missingChars(tx tplText, m glyph.Affine, k float64) int {
 }
 
 func (ix *pageIndex) charsWithin(p glyph.Point, radius float64, fn func(i int32) bool) {
-	stop := false
-	seen := map[int32]bool{}
-	for y := p.Y - radius; y <= p.Y+radius+cellPx && !stop; y += 2 * cellPx {
-		for x := p.X - radius; x <= p.X+radius+cellPx && !stop; x += 2 * cellPx {
-			ix.chars.near(glyph.Point{X: x, Y: y}, func(i int32) bool {
-				if seen[i] {
-					return true
-				}
-				seen[i] = true
-				c := ix.pg.Chars[i]
-				m := glyph.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}
-				if math.Hypot(m.X-p.X, m.Y-p.Y) > radius {
-					return true
-				}
-				if !fn(i) {
-					stop = true
-					return false
-				}
-				return true
-			})
+	r := glyph.Point{X: radius, Y: radius}
+	ix.chars.inBox(glyph.Point{X: p.X - r.X, Y: p.Y - r.Y}, glyph.Point{X: p.X + r.X, Y: p.Y + r.Y}, func(i int32) bool {
+		c := ix.pg.Chars[i]
+		m := glyph.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}
+		if math.Hypot(m.X-p.X, m.Y-p.Y) > radius {
+			return true
 		}
-	}
+		return fn(i)
+	})
 }
 
 // Match finds the matcher's templates on one page.
 func (mt *Matcher) Match(ctx context.Context, pg *Page) ([]Match, error) {
 	ix := newPageIndex(pg)
 	seen := map[hypKey]bool{}
+	// done marks where a template was already found whole: other poses
+	// of it there (symmetries, other anchors of the same instance) need
+	// no verification.
+	type place struct {
+		t    *prepared
+		x, y int
+	}
+	done := map[place]bool{}
+	const doneCell = 4.0
 	var found []scored
 	try := func(h hypothesis) {
 		if h.pl.Scale < MinScale || h.pl.Scale > MaxScale {
 			return
+		}
+		px, py := int(math.Floor(h.pl.At.X/doneCell)), int(math.Floor(h.pl.At.Y/doneCell))
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				if done[place{h.t, px + dx, py + dy}] {
+					return
+				}
+			}
 		}
 		k := keyOf(h)
 		if seen[k] {
@@ -386,6 +409,9 @@ func (mt *Matcher) Match(ctx context.Context, pg *Page) ([]Match, error) {
 		seen[k] = true
 		if s, ok := ix.verify(h); ok {
 			found = append(found, s)
+			if s.cov >= 0.995 {
+				done[place{h.t, px, py}] = true
+			}
 		}
 	}
 	for n, t := range mt.tpls {
@@ -456,29 +482,35 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis)) {
 // keysInRing calls fn for keypoints at distance d±tol from c.
 func (ix *pageIndex) keysInRing(c glyph.Point, d, tol float64, fn func(glyph.Point)) {
 	reach := d + tol
-	seen := map[int32]bool{}
-	for y := c.Y - reach; y <= c.Y+reach+cellPx; y += 2 * cellPx {
-		for x := c.X - reach; x <= c.X+reach+cellPx; x += 2 * cellPx {
-			ix.keyGrid.near(glyph.Point{X: x, Y: y}, func(i int32) bool {
-				if seen[i] {
-					return true
-				}
-				seen[i] = true
-				k := ix.keys[i]
-				if r := math.Hypot(k.X-c.X, k.Y-c.Y); math.Abs(r-d) <= tol {
-					fn(k)
-				}
-				return true
-			})
+	ix.keyGrid.inBox(glyph.Point{X: c.X - reach, Y: c.Y - reach}, glyph.Point{X: c.X + reach, Y: c.Y + reach}, func(i int32) bool {
+		k := ix.keys[i]
+		if r := math.Hypot(k.X-c.X, k.Y-c.Y); math.Abs(r-d) <= tol {
+			fn(k)
 		}
-	}
+		return true
+	})
 }
 
-func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
-	u := glyph.Point{X: t.a1.X - t.v.X, Y: t.a1.Y - t.v.Y}
-	w := glyph.Point{X: t.a2.X - t.v.X, Y: t.a2.Y - t.v.Y}
-	lu, lw := math.Hypot(u.X, u.Y), math.Hypot(w.X, w.Y)
-	tAng := math.Atan2(u.X*w.Y-u.Y*w.X, u.X*w.X+u.Y*w.Y) * 180 / math.Pi
+// Corner hash quantisation: angle between the arms in degrees, and the
+// log ratio of the arm lengths.
+const (
+	cornerAngStep   = 4.0
+	cornerRatioStep = 0.08
+)
+
+type cornerKey struct{ ang, ratio int }
+
+// cornerArms is one ordered reading of a page corner: arms a (first) and b.
+type cornerArms struct {
+	v, a, b glyph.Point
+	la      float64
+	ang     float64 // signed angle from a to b, degrees
+}
+
+// hashCorners indexes both readings of every corner by the unsigned angle
+// and the log arm ratio.
+func (ix *pageIndex) hashCorners() {
+	ix.cornerHash = map[cornerKey][]int32{}
 	for _, c := range ix.corners {
 		for _, order := range [2]bool{false, true} {
 			p1, p2 := c.a1, c.a2
@@ -488,19 +520,41 @@ func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
 			a := glyph.Point{X: p1.X - c.v.X, Y: p1.Y - c.v.Y}
 			b := glyph.Point{X: p2.X - c.v.X, Y: p2.Y - c.v.Y}
 			la, lb := math.Hypot(a.X, a.Y), math.Hypot(b.X, b.Y)
-			s := la / (lu * PixelsPerMM)
-			if s < MinScale || s > MaxScale {
-				continue
-			}
-			if r := lb / (lw * PixelsPerMM) / s; r < 0.9 || r > 1.1 {
-				continue
-			}
-			pAng := math.Atan2(a.X*b.Y-a.Y*b.X, a.X*b.X+a.Y*b.Y) * 180 / math.Pi
-			switch {
-			case math.Abs(pAng-tAng) < 5:
-				try(hypothesis{t, placeFor(t.v, c.v, deg(a)-deg(u), s, false)})
-			case math.Abs(pAng+tAng) < 5:
-				try(hypothesis{t, placeFor(t.v, c.v, deg(a)-(180-deg(u)), s, true)})
+			ang := math.Atan2(a.X*b.Y-a.Y*b.X, a.X*b.X+a.Y*b.Y) * 180 / math.Pi
+			k := cornerKey{int(math.Floor(math.Abs(ang) / cornerAngStep)), int(math.Floor(math.Log(lb/la) / cornerRatioStep))}
+			ix.cornerHash[k] = append(ix.cornerHash[k], int32(len(ix.cornerArms)))
+			ix.cornerArms = append(ix.cornerArms, cornerArms{v: c.v, a: a, b: b, la: la, ang: ang})
+		}
+	}
+}
+
+func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
+	if ix.cornerHash == nil {
+		ix.hashCorners()
+	}
+	u := glyph.Point{X: t.a1.X - t.v.X, Y: t.a1.Y - t.v.Y}
+	w := glyph.Point{X: t.a2.X - t.v.X, Y: t.a2.Y - t.v.Y}
+	lu, lw := math.Hypot(u.X, u.Y), math.Hypot(w.X, w.Y)
+	tAng := math.Atan2(u.X*w.Y-u.Y*w.X, u.X*w.X+u.Y*w.Y) * 180 / math.Pi
+	lr := math.Log(lw / lu)
+	const angTol, ratioTol = 5.0, 0.1
+	for ka := int(math.Floor((math.Abs(tAng) - angTol) / cornerAngStep)); ka <= int(math.Floor((math.Abs(tAng)+angTol)/cornerAngStep)); ka++ {
+		for kr := int(math.Floor((lr - ratioTol) / cornerRatioStep)); kr <= int(math.Floor((lr+ratioTol)/cornerRatioStep)); kr++ {
+			for _, i := range ix.cornerHash[cornerKey{ka, kr}] {
+				c := &ix.cornerArms[i]
+				s := c.la / (lu * PixelsPerMM)
+				if s < MinScale || s > MaxScale {
+					continue
+				}
+				if r := math.Hypot(c.b.X, c.b.Y) / (lw * PixelsPerMM) / s; r < 0.9 || r > 1.1 {
+					continue
+				}
+				switch {
+				case math.Abs(c.ang-tAng) < angTol:
+					try(hypothesis{t, placeFor(t.v, c.v, deg(c.a)-deg(u), s, false)})
+				case math.Abs(c.ang+tAng) < angTol:
+					try(hypothesis{t, placeFor(t.v, c.v, deg(c.a)-(180-deg(u)), s, true)})
+				}
 			}
 		}
 	}

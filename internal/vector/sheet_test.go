@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	fitz "github.com/gen2brain/go-fitz"
 
@@ -86,7 +87,27 @@ func (s *sheet) text(str string, at glyph.Point, capPt, rot float64) {
 	c, sn := math.Cos(r), math.Sin(r)
 	x, y := at.X-c*w/2, at.Y-sn*w/2
 	fmt.Fprintf(&s.b, "BT /F1 1 Tf %.4f %.4f %.4f %.4f %.3f %.3f Tm (%s) Tj ET\n",
-		size*c, size*sn, size*sn, -size*c, x, y, str)
+		size*c, size*sn, size*sn, -size*c, x, y, winAnsi(str))
+}
+
+// winAnsi writes str as a PDF literal string body in WinAnsiEncoding (the
+// standard fonts' encoding): Latin-1 runes as octal escapes.
+func winAnsi(str string) string {
+	var b strings.Builder
+	for _, r := range str {
+		switch {
+		case r == '(' || r == ')' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 128:
+			b.WriteRune(r)
+		case r < 256:
+			fmt.Fprintf(&b, "\\%03o", r)
+		default:
+			b.WriteByte('?')
+		}
+	}
+	return b.String()
 }
 
 // glyph draws g with the placement (At in points).
@@ -261,5 +282,142 @@ func TestMatchCatalogSheet(t *testing.T) {
 	t.Logf("tp %d fp %d fn %d", tp, fp, fn)
 	if fp > 0 || fn > 0 {
 		t.Errorf("tp %d, false positives %d, misses %d", tp, fp, fn)
+	}
+}
+
+// buildDenseA1 draws an A1 sheet (841 × 594 mm) with n symbols over a dense
+// architectural background: double walls, hatching, door swings, furniture
+// circles, dimension lines, room text, wires touching every symbol.
+func buildDenseA1(t testing.TB, cat *catalog.Catalog, seed uint64, n int) ([]byte, []placed) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 11))
+	syms := cat.Symbols()
+	const wMM, hMM = 841.0, 594.0
+	mm := func(x, y float64) glyph.Point { return glyph.Point{X: x * ptPerMM, Y: y * ptPerMM} }
+	s := newSheet(wMM*ptPerMM, hMM*ptPerMM)
+	s.width(0.25)
+	// Room grid with double walls every ~60 mm.
+	for x := 20.0; x < wMM; x += 55 + 10*rng.Float64() {
+		s.line(mm(x, 10), mm(x, hMM-10))
+		s.line(mm(x+3, 10), mm(x+3, hMM-10))
+	}
+	for y := 20.0; y < hMM; y += 45 + 10*rng.Float64() {
+		s.line(mm(10, y), mm(wMM-10, y))
+		s.line(mm(10, y+3), mm(wMM-10, y+3))
+	}
+	// Hatching: short diagonal strokes in patches.
+	s.width(0.13)
+	for k := 0; k < 60; k++ {
+		x0, y0 := 20+rng.Float64()*(wMM-60), 20+rng.Float64()*(hMM-60)
+		for d := 0.0; d < 30; d += 1.0 {
+			s.line(mm(x0+d, y0), mm(x0+d+8, y0+8))
+		}
+	}
+	// Door swings, furniture circles, dimension ticks, room names.
+	s.width(0.18)
+	for k := 0; k < 150; k++ {
+		c := mm(20+rng.Float64()*(wMM-40), 20+rng.Float64()*(hMM-40))
+		switch k % 3 {
+		case 0:
+			r := (8 + 6*rng.Float64()) * ptPerMM
+			s.arc(c, r, float64(rng.IntN(4))*90, 90, false)
+			s.line(c, glyph.Point{X: c.X + r, Y: c.Y})
+		case 1:
+			s.arc(c, (5+8*rng.Float64())*ptPerMM, 0, 360, false)
+		default:
+			s.text(fmt.Sprintf("HUONE %d", 100+k), c, 2.5*ptPerMM, 0)
+			for d := 0.0; d < 40; d += 8 {
+				p := glyph.Point{X: c.X + d*ptPerMM, Y: c.Y + 6*ptPerMM}
+				s.line(glyph.Point{X: p.X - 2, Y: p.Y + 2}, glyph.Point{X: p.X + 2, Y: p.Y - 2})
+			}
+			s.line(glyph.Point{X: c.X, Y: c.Y + 6*ptPerMM}, glyph.Point{X: c.X + 40*ptPerMM, Y: c.Y + 6*ptPerMM})
+		}
+	}
+	// Symbols on a jittered lattice so they do not overlap one another.
+	cols := int(math.Ceil(math.Sqrt(float64(n) * wMM / hMM)))
+	rows := (n + cols - 1) / cols
+	cw, ch := (wMM-40)/float64(cols), (hMM-40)/float64(rows)
+	var truth []placed
+	for i := 0; i < n; i++ {
+		sym := syms[rng.IntN(len(syms))]
+		cx := 20 + (float64(i%cols)+0.5)*cw + (rng.Float64()-0.5)*cw*0.3
+		cy := 20 + (float64(i/cols)+0.5)*ch + (rng.Float64()-0.5)*ch*0.3
+		pl := glyph.Placement{At: mm(cx, cy), Scale: 0.6 + 1.2*rng.Float64(),
+			Rotation: float64(rng.IntN(360)), Mirrored: rng.IntN(2) == 1}
+		s.width(0.13 + 0.5*rng.Float64())
+		s.glyph(sym.Glyph, pl)
+		pxPl := pl
+		pxPl.At = glyph.Point{X: pl.At.X * PixelsPerPoint, Y: pl.At.Y * PixelsPerPoint}
+		p, err := prepare(Template{Class: sym.Class, Glyph: sym.Glyph})
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth = append(truth, placed{sym.Class, boxOf(p, pxPl, wMM*ptPerMM*PixelsPerPoint, hMM*ptPerMM*PixelsPerPoint)})
+		s.width(0.25)
+		a := rng.Float64() * 2 * math.Pi
+		s.line(pl.At, glyph.Point{X: pl.At.X + 30*ptPerMM*math.Cos(a), Y: pl.At.Y + 30*ptPerMM*math.Sin(a)})
+		s.text(fmt.Sprintf("%d/%d", 1+rng.IntN(9), 1+rng.IntN(20)), glyph.Point{X: pl.At.X + 9*ptPerMM, Y: pl.At.Y - 6*ptPerMM}, 2*ptPerMM, 0)
+	}
+	return s.pdf(), truth
+}
+
+// score matches detections to truth one-to-one at IoU 0.5, same class.
+func score(ms []Match, truth []placed, minConf float64) (tp, fp, fn int, missed []string) {
+	used := make([]bool, len(ms))
+	for _, g := range truth {
+		ok := false
+		for i, d := range ms {
+			if !used[i] && d.Confidence >= minConf && d.Class == g.class && iou(d.Box, g.box) >= 0.5 {
+				used[i], ok = true, true
+				break
+			}
+		}
+		if ok {
+			tp++
+		} else {
+			fn++
+			missed = append(missed, g.class)
+		}
+	}
+	for i, d := range ms {
+		if !used[i] && d.Confidence >= minConf {
+			fp++
+			missed = append(missed, "FP:"+d.Class)
+		}
+	}
+	return tp, fp, fn, missed
+}
+
+// TestDenseA1 checks accuracy and reports the time of extraction and
+// matching on an A1 sheet with 300 symbols on a dense background.
+func TestDenseA1(t *testing.T) {
+	cat, m := loadTemplates(t)
+	pdf, truth := buildDenseA1(t, cat, 5, 300)
+	doc, err := fitz.NewFromMemory(pdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	t0 := time.Now()
+	svg, err := doc.SVG(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1 := time.Now()
+	pg, err := Extract(context.Background(), []byte(svg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t2 := time.Now()
+	ms, err := m.Match(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t3 := time.Now()
+	tp, fp, fn, missed := score(ms, truth, 0.5)
+	t.Logf("A1 300 symbols: %d segments, %d arcs, %d chars; SVG %v, extract %v, match %v; tp %d fp %d fn %d %v",
+		len(pg.Segments), len(pg.Arcs), len(pg.Chars), t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), tp, fp, fn, missed)
+	if fp > 0 || fn > 0 {
+		t.Errorf("tp %d, false positives %d, misses %d: %v", tp, fp, fn, missed)
 	}
 }

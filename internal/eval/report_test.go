@@ -24,9 +24,9 @@ func TestPercentile(t *testing.T) {
 }
 
 func TestSummariseTiming(t *testing.T) {
-	tm := SummariseTiming([]PageTiming{{1, 1}, {0.5, 0.5}, {2, 4}})
+	tm := SummariseTiming([]PageTiming{{1, 1, 0.3}, {0.5, 0.5, 0}, {2, 4, 0}})
 	if tm.Pages != 3 || !near(tm.SecondsPerPageMean, 3) || tm.SecondsPerPageP95 != 6 || tm.SecondsPerPageMax != 6 ||
-		!near(tm.RenderSecondsMean, 3.5/3) || !near(tm.DetectSecondsMean, 5.5/3) {
+		!near(tm.RenderSecondsMean, 3.5/3) || !near(tm.DetectSecondsMean, 5.5/3) || !near(tm.ValidateSecondsMean, 0.1) {
 		t.Fatalf("%+v", tm)
 	}
 	if z := SummariseTiming(nil); z.Pages != 0 || z.SecondsPerPageMean != 0 {
@@ -39,7 +39,7 @@ func TestWriteTable(t *testing.T) {
 		GT:   []Object{obj("smoke_detector", box(0, 0, 10, 10)), obj("luminaire", box(50, 0, 10, 10))},
 		Pred: []detect.Detection{det("heat_detector", 0.9, box(0, 0, 10, 10)), det("luminaire", 0.9, box(50, 0, 10, 10))},
 	}}, flat(0.5))
-	r := Report{Dataset: "d", ConfidenceMode: "flat", Sheets: 1, Overall: s.Overall, PerClass: s.PerClass, Timing: SummariseTiming([]PageTiming{{0.1, 0.2}})}
+	r := Report{Dataset: "d", ConfidenceMode: "flat", Sheets: 1, Overall: s.Overall, PerClass: s.PerClass, Timing: SummariseTiming([]PageTiming{{0.1, 0.2, 0}})}
 	var buf bytes.Buffer
 	if err := r.WriteTable(&buf); err != nil {
 		t.Fatal(err)

@@ -107,9 +107,10 @@ func Sniff(head []byte) string {
 	return ""
 }
 
-// pdfStart returns the offset of "%PDF-" within the first 1024 bytes, or -1.
+// pdfStart returns the offset of "%PDF-" when it starts within the first
+// 1024 bytes, or -1.
 func pdfStart(data []byte) int {
-	window := data[:min(len(data), pdfMagicWindow+len("%PDF-"))]
+	window := data[:min(len(data), pdfMagicWindow-1+len("%PDF-"))]
 	return bytes.Index(window, []byte("%PDF-"))
 }
 

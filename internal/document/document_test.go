@@ -195,7 +195,8 @@ func TestSniff(t *testing.T) {
 	}{
 		{"pdf", letterPDF(), MimePDF},
 		{"pdf after junk", append(bytes.Repeat([]byte{' '}, 1000), letterPDF()...), MimePDF},
-		{"pdf too late", append(bytes.Repeat([]byte{' '}, 1100), letterPDF()...), ""},
+		{"pdf at offset 1023", append(bytes.Repeat([]byte{' '}, 1023), letterPDF()...), MimePDF},
+		{"pdf at offset 1024", append(bytes.Repeat([]byte{' '}, 1024), letterPDF()...), ""},
 		{"png", pngBytes(t, img), MimePNG},
 		{"jpeg", jpegBytes(t, img), MimeJPEG},
 		{"webp", readTestdata(t, "gopher-doc.1bpp.lossless.webp"), MimeWebP},

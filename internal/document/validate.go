@@ -41,8 +41,9 @@ type Info struct {
 // MaxPagePixels before the pixels are decoded (the decompression-bomb guard
 // for images), then a full decode must succeed (corrupt).
 //
-// A PDF without "%%EOF" in its last 1024 bytes is truncated (corrupt):
-// MuPDF would repair it by inventing blank pages for what was cut off.
+// A PDF without "%%EOF" in its last 1024 bytes (where Acrobat also looks
+// for it) is truncated (corrupt): MuPDF would repair it by inventing blank
+// default-size pages for what was cut off.
 // Other damage that MuPDF repairs (wrong xref offsets, a broken object
 // inside a complete file) is accepted when every page still loads. Validate
 // does not render PDF pages.

@@ -434,6 +434,10 @@ func TestStartValidation(t *testing.T) {
 	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
 	good := pdfDoc([2]int{100, 100})
 	huge := pdfDoc([2]int{14400, 14400}) // 200 × 200 inch
+	many := make([][2]int, 10000)
+	for i := range many {
+		many[i] = [2]int{72, 72}
+	}
 	cases := []struct {
 		name, mime string
 		data       []byte
@@ -445,6 +449,7 @@ func TestStartValidation(t *testing.T) {
 		{"garbage after header", "application/pdf", append([]byte("%PDF-1.4\n"), make([]byte, 200)...), "corrupt"},
 		{"truncated png", "image/png", pngImage(50, 50)[:60], "corrupt"},
 		{"200 x 200 inch page", "application/pdf", huge, "page_too_large"},
+		{"10 000 pages", "application/pdf", pdfDoc(many...), "too_many_pages"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,111 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"blueprint/internal/job"
+	"blueprint/internal/signing"
+)
+
+func TestStatusOf(t *testing.T) {
+	cases := map[job.Code]int{
+		job.CodeUnauthorized:         401,
+		job.CodeForbidden:            403,
+		job.CodeNotFound:             404,
+		job.CodeConflict:             409,
+		job.CodePayloadTooLarge:      413,
+		job.CodeUnsupportedMediaType: 415,
+		job.CodeUnprocessable:        422,
+		job.CodeRateLimited:          429,
+		job.CodeInternal:             500,
+		job.CodeUpstream:             502,
+		job.Code("something_else"):   500,
+	}
+	for code, want := range cases {
+		if got := StatusOf(code); got != want {
+			t.Errorf("StatusOf(%q) = %d, want %d", code, got, want)
+		}
+	}
+}
+
+func TestWriteError(t *testing.T) {
+	s := New(Config{})
+	cases := []struct {
+		err     error
+		status  int
+		code    string
+		message string
+	}{
+		{&job.Error{Code: job.CodeConflict, Message: "job is done", Details: map[string]any{"x": 1}}, 409, "conflict", "job is done"},
+		{errors.New("disk on fire"), 500, "internal_error", "internal error; quote the X-Request-Id header to support"},
+		{&job.Error{Code: job.CodeInternal, Message: "secret path /var/x", Err: errors.New("boom")}, 500, "internal_error", "internal error; quote the X-Request-Id header to support"},
+	}
+	for _, c := range cases {
+		w := httptest.NewRecorder()
+		s.writeError(w, httptest.NewRequest("GET", "/", nil), c.err)
+		var body struct {
+			Error struct {
+				Code    string         `json:"code"`
+				Message string         `json:"message"`
+				Details map[string]any `json:"details"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+			t.Fatal(err)
+		}
+		if w.Code != c.status || body.Error.Code != c.code || body.Error.Message != c.message || w.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("%v: %d %s", c.err, w.Code, w.Body)
+		}
+	}
+}
+
+func TestRequestIDOnEveryResponse(t *testing.T) {
+	s := New(Config{})
+	seen := map[string]bool{}
+	for _, path := range []string{"/", "/nothing", "/files/icons/x.svg"} {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		id := w.Header().Get(HeaderRequestID)
+		if !strings.HasPrefix(id, "req_") || seen[id] {
+			t.Fatalf("%s: request id %q", path, id)
+		}
+		seen[id] = true
+	}
+}
+
+func TestLinksAreSignedForTheirRoutes(t *testing.T) {
+	signer, err := signing.New([]byte("k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := NewLinks("http://h:1/", signer)
+	now := time.Unix(1_800_000_000, 0)
+	for _, c := range []struct {
+		raw, method string
+	}{
+		{l.UploadURL("j1", now.Add(time.Hour)), http.MethodPut},
+		{l.PageImageURL("j1", 3, now.Add(time.Hour)), http.MethodGet},
+		{l.iconFileURL("smoke_detector", "svg", now.Add(time.Hour)), http.MethodGet},
+	} {
+		u, err := url.Parse(c.raw)
+		if err != nil || u.Host != "h:1" {
+			t.Fatalf("%s: %v", c.raw, err)
+		}
+		if err := signer.Verify(c.method, u.Path, u.Query(), now); err != nil {
+			t.Errorf("%s: %v", c.raw, err)
+		}
+	}
+	if got := l.DetectionsURL("j1", 2); got != "http://h:1/v1/jobs/j1/pages/2/detections" {
+		t.Errorf("DetectionsURL = %s", got)
+	}
+	if got := l.JobURL("j1"); got != "http://h:1/v1/jobs/j1" {
+		t.Errorf("JobURL = %s", got)
+	}
+}

@@ -1,0 +1,74 @@
+package job
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"testing"
+	"testing/iotest"
+)
+
+func TestCanonicalMime(t *testing.T) {
+	for in, want := range map[string]string{
+		"image/jpg":                "image/jpeg",
+		"IMAGE/JPEG":               "image/jpeg",
+		"application/pdf; q=1":     "application/pdf",
+		" image/png ":              "image/png",
+		"":                         "",
+		"application/octet-stream": "application/octet-stream",
+	} {
+		if got := CanonicalMime(in); got != want {
+			t.Errorf("CanonicalMime(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSizedReader(t *testing.T) {
+	data := bytes.Repeat([]byte("x"), 1000)
+	cases := []struct {
+		name string
+		r    io.Reader
+		want int64
+		err  error
+	}{
+		{"exact", bytes.NewReader(data), 1000, nil},
+		{"exact one byte at a time", iotest.OneByteReader(bytes.NewReader(data)), 1000, nil},
+		{"one too many", bytes.NewReader(append(data, 'y')), 1000, errTooLarge},
+		{"far too many", io.MultiReader(bytes.NewReader(data), bytes.NewReader(data)), 1000, errTooLarge},
+		{"short", bytes.NewReader(data[:999]), 1000, errShort},
+		{"empty", bytes.NewReader(nil), 1000, errShort},
+		{"broken body", iotest.ErrReader(errors.New("reset")), 1000, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := sha256.New()
+			sr := &sizedReader{r: c.r, want: c.want, h: h}
+			n, err := io.Copy(io.Discard, sr)
+			switch {
+			case c.name == "broken body":
+				var be *bodyError
+				if !errors.As(err, &be) {
+					t.Fatalf("err = %v, want a bodyError", err)
+				}
+			case !errors.Is(err, c.err) || (c.err == nil && err != nil):
+				t.Fatalf("err = %v, want %v", err, c.err)
+			}
+			if n > c.want {
+				t.Fatalf("passed %d bytes, more than %d", n, c.want)
+			}
+			if c.err == nil && c.name != "broken body" {
+				if sum := sha256.Sum256(data); !bytes.Equal(h.Sum(nil), sum[:]) {
+					t.Fatal("hash differs")
+				}
+			}
+		})
+	}
+}
+
+func TestErrorCode(t *testing.T) {
+	wrapped := errors.Join(errors.New("ctx"), Errorf(CodeConflict, "x"))
+	if ErrorCode(wrapped) != CodeConflict || ErrorCode(errors.New("plain")) != CodeInternal {
+		t.Fatal("ErrorCode does not see through wrapping or defaults wrongly")
+	}
+}

@@ -1,0 +1,129 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"blueprint/internal/boltstore"
+	"blueprint/internal/job"
+)
+
+// recorder is a Work that moves jobs to done in the real store and records
+// the calls it gets.
+type recorder struct {
+	store job.Store
+	mu    sync.Mutex
+	calls map[string]int
+	hooks map[string]int
+	sweep int
+}
+
+func (r *recorder) Process(ctx context.Context, id string) error {
+	r.mu.Lock()
+	r.calls[id]++
+	r.mu.Unlock()
+	j, err := r.store.GetJob(ctx, id)
+	if err != nil {
+		return err
+	}
+	j.Status = job.Done
+	return r.store.UpdateJob(ctx, j)
+}
+
+func (r *recorder) DeliverWebhook(ctx context.Context, id string) error {
+	j, err := r.store.GetJob(ctx, id)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	j.Webhook.DeliveredAt = &now
+	r.mu.Lock()
+	r.hooks[id]++
+	r.mu.Unlock()
+	return r.store.UpdateJob(ctx, j)
+}
+
+func (r *recorder) Sweep(ctx context.Context) error {
+	r.mu.Lock()
+	r.sweep++
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *recorder) snapshot() (map[string]int, map[string]int, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, h := map[string]int{}, map[string]int{}
+	for k, v := range r.calls {
+		c[k] = v
+	}
+	for k, v := range r.hooks {
+		h[k] = v
+	}
+	return c, h, r.sweep
+}
+
+// TestResumeAndEnqueue checks that a new runner picks up queued and
+// processing jobs and pending webhooks left in the store, processes each
+// job once, and processes jobs enqueued later.
+func TestResumeAndEnqueue(t *testing.T) {
+	store, err := boltstore.Open(filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	mk := func(id string, st job.State, hook *job.Delivery) {
+		if err := store.CreateJob(ctx, &job.Job{ID: id, Owner: "o", Status: st, CreatedAt: now, Webhook: hook}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("queued", job.Queued, nil)
+	mk("processing", job.Processing, nil)
+	mk("waiting", job.AwaitingUpload, nil)
+	mk("hook-due", job.Done, &job.Delivery{EventID: "evt_1", NextAttemptAt: now.Add(-time.Second)})
+	mk("hook-later", job.Done, &job.Delivery{EventID: "evt_2", NextAttemptAt: now.Add(time.Hour)})
+
+	w := &recorder{store: store, calls: map[string]int{}, hooks: map[string]int{}}
+	r := New(store, Options{Workers: 2, Poll: 10 * time.Millisecond, SweepEvery: time.Hour})
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(rctx, w) }()
+
+	mk("later", job.Queued, nil)
+	if err := r.Enqueue(ctx, "later"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		calls, hooks, _ := w.snapshot()
+		if calls["queued"] == 1 && calls["processing"] == 1 && calls["later"] == 1 && hooks["hook-due"] == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("calls %v hooks %v", calls, hooks)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // several polls more
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	calls, hooks, sweeps := w.snapshot()
+	for id, n := range calls {
+		if n != 1 || id == "waiting" {
+			t.Errorf("Process(%s) called %d times", id, n)
+		}
+	}
+	if hooks["hook-later"] != 0 || hooks["hook-due"] != 1 {
+		t.Errorf("webhook calls %v", hooks)
+	}
+	if sweeps != 1 {
+		t.Errorf("%d sweeps at start, want 1", sweeps)
+	}
+}

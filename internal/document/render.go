@@ -30,7 +30,8 @@ type Document struct {
 // Open prepares a file for rendering. It expects a file that passed
 // Validate with the same mime and limits; it still refuses what it cannot
 // open (the same *InvalidError reasons) and Page re-checks each page's
-// pixels before rendering it. Images are decoded here, once. Close the
+// pixels before rendering it. Images are decoded here, once. MuPDF reads a
+// PDF from data in place: do not modify data until Close. Close the
 // Document when done.
 func Open(ctx context.Context, data []byte, mime string, lim Limits) (*Document, error) {
 	if err := ctx.Err(); err != nil {

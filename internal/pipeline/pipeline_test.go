@@ -215,3 +215,30 @@ func TestRunStops(t *testing.T) {
 		}
 	})
 }
+
+// TestRunOnePageAtATime: each page is handed over before the next is
+// rendered, so a job never holds two page rasters.
+func TestRunOnePageAtATime(t *testing.T) {
+	doc := open(t, threePages(), document.MimePDF)
+	var events []string
+	eng := detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+		events = append(events, "detect "+string(rune('0'+p.Index)))
+		return nil, nil
+	})
+	err := Run(context.Background(), doc, Options{Engine: eng}, func(r PageResult) error {
+		events = append(events, "each "+string(rune('0'+r.Index)))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"detect 0", "each 0", "detect 1", "each 1", "detect 2", "each 2"}
+	if len(events) != len(want) {
+		t.Fatalf("events %v, want %v", events, want)
+	}
+	for i := range want {
+		if events[i] != want[i] {
+			t.Fatalf("events %v, want %v", events, want)
+		}
+	}
+}

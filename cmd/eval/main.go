@@ -7,6 +7,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,7 +46,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr error) {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "", "dataset directory: drawings with <stem>.json ground truth beside them (required)")
@@ -54,6 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	confidence := fs.Float64("confidence", -1, "flat confidence floor for precision/recall/F1 instead of the per-class defaults (negative: per-class defaults)")
 	maxSheets := fs.Int("max-sheets", 0, "stop after this many sheets (0: all)")
 	quiet := fs.Bool("quiet", false, "no per-sheet progress on stderr")
+	findingsPath := fs.String("findings", "", "write every false positive and false negative here, one JSON object per line")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -82,6 +84,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if !*quiet {
 		cfg.Progress = stderr
+	}
+	if *findingsPath != "" {
+		f, err := os.Create(*findingsPath)
+		if err != nil {
+			return fmt.Errorf("findings: %w", err)
+		}
+		findings := bufio.NewWriter(f)
+		cfg.Findings = findings
+		defer func() {
+			if err := findings.Flush(); err != nil && retErr == nil {
+				retErr = fmt.Errorf("findings: %w", err)
+			}
+			if err := f.Close(); err != nil && retErr == nil {
+				retErr = fmt.Errorf("findings: %w", err)
+			}
+		}()
 	}
 	rep, err := evalrun.Run(ctx, cfg)
 	if err != nil {

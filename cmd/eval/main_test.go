@@ -29,7 +29,8 @@ func TestRunWritesReport(t *testing.T) {
 	}
 	reportPath := filepath.Join(t.TempDir(), "r.json")
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), []string{"-data", dir, "-report", reportPath}, &stdout, &stderr); err != nil {
+	findingsPath := filepath.Join(t.TempDir(), "f.jsonl")
+	if err := run(context.Background(), []string{"-data", dir, "-report", reportPath, "-findings", findingsPath}, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	raw, err := os.ReadFile(reportPath)
@@ -46,6 +47,14 @@ func TestRunWritesReport(t *testing.T) {
 	}
 	if rep.PerClass["fan"]["gt"] != 1.0 || rep.Timing["pages"] != 1.0 {
 		t.Fatalf("report %s", raw)
+	}
+	// The blank page hides the fan from any engine: one false negative.
+	f, err := os.ReadFile(findingsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp, fn := rep.Overall["fp"].(float64), rep.Overall["fn"].(float64); strings.Count(string(f), "\n") != int(fp+fn) || !strings.Contains(string(f), `"kind":"fn","class":"fan"`) {
+		t.Fatalf("findings %s for overall %v", f, rep.Overall)
 	}
 	if !strings.Contains(stdout.String(), "OVERALL (micro)") || !strings.Contains(stdout.String(), "fan") || !strings.Contains(stderr.String(), "[1/1] s.png") {
 		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())

@@ -62,6 +62,16 @@ func IoU(a, b detect.Box) float64 {
 // one class at a time.
 func Match(gt []detect.Box, pred []detect.Detection) []bool {
 	tp := make([]bool, len(pred))
+	for i, g := range matchPairs(gt, pred) {
+		tp[i] = g >= 0
+	}
+	return tp
+}
+
+// matchPairs is Match returning, for each prediction, the index of the
+// object it matched or -1.
+func matchPairs(gt []detect.Box, pred []detect.Detection) []int {
+	to := make([]int, len(pred))
 	taken := make([]bool, len(gt))
 	for _, i := range byConfidence(pred) {
 		best, bestIoU := -1, 0.0
@@ -75,10 +85,10 @@ func Match(gt []detect.Box, pred []detect.Detection) []bool {
 		}
 		if best >= 0 {
 			taken[best] = true
-			tp[i] = true
 		}
+		to[i] = best
 	}
-	return tp
+	return to
 }
 
 // byConfidence returns the indices of ds sorted by confidence descending,
@@ -321,4 +331,80 @@ func thresholdFor(preds []rankedPred, nGT int, target float64) (thr, rec *float6
 		}
 	}
 	return thr, rec
+}
+
+// Finding is one scoring error on a page, for reading what went wrong: a
+// reported detection that matched nothing (Kind "fp") or an object no
+// reported detection matched (Kind "fn"). Nearest is the box on the other
+// side (ground truth for an fp, reported detection for an fn) of any class
+// that overlaps it most, so a class confusion or a misplaced box shows up;
+// NearestIoU is 0 and NearestClass empty when nothing overlaps.
+type Finding struct {
+	Kind         string     `json:"kind"`
+	Class        string     `json:"class"`
+	Box          detect.Box `json:"box"`
+	Confidence   float64    `json:"confidence,omitempty"` // fp only
+	NearestClass string     `json:"nearest_class,omitempty"`
+	NearestBox   detect.Box `json:"nearest_box"`
+	NearestIoU   float64    `json:"nearest_iou"`
+}
+
+// Findings lists the false positives and false negatives of one page under
+// the same matching and filter as Score: false positives in order of
+// confidence, highest first, then false negatives in ground-truth order.
+func Findings(p Page, keep detect.Filter) []Finding {
+	kept := keep.Apply(p.Pred)
+	byClass := map[string][]int{}
+	for i, d := range kept {
+		byClass[d.Class] = append(byClass[d.Class], i)
+	}
+	gtBy := map[string][]int{}
+	for i, o := range p.GT {
+		gtBy[o.Class] = append(gtBy[o.Class], i)
+	}
+	predTP := make([]bool, len(kept))
+	gtTP := make([]bool, len(p.GT))
+	for c, idx := range byClass {
+		gi := gtBy[c]
+		boxes := make([]detect.Box, len(gi))
+		for k, j := range gi {
+			boxes[k] = p.GT[j].Box
+		}
+		ds := make([]detect.Detection, len(idx))
+		for k, i := range idx {
+			ds[k] = kept[i]
+		}
+		for k, g := range matchPairs(boxes, ds) {
+			if g >= 0 {
+				predTP[idx[k]] = true
+				gtTP[gi[g]] = true
+			}
+		}
+	}
+	var out []Finding
+	for _, i := range byConfidence(kept) {
+		if predTP[i] {
+			continue
+		}
+		f := Finding{Kind: "fp", Class: kept[i].Class, Box: kept[i].Box, Confidence: kept[i].Confidence}
+		for _, o := range p.GT {
+			if v := IoU(f.Box, o.Box); v > f.NearestIoU {
+				f.NearestClass, f.NearestBox, f.NearestIoU = o.Class, o.Box, v
+			}
+		}
+		out = append(out, f)
+	}
+	for j, o := range p.GT {
+		if gtTP[j] {
+			continue
+		}
+		f := Finding{Kind: "fn", Class: o.Class, Box: o.Box}
+		for _, d := range kept {
+			if v := IoU(f.Box, d.Box); v > f.NearestIoU {
+				f.NearestClass, f.NearestBox, f.NearestIoU = d.Class, d.Box, v
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }

@@ -343,3 +343,41 @@ func TestThresholdFor(t *testing.T) {
 	wantPtr(t, "score threshold", s.PerClass["a"].ThresholdP98, 0.9)
 	wantPtr(t, "score recall", s.PerClass["a"].RecallAtP98, 0.5)
 }
+
+func TestFindings(t *testing.T) {
+	p := Page{
+		GT: []Object{obj("smoke_detector", box(0, 0, 10, 10)), obj("fan", box(100, 0, 10, 10)), obj("fan", box(200, 0, 10, 10))},
+		Pred: []detect.Detection{
+			det("heat_detector", 0.8, box(0, 0, 10, 10)), // class confusion
+			det("fan", 0.9, box(100, 0, 10, 10)),
+			det("fan", 0.95, box(101, 0, 10, 10)), // duplicate, ranked first: it takes the object
+			det("fan", 0.3, box(200, 0, 10, 10)),  // under the filter: the fan at 200 stays missed
+		},
+	}
+	got := Findings(p, flat(0.5))
+	if len(got) != 4 {
+		t.Fatalf("findings %+v", got)
+	}
+	want := []struct {
+		kind, class, nearest string
+		iou                  float64
+	}{
+		{"fp", "fan", "fan", 1},                      // 0.9, lost to the 0.95 duplicate
+		{"fp", "heat_detector", "smoke_detector", 1}, // 0.8
+		{"fn", "smoke_detector", "heat_detector", 1},
+		{"fn", "fan", "", 0},
+	}
+	for i, w := range want {
+		f := got[i]
+		if f.Kind != w.kind || f.Class != w.class || f.NearestClass != w.nearest || !near(f.NearestIoU, w.iou) {
+			t.Errorf("finding %d: %+v, want %+v", i, f, w)
+		}
+	}
+	s := Score([]Page{p}, flat(0.5)).Overall
+	if s.FP != 2 || s.FN != 2 {
+		t.Fatalf("Score disagrees: %+v", s)
+	}
+	if len(Findings(Page{GT: p.GT[:1], Pred: p.Pred[:1]}, flat(0.9))) != 1 {
+		t.Fatal("a filtered-out detection is not a finding")
+	}
+}

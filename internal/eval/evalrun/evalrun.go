@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,16 @@ type Config struct {
 	// Progress, when not nil, gets one line per sheet and the names of
 	// skipped JSON files.
 	Progress io.Writer
+	// Findings, when not nil, gets every false positive and false
+	// negative as one JSON object per line (FindingLine).
+	Findings io.Writer
+}
+
+// FindingLine is one line of Config.Findings: where, and the finding.
+type FindingLine struct {
+	File      string `json:"file"`
+	PageIndex int    `json:"page_index"`
+	eval.Finding
 }
 
 // Run evaluates cfg.Engine on every sheet of cfg.Data, one sheet and one
@@ -80,6 +91,11 @@ func Run(ctx context.Context, cfg Config) (eval.Report, error) {
 			return eval.Report{}, err
 		}
 		all = append(all, pages...)
+		if cfg.Findings != nil {
+			if err := writeFindings(cfg.Findings, s, pages, filter); err != nil {
+				return eval.Report{}, err
+			}
+		}
 		timings = append(timings, pt...)
 		sc := eval.Score(pages, filter).Overall
 		ss := eval.SheetScore{File: s.Path, Kind: s.Kind, Pages: len(pt), Scored: len(pages),
@@ -177,6 +193,20 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 		pages = append(pages, eval.Page{GT: objs, Pred: stored[p.PageIndex]})
 	}
 	return pages, timings, nil
+}
+
+// writeFindings writes the findings of one sheet's scored pages (in the
+// order of its ground-truth pages) as JSON lines.
+func writeFindings(w io.Writer, s dataset.Sheet, pages []eval.Page, filter detect.Filter) error {
+	enc := json.NewEncoder(w)
+	for i, p := range pages {
+		for _, f := range eval.Findings(p, filter) {
+			if err := enc.Encode(FindingLine{File: s.Path, PageIndex: s.Pages[i].PageIndex, Finding: f}); err != nil {
+				return fmt.Errorf("write findings: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 func progress(w io.Writer, format string, args ...any) {

@@ -298,11 +298,27 @@ func TestRunScoresWhatTheEngineReports(t *testing.T) {
 		}
 		return out, nil
 	})
-	rep, err := Run(context.Background(), Config{Data: dir, Catalog: cat, Engine: scripted})
+	var findings bytes.Buffer
+	rep, err := Run(context.Background(), Config{Data: dir, Catalog: cat, Engine: scripted, Findings: &findings})
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := rep.Overall
+	// One line per error: the three missed objects, no false positive. The
+	// weak luminaire is filtered out, so the miss has no reported neighbour.
+	var lines []FindingLine
+	dec := json.NewDecoder(&findings)
+	for dec.More() {
+		var l FindingLine
+		if err := dec.Decode(&l); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) != o.FP+o.FN || len(lines) != 3 || lines[0].Kind != "fn" || lines[0].Class != "luminaire" || lines[0].PageIndex != 1 ||
+		lines[0].NearestClass != "" || lines[0].NearestIoU != 0 || !strings.HasSuffix(lines[2].File, "sheet-00002.png") {
+		t.Fatalf("findings %+v", lines)
+	}
 	// 6 labelled: 3 found above threshold, the weak luminaire filtered out,
 	// the raster sheet's 2 missed. The doorbell was never stored.
 	if o.GT != 6 || o.Pred != 3 || o.TP != 3 || o.FP != 0 || o.FN != 3 {

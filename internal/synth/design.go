@@ -36,9 +36,6 @@ func (r rect) h() float64           { return r.y1 - r.y0 }
 func (r rect) center() glyph.Point  { return glyph.Point{X: (r.x0 + r.x1) / 2, Y: (r.y0 + r.y1) / 2} }
 func (r rect) inset(d float64) rect { return rect{r.x0 + d, r.y0 + d, r.x1 - d, r.y1 - d} }
 func (r rect) overlaps(o rect) bool { return r.x0 < o.x1 && o.x0 < r.x1 && r.y0 < o.y1 && o.y0 < r.y1 }
-func (r rect) contains(p glyph.Point) bool {
-	return p.X >= r.x0 && p.X <= r.x1 && p.Y >= r.y0 && p.Y <= r.y1
-}
 
 // Colours of the drawing layers.
 var (
@@ -283,7 +280,15 @@ func (d *design) layout() {
 		d.titleBlock(tb)
 		notes := rect{tb.x0, tb.y0 - math.Min(40, 0.2*frame.h()), tb.x1, tb.y0 - 3}
 		d.notes(notes)
-		area.x1 = tb.x0 - 6
+		// The plan goes left of the title block or above its notes,
+		// whichever leaves more room.
+		left := rect{area.x0, area.y0, tb.x0 - 6, area.y1}
+		above := rect{area.x0, area.y0, area.x1, notes.y0 - 6}
+		if left.w()*left.h() >= above.w()*above.h() {
+			area = left
+		} else {
+			area = above
+		}
 	} else {
 		sw := math.Max(55, math.Min(120, 0.16*frame.w()))
 		strip := rect{frame.x1 - sw, frame.y0, frame.x1, frame.y1}
@@ -418,6 +423,11 @@ func (d *design) notes(r rect) {
 	capH := math.Min(2.5, r.h()/float64(len(lines))/2)
 	if capH < 1 {
 		return
+	}
+	for _, l := range lines {
+		if w := d.g.met.width(l, capH); w > r.w() {
+			capH *= r.w() / w
+		}
 	}
 	for k, l := range lines {
 		d.text(l, glyph.Point{X: r.x0, Y: r.y0 + float64(k+1)*capH*1.9}, capH, 0, alignLeft, black)

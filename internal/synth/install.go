@@ -82,7 +82,7 @@ func (d *design) wallPlacement(k int, c rect, s side, u float64) glyph.Placement
 func (d *design) install(rooms []room, foot rect) {
 	ceiling := d.poolBy(mountCeiling)
 	wall := d.poolBy(mountWall)
-	dens := [...]float64{0.35, 1, 1.6}[d.r.IntN(3)]
+	dens := [...]float64{0.5, 1.2, 2.2}[d.r.IntN(3)]
 	var boards []int
 	var others []int
 	for _, k := range wall {
@@ -158,7 +158,7 @@ func (d *design) install(rooms []room, foot rect) {
 		// Wall devices.
 		if len(others) > 0 {
 			perim := 2 * (c.w() + c.h())
-			n := int(math.Round(perim / d.m(4.5) * dens * d.uni(0.5, 1.3)))
+			n := int(math.Round(perim / d.m(3.5) * dens * d.uni(0.6, 1.3)))
 			if rm.kind == roomCorridor {
 				n /= 2
 			}
@@ -295,7 +295,7 @@ func (d *design) wireChain(chain []placed, k int) {
 			d.lines(c, d.wireWidth, nil, glyph.Point{X: a.at.X + ux*ra, Y: a.at.Y + uy*ra}, glyph.Point{X: b.at.X - ux*rb, Y: b.at.Y - uy*rb})
 			continue
 		}
-		sag := 0.18 * L
+		sag := 0.13 * L
 		R := (L*L/4 + sag*sag) / (2 * sag)
 		mx, my := (a.at.X+b.at.X)/2, (a.at.Y+b.at.Y)/2
 		nx, ny := -dy/L, dx/L

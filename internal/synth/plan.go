@@ -116,8 +116,8 @@ func (d *design) plan(area rect) {
 	}
 	// Space for grid bubbles and dimension chains on the top and left.
 	inner := rect{area.x0 + 24, area.y0 + 24, area.x1 - 6, area.y1 - 6}
-	fw := inner.w() * d.uni(0.7, 0.97)
-	fh := inner.h() * d.uni(0.65, 0.95)
+	fw := inner.w() * d.uni(0.8, 0.98)
+	fh := inner.h() * d.uni(0.75, 0.97)
 	x0 := inner.x0 + (inner.w()-fw)*d.r.Float64()
 	y0 := inner.y0 + (inner.h()-fh)*d.r.Float64()
 	foot := rect{x0, y0, x0 + fw, y0 + fh}
@@ -195,7 +195,8 @@ func (d *design) rooms(in rect, tIn float64) []room {
 		cells = d.split(in, in.w() >= in.h())
 	}
 	for len(kinds) < len(cells) {
-		kinds = append(kinds, d.roomKind())
+		c := cells[len(kinds)]
+		kinds = append(kinds, d.roomKind(c.w()*c.h()*float64(d.scaleDen*d.scaleDen)/1e6))
 	}
 	rooms := make([]room, len(cells))
 	const eps = 1e-6
@@ -221,8 +222,17 @@ func (d *design) rooms(in rect, tIn float64) []room {
 	return rooms
 }
 
-func (d *design) roomKind() roomKind {
-	kinds := [...]roomKind{roomOffice, roomOffice, roomOffice, roomMeeting, roomWC, roomKitchen, roomStore, roomLounge, roomBed, roomStair, roomTech}
+// roomKind picks a use that fits a room of area m² (model).
+func (d *design) roomKind(area float64) roomKind {
+	var kinds []roomKind
+	switch {
+	case area < 9:
+		kinds = []roomKind{roomWC, roomWC, roomStore, roomTech, roomOffice}
+	case area < 20:
+		kinds = []roomKind{roomOffice, roomOffice, roomKitchen, roomBed, roomStair, roomStore, roomWC}
+	default:
+		kinds = []roomKind{roomOffice, roomOffice, roomMeeting, roomLounge, roomKitchen, roomBed, roomStair}
+	}
 	return kinds[d.r.IntN(len(kinds))]
 }
 

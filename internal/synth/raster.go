@@ -96,7 +96,10 @@ func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem stri
 	quality := 40 + r.IntN(50)
 	sigma := 2 + 9*r.Float64()
 	if !asJPEG { // lossless scans are cleaner (and smaller)
-		sigma = 0.5 + 2*r.Float64()
+		sigma = 2 * r.Float64()
+		if r.Float64() < 0.5 {
+			sigma = 0
+		}
 	}
 
 	for c, p := range planes {
@@ -119,8 +122,8 @@ func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem stri
 			p.blur()
 		}
 	}
-	// Noise: the same grain on every channel plus a little per channel.
-	for i := 0; i < w*h; i++ {
+	// Noise: the same grain on every channel.
+	for i := 0; i < w*h && sigma > 0; i++ {
 		n := r.NormFloat64() * sigma
 		for _, p := range planes {
 			p.pix[i] = clamp8(float64(p.pix[i]) + n)

@@ -7,8 +7,11 @@ import (
 	_ "image/jpeg"
 	_ "image/png"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gen2brain/go-fitz"
@@ -286,4 +289,80 @@ func darkerThan(img image.Image, b Box, level float64) bool {
 		}
 	}
 	return false
+}
+
+// The committed fixture set: testdata/synth/README.md gives the commands.
+const (
+	fixtureDir      = "../../testdata/synth"
+	fixtureSeed     = 166
+	fixtureVector   = 6
+	fixtureRaster   = 4
+	fixtureMaxPaper = "A3"
+	fixtureMaxDPI   = 150
+)
+
+// TestFixturesRegenerate checks that the committed fixtures are exactly
+// what the generator makes from their seed, and that they still cover a
+// legend, an empty sheet and clipped symbols.
+func TestFixturesRegenerate(t *testing.T) {
+	g := newTestGenerator(t)
+	opt := Options{MaxPaper: fixtureMaxPaper, MaxDPI: fixtureMaxDPI}
+	var legends, empties, clipped int
+	check := func(s Sheet) {
+		t.Helper()
+		want, err := os.ReadFile(filepath.Join(fixtureDir, s.Name))
+		if err != nil {
+			t.Fatalf("fixture missing: %v", err)
+		}
+		if !bytes.Equal(want, s.Data) {
+			t.Errorf("%s differs from a regeneration with seed %d", s.Name, fixtureSeed)
+		}
+		stem := strings.TrimSuffix(s.Name, filepath.Ext(s.Name))
+		wantJS, err := os.ReadFile(filepath.Join(fixtureDir, stem+".json"))
+		if err != nil {
+			t.Fatalf("fixture truth missing: %v", err)
+		}
+		js, _ := MarshalTruth(s.Truth)
+		if !bytes.Equal(wantJS, js) {
+			t.Errorf("%s.json differs from a regeneration with seed %d", stem, fixtureSeed)
+		}
+	}
+	for i := 0; i < fixtureVector; i++ {
+		s, err := g.Vector(fixtureSeed, i, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(s)
+		if s.Truth.Legend {
+			legends++
+		}
+		if len(s.Truth.Pages[0].Symbols) == 0 {
+			empties++
+		}
+		for _, sym := range s.Truth.Pages[0].Symbols {
+			if sym.Clipped {
+				clipped++
+			}
+		}
+	}
+	if legends == 0 || empties == 0 || clipped == 0 {
+		t.Errorf("fixtures cover %d legends, %d empty sheets, %d clipped symbols; want each > 0 (pick another seed)", legends, empties, clipped)
+	}
+	if testing.Short() {
+		return
+	}
+	for i := 0; i < fixtureRaster; i++ {
+		s, err := g.Raster(context.Background(), fixtureSeed, i, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(s)
+	}
+	entries, err := os.ReadDir(fixtureDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2*(fixtureVector+fixtureRaster) + 1; len(entries) != want {
+		t.Errorf("%s holds %d files, want %d (sheets, truths and README)", fixtureDir, len(entries), want)
+	}
 }

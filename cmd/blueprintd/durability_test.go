@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,7 +137,8 @@ func TestFailedJob(t *testing.T) {
 	}
 	m := e.waitStatus(keyA, id, "failed")
 	errObj := m["error"].(map[string]any)
-	if errObj["code"] != "processing_failed" || errObj["message"] == "" || m["completed_at"] == nil {
+	msg, _ := errObj["message"].(string)
+	if errObj["code"] != "processing_failed" || !strings.Contains(msg, "symbol detection failed on the page with page_index 0") || strings.Contains(msg, "model file") || m["completed_at"] == nil {
 		t.Fatalf("failed view: %v", m)
 	}
 	d := sink.next(t)

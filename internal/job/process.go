@@ -88,27 +88,66 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 // errSkip tells Process that the job is not its to change.
 var errSkip = errors.New("job not in a processable state")
 
+// failure is a processing error with a message for the partner; the
+// wrapped error (logged, not shown) has the details.
+type failure struct {
+	msg string
+	err error
+}
+
+func (f *failure) Error() string { return f.msg + ": " + f.err.Error() }
+func (f *failure) Unwrap() error { return f.err }
+
+// stepError marks an error of one step of a page (detection or storing)
+// so that the page's failure can be described.
+type stepError struct {
+	step string
+	err  error
+}
+
+func (e *stepError) Error() string { return e.step + ": " + e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
+
 // failureMessage is the partner-facing message of a processing failure.
 func failureMessage(err error) string {
-	var inv *document.InvalidError
-	if errors.As(err, &inv) {
-		return "the file could not be opened: " + inv.Message
+	const advice = " Upload the file again as a new job, or contact support quoting the job_id."
+	var f *failure
+	if errors.As(err, &f) {
+		return f.msg + "." + advice
 	}
-	return "processing failed: " + err.Error() + ". Check that the file opens in a PDF or image viewer and upload it again as a new job; contact support with the job_id if it persists"
+	return "processing failed on the service side." + advice
+}
+
+// pageFailure describes a failure of page i.
+func pageFailure(i int, err error) error {
+	var inv *document.InvalidError
+	var step *stepError
+	switch {
+	case errors.As(err, &inv):
+		return &failure{msg: fmt.Sprintf("the page with page_index %d cannot be processed: %s", i, inv.Message), err: err}
+	case errors.As(err, &step):
+		return &failure{msg: fmt.Sprintf("%s failed on the page with page_index %d (a service-side error)", step.step, i), err: err}
+	default:
+		return &failure{msg: fmt.Sprintf("the page with page_index %d could not be rendered; it may be damaged or use a PDF feature the renderer does not support", i), err: err}
+	}
 }
 
 // run does the work of Process and returns the pages to record.
 func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 	if j.Upload == nil {
-		return nil, errors.New("the job has no uploaded file")
+		return nil, &failure{msg: "the job has no uploaded file", err: errors.New("no upload")}
 	}
 	data, err := s.readBlob(ctx, j.Upload.BlobKey, MaxUploadBytes+1)
 	if err != nil {
-		return nil, fmt.Errorf("read the uploaded file: %w", err)
+		return nil, &failure{msg: "the uploaded file could not be read from storage (a service-side error)", err: err}
 	}
 	doc, err := document.Open(ctx, data, CanonicalMime(j.MimeType), s.cfg.Limits)
 	if err != nil {
-		return nil, fmt.Errorf("open the document: %w", err)
+		var inv *document.InvalidError
+		if errors.As(err, &inv) {
+			return nil, &failure{msg: "the file could not be opened: " + inv.Message, err: err}
+		}
+		return nil, &failure{msg: "the file could not be opened; it may be damaged or of an unsupported kind", err: err}
 	}
 	defer doc.Close()
 	total := doc.NumPages()
@@ -123,7 +162,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 	var found [][]detect.Detection
 	each := func(r pipeline.PageResult) error {
 		if err := s.putBlob(ctx, ImageKey(j.ID, r.Index), r.PNG); err != nil {
-			return fmt.Errorf("store image of page %d: %w", r.Index, err)
+			return &stepError{step: "storing the page image", err: err}
 		}
 		pages = append(pages, Page{Index: r.Index, Width: r.Width, Height: r.Height})
 		found = append(found, s.ofModels(j, r.Detections))
@@ -132,10 +171,20 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 			j.PagesDone = &done
 			return nil
 		})
-		return err
+		if err != nil {
+			return &stepError{step: "recording progress", err: err}
+		}
+		return nil
 	}
-	if err := pipeline.Run(ctx, doc, pipeline.Options{Engine: s.cfg.Engine, KeepPNG: true}, each); err != nil {
-		return nil, err
+	eng := detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+		ds, err := s.cfg.Engine.Detect(ctx, p)
+		if err != nil {
+			return nil, &stepError{step: "symbol detection", err: err}
+		}
+		return ds, nil
+	})
+	if err := pipeline.Run(ctx, doc, pipeline.Options{Engine: eng, KeepPNG: true}, each); err != nil {
+		return nil, pageFailure(len(pages), err)
 	}
 	kept := detect.KeepStored(found)
 	for i, p := range pages {
@@ -148,7 +197,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 			return nil, fmt.Errorf("encode detections of page %d: %w", p.Index, err)
 		}
 		if err := s.putBlob(ctx, ResultKey(j.ID, p.Index), b); err != nil {
-			return nil, fmt.Errorf("store detections of page %d: %w", p.Index, err)
+			return nil, pageFailure(p.Index, &stepError{step: "storing the detections", err: err})
 		}
 	}
 	return pages, nil

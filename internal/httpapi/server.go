@@ -94,9 +94,40 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// ServeHTTP gives every response an X-Request-Id and turns panics into 500.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set(HeaderRequestID, newRequestID())
+// statusRecorder remembers the status a handler wrote, for the access log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// ServeHTTP gives every response an X-Request-Id, turns panics into 500 and
+// logs one line per request (never the query, which may hold signatures).
+func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	id := newRequestID()
+	rw.Header().Set(HeaderRequestID, id)
+	w := &statusRecorder{ResponseWriter: rw}
+	start := time.Now()
+	defer func() {
+		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", w.status,
+			"duration_ms", time.Since(start).Milliseconds(), "request_id", id)
+	}()
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {

@@ -234,3 +234,36 @@ func waitDelivery(t *testing.T, e *testEnv, id string, ok func(*job.Delivery) bo
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestPoisonJobFails checks that a job whose processing never completes
+// (each attempt ends with the service stopping) is failed after
+// job.MaxProcessingAttempts instead of being retried forever.
+func TestPoisonJobFails(t *testing.T) {
+	dir := t.TempDir()
+	data := pngImage(20, 20)
+	var id string
+	for attempt := 1; attempt <= job.MaxProcessingAttempts; attempt++ {
+		started := make(chan struct{}, 1)
+		e := startEnv(t, dir, options{runner: runnerOpts(), engine: blockingEngine(started)})
+		if attempt == 1 {
+			created := e.initJob(keyA, map[string]any{"file_name": "a.png", "mime_type": "image/png", "size": len(data)})
+			id = created["job_id"].(string)
+			e.upload(created, data, "image/png")
+			if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
+				t.Fatal(r.Status)
+			}
+		}
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("attempt %d did not start", attempt)
+		}
+		e.stop()
+	}
+	e := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
+	m := e.waitStatus(keyA, id, "failed", "done")
+	msg, _ := m["error"].(map[string]any)["message"].(string)
+	if m["status"] != "failed" || !strings.Contains(msg, "interrupted 3 times") {
+		t.Fatalf("poison job: %v", m)
+	}
+}

@@ -43,11 +43,15 @@ type Job struct {
 	ExpiredAt       *time.Time `json:"expired_at,omitempty"`
 	ExpiryReason    string     `json:"expiry_reason,omitempty"`
 
-	Upload     *Upload  `json:"upload,omitempty"`      // the stored file, once PUT
-	PagesTotal *int     `json:"pages_total,omitempty"` // known once processing has opened the file
-	PagesDone  *int     `json:"pages_done,omitempty"`
-	Pages      []Page   `json:"pages,omitempty"` // filled as pages finish
-	Error      *Failure `json:"error,omitempty"` // set when Failed
+	Upload     *Upload `json:"upload,omitempty"`      // the stored file, once PUT
+	PagesTotal *int    `json:"pages_total,omitempty"` // known once processing has opened the file
+	PagesDone  *int    `json:"pages_done,omitempty"`
+	// ProcessingAttempts counts starts of processing; a job found
+	// processing after MaxProcessingAttempts starts has crashed the worker
+	// each time and is failed instead of retried.
+	ProcessingAttempts int      `json:"processing_attempts,omitempty"`
+	Pages              []Page   `json:"pages,omitempty"` // filled as pages finish
+	Error              *Failure `json:"error,omitempty"` // set when Failed
 
 	Webhook *Delivery `json:"webhook,omitempty"` // pending or finished webhook delivery
 

@@ -24,6 +24,7 @@ import (
 // results; a job in any other state than queued or processing is left
 // alone. When ctx is cancelled the job stays processing for the next run.
 func (s *Service) Process(ctx context.Context, jobID string) error {
+	gaveUp := false
 	j, err := s.update(ctx, jobID, func(j *Job) error {
 		switch j.Status {
 		case Queued:
@@ -31,9 +32,19 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 			j.Status = Processing
 			j.StartedAt = &now
 			j.PagesTotal, j.PagesDone = nil, nil
+			j.ProcessingAttempts = 1
 			return nil
 		case Processing:
-			return errNoChange
+			if j.ProcessingAttempts >= MaxProcessingAttempts {
+				// Every earlier attempt ended with the process dying: do not
+				// let one file take the service down in a loop.
+				gaveUp = true
+				s.finish(j, &failure{msg: fmt.Sprintf("processing was interrupted %d times; the file may exhaust the service's memory or time limits", j.ProcessingAttempts),
+					err: errors.New("too many interrupted attempts")}, nil)
+				return nil
+			}
+			j.ProcessingAttempts++
+			return nil
 		}
 		return errSkip
 	})
@@ -43,7 +54,11 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 	if err != nil {
 		return fmt.Errorf("process job %s: %w", jobID, err)
 	}
-	s.log.Info("processing job", "job_id", jobID, "file_name", j.FileName)
+	if gaveUp {
+		s.log.Error("job failed after repeated interrupted attempts", "job_id", jobID, "attempts", j.ProcessingAttempts)
+		return nil
+	}
+	s.log.Info("processing job", "job_id", jobID, "file_name", j.FileName, "attempt", j.ProcessingAttempts)
 	pages, perr := s.run(ctx, j)
 	if perr != nil && ctx.Err() != nil {
 		return fmt.Errorf("process job %s: interrupted: %w", jobID, ctx.Err())
@@ -52,23 +67,7 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 		if j.Status != Processing {
 			return errSkip
 		}
-		now := s.now()
-		j.CompletedAt = &now
-		ev := webhook.EventDone
-		if perr != nil {
-			j.Status = Failed
-			j.Error = &Failure{Code: CodeProcessingFailed, Message: failureMessage(perr)}
-			j.Pages = nil
-			ev = webhook.EventFailed
-		} else {
-			j.Status = Done
-			j.Pages = pages
-			n := len(pages)
-			j.PagesTotal, j.PagesDone = &n, &n
-		}
-		if j.CallbackURL != "" {
-			j.Webhook = &Delivery{EventID: "evt_" + uuid.NewString(), EventType: ev, NextAttemptAt: now}
-		}
+		s.finish(j, perr, pages)
 		return nil
 	})
 	if errors.Is(err, errSkip) {
@@ -83,6 +82,28 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 		s.log.Info("job done", "job_id", jobID, "pages", len(pages))
 	}
 	return nil
+}
+
+// finish moves a processing job to done (perr nil) or failed and schedules
+// its webhook event.
+func (s *Service) finish(j *Job, perr error, pages []Page) {
+	now := s.now()
+	j.CompletedAt = &now
+	ev := webhook.EventDone
+	if perr != nil {
+		j.Status = Failed
+		j.Error = &Failure{Code: CodeProcessingFailed, Message: failureMessage(perr)}
+		j.Pages = nil
+		ev = webhook.EventFailed
+	} else {
+		j.Status = Done
+		j.Pages = pages
+		n := len(pages)
+		j.PagesTotal, j.PagesDone = &n, &n
+	}
+	if j.CallbackURL != "" {
+		j.Webhook = &Delivery{EventID: "evt_" + uuid.NewString(), EventType: ev, NextAttemptAt: now}
+	}
 }
 
 // errSkip tells Process that the job is not its to change.

@@ -41,6 +41,9 @@ const (
 	// DefaultPageLimit and MaxPageLimit bound the per-page detections page.
 	DefaultPageLimit = 500
 	MaxPageLimit     = 2000
+	// MaxProcessingAttempts is how many times a job is started processing
+	// before one more interrupted attempt (a crash, a kill) fails it.
+	MaxProcessingAttempts = 3
 )
 
 // Expiry reasons on the wire.

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 
 	"blueprint/internal/glyph"
 )
@@ -83,6 +84,11 @@ func (d *design) install(rooms []room, foot rect) {
 	ceiling := d.poolBy(mountCeiling)
 	wall := d.poolBy(mountWall)
 	dens := [...]float64{0.5, 1.2, 2.2}[d.r.IntN(3)]
+	// Very large plans get sparser so that a sheet stays within several
+	// hundred symbols.
+	if area := foot.w() * foot.h() * float64(d.scaleDen*d.scaleDen) / 1e6; area > 2500 {
+		dens *= 2500 / area
+	}
 	var boards []int
 	var others []int
 	for _, k := range wall {
@@ -408,6 +414,13 @@ func (d *design) drawLegend(r rect) {
 	d.text(d.texts("MERKKI", "SYMBOL"), glyph.Point{X: r.x0 + glyphW/2, Y: y + rowH*0.65}, 1.8, 0, alignCenter, black)
 	d.text(d.texts("SELITE", "DESCRIPTION"), glyph.Point{X: r.x0 + glyphW + 2, Y: y + rowH*0.65}, 1.8, 0, alignLeft, black)
 	d.lines(black, 0.25, nil, glyph.Point{X: r.x0 + glyphW, Y: y}, glyph.Point{X: r.x0 + glyphW, Y: r.y1})
+	// Like the real sets, some legends count the devices of the sheet.
+	qty := d.chance(0.5)
+	qx := r.x1 - 12
+	if qty {
+		d.lines(black, 0.25, nil, glyph.Point{X: qx, Y: y}, glyph.Point{X: qx, Y: r.y1})
+		d.text(d.texts("KPL", "QTY"), glyph.Point{X: qx + 6, Y: y + rowH*0.65}, 1.8, 0, alignCenter, black)
+	}
 	for _, k := range rows {
 		y += rowH
 		d.lines(black, 0.18, nil, glyph.Point{X: r.x0, Y: y}, glyph.Point{X: r.x1, Y: y})
@@ -424,6 +437,15 @@ func (d *design) drawLegend(r rect) {
 			desc = s.NameFI
 		}
 		d.text(desc, glyph.Point{X: r.x0 + glyphW + 2, Y: y + rowH*0.65}, 2, 0, alignLeft, black)
+		if qty {
+			n := 0
+			for _, in := range d.insts {
+				if in.class == s.Class {
+					n++
+				}
+			}
+			d.text(strconv.Itoa(n), glyph.Point{X: qx + 6, Y: y + rowH*0.65}, 2, 0, alignCenter, black)
+		}
 	}
 }
 

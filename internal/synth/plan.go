@@ -121,7 +121,8 @@ func (d *design) plan(area rect) {
 	x0 := inner.x0 + (inner.w()-fw)*d.r.Float64()
 	y0 := inner.y0 + (inner.h()-fh)*d.r.Float64()
 	foot := rect{x0, y0, x0 + fw, y0 + fh}
-	if !d.legend && d.chance(0.15) { // the plan continues past the sheet's left edge
+	cut := !d.legend && d.chance(0.2)
+	if cut { // the plan continues past the sheet's left edge
 		foot.x0 = -d.uni(10, 40)
 	}
 	tExt := d.m(d.uni(0.25, 0.4))
@@ -151,6 +152,7 @@ func (d *design) plan(area rect) {
 		d.jambs(rm, tExt, tIn)
 	}
 	d.grid(foot, in)
+	d.planTitle(area, foot)
 	for k := range rooms {
 		d.furnish(&rooms[k])
 	}
@@ -159,6 +161,9 @@ func (d *design) plan(area rect) {
 	}
 	if !d.empty {
 		d.install(rooms, foot)
+		if cut {
+			d.edgeSymbols(rooms)
+		}
 	}
 	d.lookAlikes(rooms)
 }
@@ -570,4 +575,51 @@ func (d *design) roomLabel(rm room, k int) {
 		a = fmt.Sprintf("%d,%d m²", int(area), int(area*10)%10)
 	}
 	d.text(a, glyph.Point{X: c.X, Y: c.Y + capH*3.2}, capH*0.7, 0, alignCenter, archGrey)
+}
+
+// planTitle writes the view title under the plan and a north arrow
+// beside it: a circle with an arrow and "N", a symbol look-alike.
+func (d *design) planTitle(area, foot rect) {
+	y := math.Min(foot.y1+14, area.y1-1)
+	x := math.Max(foot.x0, area.x0) + 4
+	title := d.texts(fmt.Sprintf("%d. KERROS", 1+d.r.IntN(4)), fmt.Sprintf("LEVEL %d PLAN", 1+d.r.IntN(4)))
+	d.text(title, glyph.Point{X: x, Y: y}, 4, 0, alignLeft, black)
+	w := d.g.met.width(title, 4)
+	d.lines(black, 0.5, nil, glyph.Point{X: x, Y: y + 1.5}, glyph.Point{X: x + w + 20, Y: y + 1.5})
+	d.text(fmt.Sprintf("1:%d", d.scaleDen), glyph.Point{X: x + w + 4, Y: y}, 2.5, 0, alignLeft, black)
+	if d.chance(0.6) {
+		c := glyph.Point{X: x + w + 32, Y: y - 3}
+		rot := float64(d.r.IntN(4)) * 90
+		if d.chance(0.3) {
+			rot = d.uni(0, 360)
+		}
+		m := glyph.Rotate(rot).Then(glyph.Translate(c.X, c.Y))
+		tip, l, r := m.Apply(glyph.Point{X: 0, Y: -5}), m.Apply(glyph.Point{X: -2.2, Y: 3}), m.Apply(glyph.Point{X: 2.2, Y: 3})
+		d.circle(black, 0.25, c, 4.5, false)
+		d.op(func(p *pen) error {
+			p.setStroke(black, 0.25, nil)
+			p.setFill(black)
+			p.polygon([]glyph.Point{tip, r, c, l}, true, true)
+			return nil
+		})
+		d.text("N", m.Apply(glyph.Point{X: 0, Y: -6.5}), 2.5, rot, alignCenter, black)
+	}
+}
+
+// edgeSymbols puts a few ceiling symbols across the sheet's left edge in
+// rooms that the edge cuts, as on a plan that continues off the sheet.
+func (d *design) edgeSymbols(rooms []room) {
+	ceiling := d.poolBy(mountCeiling)
+	if len(ceiling) == 0 {
+		ceiling = d.pool
+	}
+	for _, rm := range rooms {
+		if rm.clear.x0 >= 0 || rm.clear.x1 <= 5 || rm.clear.h() < 8 {
+			continue
+		}
+		for n := 1 + d.r.IntN(2); n > 0; n-- {
+			at := glyph.Point{X: d.uni(-1.5, 1.5), Y: d.uni(rm.clear.y0+3, rm.clear.y1-3)}
+			d.place(ceiling[d.r.IntN(len(ceiling))], glyph.Placement{At: at, Scale: d.scale(), Rotation: d.ceilingRotation()})
+		}
+	}
 }

@@ -15,9 +15,9 @@ import (
 	"blueprint/internal/glyph"
 )
 
-// maxRasterPixels bounds the size of a raster sheet (an A0 at 200 DPI
-// fits; larger resolutions are lowered until the page does).
-const maxRasterPixels = 64_000_000
+// maxRasterPixels bounds the size of a raster sheet: the resolution is
+// lowered (not below 150 DPI, where an A0 takes 35 Mpx) until it fits.
+const maxRasterPixels = 40_000_000
 
 // plane is one 8-bit channel of an image.
 type plane struct {

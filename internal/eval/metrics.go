@@ -8,6 +8,7 @@ package eval
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 
@@ -215,7 +216,9 @@ func Score(pages []Page, keep detect.Filter) Scores {
 	}
 	var apSum float64
 	var apN int
-	for c, a := range classes {
+	// Sorted, so the floating-point sums are the same on every run.
+	for _, c := range slices.Sorted(maps.Keys(classes)) {
+		a := classes[c]
 		if a.gt == 0 && a.pred == 0 {
 			continue // only stored detections under the filter: nothing to score
 		}

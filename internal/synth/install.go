@@ -147,7 +147,7 @@ func (d *design) install(rooms []room, foot rect) {
 					}
 				}
 			}
-			d.wireChain(chain, k)
+			d.wireChain(chain, k, 0.13)
 			fire := d.g.symbols[k].Model == "fire_alarm"
 			for _, p := range chain {
 				if fire {
@@ -280,9 +280,10 @@ func radius(p placed) float64 {
 	return 0.5 * math.Min(p.box.w(), p.box.h())
 }
 
-// wireChain joins consecutive symbols with wiring: arcs (as on Finnish
-// drawings) or straight runs, ending on the symbols' outlines.
-func (d *design) wireChain(chain []placed, k int) {
+// wireChain joins consecutive symbols with wiring: arcs bulging by
+// sagRatio of their chord (as on Finnish drawings) or straight runs,
+// ending on the symbols' outlines.
+func (d *design) wireChain(chain []placed, k int, sagRatio float64) {
 	if len(chain) < 2 {
 		return
 	}
@@ -301,7 +302,7 @@ func (d *design) wireChain(chain []placed, k int) {
 			d.lines(c, d.wireWidth, nil, glyph.Point{X: a.at.X + ux*ra, Y: a.at.Y + uy*ra}, glyph.Point{X: b.at.X - ux*rb, Y: b.at.Y - uy*rb})
 			continue
 		}
-		sag := 0.13 * L
+		sag := sagRatio * L
 		R := (L*L/4 + sag*sag) / (2 * sag)
 		mx, my := (a.at.X+b.at.X)/2, (a.at.Y+b.at.Y)/2
 		nx, ny := -dy/L, dx/L
@@ -317,29 +318,47 @@ func (d *design) wireChain(chain []placed, k int) {
 }
 
 // wireRow joins wall devices in the order they sit around the room,
-// skipping long jumps, the way a circuit runs along the walls.
+// one run per wall, skipping long jumps, the way a circuit runs along
+// the walls.
 func (d *design) wireRow(c rect, row []placed) {
-	perim := func(p glyph.Point) float64 {
-		switch {
-		case math.Abs(p.Y-c.y0) <= math.Min(math.Abs(p.X-c.x1), math.Min(math.Abs(p.Y-c.y1), math.Abs(p.X-c.x0))):
-			return p.X - c.x0
-		case math.Abs(p.X-c.x1) <= math.Min(math.Abs(p.Y-c.y1), math.Abs(p.X-c.x0)):
-			return c.w() + p.Y - c.y0
-		case math.Abs(p.Y-c.y1) <= math.Abs(p.X-c.x0):
-			return c.w() + c.h() + c.x1 - p.X
+	// wallOf returns the nearest side and the distance around the room.
+	wallOf := func(p glyph.Point) (side, float64) {
+		dist := [4]float64{math.Abs(p.Y - c.y0), math.Abs(p.X - c.x1), math.Abs(p.Y - c.y1), math.Abs(p.X - c.x0)}
+		s := side(0)
+		for k := side(1); k < 4; k++ {
+			if dist[k] < dist[s] {
+				s = k
+			}
 		}
-		return 2*c.w() + c.h() + c.y1 - p.Y
+		switch s {
+		case 0:
+			return s, p.X - c.x0
+		case 1:
+			return s, c.w() + p.Y - c.y0
+		case 2:
+			return s, c.w() + c.h() + c.x1 - p.X
+		}
+		return s, 2*c.w() + c.h() + c.y1 - p.Y
 	}
 	row = append([]placed(nil), row...)
-	slices.SortStableFunc(row, func(a, b placed) int { return cmpF(perim(a.at), perim(b.at)) })
+	slices.SortStableFunc(row, func(a, b placed) int {
+		_, pa := wallOf(a.at)
+		_, pb := wallOf(b.at)
+		return cmpF(pa, pb)
+	})
 	var run []placed
 	flush := func() {
-		d.wireChain(run, run[0].k)
+		d.wireChain(run, run[0].k, 0.06)
 		run = run[:0]
 	}
 	for _, p := range row {
-		if len(run) > 0 && math.Hypot(p.at.X-run[len(run)-1].at.X, p.at.Y-run[len(run)-1].at.Y) > d.m(5) {
-			flush()
+		if len(run) > 0 {
+			last := run[len(run)-1]
+			s0, _ := wallOf(last.at)
+			s1, _ := wallOf(p.at)
+			if s0 != s1 || math.Hypot(p.at.X-last.at.X, p.at.Y-last.at.Y) > d.m(5) {
+				flush()
+			}
 		}
 		run = append(run, p)
 	}

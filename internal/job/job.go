@@ -112,6 +112,14 @@ type IdempotencyRecord struct {
 // Blob keys of a job's files. Every key of a job starts with JobPrefix.
 func JobPrefix(jobID string) string { return "jobs/" + jobID + "/" }
 func UploadKey(jobID string) string { return JobPrefix(jobID) + "upload" }
+
+// UploadVersionKey is the key of one uploaded version of a job's file. Each
+// PUT writes a new version and the job record points at the current one
+// (Upload.BlobKey), so a PUT that loses a race with start never replaces
+// the bytes that start validated.
+func UploadVersionKey(jobID, version string) string {
+	return JobPrefix(jobID) + "uploads/" + version
+}
 func ResultKey(jobID string, page int) string {
 	return JobPrefix(jobID) + "pages/" + itoa(page) + ".json"
 }

@@ -436,7 +436,7 @@ func (s *Service) Upload(ctx context.Context, jobID, contentType string, content
 			Details: map[string]any{"declared_size": j.Size, "max_bytes": MaxUploadBytes}}
 	}
 	h := sha256.New()
-	key := JobPrefix(jobID) + "upload/" + uuid.NewString()
+	key := UploadVersionKey(jobID, uuid.NewString())
 	sr := &sizedReader{r: body, want: j.Size, h: h}
 	n, err := s.cfg.Blobs.Put(ctx, key, sr)
 	switch {

@@ -23,6 +23,9 @@ const (
 	// maxTurnSin is the sine of the largest angle between a sample's
 	// tangent and the page geometry covering it.
 	maxTurnSin = 0.42 // 25°
+	// extensionPenalty is taken off coverage for each open template end
+	// that page geometry runs on past.
+	extensionPenalty = 0.04
 	// endpointTolPx: segment ends closer than this meet at a corner.
 	endpointTolPx = 0.75
 )
@@ -217,6 +220,11 @@ func (ix *pageIndex) buildCorners() {
 // direction close to the unit tangent t; with fill set, only filled
 // geometry counts.
 func (ix *pageIndex) covered(p, t glyph.Point, tol float64, fill bool) bool {
+	return ix.coveredBy(p, t, tol, fill, true)
+}
+
+// coveredBy is covered, optionally looking at arcs only.
+func (ix *pageIndex) coveredBy(p, t glyph.Point, tol float64, fill, segments bool) bool {
 	g := ix.pieces
 	ns := int32(len(ix.pg.Segments))
 	x0, x1 := max(0, int((p.X-tol)/cellPx)), min(g.nx-1, int((p.X+tol)/cellPx))
@@ -226,7 +234,7 @@ func (ix *pageIndex) covered(p, t glyph.Point, tol float64, fill bool) bool {
 			c := y*g.nx + x
 			for _, i := range g.items[g.start[c]:g.start[c+1]] {
 				if i < ns {
-					if ix.segCovers(i, p, t, tol, fill) {
+					if segments && ix.segCovers(i, p, t, tol, fill) {
 						return true
 					}
 				} else if ix.arcCovers(i-ns, p, t, tol, fill) {
@@ -324,6 +332,21 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 		}
 	}
 	cov := 1 - missed/total
+	// A page arc running on past an arc end: the pose explains only part
+	// of a larger drawing (a grid bubble's circle around a "socket").
+	for _, e := range t.ends {
+		d := lin.Apply(e.T)
+		n := math.Hypot(d.X, d.Y)
+		d = glyph.Point{X: d.X / n, Y: d.Y / n}
+		q := m.Apply(e.P)
+		probe := glyph.Point{X: q.X + (2*tol+1)*d.X, Y: q.Y + (2*tol+1)*d.Y}
+		if ix.coveredBy(probe, d, tol, false, false) {
+			cov -= extensionPenalty
+		}
+	}
+	if cov < minCoverage {
+		return scored{}, false
+	}
 	return scored{hypothesis: h, cov: cov, explains: total - missed}, true
 }
 

@@ -64,6 +64,10 @@ type prepared struct {
 	texts   []tplText
 	nChars  int
 	outline []glyph.Point // for the box
+	// ends are the open ends of lines and arcs with outward directions:
+	// page geometry running on past one means the template is only part
+	// of something larger.
+	ends []sample
 
 	kind anchorKind
 	// circle anchor: centre, radius, the secondary keypoint (hasQ false
@@ -78,6 +82,16 @@ type prepared struct {
 	v, a1, a2 glyph.Point
 }
 
+// endProbeMM is how far past an open end the template itself is looked at
+// for its own continuation, in glyph millimetres.
+const endProbeMM = 0.3
+
+func openEnd(from, end glyph.Point) sample {
+	d := glyph.Point{X: end.X - from.X, Y: end.Y - from.Y}
+	l := math.Hypot(d.X, d.Y)
+	return sample{P: end, T: glyph.Point{X: d.X / l, Y: d.Y / l}}
+}
+
 func prepare(t Template) (*prepared, error) {
 	if strings.TrimSpace(t.Class) == "" {
 		return nil, fmt.Errorf("vector: template without a class")
@@ -85,6 +99,11 @@ func prepare(t Template) (*prepared, error) {
 	p := &prepared{class: t.Class, g: t.Glyph}
 	var samples []sample
 	var keypoints []glyph.Point
+	type end struct {
+		sample
+		arc bool
+	}
+	var ends []end // open ends with outward directions
 	type seg struct{ a, b glyph.Point }
 	var segs []seg
 	addChain := func(pts []glyph.Point, fill bool) {
@@ -107,6 +126,9 @@ func prepare(t Template) (*prepared, error) {
 			keypoints = append(keypoints, pts[0], pts[len(pts)-1])
 			keypoints = append(keypoints, pts[1:len(pts)-1]...)
 		}
+		if n := len(pts); n >= 2 && !fill && pts[0] != pts[n-1] {
+			ends = append(ends, end{sample: openEnd(pts[1], pts[0])}, end{sample: openEnd(pts[n-2], pts[n-1])})
+		}
 	}
 	addArc := func(c glyph.Point, r, start, sweep float64, fill bool) {
 		l := math.Abs(sweep) * math.Pi / 180 * r
@@ -122,9 +144,17 @@ func prepare(t Template) (*prepared, error) {
 		}
 		if math.Abs(sweep) < 359 {
 			s, e := start*math.Pi/180, (start+sweep)*math.Pi/180
-			keypoints = append(keypoints,
-				glyph.Point{X: c.X + r*math.Cos(s), Y: c.Y + r*math.Sin(s)},
-				glyph.Point{X: c.X + r*math.Cos(e), Y: c.Y + r*math.Sin(e)})
+			ps := glyph.Point{X: c.X + r*math.Cos(s), Y: c.Y + r*math.Sin(s)}
+			pe := glyph.Point{X: c.X + r*math.Cos(e), Y: c.Y + r*math.Sin(e)}
+			keypoints = append(keypoints, ps, pe)
+			if !fill {
+				// Outward tangents: backwards at the start, onwards at
+				// the end (sweep sign gives the direction of travel).
+				sg := math.Copysign(1, sweep)
+				ends = append(ends,
+					end{sample{P: ps, T: glyph.Point{X: sg * math.Sin(s), Y: -sg * math.Cos(s)}}, true},
+					end{sample{P: pe, T: glyph.Point{X: -sg * math.Sin(e), Y: sg * math.Cos(e)}}, true})
+			}
 		}
 		if r > p.r && math.Abs(sweep) >= 90 {
 			p.kind, p.c, p.r, p.sweep = anchorCircle, c, r, math.Abs(sweep)
@@ -160,6 +190,28 @@ func prepare(t Template) (*prepared, error) {
 		return nil, fmt.Errorf("vector: template %s has no drawn geometry", t.Class)
 	}
 	p.samples = spreadOrder(samples)
+	// Arc ends that page geometry must not run on past along the same
+	// circle: a circle around a template's arc is another drawing (a grid
+	// bubble is not a socket). Line ends are left out: wires attach to
+	// them and run through symbols, often in line.
+	for _, e := range ends {
+		if !e.arc {
+			continue
+		}
+		probe := glyph.Point{X: e.P.X + endProbeMM*e.T.X, Y: e.P.Y + endProbeMM*e.T.Y}
+		// Skip ends near other template geometry: at small scales the
+		// probe past them could land on the template's own lines.
+		own := false
+		for _, s := range samples {
+			if math.Hypot(s.P.X-probe.X, s.P.Y-probe.Y) < 0.6 && math.Hypot(s.P.X-e.P.X, s.P.Y-e.P.Y) > 0.35 {
+				own = true
+				break
+			}
+		}
+		if !own {
+			p.ends = append(p.ends, e.sample)
+		}
+	}
 	p.outline = outlinePoints(t.Glyph)
 
 	switch {

@@ -1,0 +1,109 @@
+package vector
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"blueprint/internal/detect"
+)
+
+// TestDevDataset prints the errors of the matcher on a generated dataset
+// named by VECTOR_DEV_DATA (a development aid; skipped otherwise).
+func TestDevDataset(t *testing.T) {
+	dir := os.Getenv("VECTOR_DEV_DATA")
+	if dir == "" {
+		t.Skip("VECTOR_DEV_DATA not set")
+	}
+	_, m := loadTemplates(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	agg := map[string]int{}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var truth struct {
+			File   string `json:"file"`
+			Legend bool   `json:"legend"`
+			Pages []struct {
+				Symbols []struct {
+					Class string `json:"class"`
+					B     struct{ X, Y, Width, Height float64 } `json:"bbox_px"`
+				} `json:"symbols"`
+			} `json:"pages"`
+		}
+		if err := json.Unmarshal(raw, &truth); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(truth.File, ".pdf") || (os.Getenv("VECTOR_DEV_LEGEND") == "0" && truth.Legend) {
+			continue
+		}
+		pdf, err := os.ReadFile(filepath.Join(dir, truth.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg := pageOf(t, pdf)
+		ms, err := m.Match(t.Context(), pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gt []placed
+		for _, s := range truth.Pages[0].Symbols {
+			gt = append(gt, placed{s.Class, detect.Box{X: s.B.X, Y: s.B.Y, W: s.B.Width, H: s.B.Height}})
+		}
+		used := make([]bool, len(ms))
+		for _, g := range gt {
+			ok := false
+			for i, d := range ms {
+				if !used[i] && d.Confidence >= 0.5 && d.Class == g.class && iou(d.Box, g.box) >= 0.5 {
+					used[i], ok = true, true
+					break
+				}
+			}
+			if !ok {
+				near := ""
+				for _, d := range ms {
+					if v := iou(d.Box, g.box); v > 0.2 {
+						near += fmt.Sprintf(" %s(cov %.2f iou %.2f)", d.Class, d.Coverage, v)
+					}
+				}
+				agg["FN "+g.class+" ->"+near]++
+				t.Logf("%s FN %s at %.0f,%.0f %.0fx%.0f near:%s", truth.File, g.class, g.box.X, g.box.Y, g.box.W, g.box.H, near)
+			}
+		}
+		for i, d := range ms {
+			b := int(d.Coverage * 100)
+			if used[i] {
+				agg[fmt.Sprintf("covTP %03d", b)]++
+			} else {
+				agg[fmt.Sprintf("covFP %03d", b)]++
+			}
+		}
+		for i, d := range ms {
+			if used[i] || d.Confidence < 0.5 {
+				continue
+			}
+			near := ""
+			for _, g := range gt {
+				if v := iou(d.Box, g.box); v > 0.2 {
+					near += fmt.Sprintf(" %s(iou %.2f)", g.class, v)
+				}
+			}
+			agg["FP "+d.Class+" on"+near]++
+			t.Logf("%s FP %s cov %.2f conf %.2f at %.0f,%.0f %.0fx%.0f s %.2f gt:%s", truth.File, d.Class, d.Coverage, d.Confidence, d.Box.X, d.Box.Y, d.Box.W, d.Box.H, d.Placement.Scale, near)
+		}
+	}
+	var keys []string
+	for k := range agg {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return agg[keys[i]] > agg[keys[j]] })
+	for _, k := range keys {
+		t.Logf("%4d %s", agg[k], k)
+	}
+}

@@ -26,8 +26,9 @@ type plane struct {
 }
 
 // raster renders the sheet's PDF with MuPDF and degrades it like a scan
-// or photo: faded lines, tinted paper, slight skew, blur, noise and JPEG
-// or PNG encoding. Boxes follow the skew exactly.
+// or photo: faded lines, tinted paper, slight skew, blur, uneven light,
+// dust specks, noise and JPEG or PNG encoding. Boxes follow the skew
+// exactly.
 func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem string, seed uint64, opt Options) (Sheet, error) {
 	dpi := 150 + 25*r.IntN(7) // 150..300
 	for dpi > 150 && d.paper.w*d.paper.h/(25.4*25.4)*float64(dpi*dpi) > maxRasterPixels {
@@ -120,6 +121,38 @@ func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem stri
 		}
 		for k := 0; k < blurPasses; k++ {
 			p.blur()
+		}
+	}
+	// Photos: light falls off away from a bright spot.
+	if r.Float64() < 0.3 {
+		fx, fy := r.Float64()*float64(w), r.Float64()*float64(h)
+		k := (0.05 + 0.2*r.Float64()) / (float64(w)*float64(w) + float64(h)*float64(h))
+		for y := 0; y < h; y++ {
+			dy := float64(y) - fy
+			for x := 0; x < w; x++ {
+				dx := float64(x) - fx
+				f := 1 - k*(dx*dx+dy*dy)
+				for _, p := range planes {
+					i := y*w + x
+					p.pix[i] = uint8(float64(p.pix[i]) * f)
+				}
+			}
+		}
+	}
+	// Scanner dust: a few small dark specks (dot look-alikes).
+	if r.Float64() < 0.3 {
+		for n := 20 + r.IntN(200); n > 0; n-- {
+			cx, cy, rad := r.IntN(w), r.IntN(h), 0.5+2*r.Float64()
+			v := uint8(30 + r.IntN(120))
+			for y := max(0, cy-3); y < min(h, cy+4); y++ {
+				for x := max(0, cx-3); x < min(w, cx+4); x++ {
+					if float64((x-cx)*(x-cx)+(y-cy)*(y-cy)) <= rad*rad {
+						for _, p := range planes {
+							p.pix[y*w+x] = min(p.pix[y*w+x], v)
+						}
+					}
+				}
+			}
 		}
 	}
 	// Noise: the same grain on every channel.

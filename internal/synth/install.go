@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"blueprint/internal/detect"
 	"blueprint/internal/glyph"
 )
 
@@ -494,7 +495,7 @@ func (d *design) vectorTruth(file string, seed uint64) Truth {
 	})
 	return Truth{
 		File: file, Kind: KindVector, Seed: seed, Paper: d.paper.name,
-		Scale: fmt.Sprintf("1:%d", d.scaleDen), Legend: d.legend, DPI: 200,
+		Scale: fmt.Sprintf("1:%d", d.scaleDen), Legend: d.legend, DPI: detect.RenderDPI,
 		Pages: []TruthPage{{PageIndex: 0, WidthPx: w, HeightPx: h, Symbols: syms}},
 	}
 }

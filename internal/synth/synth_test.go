@@ -3,6 +3,8 @@ package synth
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"image"
 	_ "image/jpeg"
 	_ "image/png"
@@ -364,5 +366,41 @@ func TestFixturesRegenerate(t *testing.T) {
 	}
 	if want := 2*(fixtureVector+fixtureRaster) + 1; len(entries) != want {
 		t.Errorf("%s holds %d files, want %d (sheets, truths and README)", fixtureDir, len(entries), want)
+	}
+}
+
+func TestRunWritesDataset(t *testing.T) {
+	g := newTestGenerator(t)
+	dir := t.TempDir()
+	if err := g.Run(context.Background(), dir, 2, 4, KindVector, Options{MaxPaper: "A4"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		stem := SheetName(KindVector, i)
+		js, err := os.ReadFile(filepath.Join(dir, stem+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr Truth
+		if err := json.Unmarshal(js, &tr); err != nil {
+			t.Fatalf("%s.json: %v", stem, err)
+		}
+		if tr.File != stem+".pdf" || tr.Kind != KindVector || tr.Seed != 4 || tr.DPI != 200 {
+			t.Errorf("%s.json: file %q kind %q seed %d dpi %d", stem, tr.File, tr.Kind, tr.Seed, tr.DPI)
+		}
+		if _, err := os.Stat(filepath.Join(dir, tr.File)); err != nil {
+			t.Errorf("drawing missing: %v", err)
+		}
+	}
+	if _, err := ParseKind("svg"); err == nil {
+		t.Error("ParseKind accepted svg")
+	}
+	if _, err := g.Vector(1, 0, Options{MaxPaper: "B5"}); err == nil {
+		t.Error("unknown paper size accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := g.Run(ctx, t.TempDir(), 1, 1, KindVector, Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run: got %v, want context.Canceled", err)
 	}
 }

@@ -332,17 +332,31 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 		}
 	}
 	cov := 1 - missed/total
-	// A page arc running on past an arc end: the pose explains only part
-	// of a larger drawing (a grid bubble's circle around a "socket").
-	for _, e := range t.ends {
+	// Page geometry running on past the template's ends: the pose explains
+	// only part of a larger drawing. An arc continuing along its circle
+	// counts at once; lines running on past line ends that stop on the
+	// template count from the second (one wire through a symbol is normal).
+	ext := func(e sample, segments bool) bool {
 		d := lin.Apply(e.T)
 		n := math.Hypot(d.X, d.Y)
 		d = glyph.Point{X: d.X / n, Y: d.Y / n}
 		q := m.Apply(e.P)
 		probe := glyph.Point{X: q.X + (2*tol+1)*d.X, Y: q.Y + (2*tol+1)*d.Y}
-		if ix.coveredBy(probe, d, tol, false, false) {
+		return ix.coveredBy(probe, d, tol, false, segments)
+	}
+	for _, e := range t.arcEnds {
+		if ext(e, false) {
 			cov -= extensionPenalty
 		}
+	}
+	lineExt := 0
+	for _, e := range t.lineEnds {
+		if ext(e, true) {
+			lineExt++
+		}
+	}
+	if lineExt > 1 {
+		cov -= extensionPenalty * float64(lineExt-1)
 	}
 	if cov < minCoverage {
 		return scored{}, false

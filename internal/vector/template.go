@@ -64,10 +64,10 @@ type prepared struct {
 	texts   []tplText
 	nChars  int
 	outline []glyph.Point // for the box
-	// ends are the open ends of lines and arcs with outward directions:
-	// page geometry running on past one means the template is only part
-	// of something larger.
-	ends []sample
+	// arcEnds and lineEnds are open ends with outward directions: page
+	// geometry running on past them means the template is only part of
+	// something larger.
+	arcEnds, lineEnds []sample
 
 	kind anchorKind
 	// circle anchor: centre, radius, the secondary keypoint (hasQ false
@@ -190,26 +190,38 @@ func prepare(t Template) (*prepared, error) {
 		return nil, fmt.Errorf("vector: template %s has no drawn geometry", t.Class)
 	}
 	p.samples = spreadOrder(samples)
-	// Arc ends that page geometry must not run on past along the same
-	// circle: a circle around a template's arc is another drawing (a grid
-	// bubble is not a socket). Line ends are left out: wires attach to
-	// them and run through symbols, often in line.
+	bmin, bmax := t.Glyph.Bounds()
+	centre := glyph.Point{X: (bmin.X + bmax.X) / 2, Y: (bmin.Y + bmax.Y) / 2}
+	// Ends that page geometry must not run on past: arc ends (a circle
+	// around a template's arc is another drawing: a grid bubble is not a
+	// socket), and line ends that stop on other template geometry (a bar
+	// ending at a tick, an X ending on its circle). Free line ends are
+	// left out: wires attach to them, often in line.
 	for _, e := range ends {
-		if !e.arc {
-			continue
-		}
 		probe := glyph.Point{X: e.P.X + endProbeMM*e.T.X, Y: e.P.Y + endProbeMM*e.T.Y}
 		// Skip ends near other template geometry: at small scales the
 		// probe past them could land on the template's own lines.
-		own := false
+		own, junction := false, false
 		for _, s := range samples {
-			if math.Hypot(s.P.X-probe.X, s.P.Y-probe.Y) < 0.6 && math.Hypot(s.P.X-e.P.X, s.P.Y-e.P.Y) > 0.35 {
+			dp := math.Hypot(s.P.X-probe.X, s.P.Y-probe.Y)
+			de := math.Hypot(s.P.X-e.P.X, s.P.Y-e.P.Y)
+			parallel := math.Abs(s.T.X*e.T.Y-s.T.Y*e.T.X) < maxTurnSin
+			if (e.arc && dp < 0.6 && de > 0.35) || (!e.arc && dp < 0.6*endProbeMM && parallel) {
 				own = true
 				break
 			}
+			if de < 0.15 && math.Abs(s.T.X*e.T.Y-s.T.Y*e.T.X) > 0.7 {
+				junction = true
+			}
 		}
-		if !own {
-			p.ends = append(p.ends, e.sample)
+		switch {
+		case own:
+		case e.arc:
+			p.arcEnds = append(p.arcEnds, e.sample)
+		case junction && e.T.X*(e.P.X-centre.X)+e.T.Y*(e.P.Y-centre.Y) > 0:
+			// Only ends pointing away from the symbol's centre: a wire
+			// or pipe through the symbol runs on past inward ends.
+			p.lineEnds = append(p.lineEnds, e.sample)
 		}
 	}
 	p.outline = outlinePoints(t.Glyph)

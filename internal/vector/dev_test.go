@@ -30,9 +30,9 @@ func TestDevDataset(t *testing.T) {
 		var truth struct {
 			File   string `json:"file"`
 			Legend bool   `json:"legend"`
-			Pages []struct {
+			Pages  []struct {
 				Symbols []struct {
-					Class string `json:"class"`
+					Class string                                `json:"class"`
 					B     struct{ X, Y, Width, Height float64 } `json:"bbox_px"`
 				} `json:"symbols"`
 			} `json:"pages"`

@@ -287,6 +287,31 @@ func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill bool
 	return !fill || ix.pg.Styles[a.Style].Fill != ""
 }
 
+// hasSegment reports whether a page segment runs from a to b (either way)
+// with both ends within tol.
+func (ix *pageIndex) hasSegment(a, b glyph.Point, tol float64) bool {
+	g := ix.pieces
+	ns := int32(len(ix.pg.Segments))
+	x0, x1 := max(0, int((a.X-tol)/cellPx)), min(g.nx-1, int((a.X+tol)/cellPx))
+	y0, y1 := max(0, int((a.Y-tol)/cellPx)), min(g.ny-1, int((a.Y+tol)/cellPx))
+	near := func(p, q glyph.Point) bool { return math.Abs(p.X-q.X) <= tol && math.Abs(p.Y-q.Y) <= tol }
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			c := y*g.nx + x
+			for _, i := range g.items[g.start[c]:g.start[c+1]] {
+				if i >= ns {
+					continue
+				}
+				s := &ix.pg.Segments[i]
+				if (near(s.A, a) && near(s.B, b)) || (near(s.A, b) && near(s.B, a)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // hypothesis is a candidate pose of a template.
 type hypothesis struct {
 	t  *prepared
@@ -332,31 +357,25 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 		}
 	}
 	cov := 1 - missed/total
-	// Page geometry running on past the template's ends: the pose explains
-	// only part of a larger drawing. An arc continuing along its circle
-	// counts at once; lines running on past line ends that stop on the
-	// template count from the second (one wire through a symbol is normal).
-	ext := func(e sample, segments bool) bool {
+	// A page arc running on past a template arc's end: the pose explains
+	// only part of a larger circle.
+	for _, e := range t.arcEnds {
 		d := lin.Apply(e.T)
 		n := math.Hypot(d.X, d.Y)
 		d = glyph.Point{X: d.X / n, Y: d.Y / n}
 		q := m.Apply(e.P)
 		probe := glyph.Point{X: q.X + (2*tol+1)*d.X, Y: q.Y + (2*tol+1)*d.Y}
-		return ix.coveredBy(probe, d, tol, false, segments)
-	}
-	for _, e := range t.arcEnds {
-		if ext(e, false) {
+		if ix.coveredBy(probe, d, tol, false, false) {
 			cov -= extensionPenalty
 		}
 	}
-	lineExt := 0
-	for _, e := range t.lineEnds {
-		if ext(e, true) {
-			lineExt++
+	// Template lines covered only by longer page lines (a wire, a wall, a
+	// dashed line) rather than by a segment of their own: CAD draws each
+	// symbol line as its own segment.
+	for _, l := range t.lines {
+		if !ix.hasSegment(m.Apply(l[0]), m.Apply(l[1]), tol) {
+			cov -= extensionPenalty
 		}
-	}
-	if lineExt > 1 {
-		cov -= extensionPenalty * float64(lineExt-1)
 	}
 	if cov < minCoverage {
 		return scored{}, false

@@ -64,10 +64,13 @@ type prepared struct {
 	texts   []tplText
 	nChars  int
 	outline []glyph.Point // for the box
-	// arcEnds and lineEnds are open ends with outward directions: page
-	// geometry running on past them means the template is only part of
-	// something larger.
-	arcEnds, lineEnds []sample
+	// arcEnds are open arc ends with outward directions: a page arc
+	// running on past one means the template is only part of a larger
+	// circle.
+	arcEnds []sample
+	// lines are the template's straight pieces: CAD draws each as its own
+	// segment, so a page segment should start and end where each does.
+	lines [][2]glyph.Point
 
 	kind anchorKind
 	// circle anchor: centre, radius, the secondary keypoint (hasQ false
@@ -81,6 +84,11 @@ type prepared struct {
 	// segment anchor: a1 to a2.
 	v, a1, a2 glyph.Point
 }
+
+// minOwnLineMM is the shortest template line that must have a page segment
+// of its own; lines of longer chains (curves drawn as polylines) are exempt
+// because exporters and normalisation may turn them into arcs.
+const minOwnLineMM = 0.8
 
 // endProbeMM is how far past an open end the template itself is looked at
 // for its own continuation, in glyph millimetres.
@@ -114,6 +122,9 @@ func prepare(t Template) (*prepared, error) {
 				continue
 			}
 			segs = append(segs, seg{a, b})
+			if !fill && len(pts) <= 5 && l >= minOwnLineMM {
+				p.lines = append(p.lines, [2]glyph.Point{a, b})
+			}
 			p.lenMM += l
 			n := max(1, int(math.Round(l/sampleStepMM)))
 			tn := glyph.Point{X: (b.X - a.X) / l, Y: (b.Y - a.Y) / l}
@@ -190,18 +201,15 @@ func prepare(t Template) (*prepared, error) {
 		return nil, fmt.Errorf("vector: template %s has no drawn geometry", t.Class)
 	}
 	p.samples = spreadOrder(samples)
-	bmin, bmax := t.Glyph.Bounds()
-	centre := glyph.Point{X: (bmin.X + bmax.X) / 2, Y: (bmin.Y + bmax.Y) / 2}
-	// Ends that page geometry must not run on past: arc ends (a circle
-	// around a template's arc is another drawing: a grid bubble is not a
-	// socket), and line ends that stop on other template geometry (a bar
-	// ending at a tick, an X ending on its circle). Free line ends are
-	// left out: wires attach to them, often in line.
+	// Arc ends that a page arc must not run on past: a circle around a
+	// template's arc is another drawing (a grid bubble is not a socket).
+	// Line ends are left out: wires attach to them and run through
+	// symbols, often in line.
 	for _, e := range ends {
 		probe := glyph.Point{X: e.P.X + endProbeMM*e.T.X, Y: e.P.Y + endProbeMM*e.T.Y}
 		// Skip ends near other template geometry: at small scales the
 		// probe past them could land on the template's own lines.
-		own, junction := false, false
+		own := false
 		for _, s := range samples {
 			dp := math.Hypot(s.P.X-probe.X, s.P.Y-probe.Y)
 			de := math.Hypot(s.P.X-e.P.X, s.P.Y-e.P.Y)
@@ -210,18 +218,9 @@ func prepare(t Template) (*prepared, error) {
 				own = true
 				break
 			}
-			if de < 0.15 && math.Abs(s.T.X*e.T.Y-s.T.Y*e.T.X) > 0.7 {
-				junction = true
-			}
 		}
-		switch {
-		case own:
-		case e.arc:
+		if e.arc && !own {
 			p.arcEnds = append(p.arcEnds, e.sample)
-		case junction && e.T.X*(e.P.X-centre.X)+e.T.Y*(e.P.Y-centre.Y) > 0:
-			// Only ends pointing away from the symbol's centre: a wire
-			// or pipe through the symbol runs on past inward ends.
-			p.lineEnds = append(p.lineEnds, e.sample)
 		}
 	}
 	p.outline = outlinePoints(t.Glyph)

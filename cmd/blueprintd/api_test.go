@@ -582,3 +582,57 @@ func TestCallbackURLGuard(t *testing.T) {
 func startEnvStrict(t *testing.T) *testEnv {
 	return startEnv(t, t.TempDir(), options{runner: runnerOpts()}, func(c *config.Config) { c.AllowPrivateCallbacks = false })
 }
+
+// TestMethodNotAllowed checks that a known path called with a method it
+// does not define is 405 method_not_allowed with Allow in the contract's
+// error shape (before any key check, not rate-limited), and unknown paths
+// stay 404 (after the key check on /v1).
+func TestMethodNotAllowed(t *testing.T) {
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine()})
+	created := e.initJob(keyA, map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": 100})
+	id := created["job_id"].(string)
+	cases := []struct {
+		method, path, key string
+		status            int
+		code, allow       string
+		rateHeaders       bool
+	}{
+		{"DELETE", "/v1/jobs/" + id, keyA, 405, "method_not_allowed", "GET, HEAD", false},
+		{"PUT", "/v1/jobs/" + id, keyA, 405, "method_not_allowed", "GET, HEAD", false},
+		{"GET", "/v1/jobs/init", keyA, 405, "method_not_allowed", "POST", false},
+		{"GET", "/v1/jobs/" + id + "/start", keyA, 405, "method_not_allowed", "POST", false},
+		{"POST", "/v1/symbols", keyA, 405, "method_not_allowed", "GET, HEAD", false},
+		{"POST", "/v1/jobs/" + id + "/pages/0/detections", keyA, 405, "method_not_allowed", "GET, HEAD", false},
+		{"DELETE", "/v1/openapi.json", "", 405, "method_not_allowed", "GET, HEAD", false},
+		{"DELETE", "/v1/jobs/" + id, "", 405, "method_not_allowed", "GET, HEAD", false},
+		{"GET", "/v1/jobs/init", "bad-key", 405, "method_not_allowed", "POST", false},
+		{"DELETE", "/v1/jobs", "", 401, "unauthorized", "", false},
+		{"GET", "/uploads/" + id, "", 405, "method_not_allowed", "PUT", false},
+		{"DELETE", "/files/icons/socket_outlet.svg", "", 405, "method_not_allowed", "GET, HEAD", false},
+		{"DELETE", "/v1/jobs", keyA, 404, "not_found", "", true},
+		{"GET", "/v2/jobs/" + id, "", 404, "not_found", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			r := e.do(c.method, c.path, c.key, nil, nil)
+			if r.Status != c.status || r.code(t) != c.code {
+				t.Fatalf("got %d %s, want %d %s", r.Status, r.Body, c.status, c.code)
+			}
+			if got := r.Header.Get("Allow"); got != c.allow {
+				t.Fatalf("Allow %q, want %q", got, c.allow)
+			}
+			if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+				t.Fatalf("Content-Type %q", ct)
+			}
+			if has := r.Header.Get("RateLimit-Limit") != ""; has != c.rateHeaders {
+				t.Fatalf("RateLimit-Limit present=%v, want %v", has, c.rateHeaders)
+			}
+			if c.status == 405 {
+				d, _ := r.json(t)["error"].(map[string]any)["details"].(map[string]any)
+				if got := fmt.Sprint(d["allowed_methods"]); got != "["+strings.ReplaceAll(c.allow, ",", "")+"]" {
+					t.Fatalf("details.allowed_methods %s, Allow %q", got, c.allow)
+				}
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"blueprint/internal/apikey"
@@ -32,6 +33,14 @@ const (
 	HeaderRateRemaining      = "RateLimit-Remaining"
 	HeaderRateReset          = "RateLimit-Reset"
 	HeaderRetryAfter         = "Retry-After"
+	HeaderAllow              = "Allow"
+)
+
+// Catch-all patterns of the mux: a request that only they match has no route.
+const (
+	patternAnyV1   = "/v1/"
+	patternAny     = "/"
+	patternGetInit = "GET /v1/jobs/init"
 )
 
 // IconPNGSize is the side in pixels of PNG icons.
@@ -84,14 +93,52 @@ func New(cfg Config) *Server {
 	m.HandleFunc("PUT "+uploadPrefix+"{job_id}", s.handleUpload)
 	m.HandleFunc("GET "+pageImagePrefix+"{job_id}/{file}", s.handlePageImage)
 	m.HandleFunc("GET "+iconPrefix+"{file}", s.handleIconFile)
-	noRoute := func(w http.ResponseWriter, r *http.Request) {
+	// "init" is not a job id: GET /v1/jobs/init is a wrong method on init,
+	// not a poll.
+	m.HandleFunc(patternGetInit, s.noRoute)
+	// A known path called with a method it does not define is a 405 with
+	// Allow, answered before any key check (the routes are public in the
+	// OpenAPI document). Unknown /v1 paths need a key like every /v1 path
+	// (and count against its rate); other unknown paths are plain 404s.
+	m.HandleFunc(patternAnyV1, s.noRoute)
+	m.HandleFunc(patternAny, s.noRoute)
+	return s
+}
+
+// noRoute answers a request only the catch-all patterns match: 405
+// method_not_allowed with Allow when the path has routes for other methods,
+// else 404 not_found (after the key check on /v1 paths).
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	if allowed := s.allowedMethods(r); len(allowed) > 0 {
+		list := strings.Join(allowed, ", ")
+		w.Header().Set(HeaderAllow, list)
+		s.writeError(w, r, &job.Error{Code: job.CodeMethodNotAllowed,
+			Message: fmt.Sprintf("method %s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, list),
+			Details: map[string]any{"allowed_methods": allowed}})
+		return
+	}
+	notFound := func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, job.Errorf(job.CodeNotFound, "no route for %s %s", r.Method, r.URL.Path))
 	}
-	// Unknown /v1 paths need a key like every /v1 path (and count against
-	// its rate); other unknown paths are plain 404s.
-	m.HandleFunc("/v1/", s.authed(func(w http.ResponseWriter, r *http.Request, _ job.Caller) { noRoute(w, r) }))
-	m.HandleFunc("/", noRoute)
-	return s
+	if strings.HasPrefix(r.URL.Path, patternAnyV1) {
+		s.authed(func(w http.ResponseWriter, r *http.Request, _ job.Caller) { notFound(w, r) })(w, r)
+		return
+	}
+	notFound(w, r)
+}
+
+// allowedMethods lists the methods that have a route for r's path (GET
+// routes also serve HEAD), in a fixed order.
+func (s *Server) allowedMethods(r *http.Request) []string {
+	var allowed []string
+	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = method
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != patternAnyV1 && pattern != patternAny && pattern != patternGetInit {
+			allowed = append(allowed, method)
+		}
+	}
+	return allowed
 }
 
 // statusRecorder remembers the status a handler wrote, for the access log.
@@ -166,6 +213,8 @@ func StatusOf(code job.Code) int {
 		return http.StatusUnprocessableEntity
 	case job.CodeRateLimited:
 		return http.StatusTooManyRequests
+	case job.CodeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
 	case job.CodeUpstream:
 		return http.StatusBadGateway
 	default:

@@ -24,6 +24,7 @@ func TestStatusOf(t *testing.T) {
 		job.CodeUnsupportedMediaType: 415,
 		job.CodeUnprocessable:        422,
 		job.CodeRateLimited:          429,
+		job.CodeMethodNotAllowed:     405,
 		job.CodeInternal:             500,
 		job.CodeUpstream:             502,
 		job.Code("something_else"):   500,
@@ -107,5 +108,37 @@ func TestLinksAreSignedForTheirRoutes(t *testing.T) {
 	}
 	if got := l.JobURL("j1"); got != "http://h:1/v1/jobs/j1" {
 		t.Errorf("JobURL = %s", got)
+	}
+}
+
+// TestNoRouteOutsideV1 checks 405 with Allow on known paths of the signed
+// file routes and 404 elsewhere, without any key.
+func TestNoRouteOutsideV1(t *testing.T) {
+	s := New(Config{})
+	for _, c := range []struct {
+		method, path string
+		status       int
+		code, allow  string
+	}{
+		{"GET", "/uploads/j1", 405, "method_not_allowed", "PUT"},
+		{"POST", "/files/pages/j1/0.png", 405, "method_not_allowed", "GET, HEAD"},
+		{"DELETE", "/files/icons/smoke_detector.svg", 405, "method_not_allowed", "GET, HEAD"},
+		{"GET", "/nothing", 404, "not_found", ""},
+		{"DELETE", "/uploads/", 404, "not_found", ""},
+	} {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(c.method, c.path, nil))
+		var body struct {
+			Error struct {
+				Code    string         `json:"code"`
+				Details map[string]any `json:"details"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+			t.Fatalf("%s %s: %v: %s", c.method, c.path, err, w.Body)
+		}
+		if w.Code != c.status || body.Error.Code != c.code || w.Header().Get(HeaderAllow) != c.allow {
+			t.Errorf("%s %s: %d %q Allow %q, want %d %q %q", c.method, c.path, w.Code, body.Error.Code, w.Header().Get(HeaderAllow), c.status, c.code, c.allow)
+		}
 	}
 }

@@ -8,8 +8,10 @@ import (
 // Code is an error code of the contract, as on the wire.
 type Code string
 
-// Error codes of the partner API. The last three occur only on the signed
-// upload PUT (docs/decisions.md).
+// Error codes of the partner API. Forbidden, UnsupportedMediaType and
+// PayloadTooLarge occur only on the signed upload PUT; MethodNotAllowed
+// answers a known path called with a method it does not define
+// (docs/decisions.md).
 const (
 	CodeUnauthorized         Code = "unauthorized"
 	CodeNotFound             Code = "not_found"
@@ -21,6 +23,7 @@ const (
 	CodeForbidden            Code = "forbidden"
 	CodeUnsupportedMediaType Code = "unsupported_media_type"
 	CodePayloadTooLarge      Code = "payload_too_large"
+	CodeMethodNotAllowed     Code = "method_not_allowed"
 )
 
 // CodeProcessingFailed is the error.code of a job that ended in Failed.

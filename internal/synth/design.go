@@ -165,6 +165,38 @@ func (g *Generator) design(seed uint64, i int, opt Options) (*design, error) {
 		d.scaleDen = 100
 	}
 	d.fi = d.chance(0.7)
+	d.finish()
+	return d, nil
+}
+
+// designPage lays out page k > 0 of sheet i: another floor of the same
+// building set, on the first page's paper, scale and language.
+func (g *Generator) designPage(seed uint64, i, k int, first *design) *design {
+	d := &design{g: g, r: rngFor(seed, i, 10+uint64(k))}
+	d.paper, d.scaleDen, d.fi = first.paper, first.scaleDen, first.fi
+	d.finish()
+	return d
+}
+
+// sheet lays out every page of sheet i; most sheets have one page, some
+// two or three.
+func (g *Generator) sheet(seed uint64, i int, opt Options) ([]*design, error) {
+	first, err := g.design(seed, i, opt)
+	if err != nil {
+		return nil, err
+	}
+	pages := []*design{first}
+	pr := rngFor(seed, i, 3)
+	if pr.Float64() < 0.12 {
+		for k := 1; k < 2+pr.IntN(2); k++ {
+			pages = append(pages, g.designPage(seed, i, k, first))
+		}
+	}
+	return pages, nil
+}
+
+// finish draws the sheet style and lays the page out.
+func (d *design) finish() {
 	d.empty = d.chance(0.08)
 	d.legend = !d.empty && d.chance(0.35)
 	d.symWidth = 0.13 + 0.57*math.Pow(d.r.Float64(), 2)
@@ -176,7 +208,6 @@ func (g *Generator) design(seed uint64, i int, opt Options) (*design, error) {
 	d.address = 1 + d.r.IntN(30)
 	d.choosePool()
 	d.layout()
-	return d, nil
 }
 
 // choosePool picks the sheet's theme and the classes it may use.

@@ -469,15 +469,22 @@ func (d *design) drawLegend(r rect) {
 	}
 }
 
-// pdf draws the design as a one-page PDF.
-func (d *design) pdf() ([]byte, error) {
-	p, err := newPen(d.paper.w, d.paper.h, d.g.met)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range d.ops {
-		if err := f(p); err != nil {
-			return nil, err
+// pagesPDF draws the pages as one PDF, a page each.
+func pagesPDF(pages []*design) ([]byte, error) {
+	var p *pen
+	for k, d := range pages {
+		if k == 0 {
+			var err error
+			if p, err = newPen(d.paper.w, d.paper.h, d.g.met); err != nil {
+				return nil, err
+			}
+		} else {
+			p.newPage(d.paper.w, d.paper.h)
+		}
+		for _, f := range d.ops {
+			if err := f(p); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return p.bytes()
@@ -488,14 +495,20 @@ func (d *design) pagePx() (int, int) {
 	return int(math.Round(d.paper.w * pxPerMM)), int(math.Round(d.paper.h * pxPerMM))
 }
 
-func (d *design) vectorTruth(file string, seed uint64) Truth {
-	w, h := d.pagePx()
-	syms := symbolsTruth(d.insts, w, h, func(p glyph.Point) glyph.Point {
-		return glyph.Point{X: p.X * pxPerMM, Y: p.Y * pxPerMM}
-	})
-	return Truth{
+// vectorTruth is the ground truth of the PDF made of the pages.
+func vectorTruth(pages []*design, file string, seed uint64) Truth {
+	d := pages[0]
+	t := Truth{
 		File: file, Kind: KindVector, Seed: seed, Paper: d.paper.name,
-		Scale: fmt.Sprintf("1:%d", d.scaleDen), Legend: d.legend, DPI: detect.RenderDPI,
-		Pages: []TruthPage{{PageIndex: 0, WidthPx: w, HeightPx: h, Symbols: syms}},
+		Scale: fmt.Sprintf("1:%d", d.scaleDen), DPI: detect.RenderDPI,
 	}
+	for k, pg := range pages {
+		w, h := pg.pagePx()
+		syms := symbolsTruth(pg.insts, w, h, func(p glyph.Point) glyph.Point {
+			return glyph.Point{X: p.X * pxPerMM, Y: p.Y * pxPerMM}
+		})
+		t.Pages = append(t.Pages, TruthPage{PageIndex: k, WidthPx: w, HeightPx: h, Symbols: syms})
+		t.Legend = t.Legend || pg.legend
+	}
+	return t
 }

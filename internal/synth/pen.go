@@ -98,6 +98,13 @@ func newPen(wMM, hMM float64, m *metrics) (*pen, error) {
 	return &pen{pdf: pdf, m: m}, nil
 }
 
+// newPage starts another page; the graphics state starts afresh.
+func (p *pen) newPage(wMM, hMM float64) {
+	p.pdf.AddPageWithOption(gopdf.PageOption{PageSize: &gopdf.Rect{W: wMM * ptPerMM, H: hMM * ptPerMM}})
+	p.haveState = false
+	p.fontSize = 0
+}
+
 func pt(p glyph.Point) gopdf.Point { return gopdf.Point{X: p.X * ptPerMM, Y: p.Y * ptPerMM} }
 
 // setStroke sets colour and width (mm) for lines; dash is nil for solid

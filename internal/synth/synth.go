@@ -110,27 +110,29 @@ func rngFor(seed uint64, i int, stream uint64) *rand.Rand {
 }
 
 // Vector draws sheet i of the run with seed as a PDF.
+// Most sheets have one page; some have two or three (further floors on
+// the same paper and scale).
 func (g *Generator) Vector(seed uint64, i int, opt Options) (Sheet, error) {
-	d, err := g.design(seed, i, opt)
+	pages, err := g.sheet(seed, i, opt)
 	if err != nil {
 		return Sheet{}, err
 	}
 	stem := SheetName(KindVector, i)
-	data, err := d.pdf()
+	data, err := pagesPDF(pages)
 	if err != nil {
 		return Sheet{}, fmt.Errorf("synth: sheet %s: %w", stem, err)
 	}
-	return Sheet{Name: stem + ".pdf", Data: data, Truth: d.vectorTruth(stem+".pdf", seed)}, nil
+	return Sheet{Name: stem + ".pdf", Data: data, Truth: vectorTruth(pages, stem+".pdf", seed)}, nil
 }
 
 // Raster draws sheet i of the run with seed as a degraded PNG or JPEG
-// rendering of the vector sheet i.
+// rendering of the first page of vector sheet i.
 func (g *Generator) Raster(ctx context.Context, seed uint64, i int, opt Options) (Sheet, error) {
 	d, err := g.design(seed, i, opt)
 	if err != nil {
 		return Sheet{}, err
 	}
-	pdf, err := d.pdf()
+	pdf, err := pagesPDF([]*design{d})
 	if err != nil {
 		return Sheet{}, fmt.Errorf("synth: sheet %s: %w", SheetName(KindRaster, i), err)
 	}

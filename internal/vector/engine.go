@@ -43,6 +43,9 @@ func (e *Engine) Detect(ctx context.Context, p detect.Page) ([]detect.Detection,
 	}
 	out := make([]detect.Detection, 0, len(ms))
 	for _, m := range ms {
+		if m.Legend {
+			continue
+		}
 		out = append(out, detect.Detection{
 			Class:      m.Class,
 			Confidence: m.Confidence,

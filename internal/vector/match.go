@@ -37,6 +37,10 @@ type Match struct {
 	Confidence float64
 	Coverage   float64 // fraction of the template explained, 0..1
 	Placement  glyph.Placement
+	// Legend is set on a glyph shown in a legend table (a column of
+	// different symbols, each with its description to the right): a key
+	// to the drawing, not an instance.
+	Legend bool
 }
 
 // Matcher finds its templates on pages. It is immutable after NewMatcher
@@ -683,13 +687,94 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 			kept = append(kept, f)
 		}
 	}
+	legend := ix.legendRows(kept)
 	out := make([]Match, 0, len(kept))
-	for _, k := range kept {
-		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl})
+	for i, k := range kept {
+		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i]})
 	}
 	return out
 }
 
+// Legend table heuristics.
+const (
+	legendMinRows  = 3   // glyphs in one column
+	legendAlignPx  = 4.0 // alignment of glyph centres, description starts and row pitch
+	legendMinChars = 3   // description characters to the right
+)
+
+// legendRows marks matches that form a legend table: at least
+// legendMinRows glyphs, nearly all of different classes, centred in one
+// column at a constant row pitch, each with a description whose text starts
+// at one common x to their right.
+// Instances in a drawing may line up, but their labels do not start at one
+// x and their spacing is not a table's.
+func (ix *pageIndex) legendRows(ms []scored) []bool {
+	out := make([]bool, len(ms))
+	// descStart is the x where the text right of a glyph starts, or -1.
+	descStart := func(b detect.Box) float64 {
+		n := 0
+		start := math.Inf(1)
+		lo := glyph.Point{X: b.X + b.W, Y: b.Y - 0.3*b.H}
+		hi := glyph.Point{X: b.X + b.W + 8*b.H + 100, Y: b.Y + 1.3*b.H}
+		ix.chars.inBox(lo, hi, func(i int32) bool {
+			c := ix.pg.Chars[i]
+			m := glyph.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}
+			if m.X > lo.X && m.X < hi.X && m.Y > lo.Y && m.Y < hi.Y {
+				n++
+				start = math.Min(start, c.Min.X)
+			}
+			return true
+		})
+		if n < legendMinChars {
+			return -1
+		}
+		return start
+	}
+	type row struct {
+		i         int
+		cx, cy, d float64
+	}
+	var rows []row
+	for i := range ms {
+		b := ms[i].box
+		if d := descStart(b); d >= 0 {
+			rows = append(rows, row{i, b.X + b.W/2, b.Y + b.H/2, d})
+		}
+	}
+	sort.Slice(rows, func(a, b int) bool { return rows[a].cx < rows[b].cx })
+	for a := 0; a < len(rows); {
+		b := a + 1
+		for b < len(rows) && rows[b].cx-rows[b-1].cx <= legendAlignPx {
+			b++
+		}
+		col := append([]row(nil), rows[a:b]...)
+		a = b
+		sort.Slice(col, func(p, q int) bool { return col[p].cy < col[q].cy })
+		// Runs of constant pitch whose descriptions start at one x.
+		for r := 0; r+legendMinRows <= len(col); {
+			e := r + 2
+			pitch := col[r+1].cy - col[r].cy
+			for e < len(col) && math.Abs(col[e].cy-col[e-1].cy-pitch) <= legendAlignPx &&
+				math.Abs(col[e].d-col[r].d) <= legendAlignPx {
+				e++
+			}
+			classes := map[string]bool{}
+			for _, x := range col[r:e] {
+				classes[ms[x.i].t.class] = true
+			}
+			distinct := len(classes) >= legendMinRows && 5*len(classes) >= 4*(e-r)
+			if e-r >= legendMinRows && distinct && math.Abs(col[r+1].d-col[r].d) <= legendAlignPx && pitch > 0 {
+				for _, x := range col[r:e] {
+					out[x.i] = true
+				}
+				r = e
+				continue
+			}
+			r++
+		}
+	}
+	return out
+}
 func intersect(a, b detect.Box) float64 {
 	w := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
 	h := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)

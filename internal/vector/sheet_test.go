@@ -421,3 +421,46 @@ func TestDenseA1(t *testing.T) {
 		t.Errorf("tp %d, false positives %d, misses %d: %v", tp, fp, fn, missed)
 	}
 }
+
+// TestLegendNotInstances draws a legend table (glyph column, descriptions
+// starting at one x, row lines) beside instances of the same classes: the
+// legend glyphs are flagged, the instances are not.
+func TestLegendNotInstances(t *testing.T) {
+	cat, m := loadTemplates(t)
+	syms := cat.Symbols()
+	s := newSheet(600, 500)
+	s.width(0.25)
+	const rowPt, x0, y0 = 24.0, 40.0, 40.0
+	var want []string
+	for i := 0; i < 8; i++ {
+		sym := syms[(i*7)%len(syms)]
+		want = append(want, sym.Class)
+		y := y0 + float64(i)*rowPt
+		s.line(glyph.Point{X: x0 - 20, Y: y - rowPt/2}, glyph.Point{X: x0 + 200, Y: y - rowPt/2})
+		s.glyph(sym.Glyph, glyph.Placement{At: glyph.Point{X: x0, Y: y}, Scale: 1})
+		fmt.Fprintf(&s.b, "BT /F1 1 Tf 8.33 0 0 -8.33 %.3f %.3f Tm (%s) Tj ET\n", x0+30, y+3, winAnsi(sym.DisplayNameFI))
+		// An instance of the same class out on the plan.
+		s.glyph(sym.Glyph, glyph.Placement{At: glyph.Point{X: 400 + float64(i%2)*100, Y: y0 + float64(i)*55}, Scale: 1.2, Rotation: float64(30 * i)})
+	}
+	s.line(glyph.Point{X: x0 + 22, Y: y0 - rowPt/2}, glyph.Point{X: x0 + 22, Y: y0 + 8*rowPt})
+	ms, err := m.Match(context.Background(), pageOf(t, s.pdf()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	legend, inst := map[string]int{}, map[string]int{}
+	for _, d := range ms {
+		if d.Confidence < 0.5 {
+			continue
+		}
+		if d.Legend {
+			legend[d.Class]++
+		} else {
+			inst[d.Class]++
+		}
+	}
+	for _, c := range want {
+		if legend[c] != 1 || inst[c] != 1 {
+			t.Errorf("%s: %d legend glyphs and %d instances, want 1 and 1", c, legend[c], inst[c])
+		}
+	}
+}

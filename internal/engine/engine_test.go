@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"testing"
+
+	"blueprint/internal/catalog"
+	"blueprint/internal/document"
+	"blueprint/internal/document/documenttest"
+)
+
+// luminaireOps draws the catalog luminaire (circle of 2 mm with an X) with
+// its centre at (x, y) points, in glyph millimetres under a cm.
+func luminaireOps(x, y float64) string {
+	const k = 0.5523 * 2
+	return fmt.Sprintf("q 2.834646 0 0 2.834646 %g %g cm 0.1 w "+
+		"2 0 m 2 %g %g 2 0 2 c %g 2 -2 %g -2 0 c -2 %g %g -2 0 -2 c %g -2 2 %g 2 0 c S "+
+		"-1.414 -1.414 m 1.414 1.414 l S -1.414 1.414 m 1.414 -1.414 l S Q ",
+		x, y, k, k, -k, k, -k, -k, k, -k)
+}
+
+// TestEngineFindsVectorSymbols drives the production engine through the
+// real document pipeline: a PDF page (rotated, with a CropBox) whose drawing
+// holds two luminaires and the text "O X", and an image page.
+func TestEngineFindsVectorSymbols(t *testing.T) {
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := New(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := luminaireOps(200, 300) + luminaireOps(400, 500) +
+		"BT /F1 24 Tf 100 100 Td (O X) Tj ET"
+	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 612 792]", CropBox: "[0 0 612 792]", Rotate: 90, Content: content})
+	ctx := context.Background()
+	doc, err := document.Open(ctx, pdf, "application/pdf", document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	page, err := doc.Page(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dets, err := eng.Detect(ctx, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dets) != 2 {
+		t.Fatalf("got %d detections, want 2 luminaires: %+v", len(dets), dets)
+	}
+	// /Rotate 90 maps PDF (x, y) to raster (y, x) in points.
+	want := [][2]float64{{300, 200}, {500, 400}}
+	for _, w := range want {
+		cx, cy := w[0]*200/72, w[1]*200/72
+		found := false
+		for _, d := range dets {
+			mx, my := d.Box.X+d.Box.W/2, d.Box.Y+d.Box.H/2
+			if d.Class == "luminaire" && d.Source.VectorMatching && !d.Source.Detector &&
+				math.Abs(mx-cx) < 2 && math.Abs(my-cy) < 2 && math.Abs(d.Box.W-4*200/25.4) < 2 &&
+				d.Confidence >= 0.5 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no luminaire centred at %.0f,%.0f px: %+v", cx, cy, dets)
+		}
+	}
+}
+
+// TestEngineImagePage: an image upload has no vector drawing, and until a
+// raster detector lands the engine reports nothing for it.
+func TestEngineImagePage(t *testing.T) {
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := New(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 64, 48))); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	doc, err := document.Open(ctx, buf.Bytes(), "image/png", document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	page, err := doc.Page(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.PDF != nil {
+		t.Fatal("image page has a vector side")
+	}
+	dets, err := eng.Detect(ctx, page)
+	if err != nil || len(dets) != 0 {
+		t.Fatalf("image page: %v, %+v; want no detections", err, dets)
+	}
+}

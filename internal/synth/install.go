@@ -388,7 +388,20 @@ func (d *design) homeRun(p placed, home glyph.Point, haveHome bool, circuit stri
 	d.lines(c, d.wireWidth, nil, s, e)
 	head := []glyph.Point{e, {X: e.X - ux*1.6 - uy*0.6, Y: e.Y - uy*1.6 + ux*0.6}, {X: e.X - ux*1.6 + uy*0.6, Y: e.Y - uy*1.6 - ux*0.6}}
 	d.op(func(pn *pen) error { pn.setFill(c); pn.polygon(head, true, false); return nil })
-	d.text(circuit, glyph.Point{X: e.X + 1, Y: e.Y - 1}, 1.8, 0, alignLeft, c)
+	if !d.chance(0.3) {
+		d.text(circuit, glyph.Point{X: e.X + 1, Y: e.Y - 1}, 1.8, 0, alignLeft, c)
+		return
+	}
+	// A callout as on many real sheets: the circuit in an oval at the end
+	// of a leader (a round, labelled look-alike of several symbols).
+	w := d.g.met.width(circuit, 1.8)
+	at := glyph.Point{X: e.X + ux*(w/2+4), Y: e.Y + uy*(w/2+4)}
+	d.op(func(pn *pen) error {
+		pn.setStroke(c, 0.18, nil)
+		pn.polygon(ellipse(at, w/2+1.8, 2.2), false, true)
+		return nil
+	})
+	d.text(circuit, glyph.Point{X: at.X, Y: at.Y + 0.9}, 1.8, 0, alignCenter, c)
 }
 
 // loopLine draws the fire-alarm loop: an orthogonal dashed line through

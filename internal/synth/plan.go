@@ -438,6 +438,7 @@ func (d *design) wallFill(foot, in rect, gaps [4][][2]float64) {
 		{foot.x0, foot.y0, in.x0, foot.y1},
 	}
 	spacing := d.uni(0.8, 1.6)
+	cross := d.chance(0.3) // concrete: cross-hatched
 	for s, band := range bands {
 		horiz := s%2 == 0
 		gs := append([][2]float64(nil), gaps[s]...)
@@ -461,7 +462,7 @@ func (d *design) wallFill(foot, in rect, gaps [4][][2]float64) {
 			if mode == 2 {
 				d.fillRect(hatchGrey, p)
 			} else {
-				d.hatch(p, spacing)
+				d.hatch(p, spacing, cross)
 			}
 		}
 	}
@@ -474,8 +475,9 @@ func sub(band rect, horiz bool, a, b float64) rect {
 	return rect{band.x0, a, band.x1, b}
 }
 
-// hatch fills r with 45° lines spacing mm apart.
-func (d *design) hatch(r rect, spacing float64) {
+// hatch fills r with 45° lines spacing mm apart, and with 135° lines as
+// well when cross is set.
+func (d *design) hatch(r rect, spacing float64, cross bool) {
 	step := spacing * math.Sqrt2
 	for c := r.x0 + r.y0 + step/2; c < r.x1+r.y1; c += step {
 		xa := math.Max(r.x0, c-r.y1)
@@ -484,6 +486,18 @@ func (d *design) hatch(r rect, spacing float64) {
 			continue
 		}
 		d.lines(hatchGrey, 0.13, nil, glyph.Point{X: xa, Y: c - xa}, glyph.Point{X: xb, Y: c - xb})
+	}
+	if !cross {
+		return
+	}
+	// Lines y - x = c.
+	for c := r.y0 - r.x1 + step/2; c < r.y1-r.x0; c += step {
+		xa := math.Max(r.x0, r.y0-c)
+		xb := math.Min(r.x1, r.y1-c)
+		if xb-xa < 1e-6 {
+			continue
+		}
+		d.lines(hatchGrey, 0.13, nil, glyph.Point{X: xa, Y: c + xa}, glyph.Point{X: xb, Y: c + xb})
 	}
 }
 

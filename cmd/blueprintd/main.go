@@ -115,6 +115,8 @@ func newApp(cfg config.Config, log *slog.Logger, opt options) (a *app, devKey ap
 	ropt := opt.runner
 	ropt.Logger = log
 	ropt.Clock = opt.clock
+	ropt.Idempotency = store
+	ropt.Temp = blobs
 	r := runner.New(store, ropt)
 	links := httpapi.NewLinks(cfg.BaseURL, signer)
 	svc, err := job.NewService(job.Config{

@@ -1,6 +1,7 @@
 // Package runner is the embedded, in-process implementation of job.Flow:
-// worker goroutines process queued jobs, deliver due webhooks and sweep
-// expired jobs. It keeps no state of its own that matters: everything is in
+// worker goroutines process queued jobs, deliver due webhooks, sweep
+// expired jobs and tidy storage (expired idempotency records, temporary
+// files of interrupted uploads). It keeps no state of its own that matters: everything is in
 // the job store, so after a crash or kill -9 a new Runner resumes queued and
 // processing jobs and pending webhooks from the store.
 package runner
@@ -25,6 +26,25 @@ type Work interface {
 	Sweep(ctx context.Context) error
 }
 
+// IdempotencyPruner deletes expired idempotency records and says how many
+// it deleted; *boltstore.Store implements it. Expired records already
+// count as absent, so pruning only reclaims space.
+type IdempotencyPruner interface {
+	PruneIdempotency(ctx context.Context, now time.Time) (int, error)
+}
+
+// TempRemover removes the temporary files of writes that a killed process
+// left behind, those last modified more than olderThan before now, and
+// says how many it removed; *localblob.Store implements it.
+type TempRemover interface {
+	RemoveStaleTemp(ctx context.Context, now time.Time, olderThan time.Duration) (int, error)
+}
+
+// StaleTempAge is how old a temporary blob file must be before the sweep
+// removes it: far above the longest upload (a 50 MB PUT within the
+// server's 10 min read timeout), so a write in flight is never touched.
+const StaleTempAge = time.Hour
+
 // Options tune a Runner; zero values take the defaults.
 type Options struct {
 	// Workers is the number of jobs processed at once (default 1: a job's
@@ -36,9 +56,15 @@ type Options struct {
 	Poll time.Duration
 	// SweepEvery is how often expiry runs (default 1 min).
 	SweepEvery time.Duration
-	// Clock tells the time of webhook due dates (default job.SystemClock).
+	// Clock tells the time of webhook due dates and of storage tidying
+	// (default job.SystemClock).
 	Clock  job.Clock
 	Logger *slog.Logger
+	// Idempotency, when set, is pruned at start and on every sweep.
+	Idempotency IdempotencyPruner
+	// Temp, when set, loses its temporary files older than StaleTempAge at
+	// start and on every sweep.
+	Temp TempRemover
 }
 
 // Runner processes jobs in this process. Create it with New, hand it to
@@ -121,7 +147,9 @@ func signal(c chan struct{}) {
 
 // Run works until ctx is cancelled, then waits for the jobs in progress to
 // stop (they stay processing in the store and resume on the next Run). It
-// resumes processing and queued jobs first.
+// resumes processing and queued jobs first, and sweeps (expiry, then
+// Options.Idempotency and Options.Temp) once at start and every
+// Options.SweepEvery.
 func (r *Runner) Run(ctx context.Context, w Work) error {
 	r.scanJobs(ctx, job.Processing)
 	r.scanJobs(ctx, job.Queued)
@@ -160,6 +188,24 @@ func (r *Runner) Run(ctx context.Context, w Work) error {
 func (r *Runner) sweep(ctx context.Context, w Work) {
 	if err := w.Sweep(ctx); err != nil && ctx.Err() == nil {
 		r.log.Error("expiry sweep", "err", err)
+	}
+	if r.opt.Idempotency != nil {
+		n, err := r.opt.Idempotency.PruneIdempotency(ctx, r.opt.Clock.Now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			r.log.Error("prune idempotency records", "err", err)
+		case n > 0:
+			r.log.Info("pruned expired idempotency records", "count", n)
+		}
+	}
+	if r.opt.Temp != nil {
+		n, err := r.opt.Temp.RemoveStaleTemp(ctx, r.opt.Clock.Now(), StaleTempAge)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			r.log.Error("remove stale temporary blob files", "err", err)
+		case n > 0:
+			r.log.Info("removed stale temporary blob files", "count", n)
+		}
 	}
 }
 

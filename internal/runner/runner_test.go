@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -9,6 +12,7 @@ import (
 
 	"blueprint/internal/boltstore"
 	"blueprint/internal/job"
+	"blueprint/internal/localblob"
 )
 
 // recorder is a Work that moves jobs to done in the real store and records
@@ -125,5 +129,82 @@ func TestResumeAndEnqueue(t *testing.T) {
 	}
 	if sweeps != 1 {
 		t.Errorf("%d sweeps at start, want 1", sweeps)
+	}
+}
+
+// The storage adapters of local mode are what the runner tidies.
+var (
+	_ IdempotencyPruner = (*boltstore.Store)(nil)
+	_ TempRemover       = (*localblob.Store)(nil)
+)
+
+// TestSweepTidiesStorage checks that the start-up sweep prunes expired
+// idempotency records (and keeps live ones) and removes temporary blob
+// files older than StaleTempAge (and keeps fresh ones), on the real store
+// and blob directory.
+func TestSweepTidiesStorage(t *testing.T) {
+	dir := t.TempDir()
+	store, err := boltstore.Open(filepath.Join(dir, "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	blobRoot := filepath.Join(dir, "blobs")
+	blobs, err := localblob.New(blobRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	now := time.Now().UTC()
+	for _, rec := range []job.IdempotencyRecord{
+		{Owner: "o", Key: "old", JobID: "j1", ExpiresAt: now.Add(-time.Minute)},
+		{Owner: "o", Key: "live", JobID: "j2", ExpiresAt: now.Add(time.Hour)},
+	} {
+		if _, err := store.PutIdempotency(ctx, rec, now.Add(-2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(blobRoot, "jobs", "j1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(blobRoot, "jobs", "j1", ".tmp-stale")
+	fresh := filepath.Join(blobRoot, ".tmp-fresh")
+	for _, p := range []string{stale, fresh} {
+		if err := os.WriteFile(p, []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chtimes(stale, now.Add(-StaleTempAge-time.Minute), now.Add(-StaleTempAge-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+
+	w := &recorder{store: store, calls: map[string]int{}, hooks: map[string]int{}}
+	r := New(store, Options{Poll: 10 * time.Millisecond, SweepEvery: time.Hour, Idempotency: store, Temp: blobs})
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(rctx, w) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := os.Stat(stale); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("stale temporary file still there")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("fresh temporary file: %v", err)
+	}
+	if n, err := store.PruneIdempotency(ctx, now); err != nil || n != 0 {
+		t.Errorf("records left for a second prune: %d, %v", n, err)
+	}
+	_, err = store.PutIdempotency(ctx, job.IdempotencyRecord{Owner: "o", Key: "live", JobID: "j3", ExpiresAt: now.Add(time.Hour)}, now)
+	if !errors.Is(err, job.ErrExists) {
+		t.Errorf("live record was pruned: %v", err)
 	}
 }

@@ -58,6 +58,7 @@ func TestDevDataset(t *testing.T) {
 				ms = append(ms, d)
 			}
 		}
+		ix := newPageIndex(pg)
 		var gt []placed
 		for _, s := range truth.Pages[0].Symbols {
 			gt = append(gt, placed{s.Class, detect.Box{X: s.B.X, Y: s.B.Y, W: s.B.Width, H: s.B.Height}})
@@ -78,6 +79,31 @@ func TestDevDataset(t *testing.T) {
 						near += fmt.Sprintf(" %s(cov %.2f iou %.2f)", d.Class, d.Coverage, v)
 					}
 				}
+				// Why: the best pose of the right class near the truth.
+				bestCov, nh := -1.0, 0
+				for _, tp := range m.tpls {
+					if tp.class != g.class {
+						continue
+					}
+					try := func(h hypothesis) {
+						if iou(boxOf(tp, h.pl, pg.Width, pg.Height), g.box) < 0.5 {
+							return
+						}
+						nh++
+						if sc, ok := ix.verify(h); ok && sc.cov > bestCov {
+							bestCov = sc.cov
+						}
+					}
+					switch tp.kind {
+					case anchorCircle:
+						ix.circleHypotheses(tp, try)
+					case anchorCorner:
+						ix.cornerHypotheses(tp, try)
+					default:
+						ix.segmentHypotheses(tp, try)
+					}
+				}
+				near += fmt.Sprintf(" [own: %d poses, best cov %.2f]", nh, bestCov)
 				agg["FN "+g.class+" ->"+near]++
 				t.Logf("%s FN %s at %.0f,%.0f %.0fx%.0f near:%s", truth.File, g.class, g.box.X, g.box.Y, g.box.W, g.box.H, near)
 			}

@@ -23,6 +23,9 @@ const (
 	// maxTurnSin is the sine of the largest angle between a sample's
 	// tangent and the page geometry covering it.
 	maxTurnSin = 0.42 // 25°
+	// maxOffPage is the largest fraction of a template's geometry that
+	// may lie beyond the sheet edge (symbols clipped by the sheet).
+	maxOffPage = 0.5
 	// extensionPenalty is taken off coverage for each open template end
 	// that page geometry runs on past.
 	extensionPenalty = 0.04
@@ -341,9 +344,20 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 	allowMiss := (1 - minCoverage) * total
 	step := t.lenMM / float64(len(t.samples))
 	lin := glyph.Affine{A: m.A, B: m.B, C: m.C, D: m.D}
-	missed := 0.0
+	missed, off := 0.0, 0.0
+	onPage := func(p glyph.Point) bool {
+		return p.X >= -tol && p.Y >= -tol && p.X <= ix.pg.Width+tol && p.Y <= ix.pg.Height+tol
+	}
 	for _, s := range t.samples {
 		p := m.Apply(s.P)
+		if !onPage(p) {
+			// Cut off by the sheet edge: neither seen nor missed.
+			off += step
+			if off > maxOffPage*t.lenMM {
+				return scored{}, false
+			}
+			continue
+		}
 		d := lin.Apply(s.T)
 		n := math.Hypot(d.X, d.Y)
 		d = glyph.Point{X: d.X / n, Y: d.Y / n}
@@ -355,12 +369,16 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 		}
 	}
 	for _, tx := range t.texts {
+		if !onPage(m.Apply(glyph.Point{X: tx.at.X, Y: tx.at.Y - tx.size/2})) {
+			off += textCharWeightMM * float64(len([]rune(tx.text)))
+			continue
+		}
 		missed += textCharWeightMM * float64(ix.missingChars(tx, m, k))
 		if missed > allowMiss {
 			return scored{}, false
 		}
 	}
-	cov := 1 - missed/total
+	cov := 1 - missed/(total-off)
 	// A page arc running on past a template arc's end: the pose explains
 	// only part of a larger circle.
 	for _, e := range t.arcEnds {
@@ -369,7 +387,7 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 		d = glyph.Point{X: d.X / n, Y: d.Y / n}
 		q := m.Apply(e.P)
 		probe := glyph.Point{X: q.X + (2*tol+1)*d.X, Y: q.Y + (2*tol+1)*d.Y}
-		if ix.coveredBy(probe, d, tol, false, false) {
+		if onPage(probe) && ix.coveredBy(probe, d, tol, false, false) {
 			cov -= extensionPenalty
 		}
 	}
@@ -377,14 +395,15 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 	// dashed line) rather than by a segment of their own: CAD draws each
 	// symbol line as its own segment.
 	for _, l := range t.lines {
-		if !ix.hasSegment(m.Apply(l[0]), m.Apply(l[1]), tol) {
+		a, b := m.Apply(l[0]), m.Apply(l[1])
+		if onPage(a) && onPage(b) && !ix.hasSegment(a, b, tol) {
 			cov -= extensionPenalty
 		}
 	}
 	if cov < minCoverage {
 		return scored{}, false
 	}
-	return scored{hypothesis: h, cov: cov, explains: total - missed}, true
+	return scored{hypothesis: h, cov: cov, explains: total - missed - off}, true
 }
 
 // missingChars counts the characters of a template text that the page does
@@ -528,13 +547,20 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis)) {
 			try(hypothesis{t, placeFor(t.c, f.c, 0, s, false)})
 			continue
 		}
-		dq := math.Hypot(t.q.X-t.c.X, t.q.Y-t.c.Y) * s * PixelsPerMM
-		tol := tolBasePx + tolRel*s*PixelsPerMM
+		// The radius of a small circle is known to about half a pixel,
+		// so the ring where the secondary keypoint may lie is widened
+		// accordingly, and the scale is then taken from the keypoint's
+		// distance, which is the longer and more precise measure.
+		dqMM := math.Hypot(t.q.X-t.c.X, t.q.Y-t.c.Y)
+		dq := dqMM * s * PixelsPerMM
+		tol := tolBasePx + tolRel*s*PixelsPerMM + dq*(0.6/f.r+0.02)
 		phiQ := deg(glyph.Point{X: t.q.X - t.c.X, Y: t.q.Y - t.c.Y})
 		ix.keysInRing(f.c, dq, tol, func(k glyph.Point) {
-			phiK := deg(glyph.Point{X: k.X - f.c.X, Y: k.Y - f.c.Y})
-			try(hypothesis{t, placeFor(t.c, f.c, phiK-phiQ, s, false)})
-			try(hypothesis{t, placeFor(t.c, f.c, phiK-(180-phiQ), s, true)})
+			v := glyph.Point{X: k.X - f.c.X, Y: k.Y - f.c.Y}
+			sk := math.Hypot(v.X, v.Y) / (dqMM * PixelsPerMM)
+			phiK := deg(v)
+			try(hypothesis{t, placeFor(t.c, f.c, phiK-phiQ, sk, false)})
+			try(hypothesis{t, placeFor(t.c, f.c, phiK-(180-phiQ), sk, true)})
 		})
 	}
 }

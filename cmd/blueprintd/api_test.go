@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"blueprint/internal/config"
 	"blueprint/internal/detect"
+	"blueprint/internal/document/documenttest"
 	"blueprint/internal/job"
 	"blueprint/internal/signing"
 )
@@ -438,18 +440,24 @@ func TestStartValidation(t *testing.T) {
 	for i := range many {
 		many[i] = [2]int{72, 72}
 	}
+	// 20 MiB of spaces deflate to a few KiB: far over 100× the file size.
+	bomb := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 100 100]", Content: strings.Repeat(" ", 20<<20)})
 	cases := []struct {
 		name, mime string
 		data       []byte
 		reason     string
+		facts      map[string]string // details keys and their values (numbers in plain decimal)
 	}{
-		{"png claimed as pdf", "application/pdf", pngImage(10, 10), "type_mismatch"},
-		{"pdf claimed as png", "image/png", good, "type_mismatch"},
-		{"truncated pdf", "application/pdf", good[:len(good)/2], "corrupt"},
-		{"garbage after header", "application/pdf", append([]byte("%PDF-1.4\n"), make([]byte, 200)...), "corrupt"},
-		{"truncated png", "image/png", pngImage(50, 50)[:60], "corrupt"},
-		{"200 x 200 inch page", "application/pdf", huge, "page_too_large"},
-		{"10 000 pages", "application/pdf", pdfDoc(many...), "too_many_pages"},
+		{"png claimed as pdf", "application/pdf", pngImage(10, 10), "type_mismatch", map[string]string{"declared": "application/pdf", "detected": "image/png"}},
+		{"pdf claimed as png", "image/png", good, "type_mismatch", nil},
+		{"truncated pdf", "application/pdf", good[:len(good)/2], "corrupt", nil},
+		{"cut off just before %%EOF", "application/pdf", good[:len(good)-len("%%EOF\n")], "corrupt", nil},
+		{"garbage after header", "application/pdf", append([]byte("%PDF-1.4\n"), make([]byte, 200)...), "corrupt", nil},
+		{"truncated png", "image/png", pngImage(50, 50)[:60], "corrupt", nil},
+		{"no pages", "application/pdf", documenttest.PDF(), "no_pages", map[string]string{"pages": "0"}},
+		{"decompression bomb", "application/pdf", bomb, "decompression_bomb", map[string]string{"max_decompressed_bytes": fmt.Sprint(100 * len(bomb))}},
+		{"200 x 200 inch page", "application/pdf", huge, "page_too_large", map[string]string{"page_index": "0", "width_px": "40000", "height_px": "40000"}},
+		{"10 000 pages", "application/pdf", pdfDoc(many...), "too_many_pages", map[string]string{"pages": "10000", "max_pages": "500"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -465,6 +473,15 @@ func TestStartValidation(t *testing.T) {
 			d, _ := r.json(t)["error"].(map[string]any)["details"].(map[string]any)
 			if d["reason"] != c.reason {
 				t.Fatalf("reason %v, want %s: %s", d["reason"], c.reason, r.Body)
+			}
+			for k, v := range c.facts {
+				got, ok := d[k]
+				if f, isNum := got.(float64); isNum {
+					got = strconv.FormatFloat(f, 'f', -1, 64)
+				}
+				if !ok || fmt.Sprint(got) != v {
+					t.Fatalf("details.%s = %v, want %s: %s", k, got, v, r.Body)
+				}
 			}
 			if m := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).json(t); m["status"] != "awaiting_upload" {
 				t.Fatalf("job moved to %v", m["status"])

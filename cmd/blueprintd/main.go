@@ -118,7 +118,7 @@ func newApp(cfg config.Config, log *slog.Logger, opt options) (a *app, devKey ap
 	ropt.Idempotency = store
 	ropt.Temp = blobs
 	r := runner.New(store, ropt)
-	links := httpapi.NewLinks(cfg.BaseURL, signer)
+	links := httpapi.NewLocalLinks(cfg.BaseURL, signer)
 	svc, err := job.NewService(job.Config{
 		Store: store, Blobs: blobs, Flow: r, Clock: opt.clock, Catalog: cat, Engine: eng, Links: links,
 		Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivateCallbacks, Resolver: opt.resolver},
@@ -136,7 +136,7 @@ func newApp(cfg config.Config, log *slog.Logger, opt options) (a *app, devKey ap
 	if doc == nil {
 		doc = openAPIDocument()
 	}
-	h := httpapi.New(httpapi.Config{Service: svc, Keys: keys, Limiter: ratelimit.New(), Signer: signer, Links: links,
+	h := httpapi.New(httpapi.Config{Service: svc, Keys: keys, Limiter: ratelimit.New(), Links: links,
 		Catalog: cat, OpenAPI: doc, Clock: opt.clock, Logger: log})
 	return &app{store: store, runner: r, service: svc, handler: h, log: log}, devKey, nil
 }

@@ -206,7 +206,7 @@ func (s *Server) handleIcon(w http.ResponseWriter, r *http.Request, _ job.Caller
 		s.writeError(w, r, job.Errorf(job.CodeNotFound, "no icon for symbol class %q", class))
 		return
 	}
-	url := s.cfg.Links.iconFileURL(class, format, s.cfg.Clock.Now().Add(job.SignedGetTTL))
+	url := s.cfg.Links.IconFileURL(class, format, s.cfg.Clock.Now().Add(job.SignedGetTTL))
 	w.Header().Set("Location", url)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusFound)
@@ -225,7 +225,7 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 // verifySigned checks the signed URL of the request; false means a 403
 // has been written.
 func (s *Server) verifySigned(w http.ResponseWriter, r *http.Request) bool {
-	err := s.cfg.Signer.Verify(r.Method, r.URL.Path, r.URL.Query(), s.cfg.Clock.Now())
+	err := s.cfg.Links.Verify(r.Method, r.URL.Path, r.URL.Query(), s.cfg.Clock.Now())
 	switch {
 	case err == nil:
 		return true

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"blueprint/internal/job"
 	"blueprint/internal/signing"
 )
 
@@ -17,43 +18,77 @@ const (
 	iconPrefix      = "/files/icons/"
 )
 
-// Links builds the absolute and signed URLs of responses from the public
-// base URL. It implements job.Links.
-type Links struct {
+// Links is what the HTTP layer needs of the URLs it hands out and accepts:
+// the icon URLs of the symbol catalog and the icon redirect, and the check
+// of the signed URLs of files the service serves itself. *LocalLinks
+// implements it for local mode; the AWS mode can pass one whose
+// IconFileURL is an S3-presigned URL.
+type Links interface {
+	// IconURL is the icon endpoint of a class (GET /v1/symbols/{class}/icon,
+	// which redirects to IconFileURL), absolute.
+	IconURL(class string) string
+	// IconFileURL is the absolute URL, valid until expires, of a class's
+	// icon file; format is "svg" or "png".
+	IconFileURL(class, format string, expires time.Time) string
+	// Verify checks a signed URL the service serves itself (the upload PUT,
+	// a page image, an icon file) for the request's method, path and query
+	// at now. It returns nil for a valid URL, an error wrapping
+	// signing.ErrExpired for a genuine but expired one, and another error
+	// for a missing or forged signature (both answered 403).
+	Verify(method, path string, query url.Values, now time.Time) error
+}
+
+// LocalLinks builds the absolute and HMAC-signed URLs of local mode from
+// the public base URL, where the service itself serves uploads, page images
+// and icons. It implements Links and job.Links.
+type LocalLinks struct {
 	base   string
 	signer *signing.Signer
 }
 
-// NewLinks returns Links for base (e.g. "http://127.0.0.1:8080"; a
-// trailing slash is dropped) signed with signer.
-func NewLinks(base string, signer *signing.Signer) *Links {
-	return &Links{base: strings.TrimRight(base, "/"), signer: signer}
+// NewLocalLinks returns LocalLinks for base (e.g. "http://127.0.0.1:8080";
+// a trailing slash is dropped) signed and verified with signer.
+func NewLocalLinks(base string, signer *signing.Signer) *LocalLinks {
+	return &LocalLinks{base: strings.TrimRight(base, "/"), signer: signer}
 }
 
 // UploadURL is the signed PUT URL of a job's upload.
-func (l *Links) UploadURL(jobID string, expires time.Time) string {
+func (l *LocalLinks) UploadURL(jobID string, expires time.Time) string {
 	return l.signer.URL(l.base, http.MethodPut, uploadPrefix+jobID, expires)
 }
 
 // JobURL is the poll URL of a job.
-func (l *Links) JobURL(jobID string) string { return l.base + "/v1/jobs/" + url.PathEscape(jobID) }
+func (l *LocalLinks) JobURL(jobID string) string { return l.base + "/v1/jobs/" + url.PathEscape(jobID) }
 
 // DetectionsURL is the per-page detections endpoint of a job's page.
-func (l *Links) DetectionsURL(jobID string, page int) string {
+func (l *LocalLinks) DetectionsURL(jobID string, page int) string {
 	return fmt.Sprintf("%s/v1/jobs/%s/pages/%d/detections", l.base, url.PathEscape(jobID), page)
 }
 
 // PageImageURL is a signed GET URL of a page's PNG.
-func (l *Links) PageImageURL(jobID string, page int, expires time.Time) string {
+func (l *LocalLinks) PageImageURL(jobID string, page int, expires time.Time) string {
 	return l.signer.URL(l.base, http.MethodGet, fmt.Sprintf("%s%s/%d.png", pageImagePrefix, jobID, page), expires)
 }
 
 // IconURL is the icon endpoint of a class (which redirects to a signed URL).
-func (l *Links) IconURL(class string) string {
+func (l *LocalLinks) IconURL(class string) string {
 	return l.base + "/v1/symbols/" + url.PathEscape(class) + "/icon"
 }
 
-// iconFileURL is the signed URL of a class's icon file; ext is "svg" or "png".
-func (l *Links) iconFileURL(class, ext string, expires time.Time) string {
-	return l.signer.URL(l.base, http.MethodGet, iconPrefix+class+"."+ext, expires)
+// IconFileURL is the signed GET URL of a class's icon file; format is
+// "svg" or "png".
+func (l *LocalLinks) IconFileURL(class, format string, expires time.Time) string {
+	return l.signer.URL(l.base, http.MethodGet, iconPrefix+class+"."+format, expires)
 }
+
+// Verify checks the HMAC signature and expiry of a URL this LocalLinks
+// (or another with the same signing key) signed.
+func (l *LocalLinks) Verify(method, path string, query url.Values, now time.Time) error {
+	return l.signer.Verify(method, path, query, now)
+}
+
+// LocalLinks serves both the HTTP layer and the job service.
+var (
+	_ Links     = (*LocalLinks)(nil)
+	_ job.Links = (*LocalLinks)(nil)
+)

@@ -20,7 +20,6 @@ import (
 	"blueprint/internal/catalog"
 	"blueprint/internal/job"
 	"blueprint/internal/ratelimit"
-	"blueprint/internal/signing"
 )
 
 // Header names of the API.
@@ -54,8 +53,9 @@ type Config struct {
 	Service *job.Service
 	Keys    *apikey.Keyring
 	Limiter *ratelimit.Limiter // nil: a new one
-	Signer  *signing.Signer
-	Links   *Links
+	// Links builds icon URLs and verifies the signed URLs of files the
+	// service serves itself (*LocalLinks in local mode).
+	Links   Links
 	Catalog *catalog.Catalog
 	// OpenAPI is the document served at GET /v1/openapi.json.
 	OpenAPI []byte

@@ -86,21 +86,24 @@ func TestLinksAreSignedForTheirRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewLinks("http://h:1/", signer)
+	l := NewLocalLinks("http://h:1/", signer)
 	now := time.Unix(1_800_000_000, 0)
 	for _, c := range []struct {
 		raw, method string
 	}{
 		{l.UploadURL("j1", now.Add(time.Hour)), http.MethodPut},
 		{l.PageImageURL("j1", 3, now.Add(time.Hour)), http.MethodGet},
-		{l.iconFileURL("smoke_detector", "svg", now.Add(time.Hour)), http.MethodGet},
+		{l.IconFileURL("smoke_detector", "svg", now.Add(time.Hour)), http.MethodGet},
 	} {
 		u, err := url.Parse(c.raw)
 		if err != nil || u.Host != "h:1" {
 			t.Fatalf("%s: %v", c.raw, err)
 		}
-		if err := signer.Verify(c.method, u.Path, u.Query(), now); err != nil {
+		if err := l.Verify(c.method, u.Path, u.Query(), now); err != nil {
 			t.Errorf("%s: %v", c.raw, err)
+		}
+		if err := l.Verify(c.method, u.Path, u.Query(), now.Add(2*time.Hour)); !errors.Is(err, signing.ErrExpired) {
+			t.Errorf("%s two hours later: %v, want signing.ErrExpired", c.raw, err)
 		}
 	}
 	if got := l.DetectionsURL("j1", 2); got != "http://h:1/v1/jobs/j1/pages/2/detections" {

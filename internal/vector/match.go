@@ -294,6 +294,30 @@ func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill bool
 	return !fill || ix.pg.Styles[a.Style].Fill != ""
 }
 
+// arcContinues reports whether a page arc on the circle (c, r) covers p
+// with tangent t.
+func (ix *pageIndex) arcContinues(p, t, c glyph.Point, r, tol float64) bool {
+	g := ix.pieces
+	ns := int32(len(ix.pg.Segments))
+	x0, x1 := max(0, int((p.X-tol)/cellPx)), min(g.nx-1, int((p.X+tol)/cellPx))
+	y0, y1 := max(0, int((p.Y-tol)/cellPx)), min(g.ny-1, int((p.Y+tol)/cellPx))
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			cell := y*g.nx + x
+			for _, i := range g.items[g.start[cell]:g.start[cell+1]] {
+				if i < ns {
+					continue
+				}
+				a := &ix.pg.Arcs[i-ns]
+				if math.Hypot(a.C.X-c.X, a.C.Y-c.Y) <= tol && math.Abs(a.R-r) <= tol && ix.arcCovers(i-ns, p, t, tol, false) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // hasSegment reports whether a page segment runs from a to b (either way)
 // with both ends within tol.
 func (ix *pageIndex) hasSegment(a, b glyph.Point, tol float64) bool {
@@ -387,7 +411,7 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 		d = glyph.Point{X: d.X / n, Y: d.Y / n}
 		q := m.Apply(e.P)
 		probe := glyph.Point{X: q.X + (2*tol+1)*d.X, Y: q.Y + (2*tol+1)*d.Y}
-		if onPage(probe) && ix.coveredBy(probe, d, tol, false, false) {
+		if onPage(probe) && ix.arcContinues(probe, d, m.Apply(e.C), e.R*k, tol) {
 			cov -= extensionPenalty
 		}
 	}
@@ -420,9 +444,6 @@ func (ix *pageIndex) missingChars(tx tplText, m glyph.Affine, k float64) int {
 		}
 		want := string(r)
 		found := false
-		// Characters of a text lie within radius of its centre; the
-		// grid cells searched cover cellPx around each probe, so probe
-		// a small lattice over the radius.
 		ix.charsWithin(centre, radius, func(i int32) bool {
 			c := ix.pg.Chars[i]
 			if used[i] || c.Text != want {

@@ -41,6 +41,14 @@ type sample struct {
 	Fill bool        // only filled page geometry covers it
 }
 
+// arcEnd is an open end of a template arc: the end point, its outward
+// tangent, and the arc's circle.
+type arcEnd struct {
+	sample
+	C glyph.Point
+	R float64
+}
+
 type tplText struct {
 	text string
 	at   glyph.Point
@@ -67,7 +75,7 @@ type prepared struct {
 	// arcEnds are open arc ends with outward directions: a page arc
 	// running on past one means the template is only part of a larger
 	// circle.
-	arcEnds []sample
+	arcEnds []arcEnd
 	// lines are the template's straight pieces: CAD draws each as its own
 	// segment, so a page segment should start and end where each does.
 	lines [][2]glyph.Point
@@ -110,6 +118,8 @@ func prepare(t Template) (*prepared, error) {
 	type end struct {
 		sample
 		arc bool
+		c   glyph.Point
+		r   float64
 	}
 	var ends []end // open ends with outward directions
 	type seg struct{ a, b glyph.Point }
@@ -163,8 +173,8 @@ func prepare(t Template) (*prepared, error) {
 				// the end (sweep sign gives the direction of travel).
 				sg := math.Copysign(1, sweep)
 				ends = append(ends,
-					end{sample{P: ps, T: glyph.Point{X: sg * math.Sin(s), Y: -sg * math.Cos(s)}}, true},
-					end{sample{P: pe, T: glyph.Point{X: -sg * math.Sin(e), Y: sg * math.Cos(e)}}, true})
+					end{sample{P: ps, T: glyph.Point{X: sg * math.Sin(s), Y: -sg * math.Cos(s)}}, true, c, r},
+					end{sample{P: pe, T: glyph.Point{X: -sg * math.Sin(e), Y: sg * math.Cos(e)}}, true, c, r})
 			}
 		}
 		if r > p.r && math.Abs(sweep) >= 90 {
@@ -220,7 +230,7 @@ func prepare(t Template) (*prepared, error) {
 			}
 		}
 		if e.arc && !own {
-			p.arcEnds = append(p.arcEnds, e.sample)
+			p.arcEnds = append(p.arcEnds, arcEnd{e.sample, e.c, e.r})
 		}
 	}
 	p.outline = outlinePoints(t.Glyph)

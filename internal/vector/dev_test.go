@@ -103,6 +103,11 @@ func TestDevDataset(t *testing.T) {
 						ix.segmentHypotheses(tp, try)
 					}
 				}
+				for _, d := range all {
+					if d.Legend && iou(d.Box, g.box) > 0.2 {
+						near += fmt.Sprintf(" legend:%s", d.Class)
+					}
+				}
 				near += fmt.Sprintf(" [own: %d poses, best cov %.2f]", nh, bestCov)
 				agg["FN "+g.class+" ->"+near]++
 				t.Logf("%s FN %s at %.0f,%.0f %.0fx%.0f near:%s", truth.File, g.class, g.box.X, g.box.Y, g.box.W, g.box.H, near)

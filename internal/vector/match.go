@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/glyph"
@@ -369,6 +370,7 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 	step := t.lenMM / float64(len(t.samples))
 	lin := glyph.Affine{A: m.A, B: m.B, C: m.C, D: m.D}
 	missed, off := 0.0, 0.0
+	charsFound := 0
 	onPage := func(p glyph.Point) bool {
 		return p.X >= -tol && p.Y >= -tol && p.X <= ix.pg.Width+tol && p.Y <= ix.pg.Height+tol
 	}
@@ -397,7 +399,9 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 			off += textCharWeightMM * float64(len([]rune(tx.text)))
 			continue
 		}
-		missed += textCharWeightMM * float64(ix.missingChars(tx, m, k))
+		miss := ix.missingChars(tx, m, k)
+		missed += textCharWeightMM * float64(miss)
+		charsFound += len([]rune(strings.ReplaceAll(tx.text, " ", ""))) - miss
 		if missed > allowMiss {
 			return scored{}, false
 		}
@@ -427,7 +431,12 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 	if cov < minCoverage {
 		return scored{}, false
 	}
-	return scored{hypothesis: h, cov: cov, explains: total - missed - off}, true
+	// What the pose explains, for ranking overlapping matches: drawn
+	// geometry in full, text found near it at a quarter weight (a label
+	// beside a symbol may read like a glyph's text).
+	textMM := textCharWeightMM * float64(charsFound)
+	geomMM := total - missed - off - textMM
+	return scored{hypothesis: h, cov: cov, explains: geomMM + textMM/4}, true
 }
 
 // missingChars counts the characters of a template text that the page does
@@ -715,23 +724,39 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 		}
 		return a.t.class < b.t.class
 	})
+	// A weaker match is dropped when a stronger one sits in the same place
+	// or explains most of its geometry (a socket inside an earthed
+	// socket); symbols that merely overlap one another both stay.
 	var kept []scored
+	var keptPts [][]glyph.Point
 	for _, f := range found {
 		dup := false
-		for _, k := range kept {
+		var fPts []glyph.Point
+		for j, k := range kept {
 			inter := intersect(f.box, k.box)
 			if inter <= 0 {
 				continue
 			}
-			small := math.Min(f.box.W*f.box.H, k.box.W*k.box.H)
 			union := f.box.W*f.box.H + k.box.W*k.box.H - inter
-			if inter/union > 0.3 || inter/small > 0.6 {
+			if inter/union > 0.7 {
+				dup = true
+				break
+			}
+			if fPts == nil {
+				fPts = posedSamples(f.hypothesis)
+			}
+			tol := tolBasePx + tolRel*math.Max(f.pl.Scale, k.pl.Scale)*PixelsPerMM
+			if explainedBy(fPts, keptPts[j], tol) >= 0.7 {
 				dup = true
 				break
 			}
 		}
 		if !dup {
+			if fPts == nil {
+				fPts = posedSamples(f.hypothesis)
+			}
 			kept = append(kept, f)
+			keptPts = append(keptPts, fPts)
 		}
 	}
 	legend := ix.legendRows(kept)
@@ -750,7 +775,7 @@ const (
 )
 
 // legendRows marks matches that form a legend table: at least
-// legendMinRows glyphs, nearly all of different classes, centred in one
+// legendMinRows upright glyphs, nearly all of different classes, centred in one
 // column at a constant row pitch, each with a description whose text starts
 // at one common x to their right.
 // Instances in a drawing may line up, but their labels do not start at one
@@ -781,8 +806,20 @@ func (ix *pageIndex) legendRows(ms []scored) []bool {
 		i         int
 		cx, cy, d float64
 	}
+	// Legend glyphs are drawn upright: the pose must look like the glyph
+	// at rotation 0, unmirrored (a symmetric glyph may be found at an
+	// equivalent pose).
+	upright := func(h hypothesis) bool {
+		u := h
+		u.pl.Rotation, u.pl.Mirrored = 0, false
+		tol := tolBasePx + tolRel*h.pl.Scale*PixelsPerMM
+		return explainedBy(posedSamples(u), posedSamples(h), tol) >= 0.9
+	}
 	var rows []row
 	for i := range ms {
+		if !upright(ms[i].hypothesis) {
+			continue
+		}
 		b := ms[i].box
 		if d := descStart(b); d >= 0 {
 			rows = append(rows, row{i, b.X + b.W/2, b.Y + b.H/2, d})
@@ -822,6 +859,36 @@ func (ix *pageIndex) legendRows(ms []scored) []bool {
 	}
 	return out
 }
+// posedSamples maps the template's samples to the page.
+func posedSamples(h hypothesis) []glyph.Point {
+	m := h.pl.Matrix(PixelsPerMM)
+	out := make([]glyph.Point, len(h.t.samples))
+	for i, s := range h.t.samples {
+		out[i] = m.Apply(s.P)
+	}
+	return out
+}
+
+// explainedBy is the fraction of points a that lie within tol (plus half a
+// sample step) of a point of b.
+func explainedBy(a, b []glyph.Point, tol float64) float64 {
+	if len(a) == 0 {
+		return 0
+	}
+	r := tol + sampleStepMM*MaxScale*PixelsPerMM/2
+	r2 := r * r
+	n := 0
+	for _, p := range a {
+		for _, q := range b {
+			if dx, dy := p.X-q.X, p.Y-q.Y; dx*dx+dy*dy <= r2 {
+				n++
+				break
+			}
+		}
+	}
+	return float64(n) / float64(len(a))
+}
+
 func intersect(a, b detect.Box) float64 {
 	w := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
 	h := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)

@@ -859,6 +859,7 @@ func (ix *pageIndex) legendRows(ms []scored) []bool {
 	}
 	return out
 }
+
 // posedSamples maps the template's samples to the page.
 func posedSamples(h hypothesis) []glyph.Point {
 	m := h.pl.Matrix(PixelsPerMM)

@@ -24,6 +24,9 @@ const (
 	// maxTurnSin is the sine of the largest angle between a sample's
 	// tangent and the page geometry covering it.
 	maxTurnSin = 0.42 // 25°
+	// textCentreTol is how far, in cap heights, the centre of a glyph
+	// text's characters may lie from where the glyph puts it.
+	textCentreTol = 0.8
 	// maxOffPage is the largest fraction of a template's geometry that
 	// may lie beyond the sheet edge (symbols clipped by the sheet).
 	maxOffPage = 0.5
@@ -445,14 +448,17 @@ func (ix *pageIndex) missingChars(tx tplText, m glyph.Affine, k float64) int {
 	centre := m.Apply(glyph.Point{X: tx.at.X, Y: tx.at.Y - tx.size/2})
 	radius := (textWidthMM(tx.text, tx.size)/2 + 0.6*tx.size) * k
 	capPx := tx.size * k
-	missing := 0
+	missing, found := 0, 0
+	var sum glyph.Point
 	used := map[int32]bool{}
 	for _, r := range tx.text {
 		if r == ' ' {
 			continue
 		}
 		want := string(r)
-		found := false
+		// The nearest unused character of that letter: a label beside
+		// the symbol may repeat the glyph's letters.
+		best, bestD := int32(-1), math.Inf(1)
 		ix.charsWithin(centre, radius, func(i int32) bool {
 			c := ix.pg.Chars[i]
 			if used[i] || c.Text != want {
@@ -462,12 +468,28 @@ func (ix *pageIndex) missingChars(tx tplText, m glyph.Affine, k float64) int {
 			if ratio := c.Size * 0.7 / capPx; ratio < 0.55 || ratio > 1.8 {
 				return true
 			}
-			used[i] = true
-			found = true
-			return false
+			if d := math.Hypot((c.Min.X+c.Max.X)/2-centre.X, (c.Min.Y+c.Max.Y)/2-centre.Y); d < bestD {
+				best, bestD = i, d
+			}
+			return true
 		})
-		if !found {
+		if best < 0 {
 			missing++
+			continue
+		}
+		c := ix.pg.Chars[best]
+		used[best] = true
+		found++
+		sum.X += (c.Min.X + c.Max.X) / 2
+		sum.Y += (c.Min.Y + c.Max.Y) / 2
+	}
+	// The text found must be centred where the glyph puts it, whatever
+	// its direction: a label beside the symbol that happens to read the
+	// same is off centre.
+	if found > 1 {
+		c := glyph.Point{X: sum.X / float64(found), Y: sum.Y / float64(found)}
+		if math.Hypot(c.X-centre.X, c.Y-centre.Y) > textCentreTol*tx.size*k+tolBasePx {
+			return missing + found
 		}
 	}
 	return missing

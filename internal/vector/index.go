@@ -6,28 +6,34 @@ import (
 	"blueprint/internal/glyph"
 )
 
-// cellPx is the side of a spatial index cell in raster pixels. Small cells
-// keep dense areas (hatching, stroked CAD fonts) cheap to query.
-const cellPx = 4.0
+// Spatial index cell sides in raster pixels. Small cells keep geometry
+// queries cheap in dense areas (hatching, stroked CAD fonts); points
+// (keypoints, characters) are sparser and searched over larger areas.
+const (
+	cellPx      = 4.0
+	pointCellPx = 16.0
+)
 
 // grid is a compressed spatial index of items over a page: for each cell, the
 // items passing through it.
 type grid struct {
+	cell   float64
 	nx, ny int
 	start  []int32 // per cell, offset into items; len nx*ny+1
 	items  []int32
 }
 
-// buildGrid indexes n items; cells(i, add) must call add for every cell
-// (cx, cy) item i passes through (duplicates are allowed but wasteful).
-func buildGrid(w, h float64, n int, cells func(i int, add func(cx, cy int))) *grid {
-	g := &grid{nx: max(1, int(w/cellPx)+2), ny: max(1, int(h/cellPx)+2)}
+// buildGrid indexes n items in cells of the given side; cells(i, add)
+// must call add with points of item i close enough together that every
+// cell it passes through gets one (see walkCells).
+func buildGrid(w, h, cell float64, n int, cells func(i int, add func(p glyph.Point))) *grid {
+	g := &grid{cell: cell, nx: max(1, int(w/cell)+2), ny: max(1, int(h/cell)+2)}
 	count := make([]int32, g.nx*g.ny+1)
 	last := -1
 	for i := 0; i < n; i++ {
 		last = -1
-		cells(i, func(cx, cy int) {
-			if c := g.cell(cx, cy); c >= 0 && c != last {
+		cells(i, func(p glyph.Point) {
+			if c := g.cellOf(p); c >= 0 && c != last {
 				count[c+1]++
 				last = c
 			}
@@ -41,8 +47,8 @@ func buildGrid(w, h float64, n int, cells func(i int, add func(cx, cy int))) *gr
 	fill := make([]int32, g.nx*g.ny)
 	for i := 0; i < n; i++ {
 		last = -1
-		cells(i, func(cx, cy int) {
-			if c := g.cell(cx, cy); c >= 0 && c != last {
+		cells(i, func(p glyph.Point) {
+			if c := g.cellOf(p); c >= 0 && c != last {
 				g.items[g.start[c]+fill[c]] = int32(i)
 				fill[c]++
 				last = c
@@ -52,38 +58,20 @@ func buildGrid(w, h float64, n int, cells func(i int, add func(cx, cy int))) *gr
 	return g
 }
 
-func (g *grid) cell(cx, cy int) int {
+func (g *grid) cellOf(p glyph.Point) int {
+	cx, cy := int(math.Floor(p.X/g.cell)), int(math.Floor(p.Y/g.cell))
 	if cx < 0 || cy < 0 || cx >= g.nx || cy >= g.ny {
 		return -1
 	}
 	return cy*g.nx + cx
 }
 
-// near calls fn for items in the 3×3 cells around p (an item may be seen
-// more than once); fn returns false to stop.
-func (g *grid) near(p glyph.Point, fn func(i int32) bool) {
-	cx, cy := int(math.Floor(p.X/cellPx)), int(math.Floor(p.Y/cellPx))
-	for y := cy - 1; y <= cy+1; y++ {
-		for x := cx - 1; x <= cx+1; x++ {
-			c := g.cell(x, y)
-			if c < 0 {
-				continue
-			}
-			for _, it := range g.items[g.start[c]:g.start[c+1]] {
-				if !fn(it) {
-					return
-				}
-			}
-		}
-	}
-}
-
 // inBox calls fn for the items of every cell overlapping the box; items
 // indexed in exactly one cell (points) are seen once. fn returns false to
 // stop.
 func (g *grid) inBox(lo, hi glyph.Point, fn func(i int32) bool) {
-	x0, y0 := max(0, int(math.Floor(lo.X/cellPx))), max(0, int(math.Floor(lo.Y/cellPx)))
-	x1, y1 := min(g.nx-1, int(math.Floor(hi.X/cellPx))), min(g.ny-1, int(math.Floor(hi.Y/cellPx)))
+	x0, y0 := max(0, int(math.Floor(lo.X/g.cell))), max(0, int(math.Floor(lo.Y/g.cell)))
+	x1, y1 := min(g.nx-1, int(math.Floor(hi.X/g.cell))), min(g.ny-1, int(math.Floor(hi.Y/g.cell)))
 	for y := y0; y <= y1; y++ {
 		for x := x0; x <= x1; x++ {
 			c := y*g.nx + x
@@ -96,14 +84,52 @@ func (g *grid) inBox(lo, hi glyph.Point, fn func(i int32) bool) {
 	}
 }
 
-// walkCells calls add for the cells along the chain of points.
-func walkCells(pts []glyph.Point, add func(cx, cy int)) {
+// walkCells calls add with one point inside every cellPx cell that the
+// chain of points passes through (a grid traversal, Amanatides–Woo).
+func walkCells(pts []glyph.Point, add func(p glyph.Point)) {
 	for i := 1; i < len(pts); i++ {
 		a, b := pts[i-1], pts[i]
-		n := int(math.Hypot(b.X-a.X, b.Y-a.Y)/(cellPx/4)) + 1
-		for k := 0; k <= n; k++ {
-			t := float64(k) / float64(n)
-			add(int(math.Floor((a.X+t*(b.X-a.X))/cellPx)), int(math.Floor((a.Y+t*(b.Y-a.Y))/cellPx)))
+		cx, cy := int(math.Floor(a.X/cellPx)), int(math.Floor(a.Y/cellPx))
+		ex, ey := int(math.Floor(b.X/cellPx)), int(math.Floor(b.Y/cellPx))
+		dx, dy := b.X-a.X, b.Y-a.Y
+		stepX, stepY := 1, 1
+		if dx < 0 {
+			stepX = -1
+		}
+		if dy < 0 {
+			stepY = -1
+		}
+		// Parameter t along the segment at the next vertical and
+		// horizontal cell borders, and its increment per cell.
+		tMaxX, tMaxY := math.Inf(1), math.Inf(1)
+		tDX, tDY := math.Inf(1), math.Inf(1)
+		if dx != 0 {
+			nx := float64(cx) * cellPx
+			if dx > 0 {
+				nx += cellPx
+			}
+			tMaxX, tDX = (nx-a.X)/dx, cellPx/math.Abs(dx)
+		}
+		if dy != 0 {
+			ny := float64(cy) * cellPx
+			if dy > 0 {
+				ny += cellPx
+			}
+			tMaxY, tDY = (ny-a.Y)/dy, cellPx/math.Abs(dy)
+		}
+		centre := func() glyph.Point {
+			return glyph.Point{X: (float64(cx) + 0.5) * cellPx, Y: (float64(cy) + 0.5) * cellPx}
+		}
+		add(centre())
+		for n := 0; (cx != ex || cy != ey) && n < 1<<20; n++ {
+			if tMaxX < tMaxY {
+				cx += stepX
+				tMaxX += tDX
+			} else {
+				cy += stepY
+				tMaxY += tDY
+			}
+			add(centre())
 		}
 	}
 }

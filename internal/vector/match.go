@@ -110,7 +110,7 @@ func newPageIndex(pg *Page) *pageIndex {
 			ix.segDir[i] = glyph.Point{X: (s.B.X - s.A.X) / l, Y: (s.B.Y - s.A.Y) / l}
 		}
 	}
-	ix.pieces = buildGrid(pg.Width, pg.Height, ns+len(pg.Arcs), func(i int, add func(cx, cy int)) {
+	ix.pieces = buildGrid(pg.Width, pg.Height, cellPx, ns+len(pg.Arcs), func(i int, add func(glyph.Point)) {
 		if i < ns {
 			s := pg.Segments[i]
 			walkCells([]glyph.Point{s.A, s.B}, add)
@@ -129,14 +129,12 @@ func newPageIndex(pg *Page) *pageIndex {
 				glyph.Point{X: a.C.X + a.R*math.Cos(e), Y: a.C.Y + a.R*math.Sin(e)})
 		}
 	}
-	ix.keyGrid = buildGrid(pg.Width, pg.Height, len(ix.keys), func(i int, add func(cx, cy int)) {
-		p := ix.keys[i]
-		add(int(math.Floor(p.X/cellPx)), int(math.Floor(p.Y/cellPx)))
+	ix.keyGrid = buildGrid(pg.Width, pg.Height, pointCellPx, len(ix.keys), func(i int, add func(glyph.Point)) {
+		add(ix.keys[i])
 	})
-	ix.chars = buildGrid(pg.Width, pg.Height, len(pg.Chars), func(i int, add func(cx, cy int)) {
+	ix.chars = buildGrid(pg.Width, pg.Height, pointCellPx, len(pg.Chars), func(i int, add func(glyph.Point)) {
 		c := pg.Chars[i]
-		m := glyph.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}
-		add(int(math.Floor(m.X/cellPx)), int(math.Floor(m.Y/cellPx)))
+		add(glyph.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2})
 	})
 	ix.buildCircles()
 	ix.buildCorners()
@@ -238,8 +236,8 @@ func (ix *pageIndex) covered(p, t glyph.Point, tol float64, fill bool) bool {
 func (ix *pageIndex) coveredBy(p, t glyph.Point, tol float64, fill, segments bool) bool {
 	g := ix.pieces
 	ns := int32(len(ix.pg.Segments))
-	x0, x1 := max(0, int((p.X-tol)/cellPx)), min(g.nx-1, int((p.X+tol)/cellPx))
-	y0, y1 := max(0, int((p.Y-tol)/cellPx)), min(g.ny-1, int((p.Y+tol)/cellPx))
+	x0, x1 := max(0, int((p.X-tol)/g.cell)), min(g.nx-1, int((p.X+tol)/g.cell))
+	y0, y1 := max(0, int((p.Y-tol)/g.cell)), min(g.ny-1, int((p.Y+tol)/g.cell))
 	for y := y0; y <= y1; y++ {
 		for x := x0; x <= x1; x++ {
 			c := y*g.nx + x
@@ -303,8 +301,8 @@ func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill bool
 func (ix *pageIndex) arcContinues(p, t, c glyph.Point, r, tol float64) bool {
 	g := ix.pieces
 	ns := int32(len(ix.pg.Segments))
-	x0, x1 := max(0, int((p.X-tol)/cellPx)), min(g.nx-1, int((p.X+tol)/cellPx))
-	y0, y1 := max(0, int((p.Y-tol)/cellPx)), min(g.ny-1, int((p.Y+tol)/cellPx))
+	x0, x1 := max(0, int((p.X-tol)/g.cell)), min(g.nx-1, int((p.X+tol)/g.cell))
+	y0, y1 := max(0, int((p.Y-tol)/g.cell)), min(g.ny-1, int((p.Y+tol)/g.cell))
 	for y := y0; y <= y1; y++ {
 		for x := x0; x <= x1; x++ {
 			cell := y*g.nx + x
@@ -327,8 +325,8 @@ func (ix *pageIndex) arcContinues(p, t, c glyph.Point, r, tol float64) bool {
 func (ix *pageIndex) hasSegment(a, b glyph.Point, tol float64) bool {
 	g := ix.pieces
 	ns := int32(len(ix.pg.Segments))
-	x0, x1 := max(0, int((a.X-tol)/cellPx)), min(g.nx-1, int((a.X+tol)/cellPx))
-	y0, y1 := max(0, int((a.Y-tol)/cellPx)), min(g.ny-1, int((a.Y+tol)/cellPx))
+	x0, x1 := max(0, int((a.X-tol)/g.cell)), min(g.nx-1, int((a.X+tol)/g.cell))
+	y0, y1 := max(0, int((a.Y-tol)/g.cell)), min(g.ny-1, int((a.Y+tol)/g.cell))
 	near := func(p, q glyph.Point) bool { return math.Abs(p.X-q.X) <= tol && math.Abs(p.Y-q.Y) <= tol }
 	for y := y0; y <= y1; y++ {
 		for x := x0; x <= x1; x++ {

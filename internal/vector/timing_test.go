@@ -69,6 +69,9 @@ func TestDevTiming(t *testing.T) {
 			s := time.Since(t0).Seconds()
 			all = append(all, s)
 			byPaper[truth.Paper] = append(byPaper[truth.Paper], s)
+			if truth.Paper == "A1" && i < len(truth.Pages) {
+				t.Logf("A1 %s page %d: %d symbols, %.3f s", truth.File, i, len(truth.Pages[i].Symbols), s)
+			}
 			if truth.Paper == "A1" && i < len(truth.Pages) && len(truth.Pages[i].Symbols) >= 250 {
 				dense = append(dense, s)
 			}

@@ -93,9 +93,11 @@ type pageIndex struct {
 	circles []circleFeat
 	corners []cornerFeat
 	chars   *grid
-	// cornerHash indexes cornerArms; built on first use.
-	cornerHash map[cornerKey][]int32
-	cornerArms []cornerArms
+	// cornerArms are the corner readings bucketed by cornerBucket;
+	// bucket k is cornerArms[cornerStart[k]:cornerStart[k+1]]. Built on
+	// first use.
+	cornerStart []int32
+	cornerArms  []cornerArms
 }
 
 func newPageIndex(pg *Page) *pageIndex {
@@ -603,7 +605,7 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis)) {
 		// distance, which is the longer and more precise measure.
 		dqMM := math.Hypot(t.q.X-t.c.X, t.q.Y-t.c.Y)
 		dq := dqMM * s * PixelsPerMM
-		tol := tolBasePx + tolRel*s*PixelsPerMM + dq*(0.6/f.r+0.02)
+		tol := tolBasePx + tolRel*s*PixelsPerMM + dq*(math.Min(0.5/f.r, 0.1)+0.02)
 		phiQ := deg(glyph.Point{X: t.q.X - t.c.X, Y: t.q.Y - t.c.Y})
 		ix.keysInRing(f.c, dq, tol, func(k glyph.Point) {
 			v := glyph.Point{X: k.X - f.c.X, Y: k.Y - f.c.Y}
@@ -634,7 +636,15 @@ const (
 	cornerRatioStep = 0.08
 )
 
-type cornerKey struct{ ang, ratio int }
+// Corner hash extent: angle buckets over 0–180° and log-ratio buckets
+// clamped to ±cornerRatioBuckets.
+const cornerRatioBuckets = 40
+
+func cornerBucket(ang, logRatio float64) int {
+	a := min(int(180/cornerAngStep), max(0, int(math.Floor(math.Abs(ang)/cornerAngStep))))
+	r := min(cornerRatioBuckets, max(-cornerRatioBuckets, int(math.Floor(logRatio/cornerRatioStep))))
+	return a*(2*cornerRatioBuckets+1) + r + cornerRatioBuckets
+}
 
 // cornerArms is one ordered reading of a page corner: arms a (first) and b.
 type cornerArms struct {
@@ -644,9 +654,12 @@ type cornerArms struct {
 }
 
 // hashCorners indexes both readings of every corner by the unsigned angle
-// and the log arm ratio.
+// and the log arm ratio, in buckets stored contiguously.
 func (ix *pageIndex) hashCorners() {
-	ix.cornerHash = map[cornerKey][]int32{}
+	nb := (int(180/cornerAngStep) + 1) * (2*cornerRatioBuckets + 1)
+	arms := make([]cornerArms, 0, 2*len(ix.corners))
+	keys := make([]int, 0, 2*len(ix.corners))
+	count := make([]int32, nb+1)
 	for _, c := range ix.corners {
 		for _, order := range [2]bool{false, true} {
 			p1, p2 := c.a1, c.a2
@@ -657,15 +670,26 @@ func (ix *pageIndex) hashCorners() {
 			b := glyph.Point{X: p2.X - c.v.X, Y: p2.Y - c.v.Y}
 			la, lb := math.Hypot(a.X, a.Y), math.Hypot(b.X, b.Y)
 			ang := math.Atan2(a.X*b.Y-a.Y*b.X, a.X*b.X+a.Y*b.Y) * 180 / math.Pi
-			k := cornerKey{int(math.Floor(math.Abs(ang) / cornerAngStep)), int(math.Floor(math.Log(lb/la) / cornerRatioStep))}
-			ix.cornerHash[k] = append(ix.cornerHash[k], int32(len(ix.cornerArms)))
-			ix.cornerArms = append(ix.cornerArms, cornerArms{v: c.v, a: a, b: b, la: la, ang: ang})
+			k := cornerBucket(ang, math.Log(lb/la))
+			keys = append(keys, k)
+			arms = append(arms, cornerArms{v: c.v, a: a, b: b, la: la, ang: ang})
+			count[k+1]++
 		}
+	}
+	for i := 1; i <= nb; i++ {
+		count[i] += count[i-1]
+	}
+	ix.cornerStart = count
+	ix.cornerArms = make([]cornerArms, len(arms))
+	fill := make([]int32, nb)
+	for i, k := range keys {
+		ix.cornerArms[count[k]+fill[k]] = arms[i]
+		fill[k]++
 	}
 }
 
 func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
-	if ix.cornerHash == nil {
+	if ix.cornerStart == nil {
 		ix.hashCorners()
 	}
 	u := glyph.Point{X: t.a1.X - t.v.X, Y: t.a1.Y - t.v.Y}
@@ -674,9 +698,14 @@ func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
 	tAng := math.Atan2(u.X*w.Y-u.Y*w.X, u.X*w.X+u.Y*w.Y) * 180 / math.Pi
 	lr := math.Log(lw / lu)
 	const angTol, ratioTol = 5.0, 0.1
-	for ka := int(math.Floor((math.Abs(tAng) - angTol) / cornerAngStep)); ka <= int(math.Floor((math.Abs(tAng)+angTol)/cornerAngStep)); ka++ {
-		for kr := int(math.Floor((lr - ratioTol) / cornerRatioStep)); kr <= int(math.Floor((lr+ratioTol)/cornerRatioStep)); kr++ {
-			for _, i := range ix.cornerHash[cornerKey{ka, kr}] {
+	a0 := max(0, int(math.Floor((math.Abs(tAng)-angTol)/cornerAngStep)))
+	a1 := min(int(180/cornerAngStep), int(math.Floor((math.Abs(tAng)+angTol)/cornerAngStep)))
+	r0 := max(-cornerRatioBuckets, int(math.Floor((lr-ratioTol)/cornerRatioStep)))
+	r1 := min(cornerRatioBuckets, int(math.Floor((lr+ratioTol)/cornerRatioStep)))
+	for ai := a0; ai <= a1; ai++ {
+		for ri := r0; ri <= r1; ri++ {
+			bk := ai*(2*cornerRatioBuckets+1) + ri + cornerRatioBuckets
+			for i := ix.cornerStart[bk]; i < ix.cornerStart[bk+1]; i++ {
 				c := &ix.cornerArms[i]
 				s := c.la / (lu * PixelsPerMM)
 				if s < MinScale || s > MaxScale {

@@ -98,6 +98,10 @@ type prepared struct {
 // because exporters and normalisation may turn them into arcs.
 const minOwnLineMM = 0.8
 
+// minAnchorRadiusMM: smaller template circles (dots) anchor the search only
+// when the template has no corner.
+const minAnchorRadiusMM = 1.0
+
 // endProbeMM is how far past an open end the template itself is looked at
 // for its own continuation, in glyph millimetres.
 const endProbeMM = 0.3
@@ -178,7 +182,7 @@ func prepare(t Template) (*prepared, error) {
 			}
 		}
 		if r > p.r && math.Abs(sweep) >= 90 {
-			p.kind, p.c, p.r, p.sweep = anchorCircle, c, r, math.Abs(sweep)
+			p.c, p.r, p.sweep = c, r, math.Abs(sweep)
 		}
 	}
 	// A filled shape is drawn twice: its outline, then once more as
@@ -235,8 +239,44 @@ func prepare(t Template) (*prepared, error) {
 	}
 	p.outline = outlinePoints(t.Glyph)
 
+	// Corner with the longest shorter arm, and the longest segment.
+	bestC, bestS := 0.0, 0.0
+	var cv, ca1, ca2, segA, segB glyph.Point
+	for i, s1 := range segs {
+		l1 := math.Hypot(s1.b.X-s1.a.X, s1.b.Y-s1.a.Y)
+		if l1 > bestS {
+			bestS, segA, segB = l1, s1.a, s1.b
+		}
+		for _, s2 := range segs[i+1:] {
+			for _, e1 := range [2][2]glyph.Point{{s1.a, s1.b}, {s1.b, s1.a}} {
+				for _, e2 := range [2][2]glyph.Point{{s2.a, s2.b}, {s2.b, s2.a}} {
+					if math.Hypot(e1[0].X-e2[0].X, e1[0].Y-e2[0].Y) > 1e-6 {
+						continue
+					}
+					u := glyph.Point{X: e1[1].X - e1[0].X, Y: e1[1].Y - e1[0].Y}
+					w := glyph.Point{X: e2[1].X - e2[0].X, Y: e2[1].Y - e2[0].Y}
+					ang := math.Abs(math.Atan2(u.X*w.Y-u.Y*w.X, u.X*w.X+u.Y*w.Y)) * 180 / math.Pi
+					if ang < 25 || ang > 155 {
+						continue
+					}
+					lu, lw := math.Hypot(u.X, u.Y), math.Hypot(w.X, w.Y)
+					if m := math.Min(lu, lw); m > bestC {
+						bestC, cv = m, e1[0]
+						if lu >= lw {
+							ca1, ca2 = e1[1], e2[1]
+						} else {
+							ca1, ca2 = e2[1], e1[1]
+						}
+					}
+				}
+			}
+		}
+	}
+	// A circle is the best anchor unless it is a small dot and the
+	// template has a corner: small circles are everywhere on real sheets.
 	switch {
-	case p.r > 0:
+	case p.r >= minAnchorRadiusMM || (p.r > 0 && bestC == 0):
+		p.kind = anchorCircle
 		// Secondary keypoint: the one farthest from the anchor centre.
 		best := 0.3 * p.r
 		for _, k := range keypoints {
@@ -244,44 +284,10 @@ func prepare(t Template) (*prepared, error) {
 				best, p.q, p.hasQ = d, k, true
 			}
 		}
+	case bestC > 0:
+		p.kind, p.v, p.a1, p.a2 = anchorCorner, cv, ca1, ca2
 	default:
-		// Corner with the longest shorter arm; else the longest segment.
-		bestC, bestS := 0.0, 0.0
-		var segA, segB glyph.Point
-		for i, s1 := range segs {
-			l1 := math.Hypot(s1.b.X-s1.a.X, s1.b.Y-s1.a.Y)
-			if l1 > bestS {
-				bestS, segA, segB = l1, s1.a, s1.b
-			}
-			for _, s2 := range segs[i+1:] {
-				for _, e1 := range [2][2]glyph.Point{{s1.a, s1.b}, {s1.b, s1.a}} {
-					for _, e2 := range [2][2]glyph.Point{{s2.a, s2.b}, {s2.b, s2.a}} {
-						if math.Hypot(e1[0].X-e2[0].X, e1[0].Y-e2[0].Y) > 1e-6 {
-							continue
-						}
-						u := glyph.Point{X: e1[1].X - e1[0].X, Y: e1[1].Y - e1[0].Y}
-						w := glyph.Point{X: e2[1].X - e2[0].X, Y: e2[1].Y - e2[0].Y}
-						ang := math.Abs(math.Atan2(u.X*w.Y-u.Y*w.X, u.X*w.X+u.Y*w.Y)) * 180 / math.Pi
-						if ang < 25 || ang > 155 {
-							continue
-						}
-						lu, lw := math.Hypot(u.X, u.Y), math.Hypot(w.X, w.Y)
-						if m := math.Min(lu, lw); m > bestC {
-							bestC, p.v = m, e1[0]
-							if lu >= lw {
-								p.a1, p.a2 = e1[1], e2[1]
-							} else {
-								p.a1, p.a2 = e2[1], e1[1]
-							}
-						}
-					}
-				}
-			}
-		}
-		p.kind = anchorCorner
-		if bestC == 0 {
-			p.kind, p.a1, p.a2 = anchorSegment, segA, segB
-		}
+		p.kind, p.a1, p.a2 = anchorSegment, segA, segB
 	}
 	return p, nil
 }

@@ -25,14 +25,21 @@ func TestCrop(t *testing.T) {
 	}
 	data, _ := os.ReadFile(f)
 	doc, _ := fitz.NewFromMemory(data)
-	img, _ := doc.ImageDPI(0, 200)
+	page := 0
+	if len(v) > 5 {
+		page = v[5]
+	}
+	img, _ := doc.ImageDPI(page, 200)
 	r := image.Rect(v[0]-v[2], v[1]-v[3], v[0]+2*v[2], v[1]+2*v[3])
+	if len(v) > 4 {
+		r = image.Rect(v[0], v[1], v[0]+v[2], v[1]+v[3])
+	}
 	sub := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
 	draw.Draw(sub, sub.Bounds(), img, r.Min, draw.Src)
-	out := image.NewRGBA(image.Rect(0, 0, 4*r.Dx(), 4*r.Dy()))
+	out := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
 	for y := 0; y < out.Bounds().Dy(); y++ {
 		for x := 0; x < out.Bounds().Dx(); x++ {
-			out.Set(x, y, sub.At(x/4, y/4))
+			out.Set(x, y, sub.At(x, y))
 		}
 	}
 	w, _ := os.Create("/tmp/crop.png")

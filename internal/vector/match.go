@@ -465,7 +465,7 @@ func (ix *pageIndex) missingChars(tx tplText, m glyph.Affine, k float64) int {
 				return true
 			}
 			// Em size vs cap height: fonts put caps at 0.65–0.75 em.
-			if ratio := c.Size * 0.7 / capPx; ratio < 0.55 || ratio > 1.8 {
+			if ratio := c.Size * 0.7 / capPx; ratio < 0.75 || ratio > 1.35 {
 				return true
 			}
 			if d := math.Hypot((c.Min.X+c.Max.X)/2-centre.X, (c.Min.Y+c.Max.Y)/2-centre.Y); d < bestD {

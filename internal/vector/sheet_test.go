@@ -22,6 +22,9 @@ import (
 type sheet struct {
 	wPt, hPt float64
 	b        strings.Builder
+	// polyArcs writes arcs as polylines of 10° chords, as some
+	// exporters do.
+	polyArcs bool
 }
 
 func newSheet(wPt, hPt float64) *sheet {
@@ -57,6 +60,16 @@ func (s *sheet) poly(pts []glyph.Point, closed, fill bool) {
 }
 
 func (s *sheet) arc(c glyph.Point, r, start, sweep float64, fill bool) {
+	if s.polyArcs {
+		n := int(math.Ceil(math.Abs(sweep) / 10))
+		pts := make([]glyph.Point, n+1)
+		for i := range pts {
+			a := (start + sweep*float64(i)/float64(n)) * math.Pi / 180
+			pts[i] = glyph.Point{X: c.X + r*math.Cos(a), Y: c.Y + r*math.Sin(a)}
+		}
+		s.poly(pts, false, fill)
+		return
+	}
 	n := int(math.Ceil(math.Abs(sweep) / 90))
 	step := sweep / float64(n) * math.Pi / 180
 	a0 := start * math.Pi / 180
@@ -146,13 +159,14 @@ type placed struct {
 // buildSheet places n random catalog symbols on a grid of cells over a
 // sheet with walls, crossing wires and stray text, and returns the PDF and
 // the truth boxes in pixels.
-func buildSheet(t testing.TB, cat *catalog.Catalog, seed uint64, cols, rows int) ([]byte, []placed) {
+func buildSheet(t testing.TB, cat *catalog.Catalog, seed uint64, cols, rows int, polyArcs bool) ([]byte, []placed) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	syms := cat.Symbols()
 	cellMM := 24.0
 	wPt, hPt := float64(cols)*cellMM*ptPerMM, float64(rows)*cellMM*ptPerMM
 	s := newSheet(wPt, hPt)
+	s.polyArcs = polyArcs
 	var truth []placed
 	s.width(0.35)
 	// Walls: double lines between cells.
@@ -235,14 +249,16 @@ func pageOf(t testing.TB, pdf []byte) *Page {
 }
 
 // TestMatchCatalogSheet draws every kind of catalog symbol at random poses
-// with wires through them, walls and stray "O"/"X" text, and checks that
-// each is found with its class and box and nothing else is reported.
+// with wires through them, walls and stray "O"/"X" text, once with curves
+// as polylines, and checks that each is found with its class and box and
+// nothing else is reported.
 func TestMatchCatalogSheet(t *testing.T) {
 	cat, m := loadTemplates(t)
 	tp, fp, fn := 0, 0, 0
 	conf := map[string]int{}
-	for seed := uint64(1); seed <= 3; seed++ {
-		pdf, truth := buildSheet(t, cat, seed, 10, 8)
+	for seed := uint64(1); seed <= 4; seed++ {
+		// Seed 4 writes every arc and circle as a polyline.
+		pdf, truth := buildSheet(t, cat, seed, 10, 8, seed == 4)
 		matches, err := m.Match(context.Background(), pageOf(t, pdf))
 		if err != nil {
 			t.Fatal(err)

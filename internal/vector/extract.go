@@ -5,12 +5,8 @@
 package vector
 
 import (
-	"bytes"
 	"context"
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -119,77 +115,66 @@ func (x *extractor) top() frame {
 
 func (x *extractor) run(ctx context.Context, svg []byte) error {
 	x.clips = map[string]clipBox{}
-	dec := xml.NewDecoder(bytes.NewReader(svg))
-	// MuPDF writes a text's characters raw into data-text, so "&" or "<"
-	// from a drawing's text may appear unescaped.
-	dec.Strict = false
-	dec.Entity = xml.HTMLEntity
+	sc := svgScanner{b: svg}
 	for n := 0; ; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("vector: extract: %w", err)
 			}
 		}
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
+		ok, err := sc.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
 			return nil
 		}
-		if err != nil {
-			return fmt.Errorf("vector: parse page SVG: %w", err)
+		if sc.el.end {
+			x.end(sc.el.name)
+			continue
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if err := x.start(t); err != nil {
-				return err
-			}
-		case xml.EndElement:
-			x.end(t)
+		if err := x.start(&sc.el); err != nil {
+			return err
+		}
+		if sc.el.selfClosing {
+			x.end(sc.el.name)
 		}
 	}
 }
 
-func attr(t xml.StartElement, name string) string {
-	for _, a := range t.Attr {
-		if a.Name.Local == name {
-			return a.Value
-		}
-	}
-	return ""
-}
-
-func (x *extractor) start(t xml.StartElement) error {
+func (x *extractor) start(t *svgElement) error {
 	parent := x.top()
 	f := parent
-	if tr := attr(t, "transform"); tr != "" {
+	if tr := t.attr("transform"); tr != "" {
 		m, err := parseTransform(tr)
 		if err != nil {
 			return err
 		}
 		f.tf = m.Then(parent.tf)
 	}
-	if cp := attr(t, "clip-path"); cp != "" {
+	if cp := t.attr("clip-path"); cp != "" {
 		if cb, ok := x.clips[urlID(cp)]; ok {
 			f.clip = intersectClip(parent.clip, cb)
 		}
 	}
-	switch t.Name.Local {
+	switch t.name {
 	case "svg":
-		w, _ := strconv.ParseFloat(strings.TrimSuffix(attr(t, "width"), "pt"), 64)
-		h, _ := strconv.ParseFloat(strings.TrimSuffix(attr(t, "height"), "pt"), 64)
+		w, _ := strconv.ParseFloat(strings.TrimSuffix(t.attr("width"), "pt"), 64)
+		h, _ := strconv.ParseFloat(strings.TrimSuffix(t.attr("height"), "pt"), 64)
 		x.page.Width, x.page.Height = w*PixelsPerPoint, h*PixelsPerPoint
 		f.tf = pxMatrix
 	case "defs", "mask", "pattern", "symbol", "marker":
 		f.ignore = true
 	case "clipPath":
-		x.clipID = attr(t, "id")
+		x.clipID = t.attr("id")
 		x.clipAcc = nil
 		f.ignore = true
 	case "path":
-		cmds, err := parsePathData(attr(t, "d"))
+		cmds, err := parsePathData(t.attr("d"))
 		if err != nil {
 			return err
 		}
-		if id := attr(t, "id"); id != "" && parent.ignore && x.clipID == "" {
+		if id := t.attr("id"); id != "" && parent.ignore && x.clipID == "" {
 			// A font glyph outline (or other reusable path) in <defs>,
 			// in its own coordinates: kept for <use>.
 			x.defs[id] = defPath{cmds: cmds}
@@ -216,17 +201,17 @@ func (x *extractor) start(t xml.StartElement) error {
 		if f.ignore {
 			break
 		}
-		id := strings.TrimPrefix(attr(t, "href"), "#")
+		id := strings.TrimPrefix(t.attr("href"), "#")
 		d, ok := x.defs[id]
 		if !ok {
 			break
 		}
-		if ux, uy := attr(t, "x"), attr(t, "y"); ux != "" || uy != "" {
+		if ux, uy := t.attr("x"), t.attr("y"); ux != "" || uy != "" {
 			dx, _ := strconv.ParseFloat(ux, 64)
 			dy, _ := strconv.ParseFloat(uy, 64)
 			f.tf = glyph.Translate(dx, dy).Then(f.tf)
 		}
-		text, isText := attrOK(t, "data-text")
+		text, isText := t.attrOK("data-text")
 		if !isText {
 			// A reused drawing path, not text: draw it.
 			x.addPath(d.cmds, f, t)
@@ -238,17 +223,8 @@ func (x *extractor) start(t xml.StartElement) error {
 	return nil
 }
 
-func attrOK(t xml.StartElement, name string) (string, bool) {
-	for _, a := range t.Attr {
-		if a.Name.Local == name {
-			return a.Value, true
-		}
-	}
-	return "", false
-}
-
-func (x *extractor) end(t xml.EndElement) {
-	if t.Name.Local == "clipPath" && x.clipID != "" {
+func (x *extractor) end(name string) {
+	if name == "clipPath" && x.clipID != "" {
 		if x.clipAcc != nil {
 			x.clips[x.clipID] = *x.clipAcc
 		}
@@ -281,17 +257,17 @@ func maxPt(a, b glyph.Point) glyph.Point {
 	return glyph.Point{X: math.Max(a.X, b.X), Y: math.Max(a.Y, b.Y)}
 }
 
-func (x *extractor) style(t xml.StartElement, tf glyph.Affine) int32 {
+func (x *extractor) style(t *svgElement, tf glyph.Affine) int32 {
 	s := Style{}
-	if v := attr(t, "stroke"); v != "" && v != "none" {
+	if v := t.attr("stroke"); v != "" && v != "none" {
 		s.Stroke = v
 		w := 1.0
-		if sw := attr(t, "stroke-width"); sw != "" {
+		if sw := t.attr("stroke-width"); sw != "" {
 			w, _ = strconv.ParseFloat(sw, 64)
 		}
 		s.Width = w * math.Sqrt(math.Abs(tf.A*tf.D-tf.B*tf.C))
 	}
-	if v, ok := attrOK(t, "fill"); !ok {
+	if v, ok := t.attrOK("fill"); !ok {
 		s.Fill = "#000000" // SVG default paint
 	} else if v != "none" {
 		s.Fill = v
@@ -306,7 +282,7 @@ func (x *extractor) style(t xml.StartElement, tf glyph.Affine) int32 {
 }
 
 // addPath maps a path's commands to pixels and appends its pieces.
-func (x *extractor) addPath(cmds []pathCmd, f frame, t xml.StartElement) {
+func (x *extractor) addPath(cmds []pathCmd, f frame, t *svgElement) {
 	st := x.style(t, f.tf)
 	before := len(x.page.Segments)
 	beforeArcs := len(x.page.Arcs)

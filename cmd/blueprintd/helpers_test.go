@@ -19,6 +19,7 @@ import (
 
 	"blueprint/internal/apikey"
 	"blueprint/internal/config"
+	"blueprint/internal/document/documenttest"
 	"blueprint/internal/openapi"
 	"blueprint/internal/runner"
 )
@@ -243,33 +244,14 @@ func (e *testEnv) waitStatus(key, id string, want ...string) map[string]any {
 // pdfDoc writes a valid PDF with one page per size (in points), each
 // drawing a few lines and a circle-ish square.
 func pdfDoc(sizes ...[2]int) []byte {
-	var objs []string
-	n := len(sizes)
-	kids := make([]string, n)
-	for i := range sizes {
-		kids[i] = fmt.Sprintf("%d 0 R", 3+2*i)
-	}
-	objs = append(objs, "<< /Type /Catalog /Pages 2 0 R >>")
-	objs = append(objs, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n))
+	pages := make([]documenttest.Page, len(sizes))
 	for i, s := range sizes {
-		content := fmt.Sprintf("1 w 10 10 m %d %d l S 20 20 30 30 re S", s[0]-10, s[1]-10)
-		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Contents %d 0 R >>", s[0], s[1], 4+2*i))
-		objs = append(objs, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
+		pages[i] = documenttest.Page{
+			MediaBox: fmt.Sprintf("[0 0 %d %d]", s[0], s[1]),
+			Content:  fmt.Sprintf("1 w 10 10 m %d %d l S 20 20 30 30 re S", s[0]-10, s[1]-10),
+		}
 	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
+	return documenttest.PDF(pages...)
 }
 
 // pngImage encodes a w×h white image with a dark square.

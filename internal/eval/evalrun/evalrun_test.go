@@ -16,6 +16,7 @@ import (
 
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
+	"blueprint/internal/document/documenttest"
 	"blueprint/internal/engine"
 	"blueprint/internal/eval/dataset"
 	"blueprint/internal/glyph"
@@ -37,11 +38,7 @@ type instance struct {
 // instance list, and returns it with the ground truth of every page.
 func sheetPDF(t *testing.T, cat *catalog.Catalog, wPt, hPt float64, pages [][]instance) ([]byte, []dataset.Page) {
 	t.Helper()
-	var objs []string
-	add := func(s string) int { objs = append(objs, s); return len(objs) }
-	add("<< /Type /Catalog /Pages 2 0 R >>")
-	add("") // the page tree, written once the kids are known
-	var kids []string
+	var docPages []documenttest.Page
 	var gt []dataset.Page
 	for pi, insts := range pages {
 		var content strings.Builder
@@ -68,26 +65,10 @@ func sheetPDF(t *testing.T, cat *catalog.Catalog, wPt, hPt float64, pages [][]in
 			page.Symbols = append(page.Symbols, dataset.Symbol{Class: in.class, Rotation: in.rot, Scale: in.scale,
 				BBoxPx: &dataset.Box{X: lo.X * pxPerPt, Y: lo.Y * pxPerPt, Width: (hi.X - lo.X) * pxPerPt, Height: (hi.Y - lo.Y) * pxPerPt}})
 		}
-		c := add(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()))
-		p := add(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Contents %d 0 R /Resources << >> >>", wPt, hPt, c))
-		kids = append(kids, fmt.Sprintf("%d 0 R", p))
+		docPages = append(docPages, documenttest.Page{MediaBox: fmt.Sprintf("[0 0 %g %g]", wPt, hPt), Content: content.String()})
 		gt = append(gt, page)
 	}
-	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids))
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes(), gt
+	return documenttest.PDF(docPages...), gt
 }
 
 // sheetPNG draws the glyphs of insts (placed in pixels) in black on white

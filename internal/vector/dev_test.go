@@ -96,7 +96,7 @@ func TestDevDataset(t *testing.T) {
 					}
 					switch tp.kind {
 					case anchorCircle:
-						ix.circleHypotheses(tp, try)
+						ix.circleHypotheses(tp, func(h hypothesis) float64 { try(h); return 0 })
 					case anchorCorner:
 						ix.cornerHypotheses(tp, try)
 					default:

@@ -27,6 +27,9 @@ const (
 	// textCentreTol is how far, in cap heights, the centre of a glyph
 	// text's characters may lie from where the glyph puts it.
 	textCentreTol = 0.8
+	// wholeCoverage: a pose covering this much of its template is a
+	// whole find (no other pose of it is needed there).
+	wholeCoverage = 0.995
 	// maxOffPage is the largest fraction of a template's geometry that
 	// may lie beyond the sheet edge (symbols clipped by the sheet).
 	maxOffPage = 0.5
@@ -98,6 +101,8 @@ type pageIndex struct {
 	// first use.
 	cornerStart []int32
 	cornerArms  []cornerArms
+	// verified counts pose verifications (the matcher's unit of work).
+	verified int
 }
 
 func newPageIndex(pg *Page) *pageIndex {
@@ -364,6 +369,7 @@ type scored struct {
 // characters) that page geometry explains. It stops early once the pose
 // cannot reach minCoverage.
 func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
+	ix.verified++
 	t := h.t
 	m := h.pl.Matrix(PixelsPerMM)
 	k := h.pl.Scale * PixelsPerMM
@@ -509,6 +515,12 @@ func (ix *pageIndex) charsWithin(p glyph.Point, radius float64, fn func(i int32)
 
 // Match finds the matcher's templates on one page.
 func (mt *Matcher) Match(ctx context.Context, pg *Page) ([]Match, error) {
+	ms, _, err := mt.match(ctx, pg)
+	return ms, err
+}
+
+// match is Match, also returning the page index (for its counters).
+func (mt *Matcher) match(ctx context.Context, pg *Page) ([]Match, *pageIndex, error) {
 	ix := newPageIndex(pg)
 	seen := map[hypKey]bool{}
 	// done marks where a template was already found whole: other poses
@@ -521,46 +533,51 @@ func (mt *Matcher) Match(ctx context.Context, pg *Page) ([]Match, error) {
 	done := map[place]bool{}
 	const doneCell = 4.0
 	var found []scored
-	try := func(h hypothesis) {
+	// try verifies a pose and returns its coverage (1 where the template
+	// was already found whole there, 0 where the pose fails).
+	try := func(h hypothesis) float64 {
 		if h.pl.Scale < MinScale || h.pl.Scale > MaxScale {
-			return
+			return 0
 		}
 		px, py := int(math.Floor(h.pl.At.X/doneCell)), int(math.Floor(h.pl.At.Y/doneCell))
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
 				if done[place{h.t, px + dx, py + dy}] {
-					return
+					return 1
 				}
 			}
 		}
 		k := keyOf(h)
 		if seen[k] {
-			return
+			return 0
 		}
 		seen[k] = true
-		if s, ok := ix.verify(h); ok {
-			found = append(found, s)
-			if s.cov >= 0.995 {
-				done[place{h.t, px, py}] = true
-			}
+		s, ok := ix.verify(h)
+		if !ok {
+			return 0
 		}
+		found = append(found, s)
+		if s.cov >= wholeCoverage {
+			done[place{h.t, px, py}] = true
+		}
+		return s.cov
 	}
 	for n, t := range mt.tpls {
 		if n%8 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("vector: match: %w", err)
+				return nil, nil, fmt.Errorf("vector: match: %w", err)
 			}
 		}
 		switch t.kind {
 		case anchorCircle:
 			ix.circleHypotheses(t, try)
 		case anchorCorner:
-			ix.cornerHypotheses(t, try)
+			ix.cornerHypotheses(t, func(h hypothesis) { try(h) })
 		default:
-			ix.segmentHypotheses(t, try)
+			ix.segmentHypotheses(t, func(h hypothesis) { try(h) })
 		}
 	}
-	return mt.finish(ix, found), nil
+	return mt.finish(ix, found), ix, nil
 }
 
 type hypKey struct {
@@ -586,7 +603,29 @@ func placeFor(tp, pp glyph.Point, rot, scale float64, mir bool) glyph.Placement 
 
 func deg(v glyph.Point) float64 { return math.Atan2(v.Y, v.X) * 180 / math.Pi }
 
-func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis)) {
+// blockPose is how a template was found whole on one circle of the page:
+// CAD blocks repeat, so the next circle of that radius is tried with the
+// same rotation, mirror and scale before any ring search.
+type blockPose struct {
+	r, rot, scale float64
+	mir           bool
+}
+
+// maxBlockPoses bounds the remembered poses per template and page.
+const maxBlockPoses = 16
+
+func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64) {
+	var blocks []blockPose
+	remember := func(r float64, h hypothesis) {
+		for _, b := range blocks {
+			if b.mir == h.pl.Mirrored && angDiff(b.rot, h.pl.Rotation) < 0.5 && math.Abs(b.r-r) < 0.1 {
+				return
+			}
+		}
+		if len(blocks) < maxBlockPoses {
+			blocks = append(blocks, blockPose{r, h.pl.Rotation, h.pl.Scale, h.pl.Mirrored})
+		}
+	}
 	for _, f := range ix.circles {
 		if f.sweep < math.Min(t.sweep, 360)*0.7 {
 			continue
@@ -597,6 +636,17 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis)) {
 		}
 		if !t.hasQ {
 			try(hypothesis{t, placeFor(t.c, f.c, 0, s, false)})
+			continue
+		}
+		// A repeat of a block found whole before: cheap to find again.
+		hit := false
+		for _, b := range blocks {
+			if math.Abs(b.r-f.r) <= 0.3 && try(hypothesis{t, placeFor(t.c, f.c, b.rot, b.scale, b.mir)}) >= wholeCoverage {
+				hit = true
+				break
+			}
+		}
+		if hit {
 			continue
 		}
 		// The radius of a small circle is known to about half a pixel,
@@ -611,8 +661,14 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis)) {
 			v := glyph.Point{X: k.X - f.c.X, Y: k.Y - f.c.Y}
 			sk := math.Hypot(v.X, v.Y) / (dqMM * PixelsPerMM)
 			phiK := deg(v)
-			try(hypothesis{t, placeFor(t.c, f.c, phiK-phiQ, sk, false)})
-			try(hypothesis{t, placeFor(t.c, f.c, phiK-(180-phiQ), sk, true)})
+			for _, h := range [2]hypothesis{
+				{t, placeFor(t.c, f.c, phiK-phiQ, sk, false)},
+				{t, placeFor(t.c, f.c, phiK-(180-phiQ), sk, true)},
+			} {
+				if try(h) >= wholeCoverage {
+					remember(f.r, h)
+				}
+			}
 		})
 	}
 }

@@ -480,3 +480,40 @@ func TestLegendNotInstances(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatedBlocksCheap: a block repeated at one rotation (as CAD inserts
+// it) is found everywhere, and after the first instance each costs about
+// one verification instead of a ring search.
+func TestRepeatedBlocksCheap(t *testing.T) {
+	cat, m := loadTemplates(t)
+	sym, _ := cat.Lookup("socket_outlet_earthed")
+	count := func(rot func(i int) float64) (int, int) {
+		s := newSheet(800, 600)
+		s.width(0.25)
+		for i := 0; i < 48; i++ {
+			at := glyph.Point{X: 60 + float64(i%8)*90, Y: 60 + float64(i/8)*90}
+			s.glyph(sym.Glyph, glyph.Placement{At: at, Scale: 1.3, Rotation: rot(i)})
+			s.line(at, glyph.Point{X: at.X + 40, Y: at.Y + 25})
+		}
+		ms, ix, err := m.match(context.Background(), pageOf(t, s.pdf()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, d := range ms {
+			if d.Class == "socket_outlet_earthed" && d.Confidence >= 0.5 {
+				n++
+			}
+		}
+		return n, ix.verified
+	}
+	nSame, vSame := count(func(int) float64 { return 30 })
+	nVar, vVar := count(func(i int) float64 { return float64(7 * i) })
+	t.Logf("48 blocks at one rotation: %d found, %d verifications; at 48 rotations: %d found, %d verifications", nSame, vSame, nVar, vVar)
+	if nSame != 48 || nVar != 48 {
+		t.Fatalf("found %d and %d of 48", nSame, nVar)
+	}
+	if vSame >= vVar {
+		t.Errorf("repeated blocks cost %d verifications, no fewer than %d for varied ones", vSame, vVar)
+	}
+}

@@ -108,3 +108,48 @@ func TestEngineImagePage(t *testing.T) {
 		t.Fatalf("image page: %v, %+v; want no detections", err, dets)
 	}
 }
+
+// TestEngineConcurrent runs one engine on several pages at once (run with
+// -race): results must not depend on what else is running.
+func TestEngineConcurrent(t *testing.T) {
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := New(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 612 792]", Content: luminaireOps(200, 300) + luminaireOps(300, 600)})
+	ctx := context.Background()
+	doc, err := document.Open(ctx, pdf, "application/pdf", document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	page, err := doc.Page(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; i < 5; i++ {
+				dets, err := eng.Detect(ctx, page)
+				if err == nil && len(dets) != 2 {
+					err = fmt.Errorf("got %d detections, want 2", len(dets))
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -4,7 +4,7 @@ BIN       := bin
 STATICCHECK_VERSION := 2025.1.1
 REDOCLY_VERSION     := 2.77.0
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -41,3 +41,13 @@ DATA   ?= testdata/synth
 REPORT ?= eval-report.json
 eval:
 	$(GO) run ./cmd/eval -data $(DATA) -report $(REPORT) $(EVAL_FLAGS)
+
+# Time the vector matcher (MuPDF SVG, extraction, matching) per page by paper
+# size on a generated set, and print its peak RSS (docs/vector.md):
+# make bench-vector [BENCH_DIR=/tmp/bench-vector BENCH_N=200 BENCH_SEED=4242]
+BENCH_DIR  ?= /tmp/bench-vector
+BENCH_N    ?= 200
+BENCH_SEED ?= 4242
+bench-vector:
+	test -d $(BENCH_DIR) || $(GO) run ./cmd/synth -out $(BENCH_DIR) -n $(BENCH_N) -seed $(BENCH_SEED) -kind vector
+	VECTOR_TIMING_DATA=$(BENCH_DIR) $(GO) test -count=1 -timeout 30m -run TestDevTiming -v ./internal/vector/ | grep -v "^=== \|A1 sheet"

@@ -5,12 +5,13 @@ import (
 	"math"
 	"strings"
 
+	"blueprint/internal/detect"
 	"blueprint/internal/glyph"
 )
 
 // PixelsPerMM converts paper millimetres (the glyph unit at symbol scale 1)
 // to pixels of the 200-DPI raster.
-const PixelsPerMM = 200 / 25.4
+const PixelsPerMM = float64(detect.RenderDPI) / 25.4
 
 // Scale range searched: a symbol may be drawn from half to twice its
 // catalog size.

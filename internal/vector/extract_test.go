@@ -1,7 +1,6 @@
 package vector
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"image"
@@ -10,6 +9,7 @@ import (
 
 	fitz "github.com/gen2brain/go-fitz"
 
+	"blueprint/internal/document/documenttest"
 	"blueprint/internal/glyph"
 )
 
@@ -17,28 +17,18 @@ import (
 // stream, form the stream of form XObject /X1 (its /Matrix is formMatrix),
 // pageExtra goes into the page dictionary (CropBox, Rotate).
 func testPDF(mediaW, mediaH float64, content, form, formMatrix, pageExtra string) []byte {
-	var b bytes.Buffer
-	var offs []int
-	obj := func(s string) {
-		offs = append(offs, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offs), s)
-	}
-	b.WriteString("%PDF-1.7\n")
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
-	obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] %s /Resources << /Font << /F1 5 0 R >> /XObject << /X1 6 0 R >> >> /Contents 4 0 R >>", mediaW, mediaH, pageExtra))
-	obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	obj(fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [-1000 -1000 1000 1000] /Matrix [%s] /Resources << /XObject << /X2 7 0 R >> >> /Length %d >>\nstream\n%s\nendstream", formMatrix, len(form), form))
-	inner := "0 0 m 20 0 l S"
-	obj(fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [-1000 -1000 1000 1000] /Matrix [0 1 -1 0 0 0] /Length %d >>\nstream\n%s\nendstream", len(inner), inner))
-	x := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, x)
-	return b.Bytes()
+	var b documenttest.Builder
+	catalog, pages, page := b.Reserve(), b.Reserve(), b.Reserve()
+	contents := b.Add(documenttest.Stream("", []byte(content), false))
+	font := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	outer, inner := b.Reserve(), b.Reserve()
+	b.Set(outer, documenttest.Stream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [-1000 -1000 1000 1000] /Matrix [%s] /Resources << /XObject << /X2 %d 0 R >> >>", formMatrix, inner), []byte(form), false))
+	b.Set(inner, documenttest.Stream("/Type /XObject /Subtype /Form /BBox [-1000 -1000 1000 1000] /Matrix [0 1 -1 0 0 0]", []byte("0 0 m 20 0 l S"), false))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	b.Set(page, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] %s /Resources << /Font << /F1 %d 0 R >> /XObject << /X1 %d 0 R >> >> /Contents %d 0 R >>",
+		pages, mediaW, mediaH, pageExtra, font, outer, contents))
+	return b.Bytes(catalog, "")
 }
 
 // circleOps draws a circle of radius r at (cx, cy) with four Bézier curves,

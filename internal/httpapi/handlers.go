@@ -152,39 +152,18 @@ func (s *Server) handleDetections(w http.ResponseWriter, r *http.Request, c job.
 	writeJSON(w, http.StatusOK, out)
 }
 
-type symbolView struct {
-	Class          string  `json:"class"`
-	DisplayName    *string `json:"display_name"`
-	Category       *string `json:"category"`
-	SymbolCategory *string `json:"symbol_category"`
-	Color          *string `json:"color"`
-	Talo2010Code   *string `json:"talo2010_code"`
-	IconURL        *string `json:"icon_url"`
-}
-
 type symbolCatalog struct {
-	Models  []string     `json:"models"`
-	Count   int          `json:"count"`
-	Symbols []symbolView `json:"symbols"`
-}
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
+	Models  []string         `json:"models"`
+	Count   int              `json:"count"`
+	Symbols []job.SymbolView `json:"symbols"`
 }
 
 func (s *Server) handleSymbols(w http.ResponseWriter, r *http.Request, _ job.Caller) {
 	lang := catalog.PreferredLanguage(r.Header.Get("Accept-Language"))
 	syms := s.cfg.Catalog.Symbols()
-	out := symbolCatalog{Models: s.cfg.Catalog.Models(), Count: len(syms), Symbols: make([]symbolView, 0, len(syms))}
+	out := symbolCatalog{Models: s.cfg.Catalog.Models(), Count: len(syms), Symbols: make([]job.SymbolView, 0, len(syms))}
 	for _, sym := range syms {
-		out.Symbols = append(out.Symbols, symbolView{
-			Class: sym.Class, DisplayName: nullable(s.cfg.Catalog.DisplayName(sym.Class, lang)),
-			Category: nullable(sym.Category), SymbolCategory: nullable(sym.SymbolCategory), Color: nullable(sym.Color),
-			Talo2010Code: sym.Talo2010Code, IconURL: nullable(s.cfg.Links.IconURL(sym.Class)),
-		})
+		out.Symbols = append(out.Symbols, s.cfg.Service.Symbol(sym.Class, lang))
 	}
 	w.Header().Set("Content-Language", lang)
 	w.Header().Add("Vary", "Accept-Language")

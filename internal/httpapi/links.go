@@ -19,14 +19,11 @@ const (
 )
 
 // Links is what the HTTP layer needs of the URLs it hands out and accepts:
-// the icon URLs of the symbol catalog and the icon redirect, and the check
-// of the signed URLs of files the service serves itself. *LocalLinks
-// implements it for local mode; the AWS mode can pass one whose
-// IconFileURL is an S3-presigned URL.
+// the target of the icon redirect and the check of the signed URLs of files
+// the service serves itself (the catalog's icon URLs come from the job
+// service's job.Links). *LocalLinks implements it for local mode; the AWS
+// mode can pass one whose IconFileURL is an S3-presigned URL.
 type Links interface {
-	// IconURL is the icon endpoint of a class (GET /v1/symbols/{class}/icon,
-	// which redirects to IconFileURL), absolute.
-	IconURL(class string) string
 	// IconFileURL is the absolute URL, valid until expires, of a class's
 	// icon file; format is "svg" or "png".
 	IconFileURL(class, format string, expires time.Time) string

@@ -93,23 +93,31 @@ func (s *Service) loadPage(ctx context.Context, jobID string, page int) (storedP
 	return sp, nil
 }
 
+// Symbol describes class as the symbol catalog and detections show it, with
+// display names in lang ("fi": Finnish, else English). A class the catalog
+// does not know has only its Class set.
+func (s *Service) Symbol(class, lang string) SymbolView {
+	v := SymbolView{Class: class}
+	if sym, ok := s.cfg.Catalog.Lookup(class); ok {
+		v.DisplayName = strPtr(s.cfg.Catalog.DisplayName(class, lang))
+		v.Category = strPtr(sym.Category)
+		v.SymbolCategory = strPtr(sym.SymbolCategory)
+		v.Color = strPtr(sym.Color)
+		v.Talo2010Code = sym.Talo2010Code
+		v.IconURL = strPtr(s.cfg.Links.IconURL(class))
+	}
+	return v
+}
+
 func (s *Service) detectionView(d storedDetection, p Page, lang string) DetectionView {
 	v := DetectionView{
-		ID: d.ID, Class: d.Class, Confidence: d.Confidence,
+		ID: d.ID, SymbolView: s.Symbol(d.Class, lang), Confidence: d.Confidence,
 		BBoxPx: BoxView{X: d.Box.X, Y: d.Box.Y, Width: d.Box.W, Height: d.Box.H},
 		Source: SourceView{Detector: d.Source.Detector, VectorMatching: d.Source.VectorMatching},
 	}
 	if p.Width > 0 && p.Height > 0 {
 		w, h := float64(p.Width), float64(p.Height)
 		v.BBoxNorm = BoxView{X: d.Box.X / w, Y: d.Box.Y / h, Width: d.Box.W / w, Height: d.Box.H / h}
-	}
-	if sym, ok := s.cfg.Catalog.Lookup(d.Class); ok {
-		v.DisplayName = strPtr(s.cfg.Catalog.DisplayName(d.Class, lang))
-		v.Category = strPtr(sym.Category)
-		v.SymbolCategory = strPtr(sym.SymbolCategory)
-		v.Color = strPtr(sym.Color)
-		v.Talo2010Code = sym.Talo2010Code
-		v.IconURL = strPtr(s.cfg.Links.IconURL(d.Class))
 	}
 	return v
 }
@@ -165,16 +173,12 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 		v.Pages = append(v.Pages, pv)
 	}
 	for class, n := range counts {
-		row := SymbolCount{Class: class, Count: n}
-		if sym, ok := s.cfg.Catalog.Lookup(class); ok {
-			row.DisplayName = strPtr(s.cfg.Catalog.DisplayName(class, o.Lang))
-			row.Talo2010Code = sym.Talo2010Code
-			row.Category = strPtr(sym.Category)
-			if sym.Category != "" {
-				v.Summary.ByCategory[sym.Category] += n
-			}
+		sym := s.Symbol(class, o.Lang)
+		v.Summary.BySymbol = append(v.Summary.BySymbol, SymbolCount{Class: class, DisplayName: sym.DisplayName,
+			Talo2010Code: sym.Talo2010Code, Category: sym.Category, Count: n})
+		if sym.Category != nil {
+			v.Summary.ByCategory[*sym.Category] += n
 		}
-		v.Summary.BySymbol = append(v.Summary.BySymbol, row)
 	}
 	sort.Slice(v.Summary.BySymbol, func(a, b int) bool {
 		x, y := v.Summary.BySymbol[a], v.Summary.BySymbol[b]

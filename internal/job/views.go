@@ -101,20 +101,28 @@ type SourceView struct {
 	VectorMatching bool `json:"vector_matching"`
 }
 
-// DetectionView is one detection on the wire.
+// SymbolView is the catalog description of a symbol class on the wire: an
+// item of the symbol catalog (GET /v1/symbols) and the class fields of
+// every detection. Fields the catalog does not know are null.
+type SymbolView struct {
+	Class          string  `json:"class"`
+	DisplayName    *string `json:"display_name"`
+	Category       *string `json:"category"`
+	SymbolCategory *string `json:"symbol_category"`
+	Color          *string `json:"color"`
+	Talo2010Code   *string `json:"talo2010_code"`
+	IconURL        *string `json:"icon_url"`
+}
+
+// DetectionView is one detection on the wire: its id, its class described
+// by SymbolView, then confidence, boxes and source.
 type DetectionView struct {
-	ID             string     `json:"id"`
-	Class          string     `json:"class"`
-	DisplayName    *string    `json:"display_name"`
-	Category       *string    `json:"category"`
-	SymbolCategory *string    `json:"symbol_category"`
-	Color          *string    `json:"color"`
-	Talo2010Code   *string    `json:"talo2010_code"`
-	IconURL        *string    `json:"icon_url"`
-	Confidence     float64    `json:"confidence"`
-	BBoxNorm       BoxView    `json:"bbox_norm"`
-	BBoxPx         BoxView    `json:"bbox_px"`
-	Source         SourceView `json:"source"`
+	ID string `json:"id"`
+	SymbolView
+	Confidence float64    `json:"confidence"`
+	BBoxNorm   BoxView    `json:"bbox_norm"`
+	BBoxPx     BoxView    `json:"bbox_px"`
+	Source     SourceView `json:"source"`
 }
 
 // PageView is one page of a done job.

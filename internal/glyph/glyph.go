@@ -89,6 +89,38 @@ func (g Glyph) Bounds() (min, max Point) {
 	return min, max
 }
 
+// Outline samples the glyph's geometry for its axis-aligned box: circles
+// and arcs every 2 degrees or closer (exact to a small fraction of a pixel
+// at any symbol size), a rect as its four corners, text as the corners of
+// its box (textWidth(text, size) wide, size tall, baseline centred at
+// Pts[0]), and any other shape as its points, in shape order.
+func (g Glyph) Outline(textWidth func(text string, size float64) float64) []Point {
+	var out []Point
+	arc := func(c Point, r, start, sweep float64) {
+		out = append(out, arcPoints(c, r, start, sweep, int(math.Ceil(math.Abs(sweep)/2))+1)...)
+	}
+	for _, s := range g.Shapes {
+		switch s.Kind {
+		case KindCircle:
+			arc(s.Pts[0], s.R, 0, 360)
+		case KindArc:
+			arc(s.Pts[0], s.R, s.Start, s.Sweep)
+		case KindRect:
+			a, b := s.Pts[0], s.Pts[1]
+			out = append(out, a, Point{b.X, a.Y}, b, Point{a.X, b.Y})
+		case KindText:
+			w := textWidth(s.Text, s.Size)
+			c := s.Pts[0]
+			out = append(out,
+				Point{c.X - w/2, c.Y - s.Size}, Point{c.X + w/2, c.Y - s.Size},
+				Point{c.X + w/2, c.Y}, Point{c.X - w/2, c.Y})
+		default:
+			out = append(out, s.Pts...)
+		}
+	}
+	return out
+}
+
 // Polylines flattens every non-text shape into point chains whose chords
 // deviate from the true curve by at most tol (glyph units). Closed shapes
 // repeat their first point at the end.

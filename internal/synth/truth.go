@@ -62,44 +62,13 @@ type instance struct {
 }
 
 // outline samples the glyph's geometry (text as its measured box) mapped
-// by m. Arcs and circles are sampled every 2 degrees, closely enough that
-// the box is exact to a small fraction of a pixel at any symbol size.
+// by m; see glyph.Glyph.Outline.
 func outline(g glyph.Glyph, m glyph.Affine, met *metrics) []glyph.Point {
-	var out []glyph.Point
-	add := func(p glyph.Point) { out = append(out, m.Apply(p)) }
-	arc := func(c glyph.Point, r, start, sweep float64) {
-		n := int(math.Ceil(math.Abs(sweep)/2)) + 1
-		for i := 0; i <= n; i++ {
-			a := (start + sweep*float64(i)/float64(n)) * math.Pi / 180
-			add(glyph.Point{X: c.X + r*math.Cos(a), Y: c.Y + r*math.Sin(a)})
-		}
+	pts := g.Outline(met.width)
+	for i, p := range pts {
+		pts[i] = m.Apply(p)
 	}
-	for _, s := range g.Shapes {
-		switch s.Kind {
-		case glyph.KindCircle:
-			arc(s.Pts[0], s.R, 0, 360)
-		case glyph.KindArc:
-			arc(s.Pts[0], s.R, s.Start, s.Sweep)
-		case glyph.KindRect:
-			a, b := s.Pts[0], s.Pts[1]
-			add(a)
-			add(glyph.Point{X: b.X, Y: a.Y})
-			add(b)
-			add(glyph.Point{X: a.X, Y: b.Y})
-		case glyph.KindText:
-			w := met.width(s.Text, s.Size)
-			c := s.Pts[0]
-			add(glyph.Point{X: c.X - w/2, Y: c.Y - s.Size})
-			add(glyph.Point{X: c.X + w/2, Y: c.Y - s.Size})
-			add(glyph.Point{X: c.X + w/2, Y: c.Y})
-			add(glyph.Point{X: c.X - w/2, Y: c.Y})
-		default:
-			for _, p := range s.Pts {
-				add(p)
-			}
-		}
-	}
-	return out
+	return pts
 }
 
 // boundsOf returns the axis-aligned bounds of pts.

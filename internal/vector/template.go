@@ -238,7 +238,7 @@ func prepare(t Template) (*prepared, error) {
 			p.arcEnds = append(p.arcEnds, arcEnd{e.sample, e.c, e.r})
 		}
 	}
-	p.outline = outlinePoints(t.Glyph)
+	p.outline = t.Glyph.Outline(textWidthMM) // the way the ground truth samples it
 
 	// Corner with the longest shorter arm, and the longest segment.
 	bestC, bestS := 0.0, 0.0
@@ -312,40 +312,6 @@ func spreadOrder(s []sample) []sample {
 		}
 		if r < n {
 			out = append(out, s[r])
-		}
-	}
-	return out
-}
-
-// outlinePoints samples the glyph's geometry for its box, the way the
-// ground truth does: arcs every 2 degrees, text as its box (0.6 × cap height
-// advance per character, a sans-serif average).
-func outlinePoints(g glyph.Glyph) []glyph.Point {
-	var out []glyph.Point
-	arc := func(c glyph.Point, r, start, sweep float64) {
-		n := int(math.Ceil(math.Abs(sweep)/2)) + 1
-		for i := 0; i <= n; i++ {
-			a := (start + sweep*float64(i)/float64(n)) * math.Pi / 180
-			out = append(out, glyph.Point{X: c.X + r*math.Cos(a), Y: c.Y + r*math.Sin(a)})
-		}
-	}
-	for _, s := range g.Shapes {
-		switch s.Kind {
-		case glyph.KindCircle:
-			arc(s.Pts[0], s.R, 0, 360)
-		case glyph.KindArc:
-			arc(s.Pts[0], s.R, s.Start, s.Sweep)
-		case glyph.KindRect:
-			a, b := s.Pts[0], s.Pts[1]
-			out = append(out, a, glyph.Point{X: b.X, Y: a.Y}, b, glyph.Point{X: a.X, Y: b.Y})
-		case glyph.KindText:
-			w := textWidthMM(s.Text, s.Size)
-			c := s.Pts[0]
-			out = append(out,
-				glyph.Point{X: c.X - w/2, Y: c.Y - s.Size}, glyph.Point{X: c.X + w/2, Y: c.Y - s.Size},
-				glyph.Point{X: c.X + w/2, Y: c.Y}, glyph.Point{X: c.X - w/2, Y: c.Y})
-		default:
-			out = append(out, s.Pts...)
 		}
 	}
 	return out

@@ -44,14 +44,9 @@ func Open(ctx context.Context, data []byte, mime string, lim Limits) (*Document,
 			return nil, err
 		}
 		n := doc.NumPage()
-		switch {
-		case n <= 0:
+		if err := checkPageCount(n, lim); err != nil {
 			doc.Close()
-			return nil, invalid(ReasonNoPages, map[string]any{"pages": 0}, "the PDF has no pages")
-		case n > lim.MaxPages:
-			doc.Close()
-			return nil, invalid(ReasonTooManyPages, map[string]any{"pages": n, "max_pages": lim.MaxPages},
-				"the PDF has %d pages; at most %d pages are accepted per document", n, lim.MaxPages)
+			return nil, err
 		}
 		return &Document{pdf: doc, pages: n, lim: lim}, nil
 	}

@@ -85,13 +85,8 @@ func validatePDF(ctx context.Context, data []byte, lim Limits) (Info, error) {
 	defer doc.Close()
 
 	n := doc.NumPage()
-	if n <= 0 {
-		return Info{}, invalid(ReasonNoPages, map[string]any{"pages": 0},
-			"the PDF has no pages")
-	}
-	if n > lim.MaxPages {
-		return Info{}, invalid(ReasonTooManyPages, map[string]any{"pages": n, "max_pages": lim.MaxPages},
-			"the PDF has %d pages; at most %d pages are accepted per document, split it into several jobs", n, lim.MaxPages)
+	if err := checkPageCount(n, lim); err != nil {
+		return Info{}, err
 	}
 	for i := range n {
 		if err := ctx.Err(); err != nil {
@@ -106,6 +101,20 @@ func validatePDF(ctx context.Context, data []byte, lim Limits) (Info, error) {
 		}
 	}
 	return Info{Pages: n}, nil
+}
+
+// checkPageCount refuses a PDF of n pages with no pages (no_pages) or more
+// than lim.MaxPages (too_many_pages).
+func checkPageCount(n int, lim Limits) error {
+	if n <= 0 {
+		return invalid(ReasonNoPages, map[string]any{"pages": 0},
+			"the PDF has no pages")
+	}
+	if n > lim.MaxPages {
+		return invalid(ReasonTooManyPages, map[string]any{"pages": n, "max_pages": lim.MaxPages},
+			"the PDF has %d pages; at most %d pages are accepted per document, split it into several jobs", n, lim.MaxPages)
+	}
+	return nil
 }
 
 // eofWindow is how close to the end of a PDF its last %%EOF must be.

@@ -149,21 +149,16 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index)}
 		img := s.cfg.Links.PageImageURL(j.ID, p.Index, expires)
 		pv.ImageURL = &img
-		var inline []DetectionView
-		if o.IncludeDetections {
-			inline = []DetectionView{}
-		}
-		for _, d := range sp.Detections {
-			if !f.Keep(detect.Detection{Class: d.Class, Confidence: d.Confidence}) {
-				continue
-			}
-			pv.DetectionCount++
+		kept := sp.visible(f)
+		pv.DetectionCount = len(kept)
+		for _, d := range kept {
 			counts[d.Class]++
-			if o.IncludeDetections {
+		}
+		if o.IncludeDetections {
+			inline := make([]DetectionView, 0, len(kept))
+			for _, d := range kept {
 				inline = append(inline, s.detectionView(d, p, o.Lang))
 			}
-		}
-		if o.IncludeDetections {
 			pv.Detections = &inline
 		}
 		if pv.DetectionCount > 0 {
@@ -226,12 +221,7 @@ func (s *Service) PageDetections(ctx context.Context, c Caller, jobID string, pa
 		return nil, internal("load results", err)
 	}
 	f := s.filter(j, o.Confidence)
-	kept := make([]storedDetection, 0, len(sp.Detections))
-	for _, d := range sp.Detections {
-		if f.Keep(detect.Detection{Class: d.Class, Confidence: d.Confidence}) {
-			kept = append(kept, d)
-		}
-	}
+	kept := sp.visible(f)
 	out := &PageDetections{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
 		ConfidenceMode: f.Mode(), Total: len(kept), Limit: o.Limit, Offset: o.Offset, Detections: []DetectionView{}}
 	for i := o.Offset; i < len(kept) && i < o.Offset+o.Limit; i++ {

@@ -222,3 +222,15 @@ type storedDetection struct {
 type storedPage struct {
 	Detections []storedDetection `json:"detections"`
 }
+
+// visible returns the page's detections that pass the read-time filter f,
+// in stored order: what the poll counts and the per-page endpoint lists.
+func (sp storedPage) visible(f detect.Filter) []storedDetection {
+	kept := make([]storedDetection, 0, len(sp.Detections))
+	for _, d := range sp.Detections {
+		if f.Keep(detect.Detection{Class: d.Class, Confidence: d.Confidence}) {
+			kept = append(kept, d)
+		}
+	}
+	return kept
+}

@@ -382,12 +382,16 @@ func (s *Service) Sweep(ctx context.Context) error {
 	}
 	for _, id := range ids {
 		j, err := s.cfg.Store.GetJob(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted since the listing
+		}
 		if err != nil {
+			errs = append(errs, fmt.Errorf("sweep: load expired job %s: %w", id, err))
 			continue
 		}
 		if j.ExpiredAt != nil && now.After(j.ExpiredAt.Add(ret)) {
 			if err := s.cfg.Store.DeleteJob(ctx, id); err != nil {
-				errs = append(errs, err)
+				errs = append(errs, fmt.Errorf("sweep: delete expired job %s: %w", id, err))
 			}
 		}
 	}

@@ -201,53 +201,83 @@ func streamDict(before []byte) []byte {
 	return before[i:]
 }
 
+// imageKeys are the dictionary patterns that size an image in one syntax:
+// an image XObject's keys, or an inline image's abbreviated or full keys.
+type imageKeys struct {
+	// width, height and bpc capture the number in group 1; a non-empty
+	// group 2, where the pattern has one, marks an indirect reference.
+	width, height, bpc            *regexp.Regexp
+	dct, mask, indexed, rgb, cmyk *regexp.Regexp
+}
+
 var (
 	imageSubtypeRe = regexp.MustCompile(`/Subtype\s*/Image\b`)
-	imageMaskRe    = regexp.MustCompile(`/ImageMask\s+true\b`)
-	dctRe          = regexp.MustCompile(`/DCTDecode\b`)
-	intEntryRe     = map[string]*regexp.Regexp{
-		"Width":            regexp.MustCompile(`/Width\s+(\d+)(\s+\d+\s+R)?`),
-		"Height":           regexp.MustCompile(`/Height\s+(\d+)(\s+\d+\s+R)?`),
-		"BitsPerComponent": regexp.MustCompile(`/BitsPerComponent\s+(\d+)(\s+\d+\s+R)?`),
+	xobjectKeys    = imageKeys{
+		width:   regexp.MustCompile(`/Width\s+(\d+)(\s+\d+\s+R)?`),
+		height:  regexp.MustCompile(`/Height\s+(\d+)(\s+\d+\s+R)?`),
+		bpc:     regexp.MustCompile(`/BitsPerComponent\s+(\d+)(\s+\d+\s+R)?`),
+		dct:     regexp.MustCompile(`/DCTDecode\b`),
+		mask:    regexp.MustCompile(`/ImageMask\s+true\b`),
+		indexed: regexp.MustCompile(`/(Indexed|I)\b`),
+		rgb:     regexp.MustCompile(`/(DeviceRGB|CalRGB|Lab)\b`),
+		cmyk:    regexp.MustCompile(`/DeviceCMYK\b`),
 	}
-	indexedSpaceRe = regexp.MustCompile(`/(Indexed|I)\b`)
-	rgbSpaceRe     = regexp.MustCompile(`/(DeviceRGB|CalRGB|Lab)\b`)
-	cmykSpaceRe    = regexp.MustCompile(`/DeviceCMYK\b`)
+	inlineKeys = imageKeys{
+		width:   regexp.MustCompile(`/(?:W|Width)\s+(\d+)`),
+		height:  regexp.MustCompile(`/(?:H|Height)\s+(\d+)`),
+		bpc:     regexp.MustCompile(`/(?:BPC|BitsPerComponent)\s+(\d+)`),
+		dct:     regexp.MustCompile(`/(?:DCT|DCTDecode)\b`),
+		mask:    regexp.MustCompile(`/(?:IM|ImageMask)\s+true\b`),
+		indexed: regexp.MustCompile(`\[\s*/(?:I|Indexed)\b`),
+		rgb:     regexp.MustCompile(`/(?:CS|ColorSpace)\s*/(?:RGB|DeviceRGB|CalRGB|Lab)\b`),
+		cmyk:    regexp.MustCompile(`/(?:CS|ColorSpace)\s*/(?:CMYK|DeviceCMYK)\b`),
+	}
 )
 
 // imageDecodedBytes returns the decoded size of an image XObject from its
 // dictionary, and false when dict is not a non-DCT image or its size is
 // not written directly (an indirect /Width is left to the inflate count).
 func imageDecodedBytes(dict []byte) (int64, bool) {
-	if dict == nil || !imageSubtypeRe.Match(dict) || dctRe.Match(dict) {
+	if dict == nil || !imageSubtypeRe.Match(dict) {
 		return 0, false
 	}
-	entry := func(name string, def int64) (int64, bool) {
-		m := intEntryRe[name].FindSubmatch(dict)
+	return xobjectKeys.decodedBytes(dict)
+}
+
+// decodedBytes returns width × height × components × bits / 8 (rounded
+// up) from an image dictionary, and false when the image is DCT-encoded or
+// its width, height or bits per component is missing, indirect or over
+// 1<<24.
+func (k imageKeys) decodedBytes(dict []byte) (int64, bool) {
+	if k.dct.Match(dict) {
+		return 0, false
+	}
+	num := func(re *regexp.Regexp, def int64) (int64, bool) {
+		m := re.FindSubmatch(dict)
 		if m == nil {
 			return def, def > 0
 		}
-		if len(m[2]) > 0 {
+		if len(m) > 2 && len(m[2]) > 0 {
 			return 0, false // an indirect reference
 		}
 		v, err := strconv.ParseInt(string(m[1]), 10, 64)
 		return v, err == nil && v >= 0 && v <= 1<<24
 	}
-	w, okW := entry("Width", 0)
-	h, okH := entry("Height", 0)
-	bpc, okB := entry("BitsPerComponent", 8)
+	w, okW := num(k.width, 0)
+	h, okH := num(k.height, 0)
+	bpc, okB := num(k.bpc, 8)
 	if !okW || !okH || !okB {
 		return 0, false
 	}
 	comps := int64(1)
 	switch {
-	case imageMaskRe.Match(dict):
+	case k.mask.Match(dict):
 		bpc = 1
-	case indexedSpaceRe.Match(dict):
+	case k.indexed.Match(dict):
 		// one palette index a pixel, whatever the base space
-	case rgbSpaceRe.Match(dict):
+	case k.rgb.Match(dict):
 		comps = 3
-	case cmykSpaceRe.Match(dict):
+	case k.cmyk.Match(dict):
 		comps = 4
 	}
 	return (w*h*comps*bpc + 7) / 8, true
@@ -313,7 +343,7 @@ func (s *inlineScanner) scan(buf []byte, final bool) ([]byte, error) {
 			}
 			continue
 		}
-		if n, ok := inlineImageBytes(window[:end]); ok {
+		if n, ok := inlineKeys.decodedBytes(window[:end]); ok {
 			s.budget.used += n
 			if s.budget.used > s.budget.limit {
 				return nil, errOverBudget
@@ -329,49 +359,4 @@ func isPDFSpace(c byte) bool {
 		return true
 	}
 	return false
-}
-
-var (
-	inlineWidthRe   = regexp.MustCompile(`/(?:W|Width)\s+(\d+)`)
-	inlineHeightRe  = regexp.MustCompile(`/(?:H|Height)\s+(\d+)`)
-	inlineBPCRe     = regexp.MustCompile(`/(?:BPC|BitsPerComponent)\s+(\d+)`)
-	inlineMaskRe    = regexp.MustCompile(`/(?:IM|ImageMask)\s+true\b`)
-	inlineDCTRe     = regexp.MustCompile(`/(?:DCT|DCTDecode)\b`)
-	inlineIndexedRe = regexp.MustCompile(`\[\s*/(?:I|Indexed)\b`)
-	inlineRGBRe     = regexp.MustCompile(`/(?:CS|ColorSpace)\s*/(?:RGB|DeviceRGB|CalRGB|Lab)\b`)
-	inlineCMYKRe    = regexp.MustCompile(`/(?:CS|ColorSpace)\s*/(?:CMYK|DeviceCMYK)\b`)
-)
-
-// inlineImageBytes returns the decoded size of an inline image from its
-// dictionary (abbreviated or full keys), false when it has no width and
-// height or is DCT-encoded.
-func inlineImageBytes(dict []byte) (int64, bool) {
-	if inlineDCTRe.Match(dict) {
-		return 0, false
-	}
-	num := func(re *regexp.Regexp, def int64) (int64, bool) {
-		m := re.FindSubmatch(dict)
-		if m == nil {
-			return def, def > 0
-		}
-		v, err := strconv.ParseInt(string(m[1]), 10, 64)
-		return v, err == nil && v <= 1<<24
-	}
-	w, okW := num(inlineWidthRe, 0)
-	h, okH := num(inlineHeightRe, 0)
-	bpc, okB := num(inlineBPCRe, 8)
-	if !okW || !okH || !okB {
-		return 0, false
-	}
-	comps := int64(1)
-	switch {
-	case inlineMaskRe.Match(dict):
-		bpc = 1
-	case inlineIndexedRe.Match(dict):
-	case inlineRGBRe.Match(dict):
-		comps = 3
-	case inlineCMYKRe.Match(dict):
-		comps = 4
-	}
-	return (w*h*comps*bpc + 7) / 8, true
 }

@@ -590,6 +590,29 @@ func TestImageDecodedBytes(t *testing.T) {
 	}
 }
 
+// TestInlineImageDecodedBytes: inline images are sized from abbreviated or
+// full keys by the same rule as image XObjects.
+func TestInlineImageDecodedBytes(t *testing.T) {
+	cases := []struct {
+		dict string
+		want int64
+		ok   bool
+	}{
+		{" /W 10 /H 20 /CS /RGB /BPC 8 ", 600, true},
+		{" /Width 10 /Height 20 /ColorSpace /DeviceCMYK ", 800, true},
+		{" /W 9 /H 1 /IM true ", 2, true},
+		{" /W 10 /H 10 /BPC 1 /CS [/I /RGB 1 <000000ffffff>] ", 13, true},
+		{" /W 10 /H 20 /F /DCT ", 0, false},
+		{" /H 20 /CS /G ", 0, false},
+	}
+	for _, c := range cases {
+		got, ok := inlineKeys.decodedBytes([]byte(c.dict))
+		if got != c.want || ok != c.ok {
+			t.Errorf("%q: %d %v, want %d %v", c.dict, got, ok, c.want, c.ok)
+		}
+	}
+}
+
 // inlinePDF is a one-page PDF whose content stream draws an inline image
 // with the given dictionary and data, compressed when flate is true.
 func inlinePDF(dict string, data []byte, flate bool) []byte {

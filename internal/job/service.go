@@ -52,20 +52,18 @@ const (
 	ReasonRetentionElapsed  = "retention_elapsed"
 )
 
-// Mime types accepted on init.
-var acceptedMimes = []string{"application/pdf", "image/png", "image/jpeg", "image/jpg", "image/webp"}
+// Mime types accepted on init: the types package document opens, with the
+// image/jpg alias.
+var acceptedMimes = []string{document.MimePDF, document.MimePNG, document.MimeJPEG, document.MimeJPGAlias, document.MimeWebP}
 
 // CanonicalMime maps the accepted spellings of a mime type to one:
-// image/jpg is image/jpeg. Parameters and case are dropped.
+// image/jpg is image/jpeg (document.NormalizeMIME). Parameters and case
+// are dropped.
 func CanonicalMime(m string) string {
 	if mt, _, err := mime.ParseMediaType(m); err == nil {
 		m = mt
 	}
-	m = strings.ToLower(strings.TrimSpace(m))
-	if m == "image/jpg" {
-		return "image/jpeg"
-	}
-	return m
+	return document.NormalizeMIME(strings.ToLower(strings.TrimSpace(m)))
 }
 
 // Links builds the absolute URLs the responses carry. The HTTP layer

@@ -158,15 +158,9 @@ func NewValidator() (*Validator, error) {
 			for status, resp := range op.Responses {
 				ptr := "/paths/" + escape(tmpl) + "/" + method + "/responses/" + escape(status)
 				if resp.Ref != "" {
-					name, ok := strings.CutPrefix(resp.Ref, "#/components/responses/")
-					if !ok {
-						return nil, fmt.Errorf("openapi: %s: unsupported $ref %q", ptr, resp.Ref)
+					if ptr, resp, err = deref(ptr, resp.Ref, "responses", d.Components.Responses); err != nil {
+						return nil, err
 					}
-					target, ok := d.Components.Responses[name]
-					if !ok {
-						return nil, fmt.Errorf("openapi: %s: dangling $ref %q", ptr, resp.Ref)
-					}
-					ptr, resp = "/components/responses/"+escape(name), target
 				}
 				out := &response{where: strings.ToUpper(method) + " " + tmpl + " " + status, content: map[string]*jsonschema.Schema{}}
 				for mt := range resp.Content {
@@ -181,16 +175,9 @@ func NewValidator() (*Validator, error) {
 				for name, h := range resp.Headers {
 					hptr := ptr + "/headers/" + escape(name)
 					if h.Ref != "" {
-						hname, ok := strings.CutPrefix(h.Ref, "#/components/headers/")
-						if !ok {
-							return nil, fmt.Errorf("openapi: %s: unsupported $ref %q", hptr, h.Ref)
+						if hptr, h, err = deref(hptr, h.Ref, "headers", d.Components.Headers); err != nil {
+							return nil, err
 						}
-						target, ok := d.Components.Headers[hname]
-						if !ok {
-							return nil, fmt.Errorf("openapi: %s: dangling $ref %q", hptr, h.Ref)
-						}
-						h = target
-						hptr = "/components/headers/" + escape(hname)
 					}
 					s, err := compile(hptr + "/schema")
 					if err != nil {
@@ -235,6 +222,21 @@ func NewValidator() (*Validator, error) {
 		return v.routes[i].template < v.routes[j].template
 	})
 	return v, nil
+}
+
+// deref resolves ref, found at the JSON Pointer where, to the entry of
+// #/components/<kind> it names: the entry's pointer and its value.
+func deref[T any](where, ref, kind string, defs map[string]T) (string, T, error) {
+	var zero T
+	name, ok := strings.CutPrefix(ref, "#/components/"+kind+"/")
+	if !ok {
+		return "", zero, fmt.Errorf("openapi: %s: unsupported $ref %q", where, ref)
+	}
+	target, ok := defs[name]
+	if !ok {
+		return "", zero, fmt.Errorf("openapi: %s: dangling $ref %q", where, ref)
+	}
+	return "/components/" + kind + "/" + escape(name), target, nil
 }
 
 // escape encodes a JSON Pointer token (RFC 6901) for use in a URI fragment.

@@ -24,13 +24,14 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"blueprint/internal/catalog"
+	"blueprint/internal/config"
 )
 
 func main() {
 	out := flag.String("out", "", "output PNG path (required)")
 	size := flag.Int("size", 128, "icon side in pixels")
 	cols := flag.Int("cols", 8, "icons per row")
-	override := flag.String("catalog", os.Getenv("BLUEPRINT_CATALOG_FILE"), "operator catalog override file")
+	override := flag.String("catalog", os.Getenv(config.EnvCatalogFile), "operator catalog override file")
 	flag.Parse()
 	if *out == "" || *cols < 1 {
 		flag.Usage()

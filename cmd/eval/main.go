@@ -19,13 +19,10 @@ import (
 	"path/filepath"
 
 	"blueprint/internal/catalog"
+	"blueprint/internal/config"
 	"blueprint/internal/engine"
 	"blueprint/internal/eval/evalrun"
 )
-
-// catalogEnv is the operator override of the catalog, the same variable the
-// service reads.
-const catalogEnv = "BLUEPRINT_CATALOG_FILE"
 
 // errUsage marks a command line that cannot run; main exits 2 for it.
 var errUsage = errors.New("usage")
@@ -51,7 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr e
 	fs.SetOutput(stderr)
 	data := fs.String("data", "", "dataset directory: drawings with <stem>.json ground truth beside them (required)")
 	reportPath := fs.String("report", "", "write the JSON report here (none when empty)")
-	catalogFile := fs.String("catalog", os.Getenv(catalogEnv), "catalog override file (default $"+catalogEnv+")")
+	catalogFile := fs.String("catalog", os.Getenv(config.EnvCatalogFile), "catalog override file (default $"+config.EnvCatalogFile+", as the service)")
 	confidence := fs.Float64("confidence", -1, "flat confidence floor for precision/recall/F1 instead of the per-class defaults (negative: per-class defaults)")
 	maxSheets := fs.Int("max-sheets", 0, "stop after this many sheets (0: all)")
 	quiet := fs.Bool("quiet", false, "no per-sheet progress on stderr")

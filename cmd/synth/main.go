@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"blueprint/internal/catalog"
+	"blueprint/internal/config"
 	"blueprint/internal/synth"
 )
 
@@ -34,7 +35,7 @@ func run() error {
 	kindFlag := flag.String("kind", "vector", "vector or raster")
 	maxPaper := flag.String("max-paper", "", "largest paper size, A4..A0 (default: all)")
 	maxDPI := flag.Int("max-dpi", 0, "highest raster resolution, 150..300 (default 300)")
-	catalogFile := flag.String("catalog", os.Getenv("BLUEPRINT_CATALOG_FILE"), "catalog override file")
+	catalogFile := flag.String("catalog", os.Getenv(config.EnvCatalogFile), "catalog override file")
 	flag.Parse()
 	if *out == "" || *n < 0 {
 		flag.Usage()

@@ -54,7 +54,7 @@ type Page struct {
 type Sheet struct {
 	File   string `json:"file"` // the drawing's name, relative to the JSON's directory
 	Kind   string `json:"kind,omitempty"`
-	Seed   int64  `json:"seed,omitempty"`
+	Seed   uint64 `json:"seed,omitempty"` // cmd/synth seeds are uint64
 	Paper  string `json:"paper,omitempty"`
 	Scale  string `json:"scale,omitempty"`
 	Legend bool   `json:"legend,omitempty"`

@@ -102,3 +102,17 @@ func TestLoadEmptyAndMissing(t *testing.T) {
 		t.Fatalf("missing dir: %v", err)
 	}
 }
+
+// TestReadLargeSeed: every seed cmd/synth accepts (a uint64) reads back.
+func TestReadLargeSeed(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "s.pdf", "%PDF")
+	write(t, dir, "s.json", `{"file": "s.pdf", "seed": 18446744073709551615, "pages": []}`)
+	s, err := Read(filepath.Join(dir, "s.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Seed != 1<<64-1 {
+		t.Fatalf("seed %d", s.Seed)
+	}
+}

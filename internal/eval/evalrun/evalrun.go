@@ -135,9 +135,9 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 	if err != nil {
 		return nil, nil, fmt.Errorf("read drawing: %w", err)
 	}
-	mime := document.Sniff(data[:min(len(data), 1024)])
+	mime := document.Sniff(data)
 	if mime == "" {
-		return nil, nil, fmt.Errorf("%s: not a PDF, PNG or JPEG", s.Path)
+		return nil, nil, fmt.Errorf("%s: not a PDF, PNG, JPEG or WebP", s.Path)
 	}
 	// The service validates an upload at start, then renders it: so does
 	// the evaluation, with the service's limits.

@@ -10,6 +10,7 @@ import (
 
 	"blueprint/internal/detect"
 	"blueprint/internal/job"
+	"blueprint/internal/runner"
 	"blueprint/internal/webhook"
 )
 
@@ -118,6 +119,44 @@ func TestWebhookGivesUp(t *testing.T) {
 	j, _ := e.app.store.GetJob(context.Background(), id)
 	if j.Webhook.GaveUpAt == nil || j.Webhook.Attempts != 1+webhook.MaxRetries {
 		t.Fatalf("delivery record: %+v", j.Webhook)
+	}
+}
+
+// TestExpiryEndsPendingWebhook checks that a job expiring while its
+// webhook still waits for a retry gives the delivery up: the retry would
+// otherwise send the expired record as a job.done event.
+func TestExpiryEndsPendingWebhook(t *testing.T) {
+	clock := &fakeClock{t: time.Now().UTC()}
+	sink := newSink(t, 500, 500)
+	// No polling: after the first attempt only the explicit calls below
+	// deliver.
+	opt := runner.Options{Poll: time.Hour, SweepEvery: time.Hour}
+	e := startEnv(t, t.TempDir(), options{runner: opt, engine: scriptedEngine(), clock: clock})
+	ctx := context.Background()
+	id := doneJob(t, e, keyA, map[string]any{"callback_url": sink.srv.URL})
+	if d := sink.next(t); d.Status != 500 {
+		t.Fatalf("first attempt answered %d", d.Status)
+	}
+	waitDelivery(t, e, id, func(d *job.Delivery) bool { return d.Attempts == 1 })
+
+	clock.Advance(job.DefaultRetention + time.Minute)
+	if err := e.app.service.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.app.service.DeliverWebhook(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-sink.got:
+		t.Fatalf("delivery after expiry: %s", d.Body)
+	case <-time.After(300 * time.Millisecond):
+	}
+	j, err := e.app.store.GetJob(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Status != job.Expired || j.Webhook == nil || j.Webhook.GaveUpAt == nil || j.Webhook.Pending() {
+		t.Fatalf("expired job's delivery record: %s %+v", j.Status, j.Webhook)
 	}
 }
 

@@ -309,7 +309,8 @@ func (s *Service) DeliverWebhook(ctx context.Context, jobID string) error {
 
 // Sweep applies the expiry rules of docs/decisions.md: awaiting_upload jobs
 // whose upload URL ran out with no usable upload, and finished jobs past
-// the retention period, become expired and lose their files; expired jobs
+// the retention period, become expired and lose their files (and a webhook
+// still waiting for a retry is given up); expired jobs
 // past the retention period once more are deleted.
 func (s *Service) Sweep(ctx context.Context) error {
 	now := s.now()
@@ -325,6 +326,12 @@ func (s *Service) Sweep(ctx context.Context) error {
 			j.ExpiredAt = &now
 			j.ExpiryReason = reason
 			j.Upload, j.Pages, j.PagesTotal, j.PagesDone = nil, nil, nil, nil
+			if j.Webhook.Pending() {
+				// Its payload is gone with the results: a retry would
+				// send the expired record as the event.
+				j.Webhook.GaveUpAt = &now
+				j.Webhook.LastError = "the job expired before the event was delivered"
+			}
 			purge = true
 			return nil
 		})

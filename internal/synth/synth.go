@@ -147,7 +147,7 @@ func (g *Generator) Run(ctx context.Context, dir string, n int, seed uint64, kin
 	}
 	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
-			return err
+			return fmt.Errorf("synth: before sheet %d: %w", i, err)
 		}
 		var (
 			s   Sheet

@@ -182,7 +182,8 @@ func TestFilterSummaryPagination(t *testing.T) {
 			query string
 			n     int
 			next  any
-		}{{"limit=2", 2, 2.0}, {"limit=2&offset=2", 1, nil}, {"offset=3", 0, nil}, {"offset=99", 0, nil}} {
+		}{{"limit=2", 2, 2.0}, {"limit=2&offset=2", 1, nil}, {"offset=3", 0, nil}, {"offset=99", 0, nil},
+			{"limit=2000&offset=9223372036854775807", 0, nil}} { // offset+limit overflows int
 			m := e.do("GET", "/v1/jobs/"+id+"/pages/1/detections?"+step.query, keyA, nil, nil).json(t)
 			if len(m["detections"].([]any)) != step.n || m["next"] != step.next || m["total"] != 3.0 {
 				t.Fatalf("%s: %v", step.query, m)

@@ -224,11 +224,17 @@ func (s *Service) PageDetections(ctx context.Context, c Caller, jobID string, pa
 	kept := sp.visible(f)
 	out := &PageDetections{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
 		ConfidenceMode: f.Mode(), Total: len(kept), Limit: o.Limit, Offset: o.Offset, Detections: []DetectionView{}}
-	for i := o.Offset; i < len(kept) && i < o.Offset+o.Limit; i++ {
-		out.Detections = append(out.Detections, s.detectionView(kept[i], *p, o.Lang))
+	// The window [start, end) of kept, computed without o.Offset+o.Limit,
+	// which overflows for offsets near MaxInt.
+	start, end := min(o.Offset, len(kept)), len(kept)
+	if o.Limit < end-start {
+		end = start + o.Limit
 	}
-	if next := o.Offset + o.Limit; next < len(kept) {
-		out.Next = &next
+	for _, d := range kept[start:end] {
+		out.Detections = append(out.Detections, s.detectionView(d, *p, o.Lang))
+	}
+	if end < len(kept) {
+		out.Next = &end
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -258,20 +259,14 @@ func TestExpiry(t *testing.T) {
 // waitDelivery waits until the job's delivery record satisfies ok.
 func waitDelivery(t *testing.T, e *testEnv, id string, ok func(*job.Delivery) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		j, err := e.app.store.GetJob(context.Background(), id)
-		if err != nil {
+	var j *job.Job
+	waitFor(t, 10*time.Second, 5*time.Millisecond, func() bool {
+		var err error
+		if j, err = e.app.store.GetJob(context.Background(), id); err != nil {
 			t.Fatal(err)
 		}
-		if j.Webhook != nil && ok(j.Webhook) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("delivery record: %+v", j.Webhook)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return j.Webhook != nil && ok(j.Webhook)
+	}, func() string { return fmt.Sprintf("delivery record: %+v", j.Webhook) })
 }
 
 // TestPoisonJobFails checks that a job whose processing never completes

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -222,22 +223,30 @@ func (e *testEnv) upload(created map[string]any, data []byte, ctype string) resp
 // waitStatus polls the job until it reaches want or the test times out.
 func (e *testEnv) waitStatus(key, id string, want ...string) map[string]any {
 	e.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		r := e.do("GET", "/v1/jobs/"+id, key, nil, nil)
-		if r.Status != 200 {
-			e.t.Fatalf("poll: %d %s", r.Status, r.Body)
+	var last response
+	var m map[string]any
+	waitFor(e.t, 20*time.Second, 20*time.Millisecond, func() bool {
+		last = e.do("GET", "/v1/jobs/"+id, key, nil, nil)
+		if last.Status != 200 {
+			e.t.Fatalf("poll: %d %s", last.Status, last.Body)
 		}
-		m := r.json(e.t)
-		for _, w := range want {
-			if m["status"] == w {
-				return m
-			}
-		}
+		m = last.json(e.t)
+		return slices.ContainsFunc(want, func(w string) bool { return m["status"] == w })
+	}, func() string { return fmt.Sprintf("job %s is %v, want %v: %s", id, m["status"], want, last.Body) })
+	return m
+}
+
+// waitFor calls cond every interval until it reports true. Once timeout
+// has passed it fails the test with describe(), which can report the state
+// cond saw last.
+func waitFor(t *testing.T, timeout, every time.Duration, cond func() bool, describe func() string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
 		if time.Now().After(deadline) {
-			e.t.Fatalf("job %s is %v, want %v: %s", id, m["status"], want, r.Body)
+			t.Fatal(describe())
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(every)
 	}
 }
 

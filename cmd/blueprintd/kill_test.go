@@ -110,20 +110,15 @@ func startChild(t *testing.T, dir, addr string, n int) *childServer {
 			t.Logf("log of child server %d:\n%s", n, c.log.String())
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/v1/openapi.json")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return c
-			}
+	waitFor(t, 20*time.Second, 20*time.Millisecond, func() bool {
+		var resp *http.Response
+		if resp, err = http.Get("http://" + addr + "/v1/openapi.json"); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("child server %d did not answer: %v\n%s", n, err, c.log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, func() string { return fmt.Sprintf("child server %d did not answer: %v\n%s", n, err, c.log.String()) })
+	return c
 }
 
 // kill sends SIGKILL (no shutdown of any kind runs) and reaps the process.
@@ -267,13 +262,7 @@ func storeSnapshot(t *testing.T, dir string, ids []string) []*job.Job {
 // waitUntil polls cond until it holds or the timeout passes.
 func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, timeout, 10*time.Millisecond, cond, func() string { return "timed out waiting for " + what })
 }
 
 // midProcessing reports whether the polled job is processing with some

@@ -10,9 +10,40 @@ import (
 	"testing"
 
 	"blueprint/internal/catalog"
+	"blueprint/internal/detect"
 	"blueprint/internal/document"
 	"blueprint/internal/document/documenttest"
 )
+
+// newEngine returns the production engine for the embedded catalog.
+func newEngine(t *testing.T) detect.Engine {
+	t.Helper()
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := New(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+// firstPage opens data through the document package, as a job does, and
+// renders its first page; the document is closed when the test ends.
+func firstPage(t *testing.T, data []byte, mime string) detect.Page {
+	t.Helper()
+	doc, err := document.Open(context.Background(), data, mime, document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { doc.Close() })
+	page, err := doc.Page(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
 
 // luminaireOps draws the catalog luminaire (circle of 2 mm with an X) with
 // its centre at (x, y) points, in glyph millimetres under a cm.
@@ -28,27 +59,12 @@ func luminaireOps(x, y float64) string {
 // real document pipeline: a PDF page (rotated, with a CropBox) whose drawing
 // holds two luminaires and the text "O X", and an image page.
 func TestEngineFindsVectorSymbols(t *testing.T) {
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := New(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := newEngine(t)
 	content := luminaireOps(200, 300) + luminaireOps(400, 500) +
 		"BT /F1 24 Tf 100 100 Td (O X) Tj ET"
 	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 612 792]", CropBox: "[0 0 612 792]", Rotate: 90, Content: content})
 	ctx := context.Background()
-	doc, err := document.Open(ctx, pdf, "application/pdf", document.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer doc.Close()
-	page, err := doc.Page(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := firstPage(t, pdf, document.MimePDF)
 	dets, err := eng.Detect(ctx, page)
 	if err != nil {
 		t.Fatal(err)
@@ -78,28 +94,13 @@ func TestEngineFindsVectorSymbols(t *testing.T) {
 // TestEngineImagePage: an image upload has no vector drawing, and until a
 // raster detector lands the engine reports nothing for it.
 func TestEngineImagePage(t *testing.T) {
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := New(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := newEngine(t)
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 64, 48))); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	doc, err := document.Open(ctx, buf.Bytes(), "image/png", document.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer doc.Close()
-	page, err := doc.Page(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := firstPage(t, buf.Bytes(), document.MimePNG)
 	if page.PDF != nil {
 		t.Fatal("image page has a vector side")
 	}
@@ -112,25 +113,10 @@ func TestEngineImagePage(t *testing.T) {
 // TestEngineConcurrent runs one engine on several pages at once (run with
 // -race): results must not depend on what else is running.
 func TestEngineConcurrent(t *testing.T) {
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := New(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := newEngine(t)
 	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 612 792]", Content: luminaireOps(200, 300) + luminaireOps(300, 600)})
 	ctx := context.Background()
-	doc, err := document.Open(ctx, pdf, "application/pdf", document.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer doc.Close()
-	page, err := doc.Page(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := firstPage(t, pdf, document.MimePDF)
 	errs := make(chan error, 4)
 	for g := 0; g < 4; g++ {
 		go func() {

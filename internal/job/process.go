@@ -258,20 +258,9 @@ func (s *Service) DeliverWebhook(ctx context.Context, jobID string) error {
 	if !d.Pending() || d.NextAttemptAt.After(now) {
 		return nil
 	}
-	var sendErr error
-	secret, ok := s.cfg.WebhookSecret(j.Owner)
-	var payload any
-	if !ok {
-		sendErr = errors.New("the job's API key is no longer configured")
-	} else if payload, err = s.view(ctx, j, ReadOptions{}); err != nil {
+	sendErr, err := s.sendEvent(ctx, j, now)
+	if err != nil {
 		return fmt.Errorf("deliver webhook of job %s: %w", jobID, err)
-	}
-	if sendErr == nil {
-		body, err := json.Marshal(payload)
-		if err != nil {
-			return fmt.Errorf("deliver webhook of job %s: encode: %w", jobID, err)
-		}
-		sendErr = webhook.Send(ctx, s.webhook, j.CallbackURL, secret, webhook.Event{ID: d.EventID, Type: d.EventType, Body: body}, now)
 	}
 	if sendErr != nil && ctx.Err() != nil {
 		return fmt.Errorf("deliver webhook of job %s: interrupted: %w", jobID, ctx.Err())
@@ -305,6 +294,26 @@ func (s *Service) DeliverWebhook(ctx context.Context, jobID string) error {
 		s.log.Info("webhook delivered", "job_id", jobID, "event_id", d.EventID, "attempt", d.Attempts+1)
 	}
 	return nil
+}
+
+// sendEvent makes one delivery attempt of j's pending event, signed at now.
+// sendErr is the attempt's failure, recorded and retried; err is a failure
+// to build the payload, after which nothing was sent.
+func (s *Service) sendEvent(ctx context.Context, j *Job, now time.Time) (sendErr, err error) {
+	secret, ok := s.cfg.WebhookSecret(j.Owner)
+	if !ok {
+		return errors.New("the job's API key is no longer configured"), nil
+	}
+	payload, err := s.view(ctx, j, ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	ev := webhook.Event{ID: j.Webhook.EventID, Type: j.Webhook.EventType, Body: body}
+	return webhook.Send(ctx, s.webhook, j.CallbackURL, secret, ev, now), nil
 }
 
 // Sweep applies the expiry rules of docs/decisions.md: awaiting_upload jobs

@@ -1,15 +1,14 @@
 package vector
 
 import (
-	"encoding/json"
 	"fmt"
+	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
-	"blueprint/internal/detect"
+	"blueprint/internal/eval/dataset"
 )
 
 // TestDevDataset prints the errors of the matcher on a generated dataset
@@ -20,30 +19,16 @@ func TestDevDataset(t *testing.T) {
 		t.Skip("VECTOR_DEV_DATA not set")
 	}
 	_, m := loadTemplates(t)
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	sheets, _, err := dataset.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	agg := map[string]int{}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var truth struct {
-			File   string `json:"file"`
-			Legend bool   `json:"legend"`
-			Pages  []struct {
-				Symbols []struct {
-					Class string                                `json:"class"`
-					B     struct{ X, Y, Width, Height float64 } `json:"bbox_px"`
-				} `json:"symbols"`
-			} `json:"pages"`
-		}
-		if err := json.Unmarshal(raw, &truth); err != nil {
-			t.Fatal(err)
-		}
+	for _, truth := range sheets {
 		if !strings.HasSuffix(truth.File, ".pdf") || (os.Getenv("VECTOR_DEV_LEGEND") == "0" && truth.Legend) {
 			continue
 		}
-		pdf, err := os.ReadFile(filepath.Join(dir, truth.File))
+		pdf, err := os.ReadFile(truth.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,9 +44,13 @@ func TestDevDataset(t *testing.T) {
 			}
 		}
 		ix := newPageIndex(pg)
+		objs, err := truth.Pages[0].Objects(int(math.Round(pg.Width)), int(math.Round(pg.Height)))
+		if err != nil {
+			t.Fatal(err)
+		}
 		var gt []placed
-		for _, s := range truth.Pages[0].Symbols {
-			gt = append(gt, placed{s.Class, detect.Box{X: s.B.X, Y: s.B.Y, W: s.B.Width, H: s.B.Height}})
+		for _, o := range objs {
+			gt = append(gt, placed{o.Class, o.Box})
 		}
 		used := make([]bool, len(ms))
 		for _, g := range gt {

@@ -2,9 +2,7 @@ package vector
 
 import (
 	"context"
-	"encoding/json"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	fitz "github.com/gen2brain/go-fitz"
+
+	"blueprint/internal/eval/dataset"
 )
 
 // TestDevTiming reports the time of the vector work (MuPDF SVG, extraction,
@@ -24,28 +24,17 @@ func TestDevTiming(t *testing.T) {
 		t.Skip("VECTOR_TIMING_DATA not set")
 	}
 	_, m := loadTemplates(t)
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	sheets, _, err := dataset.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	byPaper := map[string][]float64{}
 	var all, dense []float64
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var truth struct {
-			File  string `json:"file"`
-			Paper string `json:"paper"`
-			Pages []struct {
-				Symbols []json.RawMessage `json:"symbols"`
-			} `json:"pages"`
-		}
-		if err := json.Unmarshal(raw, &truth); err != nil {
-			t.Fatal(err)
-		}
+	for _, truth := range sheets {
 		if !strings.HasSuffix(truth.File, ".pdf") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, truth.File))
+		data, err := os.ReadFile(truth.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

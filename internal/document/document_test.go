@@ -568,45 +568,32 @@ func TestValidateImageXObjectBomb(t *testing.T) {
 	wantInvalid(t, err, ReasonDecompressionBomb)
 }
 
+// TestImageDecodedBytes: image XObjects and inline images (abbreviated or
+// full keys) are sized by one rule.
 func TestImageDecodedBytes(t *testing.T) {
+	inline := inlineKeys.decodedBytes
 	cases := []struct {
+		size func([]byte) (int64, bool)
 		dict string
 		want int64
 		ok   bool
 	}{
-		{"obj << /Subtype /Image /Width 10 /Height 20 /ColorSpace /DeviceRGB /BitsPerComponent 8", 600, true},
-		{"obj << /Subtype/Image /Width 10 /Height 20 /ColorSpace /DeviceCMYK", 800, true},
-		{"obj << /Subtype /Image /Width 9 /Height 1 /ImageMask true", 2, true},
-		{"obj << /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace [/Indexed /DeviceRGB 1 <000000ffffff>]", 13, true},
-		{"obj << /Subtype /Image /Width 10 0 R /Height 20", 0, false},
-		{"obj << /Subtype /Image /Width 10 /Height 20 /Filter /DCTDecode", 0, false},
-		{"obj << /Subtype /Form /BBox [0 0 1 1]", 0, false},
+		{imageDecodedBytes, "obj << /Subtype /Image /Width 10 /Height 20 /ColorSpace /DeviceRGB /BitsPerComponent 8", 600, true},
+		{imageDecodedBytes, "obj << /Subtype/Image /Width 10 /Height 20 /ColorSpace /DeviceCMYK", 800, true},
+		{imageDecodedBytes, "obj << /Subtype /Image /Width 9 /Height 1 /ImageMask true", 2, true},
+		{imageDecodedBytes, "obj << /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace [/Indexed /DeviceRGB 1 <000000ffffff>]", 13, true},
+		{imageDecodedBytes, "obj << /Subtype /Image /Width 10 0 R /Height 20", 0, false},
+		{imageDecodedBytes, "obj << /Subtype /Image /Width 10 /Height 20 /Filter /DCTDecode", 0, false},
+		{imageDecodedBytes, "obj << /Subtype /Form /BBox [0 0 1 1]", 0, false},
+		{inline, " /W 10 /H 20 /CS /RGB /BPC 8 ", 600, true},
+		{inline, " /Width 10 /Height 20 /ColorSpace /DeviceCMYK ", 800, true},
+		{inline, " /W 9 /H 1 /IM true ", 2, true},
+		{inline, " /W 10 /H 10 /BPC 1 /CS [/I /RGB 1 <000000ffffff>] ", 13, true},
+		{inline, " /W 10 /H 20 /F /DCT ", 0, false},
+		{inline, " /H 20 /CS /G ", 0, false},
 	}
 	for _, c := range cases {
-		got, ok := imageDecodedBytes([]byte(c.dict))
-		if got != c.want || ok != c.ok {
-			t.Errorf("%q: %d %v, want %d %v", c.dict, got, ok, c.want, c.ok)
-		}
-	}
-}
-
-// TestInlineImageDecodedBytes: inline images are sized from abbreviated or
-// full keys by the same rule as image XObjects.
-func TestInlineImageDecodedBytes(t *testing.T) {
-	cases := []struct {
-		dict string
-		want int64
-		ok   bool
-	}{
-		{" /W 10 /H 20 /CS /RGB /BPC 8 ", 600, true},
-		{" /Width 10 /Height 20 /ColorSpace /DeviceCMYK ", 800, true},
-		{" /W 9 /H 1 /IM true ", 2, true},
-		{" /W 10 /H 10 /BPC 1 /CS [/I /RGB 1 <000000ffffff>] ", 13, true},
-		{" /W 10 /H 20 /F /DCT ", 0, false},
-		{" /H 20 /CS /G ", 0, false},
-	}
-	for _, c := range cases {
-		got, ok := inlineKeys.decodedBytes([]byte(c.dict))
+		got, ok := c.size([]byte(c.dict))
 		if got != c.want || ok != c.ok {
 			t.Errorf("%q: %d %v, want %d %v", c.dict, got, ok, c.want, c.ok)
 		}

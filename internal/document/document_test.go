@@ -481,15 +481,7 @@ func TestValidateRepairedPDF(t *testing.T) {
 	if _, err := Validate(ctx, broken, MimePDF, DefaultLimits()); err != nil {
 		t.Fatalf("repairable pdf refused: %v", err)
 	}
-	doc, err := Open(ctx, broken, MimePDF, DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer doc.Close()
-	p, err := doc.Page(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := firstPage(t, broken, MimePDF)
 	// The square at 72..216 pt is at 200..600 px from the bottom-left.
 	got := darkBox(p.Raster)
 	want := image.Rect(200, 2200-600, 600, 2200-200)

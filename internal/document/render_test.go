@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"blueprint/internal/detect"
 	"blueprint/internal/document/documenttest"
 )
 
@@ -130,15 +131,7 @@ func TestPageGeometry(t *testing.T) {
 			if _, err := Validate(ctx, pdf, MimePDF, DefaultLimits()); err != nil {
 				t.Fatal(err)
 			}
-			doc, err := Open(ctx, pdf, MimePDF, DefaultLimits())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer doc.Close()
-			p, err := doc.Page(ctx, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := firstPage(t, pdf, MimePDF)
 			wantW, wantH := pixelsAt200(cw), pixelsAt200(ch)
 			if rot == 90 || rot == 270 {
 				wantW, wantH = wantH, wantW
@@ -177,17 +170,8 @@ func TestPageGeometry(t *testing.T) {
 // TestPageRoundsSize: a page of 600.2 pt is 1667.2 px; MuPDF rounds its
 // pixel box outwards to 1668, the contract's raster is round() = 1667.
 func TestPageRoundsSize(t *testing.T) {
-	ctx := context.Background()
 	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 350.2 600.2]", Content: "0 g 0 0 350.2 600.2 re f"})
-	doc, err := Open(ctx, pdf, MimePDF, DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer doc.Close()
-	p, err := doc.Page(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := firstPage(t, pdf, MimePDF)
 	if p.Width != 973 || p.Height != 1667 || p.Raster.Bounds().Dx() != 973 || p.Raster.Bounds().Dy() != 1667 {
 		t.Errorf("page %d × %d raster %v, want 973 × 1667", p.Width, p.Height, p.Raster.Bounds())
 	}
@@ -259,6 +243,23 @@ func TestPageRefusesOverLimit(t *testing.T) {
 	wantInvalid(t, err, ReasonPageTooLarge)
 }
 
+// firstPage opens data and renders its first page; the document is closed
+// when the test ends.
+func firstPage(t testing.TB, data []byte, mime string) detect.Page {
+	t.Helper()
+	ctx := context.Background()
+	doc, err := Open(ctx, data, mime, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { doc.Close() })
+	p, err := doc.Page(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // a1PDF is an A1 sheet (594 × 841 mm) drawn like a floor plan: a grid of
 // walls, many short strokes and circles.
 func a1PDF() []byte {
@@ -305,16 +306,7 @@ func BenchmarkPageA1(b *testing.B) {
 
 // BenchmarkEncodePNGA1 measures the page image encoding for image_url.
 func BenchmarkEncodePNGA1(b *testing.B) {
-	ctx := context.Background()
-	doc, err := Open(ctx, a1PDF(), MimePDF, DefaultLimits())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer doc.Close()
-	p, err := doc.Page(ctx, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := firstPage(b, a1PDF(), MimePDF)
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := EncodePNG(p.Raster); err != nil {

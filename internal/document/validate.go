@@ -185,8 +185,8 @@ func pageSizePx(doc *fitz.Document, i int, maxPixels int64) (int, int, error) {
 // rotated CropBox in points.
 var svgHeader = regexp.MustCompile(`<svg[^>]*\swidth="([0-9.eE+-]+)(?:pt)?"\s+height="([0-9.eE+-]+)(?:pt)?"`)
 
-// svgSize returns page i's rotated CropBox in points from MuPDF's SVG
-// rendering of it, and that SVG.
+// svgSize returns page i's rotated CropBox in points, read from the header
+// of MuPDF's SVG rendering of it.
 func svgSize(doc *fitz.Document, i int) (wpt, hpt float64, err error) {
 	s, err := doc.SVG(i)
 	if err != nil {

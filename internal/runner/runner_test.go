@@ -208,3 +208,59 @@ func TestSweepTidiesStorage(t *testing.T) {
 		t.Errorf("live record was pruned: %v", err)
 	}
 }
+
+// gate is a Work whose Process blocks until every expected job is in
+// Process at once, so it tells whether the workers run side by side.
+type gate struct {
+	started chan string
+	release chan struct{}
+}
+
+func (g *gate) Process(ctx context.Context, id string) error {
+	g.started <- id
+	select {
+	case <-g.release:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+func (g *gate) DeliverWebhook(context.Context, string) error { return nil }
+func (g *gate) Sweep(context.Context) error                  { return nil }
+
+// TestWorkersShareTheQueue checks that with several idle workers, jobs
+// enqueued together all start at once, without waiting for the next store
+// scan: each wake-up reaches a different idle worker.
+func TestWorkersShareTheQueue(t *testing.T) {
+	store, err := boltstore.Open(filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	const workers = 3
+	g := &gate{started: make(chan string, workers), release: make(chan struct{})}
+	r := New(store, Options{Workers: workers, Poll: time.Hour, SweepEvery: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx, g) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	time.Sleep(50 * time.Millisecond) // the workers are idle, waiting for a wake-up
+	for _, id := range []string{"a", "b", "c"} {
+		if err := r.Enqueue(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range workers {
+		select {
+		case <-g.started:
+		case <-time.After(2 * time.Second):
+			t.Fatalf("%d of %d jobs started; the others wait for a scan an hour away", i, workers)
+		}
+	}
+	close(g.release)
+}

@@ -106,8 +106,8 @@ func (g Glyph) Outline(textWidth func(text string, size float64) float64) []Poin
 		case KindArc:
 			arc(s.Pts[0], s.R, s.Start, s.Sweep)
 		case KindRect:
-			a, b := s.Pts[0], s.Pts[1]
-			out = append(out, a, Point{b.X, a.Y}, b, Point{a.X, b.Y})
+			c := RectCorners(s.Pts[0], s.Pts[1])
+			out = append(out, c[:]...)
 		case KindText:
 			w := textWidth(s.Text, s.Size)
 			c := s.Pts[0]
@@ -119,6 +119,13 @@ func (g Glyph) Outline(textWidth func(text string, size float64) float64) []Poin
 		}
 	}
 	return out
+}
+
+// RectCorners returns the corners of the axis-aligned rectangle with
+// opposite corners a (top-left) and b (bottom-right), in drawing order:
+// a, top-right, b, bottom-left.
+func RectCorners(a, b Point) [4]Point {
+	return [4]Point{a, {b.X, a.Y}, b, {a.X, b.Y}}
 }
 
 // Polylines flattens every non-text shape into point chains whose chords
@@ -134,8 +141,8 @@ func (g Glyph) Polylines(tol float64) [][]Point {
 			pts := append([]Point(nil), s.Pts...)
 			out = append(out, append(pts, s.Pts[0]))
 		case KindRect:
-			a, b := s.Pts[0], s.Pts[1]
-			out = append(out, []Point{a, {b.X, a.Y}, b, {a.X, b.Y}, a})
+			c := RectCorners(s.Pts[0], s.Pts[1])
+			out = append(out, append(c[:], c[0]))
 		case KindCircle:
 			out = append(out, arcPoints(s.Pts[0], s.R, 0, 360, segments(s.R, 360, tol)))
 		case KindArc:
@@ -269,8 +276,8 @@ func (g Glyph) Transform(m Affine) Glyph {
 			}
 		case KindRect:
 			if math.Abs(m.B) > 1e-9 || math.Abs(m.C) > 1e-9 || m.A < 0 || m.D < 0 {
-				a, b := s.Pts[0], s.Pts[1]
-				pts := []Point{a, {b.X, a.Y}, b, {a.X, b.Y}}
+				c := RectCorners(s.Pts[0], s.Pts[1])
+				pts := c[:]
 				for i := range pts {
 					pts[i] = m.Apply(pts[i])
 				}

@@ -171,7 +171,8 @@ func (p *pen) polygon(pts []glyph.Point, fill, stroke bool) {
 }
 
 func (p *pen) rect(a, b glyph.Point, fill, stroke bool) {
-	p.polygon([]glyph.Point{a, {X: b.X, Y: a.Y}, b, {X: a.X, Y: b.Y}}, fill, stroke)
+	c := glyph.RectCorners(a, b)
+	p.polygon(c[:], fill, stroke)
 }
 
 // arc strokes a circular arc as cubic Bézier segments of at most 90°.

@@ -135,8 +135,8 @@ func (s *sheet) glyph(g glyph.Glyph, pl glyph.Placement) {
 		case glyph.KindPolygon:
 			s.poly(sh.Pts, true, sh.Fill)
 		case glyph.KindRect:
-			a, b := sh.Pts[0], sh.Pts[1]
-			s.poly([]glyph.Point{a, {X: b.X, Y: a.Y}, b, {X: a.X, Y: b.Y}}, true, sh.Fill)
+			c := glyph.RectCorners(sh.Pts[0], sh.Pts[1])
+			s.poly(c[:], true, sh.Fill)
 		case glyph.KindCircle:
 			s.arc(sh.Pts[0], sh.R, 0, 360, sh.Fill)
 		case glyph.KindArc:

@@ -200,8 +200,8 @@ func prepare(t Template) (*prepared, error) {
 			case glyph.KindPolygon:
 				addChain(append(append([]glyph.Point(nil), s.Pts...), s.Pts[0]), fill)
 			case glyph.KindRect:
-				a, b := s.Pts[0], s.Pts[1]
-				addChain([]glyph.Point{a, {X: b.X, Y: a.Y}, b, {X: a.X, Y: b.Y}, a}, fill)
+				c := glyph.RectCorners(s.Pts[0], s.Pts[1])
+				addChain(append(c[:], c[0]), fill)
 			case glyph.KindCircle:
 				addArc(s.Pts[0], s.R, 0, 360, fill)
 			case glyph.KindArc:

@@ -34,7 +34,7 @@ func (s *Server) handleInit(w http.ResponseWriter, r *http.Request, c job.Caller
 	if replayed {
 		w.Header().Set(HeaderIdempotentReplayed, "true")
 	}
-	writeJSON(w, http.StatusCreated, created)
+	s.writeJSON(w, r, http.StatusCreated, created)
 }
 
 // decodeError turns a JSON decoding failure of the init body into a 422
@@ -66,7 +66,7 @@ func (s *Server) handleStart(w http.ResponseWriter, r *http.Request, c job.Calle
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, started)
+	s.writeJSON(w, r, http.StatusAccepted, started)
 }
 
 // parseConfidence reads ?confidence: absent is nil, else a number 0..1.
@@ -103,7 +103,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, c job.Caller)
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, v)
+	s.writeJSON(w, r, http.StatusOK, v)
 }
 
 // intParam reads an integer query parameter within [lo, hi]; absent is def.
@@ -149,7 +149,7 @@ func (s *Server) handleDetections(w http.ResponseWriter, r *http.Request, c job.
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	s.writeJSON(w, r, http.StatusOK, out)
 }
 
 type symbolCatalog struct {
@@ -167,7 +167,7 @@ func (s *Server) handleSymbols(w http.ResponseWriter, r *http.Request, _ job.Cal
 	}
 	w.Header().Set("Content-Language", lang)
 	w.Header().Add("Vary", "Accept-Language")
-	writeJSON(w, http.StatusOK, out)
+	s.writeJSON(w, r, http.StatusOK, out)
 }
 
 func (s *Server) handleIcon(w http.ResponseWriter, r *http.Request, _ job.Caller) {
@@ -225,7 +225,7 @@ func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	s.writeJSON(w, r, http.StatusOK, out)
 }
 
 func (s *Server) handlePageImage(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -245,15 +246,40 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if de.Code == job.CodeInternal {
 		msg = "internal error; quote the X-Request-Id header to support"
 	}
-	writeJSON(w, status, errorBody{Error: errorObject{Code: de.Code, Message: msg, Details: de.Details}})
+	body, err := encodeJSON(errorBody{Error: errorObject{Code: de.Code, Message: msg, Details: de.Details}})
+	if err != nil { // details that do not encode: the code and message still do
+		s.log.Error("encode error details", "err", err, "request_id", w.Header().Get(HeaderRequestID))
+		body, _ = encodeJSON(errorBody{Error: errorObject{Code: de.Code, Message: msg}})
+	}
+	sendJSON(w, status, body)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON answers status with v as the JSON body. v is encoded before
+// anything is written, so a value that does not encode becomes a 500
+// instead of a truncated body under status.
+func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	body, err := encodeJSON(v)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("encode %d response: %w", status, err))
+		return
+	}
+	sendJSON(w, status, body)
+}
+
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func sendJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // the client went away; nothing to do
+	_, _ = w.Write(body) // the client went away; nothing to do
 }
 
 // authed authenticates X-API-Key and applies the key's rate limit before h.

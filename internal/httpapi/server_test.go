@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -63,6 +64,36 @@ func TestWriteError(t *testing.T) {
 		}
 		if w.Code != c.status || body.Error.Code != c.code || body.Error.Message != c.message || w.Header().Get("Content-Type") != "application/json" {
 			t.Errorf("%v: %d %s", c.err, w.Code, w.Body)
+		}
+	}
+}
+
+// TestWriteJSONThatDoesNotEncode checks that a body that cannot be encoded
+// (a NaN) is a 500 with a whole error body, not a truncated 200, and that
+// error details that cannot be encoded still leave the code and message.
+func TestWriteJSONThatDoesNotEncode(t *testing.T) {
+	s := New(Config{})
+	nan := math.NaN()
+	for _, write := range []func(w http.ResponseWriter, r *http.Request) int{
+		func(w http.ResponseWriter, r *http.Request) int {
+			s.writeJSON(w, r, http.StatusOK, map[string]float64{"confidence": nan})
+			return http.StatusInternalServerError
+		},
+		func(w http.ResponseWriter, r *http.Request) int {
+			s.writeError(w, r, &job.Error{Code: job.CodeConflict, Message: "m", Details: map[string]any{"x": nan}})
+			return http.StatusConflict
+		},
+	} {
+		w := httptest.NewRecorder()
+		want := write(w, httptest.NewRequest("GET", "/", nil))
+		var body struct {
+			Error struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || w.Code != want || body.Error.Code == "" || body.Error.Message == "" {
+			t.Errorf("%d %q (%v), want %d with an error body", w.Code, w.Body, err, want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -392,7 +393,7 @@ func TestUploadAttacks(t *testing.T) {
 	// Streaming more than the declared size without a Content-Length.
 	t.Run("chunked too long", func(t *testing.T) {
 		j := newJob()
-		pr, pw := ioPipe()
+		pr, pw := io.Pipe()
 		go func() {
 			for range 64 {
 				if _, err := pw.Write(make([]byte, 1024)); err != nil {

@@ -333,5 +333,3 @@ func (s *webhookSink) next(t *testing.T) delivery {
 func runnerOpts() runner.Options {
 	return runner.Options{Poll: 20 * time.Millisecond, SweepEvery: time.Hour}
 }
-
-func ioPipe() (*io.PipeReader, *io.PipeWriter) { return io.Pipe() }

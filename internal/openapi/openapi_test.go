@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,20 +93,11 @@ func keyed(extra ...string) http.Header {
 func plain(extra ...string) http.Header {
 	h := keyed(extra...)
 	for _, k := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
-		if !contains(extra, k) {
+		if !slices.Contains(extra, k) {
 			h.Del(k)
 		}
 	}
 	return h
-}
-
-func contains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 const (

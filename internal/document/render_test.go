@@ -274,10 +274,7 @@ func a1PDF() []byte {
 	}
 	for x := 40.0; x < w-40; x += 80 {
 		for y := 40.0; y < h-40; y += 80 {
-			// a circle of radius 6 pt from four Bézier arcs
-			k := 6 * 0.5523
-			fmt.Fprintf(&c, "%g %g m %g %g %g %g %g %g c %g %g %g %g %g %g c %g %g %g %g %g %g c %g %g %g %g %g %g c S\n",
-				x+6, y, x+6, y+k, x+k, y+6, x, y+6, x-k, y+6, x-6, y+k, x-6, y, x-6, y-k, x-k, y-6, x, y-6, x+k, y-6, x+6, y-k, x+6, y)
+			c.WriteString(documenttest.CircleOps(x, y, 6) + "\n") // radius 6 pt
 		}
 	}
 	return documenttest.PDF(documenttest.Page{MediaBox: fmt.Sprintf("[0 0 %g %g]", w, h), Content: c.String()})

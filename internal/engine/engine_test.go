@@ -48,11 +48,8 @@ func firstPage(t *testing.T, data []byte, mime string) detect.Page {
 // luminaireOps draws the catalog luminaire (circle of 2 mm with an X) with
 // its centre at (x, y) points, in glyph millimetres under a cm.
 func luminaireOps(x, y float64) string {
-	const k = 0.5523 * 2
-	return fmt.Sprintf("q 2.834646 0 0 2.834646 %g %g cm 0.1 w "+
-		"2 0 m 2 %g %g 2 0 2 c %g 2 -2 %g -2 0 c -2 %g %g -2 0 -2 c %g -2 2 %g 2 0 c S "+
-		"-1.414 -1.414 m 1.414 1.414 l S -1.414 1.414 m 1.414 -1.414 l S Q ",
-		x, y, k, k, -k, k, -k, -k, k, -k)
+	return fmt.Sprintf("q 2.834646 0 0 2.834646 %g %g cm 0.1 w ", x, y) + documenttest.CircleOps(0, 0, 2) +
+		" -1.414 -1.414 m 1.414 1.414 l S -1.414 1.414 m 1.414 -1.414 l S Q "
 }
 
 // TestEngineFindsVectorSymbols drives the production engine through the

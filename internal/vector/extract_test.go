@@ -31,18 +31,6 @@ func testPDF(mediaW, mediaH float64, content, form, formMatrix, pageExtra string
 	return b.Bytes(catalog, "")
 }
 
-// circleOps draws a circle of radius r at (cx, cy) with four Bézier curves,
-// the way PDF writers do.
-func circleOps(cx, cy, r float64) string {
-	k := 0.5523 * r
-	return fmt.Sprintf("%g %g m %g %g %g %g %g %g c %g %g %g %g %g %g c %g %g %g %g %g %g c %g %g %g %g %g %g c S",
-		cx+r, cy,
-		cx+r, cy+k, cx+k, cy+r, cx, cy+r,
-		cx-k, cy+r, cx-r, cy+k, cx-r, cy,
-		cx-r, cy-k, cx-k, cy-r, cx, cy-r,
-		cx+k, cy-r, cx+r, cy-k, cx+r, cy)
-}
-
 // darkBounds returns the box and centroid of dark pixels of img inside r.
 func darkBounds(img image.Image, r image.Rectangle) (image.Rectangle, glyph.Point, int) {
 	box := image.Rectangle{}
@@ -79,7 +67,7 @@ func TestExtractMatchesRaster(t *testing.T) {
 	// Each primitive sits alone in its own area so its ink can be found.
 	content := "1 w " +
 		"60 60 m 140 100 l S " + // a plain segment
-		circleOps(250, 80, 20) + " " + // a circle from four curves
+		documenttest.CircleOps(250, 80, 20) + " " + // a circle from four curves
 		"q 1 0 0 1 300 150 cm 0.5 0 0 0.5 0 0 cm /X1 Do Q " + // nested forms
 		"q 40 200 60 40 re W n 20 220 m 120 220 l S Q " + // clipped segment
 		"BT /F1 14 Tf 200 230 Td (OX) Tj ET"

@@ -97,3 +97,16 @@ func PDF(pages ...Page) []byte {
 	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages)))
 	return b.Bytes(catalog, "")
 }
+
+// CircleOps returns content stream operators that stroke a circle of
+// radius r centred at (cx, cy) as four Bézier curves, the way PDF writers
+// draw circles.
+func CircleOps(cx, cy, r float64) string {
+	k := 0.5523 * r
+	return fmt.Sprintf("%g %g m %g %g %g %g %g %g c %g %g %g %g %g %g c %g %g %g %g %g %g c %g %g %g %g %g %g c S",
+		cx+r, cy,
+		cx+r, cy+k, cx+k, cy+r, cx, cy+r,
+		cx-k, cy+r, cx-r, cy+k, cx-r, cy,
+		cx-r, cy-k, cx-k, cy-r, cx, cy-r,
+		cx+k, cy-r, cx+r, cy-k, cx+r, cy)
+}

@@ -236,11 +236,6 @@ func (ix *pageIndex) buildCorners() {
 // direction close to the unit tangent t; with fill set, only filled
 // geometry counts.
 func (ix *pageIndex) covered(p, t glyph.Point, tol float64, fill bool) bool {
-	return ix.coveredBy(p, t, tol, fill, true)
-}
-
-// coveredBy is covered, optionally looking at arcs only.
-func (ix *pageIndex) coveredBy(p, t glyph.Point, tol float64, fill, segments bool) bool {
 	g := ix.pieces
 	ns := int32(len(ix.pg.Segments))
 	x0, x1 := max(0, int((p.X-tol)/g.cell)), min(g.nx-1, int((p.X+tol)/g.cell))
@@ -250,7 +245,7 @@ func (ix *pageIndex) coveredBy(p, t glyph.Point, tol float64, fill, segments boo
 			c := y*g.nx + x
 			for _, i := range g.items[g.start[c]:g.start[c+1]] {
 				if i < ns {
-					if segments && ix.segCovers(i, p, t, tol, fill) {
+					if ix.segCovers(i, p, t, tol, fill) {
 						return true
 					}
 				} else if ix.arcCovers(i-ns, p, t, tol, fill) {

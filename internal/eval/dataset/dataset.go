@@ -1,5 +1,5 @@
 // Package dataset reads labelled drawings: a directory of sheets, each a
-// PDF, PNG or JPEG with a JSON ground-truth file beside it. The synthetic
+// PDF, PNG, JPEG or WebP with a JSON ground-truth file beside it. The synthetic
 // generator writes this format and hand-labelled real drawings use it too
 // (docs/evaluation.md shows an example). Boxes are in pixels of what the
 // service reports: the 200-DPI raster for PDF pages, native pixels for

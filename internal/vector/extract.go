@@ -6,6 +6,7 @@ package vector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -159,8 +160,12 @@ func (x *extractor) start(t *svgElement) error {
 	}
 	switch t.name {
 	case "svg":
-		w, _ := strconv.ParseFloat(strings.TrimSuffix(t.attr("width"), "pt"), 64)
-		h, _ := strconv.ParseFloat(strings.TrimSuffix(t.attr("height"), "pt"), 64)
+		w, errW := strconv.ParseFloat(strings.TrimSuffix(t.attr("width"), "pt"), 64)
+		h, errH := strconv.ParseFloat(strings.TrimSuffix(t.attr("height"), "pt"), 64)
+		if err := errors.Join(errW, errH); err != nil {
+			// Without the page size nothing could be indexed or found.
+			return fmt.Errorf("vector: page size on <svg>: %w", err)
+		}
 		x.page.Width, x.page.Height = w*PixelsPerPoint, h*PixelsPerPoint
 		f.tf = pxMatrix
 	case "defs", "mask", "pattern", "symbol", "marker":

@@ -45,3 +45,18 @@ func TestSVGScanner(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractNeedsPageSize: an SVG whose <svg> element has no readable size
+// is an error, not an empty page on which nothing can be found.
+func TestExtractNeedsPageSize(t *testing.T) {
+	ok := `<svg width="100pt" height="50pt"><path d="M0 0L10 10" stroke="#000000"/></svg>`
+	pg, err := Extract(t.Context(), []byte(ok))
+	if err != nil || pg.Width != 100*PixelsPerPoint || pg.Height != 50*PixelsPerPoint {
+		t.Fatalf("page %+v, %v", pg, err)
+	}
+	for _, bad := range []string{`<svg width="100pt"></svg>`, `<svg width="wide" height="50"></svg>`} {
+		if _, err := Extract(t.Context(), []byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"blueprint/internal/boltstore"
 	"blueprint/internal/detect"
 	"blueprint/internal/job"
 	"blueprint/internal/runner"
@@ -269,35 +271,82 @@ func waitDelivery(t *testing.T, e *testEnv, id string, ok func(*job.Delivery) bo
 	}, func() string { return fmt.Sprintf("delivery record: %+v", j.Webhook) })
 }
 
-// TestPoisonJobFails checks that a job whose processing never completes
-// (each attempt ends with the service stopping) is failed after
-// job.MaxProcessingAttempts instead of being retried forever.
+// startBlockedJob starts a service over dir whose engine blocks until the
+// service stops, creates and starts a PNG job, and waits until processing
+// has begun. It returns the service and the job id.
+func startBlockedJob(t *testing.T, dir string) (*testEnv, string) {
+	t.Helper()
+	started := make(chan struct{}, 1)
+	e := startEnv(t, dir, options{runner: runnerOpts(), engine: blockingEngine(started)})
+	data := pngImage(20, 20)
+	created := e.initJob(keyA, map[string]any{"file_name": "a.png", "mime_type": "image/png", "size": len(data)})
+	id := created["job_id"].(string)
+	e.upload(created, data, "image/png")
+	if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
+		t.Fatal(r.Status)
+	}
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("processing did not start")
+	}
+	return e, id
+}
+
+// TestPoisonJobFails: a job found processing after MaxProcessingAttempts
+// starts that each ended with the process dying is failed instead of
+// retried. The test writes what such crashes leave behind (the job still
+// processing, every attempt counted) into the store between two runs.
 func TestPoisonJobFails(t *testing.T) {
 	dir := t.TempDir()
-	data := pngImage(20, 20)
-	var id string
-	for attempt := 1; attempt <= job.MaxProcessingAttempts; attempt++ {
-		started := make(chan struct{}, 1)
-		e := startEnv(t, dir, options{runner: runnerOpts(), engine: blockingEngine(started)})
-		if attempt == 1 {
-			created := e.initJob(keyA, map[string]any{"file_name": "a.png", "mime_type": "image/png", "size": len(data)})
-			id = created["job_id"].(string)
-			e.upload(created, data, "image/png")
-			if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
-				t.Fatal(r.Status)
-			}
-		}
-		select {
-		case <-started:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("attempt %d did not start", attempt)
-		}
-		e.stop()
+	e, id := startBlockedJob(t, dir)
+	e.stop()
+	store, err := boltstore.Open(filepath.Join(dir, dbFile))
+	if err != nil {
+		t.Fatal(err)
 	}
-	e := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
+	ctx := context.Background()
+	j, err := store.GetJob(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Status != job.Processing {
+		t.Fatalf("after the stop the job is %s, want processing", j.Status)
+	}
+	j.ProcessingAttempts = job.MaxProcessingAttempts
+	if err := store.UpdateJob(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
 	m := e.waitStatus(keyA, id, "failed", "done")
 	msg, _ := m["error"].(map[string]any)["message"].(string)
 	if m["status"] != "failed" || !strings.Contains(msg, "interrupted 3 times") {
 		t.Fatalf("poison job: %v", m)
+	}
+}
+
+// TestGracefulStopsAreNotCrashes: stopping the service cleanly while a job
+// is processing (a deploy, Ctrl-C) gives the attempt back, so more graceful
+// restarts than MaxProcessingAttempts still let the job finish.
+func TestGracefulStopsAreNotCrashes(t *testing.T) {
+	dir := t.TempDir()
+	e, id := startBlockedJob(t, dir)
+	e.stop()
+	for i := 0; i < job.MaxProcessingAttempts; i++ {
+		started := make(chan struct{}, 1)
+		e = startEnv(t, dir, options{runner: runnerOpts(), engine: blockingEngine(started)})
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("restart %d did not resume processing", i+1)
+		}
+		e.stop()
+	}
+	e = startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
+	if m := e.waitStatus(keyA, id, "failed", "done"); m["status"] != "done" {
+		t.Fatalf("after %d graceful restarts: %v", job.MaxProcessingAttempts+1, m)
 	}
 }

@@ -46,9 +46,10 @@ type Job struct {
 	Upload     *Upload `json:"upload,omitempty"`      // the stored file, once PUT
 	PagesTotal *int    `json:"pages_total,omitempty"` // known once processing has opened the file
 	PagesDone  *int    `json:"pages_done,omitempty"`
-	// ProcessingAttempts counts starts of processing; a job found
-	// processing after MaxProcessingAttempts starts has crashed the worker
-	// each time and is failed instead of retried.
+	// ProcessingAttempts counts starts of processing that did not end
+	// cleanly (a graceful shutdown gives its attempt back); a job found
+	// processing after MaxProcessingAttempts such starts has crashed the
+	// worker each time and is failed instead of retried.
 	ProcessingAttempts int      `json:"processing_attempts,omitempty"`
 	Pages              []Page   `json:"pages,omitempty"` // filled as pages finish
 	Error              *Failure `json:"error,omitempty"` // set when Failed

@@ -61,6 +61,9 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 	s.log.Info("processing job", "job_id", jobID, "file_name", j.FileName, "attempt", j.ProcessingAttempts)
 	pages, perr := s.run(ctx, j)
 	if perr != nil && ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			s.releaseAttempt(ctx, jobID)
+		}
 		return fmt.Errorf("process job %s: interrupted: %w", jobID, ctx.Err())
 	}
 	_, err = s.update(ctx, jobID, func(j *Job) error {
@@ -82,6 +85,29 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 		s.log.Info("job done", "job_id", jobID, "pages", len(pages))
 	}
 	return nil
+}
+
+// releaseTimeout bounds the write that gives back an attempt at shutdown.
+const releaseTimeout = 5 * time.Second
+
+// releaseAttempt gives back the processing attempt of a job whose work was
+// cancelled by a graceful shutdown: the attempt did not crash, so routine
+// restarts and deploys must not count towards MaxProcessingAttempts. A
+// deadline (a Lambda timeout, say) is not released: a file that cannot be
+// processed in time would otherwise be retried forever.
+func (s *Service) releaseAttempt(ctx context.Context, jobID string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	_, err := s.update(ctx, jobID, func(j *Job) error {
+		if j.Status != Processing || j.ProcessingAttempts == 0 {
+			return errSkip
+		}
+		j.ProcessingAttempts--
+		return nil
+	})
+	if err != nil && !errors.Is(err, errSkip) {
+		s.log.Warn("could not give back the processing attempt of an interrupted job", "job_id", jobID, "err", err)
+	}
 }
 
 // finish moves a processing job to done (perr nil) or failed and schedules

@@ -493,11 +493,15 @@ func (s *Service) readBlob(ctx context.Context, key string, max int64) ([]byte, 
 	return io.ReadAll(io.LimitReader(rc, max))
 }
 
+// maxStartRounds bounds how often Start checks a file again because a new
+// PUT replaced it meanwhile; each round may read and validate 50 MB.
+const maxStartRounds = 3
+
 // Start checks the uploaded file and queues the job. The file must be what
 // mime_type claims and open within the limits; otherwise the job stays
 // awaiting_upload and the 422 names the reason in details.
 func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, error) {
-	for {
+	for round := 1; ; round++ {
 		j, err := s.owned(ctx, c, jobID)
 		if err != nil {
 			return nil, err
@@ -546,6 +550,9 @@ func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, 
 			return nil, internal("queue job", err)
 		}
 		if changed {
+			if round >= maxStartRounds {
+				return nil, Errorf(CodeConflict, "the upload kept changing while start was checking it; start again once the upload has finished")
+			}
 			continue
 		}
 		if inv != nil {

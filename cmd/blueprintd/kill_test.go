@@ -220,12 +220,6 @@ func (r *killReceiver) count(jobID string, status int) int {
 // takes a noticeable time to render at 200 DPI) carrying push-button
 // symbols (two concentric circles), a different number on each page.
 func killPDF() []byte {
-	circle := func(cx, cy, r float64) string {
-		k := 0.5523 * r
-		return fmt.Sprintf("%g %g m %g %g %g %g %g %g c %g %g %g %g %g %g c %g %g %g %g %g %g c %g %g %g %g %g %g c S ",
-			cx+r, cy, cx+r, cy+k, cx+k, cy+r, cx, cy+r, cx-k, cy+r, cx-r, cy+k, cx-r, cy,
-			cx-r, cy-k, cx-k, cy-r, cx, cy-r, cx+k, cy-r, cx+r, cy-k, cx+r, cy)
-	}
 	var pages []documenttest.Page
 	for p := range 3 {
 		var b strings.Builder
@@ -233,8 +227,8 @@ func killPDF() []byte {
 		for i := range 4 + 2*p {
 			r := []float64{4, 6, 8, 10}[i%4]
 			x, y := 150+float64(i%4)*300, 300+float64(i/4)*400
-			b.WriteString(circle(x, y, r))
-			b.WriteString(circle(x, y, r/2))
+			b.WriteString(documenttest.CircleOps(x, y, r) + " ")
+			b.WriteString(documenttest.CircleOps(x, y, r/2) + " ")
 		}
 		pages = append(pages, documenttest.Page{MediaBox: "[0 0 1728 1296]", Content: b.String()})
 	}

@@ -57,12 +57,17 @@ func (f Filter) Mode() string {
 	return "per_class_default"
 }
 
-// Keep reports whether d passes the filter.
+// Keep reports whether d passes the filter. The zero Filter keeps every
+// detection.
 func (f Filter) Keep(d Detection) bool {
-	if f.Flat != nil {
+	switch {
+	case f.Flat != nil:
 		return d.Confidence >= *f.Flat
+	case f.PerClass != nil:
+		return d.Confidence >= f.PerClass(d.Class)
+	default:
+		return true
 	}
-	return d.Confidence >= f.PerClass(d.Class)
 }
 
 // Apply returns the detections that pass the filter, in order.

@@ -43,4 +43,7 @@ func TestFilter(t *testing.T) {
 	if got := flat.Apply(ds); len(got) != 3 || flat.Mode() != "flat" {
 		t.Fatalf("flat: %+v", got)
 	}
+	if got := (Filter{}).Apply(ds); len(got) != 3 {
+		t.Fatalf("zero filter: %+v", got)
+	}
 }

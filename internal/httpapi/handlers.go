@@ -238,15 +238,25 @@ func (s *Server) handlePageImage(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, job.Errorf(job.CodeNotFound, "page image not found"))
 		return
 	}
-	data, err := s.cfg.Service.PageImage(r.Context(), r.PathValue("job_id"), page)
+	img, err := s.cfg.Service.PageImage(r.Context(), r.PathValue("job_id"), page)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	defer img.Close()
 	w.Header().Set("Content-Type", "image/png")
 	w.Header().Set("Cache-Control", "private, max-age=3600")
-	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-	_, _ = w.Write(data)
+	if img.Size >= 0 {
+		w.Header().Set("Content-Length", strconv.FormatInt(img.Size, 10))
+	}
+	if r.Method == http.MethodHead {
+		return
+	}
+	// The status is sent with the first bytes; a failure now can only cut
+	// the body short (the client sees fewer bytes than Content-Length).
+	if n, err := io.Copy(w, img); err != nil {
+		s.log.Warn("page image stream cut short", "path", r.URL.Path, "bytes_sent", n, "err", err)
+	}
 }
 
 func (s *Server) handleIconFile(w http.ResponseWriter, r *http.Request) {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"sort"
 
 	"blueprint/internal/detect"
@@ -239,9 +241,29 @@ func (s *Service) PageDetections(ctx context.Context, c Caller, jobID string, pa
 	return out, nil
 }
 
-// PageImage opens the stored PNG of a page of a done job. It does not check
-// ownership: the caller checked the signed URL.
-func (s *Service) PageImage(ctx context.Context, jobID string, page int) ([]byte, error) {
+// pngSignatureHead is how every stored page image starts ("\x89PNG"), the
+// check PageImage makes before handing the stream out.
+const pngSignatureHead = "\x89PNG"
+
+// PageImageStream is a stored page PNG opened for reading. The caller must
+// Close it. Size is its length in bytes, or -1 when the blob store does not
+// tell it cheaply.
+type PageImageStream struct {
+	io.ReadCloser
+	Size int64
+}
+
+// sizer is implemented by blob readers that know their length without
+// reading (an *os.File).
+type sizer interface {
+	Stat() (fs.FileInfo, error)
+}
+
+// PageImage opens the stored PNG of a page of a done job for streaming; it
+// reads only the first bytes, to check that the blob is a PNG, so every
+// failure (404, 500) is known before the caller writes anything. It does
+// not check ownership: the caller checked the signed URL.
+func (s *Service) PageImage(ctx context.Context, jobID string, page int) (*PageImageStream, error) {
 	j, err := s.cfg.Store.GetJob(ctx, jobID)
 	if errors.Is(err, ErrNotFound) {
 		return nil, errJobNotFound(jobID)
@@ -252,15 +274,32 @@ func (s *Service) PageImage(ctx context.Context, jobID string, page int) ([]byte
 	if j.Status != Done {
 		return nil, Errorf(CodeNotFound, "page image not found")
 	}
-	data, err := s.readBlob(ctx, ImageKey(jobID, page), 1<<31)
+	rc, err := s.cfg.Blobs.Get(ctx, ImageKey(jobID, page))
 	if errors.Is(err, ErrNotFound) {
 		return nil, Errorf(CodeNotFound, "page image not found")
 	}
 	if err != nil {
+		return nil, internal("open page image", err)
+	}
+	size := int64(-1)
+	if st, ok := rc.(sizer); ok {
+		if fi, err := st.Stat(); err == nil {
+			size = fi.Size()
+		}
+	}
+	head := make([]byte, len(pngSignatureHead))
+	if _, err := io.ReadFull(rc, head); err != nil || string(head) != pngSignatureHead {
+		_ = rc.Close()
+		if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			err = errors.New("stored page image is not a PNG")
+		}
 		return nil, internal("read page image", err)
 	}
-	if !bytes.HasPrefix(data, []byte("\x89PNG")) {
-		return nil, internal("read page image", errors.New("stored page image is not a PNG"))
-	}
-	return data, nil
+	return &PageImageStream{ReadCloser: readCloser{Reader: io.MultiReader(bytes.NewReader(head), rc), Closer: rc}, Size: size}, nil
+}
+
+// readCloser joins a reader with the closer of the stream it reads from.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }

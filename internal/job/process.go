@@ -284,10 +284,7 @@ func (s *Service) DeliverWebhook(ctx context.Context, jobID string) error {
 	if !d.Pending() || d.NextAttemptAt.After(now) {
 		return nil
 	}
-	sendErr, err := s.sendEvent(ctx, j, now)
-	if err != nil {
-		return fmt.Errorf("deliver webhook of job %s: %w", jobID, err)
-	}
+	sendErr := s.sendEvent(ctx, j, now)
 	if sendErr != nil && ctx.Err() != nil {
 		return fmt.Errorf("deliver webhook of job %s: interrupted: %w", jobID, ctx.Err())
 	}
@@ -322,24 +319,26 @@ func (s *Service) DeliverWebhook(ctx context.Context, jobID string) error {
 	return nil
 }
 
-// sendEvent makes one delivery attempt of j's pending event, signed at now.
-// sendErr is the attempt's failure, recorded and retried; err is a failure
-// to build the payload, after which nothing was sent.
-func (s *Service) sendEvent(ctx context.Context, j *Job, now time.Time) (sendErr, err error) {
+// sendEvent makes one delivery attempt of j's pending event, signed at now,
+// and returns its failure. A payload that cannot be built (the results blob
+// missing or corrupt) fails the attempt like a refused delivery: it is
+// recorded and retried with backoff, and given up after webhook.MaxRetries
+// retries, instead of being retried on every poll until the job expires.
+func (s *Service) sendEvent(ctx context.Context, j *Job, now time.Time) error {
 	secret, ok := s.cfg.WebhookSecret(j.Owner)
 	if !ok {
-		return errors.New("the job's API key is no longer configured"), nil
+		return errors.New("the job's API key is no longer configured")
 	}
 	payload, err := s.view(ctx, j, ReadOptions{})
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("the event payload could not be built, nothing was sent: %w", err)
 	}
 	body, err := json.Marshal(payload)
 	if err != nil {
-		return nil, fmt.Errorf("encode: %w", err)
+		return fmt.Errorf("the event payload could not be encoded, nothing was sent: %w", err)
 	}
 	ev := webhook.Event{ID: j.Webhook.EventID, Type: j.Webhook.EventType, Body: body}
-	return webhook.Send(ctx, s.webhook, j.CallbackURL, secret, ev, now), nil
+	return webhook.Send(ctx, s.webhook, j.CallbackURL, secret, ev, now)
 }
 
 // Sweep applies the expiry rules of docs/decisions.md: awaiting_upload jobs

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"blueprint/internal/job"
+	"blueprint/internal/localblob"
+	"blueprint/internal/webhook"
+)
+
+// TestWebhookPayloadUnbuildable deletes a done job's results blob while its
+// webhook waits for a retry: every later attempt cannot build the payload,
+// and each is recorded as a failed attempt with the backoff (not retried on
+// every poll), with last_error saying why, until the delivery is given up
+// after 1 + MaxRetries attempts.
+func TestWebhookPayloadUnbuildable(t *testing.T) {
+	clock := &fakeClock{t: time.Now().UTC()}
+	sink := newSink(t, 500)
+	dir := t.TempDir()
+	e := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
+	ctx := context.Background()
+	id := doneJob(t, e, keyA, map[string]any{"callback_url": sink.srv.URL})
+	if d := sink.next(t); d.Status != 500 {
+		t.Fatalf("first attempt answered %d", d.Status)
+	}
+	waitDelivery(t, e, id, func(d *job.Delivery) bool { return d.Attempts == 1 })
+
+	blobs, err := localblob.New(filepath.Join(dir, blobsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := blobs.Delete(ctx, job.ResultKey(id, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for attempt := 2; attempt <= 1+webhook.MaxRetries; attempt++ {
+		// Not due yet: the runner polls every 20 ms but must wait for the
+		// backoff, so the count does not move while the clock stands.
+		before, err := e.app.store.GetJob(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if before.Webhook.NextAttemptAt.After(clock.Now()) {
+			time.Sleep(100 * time.Millisecond)
+			if j, _ := e.app.store.GetJob(ctx, id); j.Webhook.Attempts != attempt-1 {
+				t.Fatalf("attempt %d made before its backoff ran out: %+v", attempt, j.Webhook)
+			}
+		}
+		clock.Advance(webhook.BackoffCap + time.Second)
+		waitDelivery(t, e, id, func(d *job.Delivery) bool { return d.Attempts == attempt })
+	}
+	clock.Advance(webhook.BackoffCap + time.Second)
+	select {
+	case d := <-sink.got:
+		t.Fatalf("a delivery went out without its payload: %s", d.Body)
+	case <-time.After(300 * time.Millisecond):
+	}
+	j, err := e.app.store.GetJob(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := j.Webhook
+	if w.GaveUpAt == nil || w.Pending() || w.DeliveredAt != nil || w.Attempts != 1+webhook.MaxRetries {
+		t.Fatalf("delivery record: %+v", w)
+	}
+	if !strings.Contains(w.LastError, "payload could not be built") || !strings.Contains(w.LastError, "not found") {
+		t.Fatalf("last_error does not say why: %q", w.LastError)
+	}
+}

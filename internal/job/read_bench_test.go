@@ -47,8 +47,8 @@ func BenchmarkPageDetections(b *testing.B) {
 	}
 	svc, err := job.NewService(job.Config{
 		Store: store, Blobs: blobs, Flow: runner.New(store, runner.Options{}), Catalog: cat,
-		Engine: detect.EngineFunc(func(context.Context, detect.Page) ([]detect.Detection, error) { return nil, nil }),
-		Links:  httpapi.NewLocalLinks("http://127.0.0.1:8080", signer),
+		Engine:        detect.EngineFunc(func(context.Context, detect.Page) ([]detect.Detection, error) { return nil, nil }),
+		Links:         httpapi.NewLocalLinks("http://127.0.0.1:8080", signer),
 		WebhookSecret: func(string) ([]byte, bool) { return nil, false },
 	})
 	if err != nil {

@@ -348,6 +348,53 @@ func (c *Catalog) Lookup(class string) (Symbol, bool) {
 	return clone(c.symbols[i]), true
 }
 
+// Meta is a symbol's descriptive fields without its glyph: what results,
+// the summary and the symbol list show of a class. Talo2010Code is nil
+// unless the class has a code; it points to a copy the caller may keep.
+type Meta struct {
+	Class, DisplayName, DisplayNameFI, Category, SymbolCategory, Model, Color string
+	Talo2010Code                                                              *string
+	Threshold                                                                 float64
+}
+
+// Meta returns the class's fields without copying its glyph, and false for
+// an unknown class. It is the cheap form of Lookup for code that runs once
+// per detection; it allocates only a copy of the Talo code, if any.
+func (c *Catalog) Meta(class string) (Meta, bool) {
+	i, ok := c.index[class]
+	if !ok {
+		return Meta{}, false
+	}
+	s := &c.symbols[i]
+	m := Meta{Class: s.Class, DisplayName: s.DisplayName, DisplayNameFI: s.DisplayNameFI, Category: s.Category,
+		SymbolCategory: s.SymbolCategory, Model: s.Model, Color: s.Color, Threshold: s.Threshold}
+	if s.Talo2010Code != nil {
+		code := *s.Talo2010Code
+		m.Talo2010Code = &code
+	}
+	return m, true
+}
+
+// Threshold returns the class's default display threshold (0..1), and
+// false for an unknown class. It does not allocate.
+func (c *Catalog) Threshold(class string) (float64, bool) {
+	i, ok := c.index[class]
+	if !ok {
+		return 0, false
+	}
+	return c.symbols[i].Threshold, true
+}
+
+// Model returns the name of the detection model the class belongs to, and
+// false for an unknown class. It does not allocate.
+func (c *Catalog) Model(class string) (string, bool) {
+	i, ok := c.index[class]
+	if !ok {
+		return "", false
+	}
+	return c.symbols[i].Model, true
+}
+
 // Models returns the detection model names in the data file's order
 // ("fire_alarm", "electricity").
 func (c *Catalog) Models() []string {

@@ -181,7 +181,7 @@ func (s *Server) handleIcon(w http.ResponseWriter, r *http.Request, _ job.Caller
 		s.writeError(w, r, job.InvalidParameter("format", "format must be svg or png"))
 		return
 	}
-	if _, ok := s.cfg.Catalog.Lookup(class); !ok {
+	if _, ok := s.cfg.Catalog.Meta(class); !ok {
 		s.writeError(w, r, job.Errorf(job.CodeNotFound, "no icon for symbol class %q", class))
 		return
 	}

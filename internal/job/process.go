@@ -254,8 +254,8 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 func (s *Service) ofModels(j *Job, ds []detect.Detection) []detect.Detection {
 	out := make([]detect.Detection, 0, len(ds))
 	for _, d := range ds {
-		sym, ok := s.cfg.Catalog.Lookup(d.Class)
-		if ok && slices.Contains(j.Models, sym.Model) {
+		model, ok := s.cfg.Catalog.Model(d.Class)
+		if ok && slices.Contains(j.Models, model) {
 			out = append(out, d)
 		}
 	}

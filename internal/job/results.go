@@ -33,8 +33,8 @@ func (s *Service) filter(j *Job, override *float64) detect.Filter {
 		return detect.Filter{Flat: j.Confidence}
 	}
 	return detect.Filter{PerClass: func(class string) float64 {
-		if sym, ok := s.cfg.Catalog.Lookup(class); ok {
-			return sym.Threshold
+		if t, ok := s.cfg.Catalog.Threshold(class); ok {
+			return t
 		}
 		return detect.StoredFloor
 	}}
@@ -100,7 +100,7 @@ func (s *Service) loadPage(ctx context.Context, jobID string, page int) (storedP
 // does not know has only its Class set.
 func (s *Service) Symbol(class, lang string) SymbolView {
 	v := SymbolView{Class: class}
-	if sym, ok := s.cfg.Catalog.Lookup(class); ok {
+	if sym, ok := s.cfg.Catalog.Meta(class); ok {
 		v.DisplayName = strPtr(s.cfg.Catalog.DisplayName(class, lang))
 		v.Category = strPtr(sym.Category)
 		v.SymbolCategory = strPtr(sym.SymbolCategory)

@@ -76,8 +76,8 @@ func Run(ctx context.Context, cfg Config) (eval.Report, error) {
 		sheets = sheets[:cfg.MaxSheets]
 	}
 	filter := detect.Filter{Flat: cfg.Flat, PerClass: func(class string) float64 {
-		s, _ := cfg.Catalog.Lookup(class) // every class is checked before scoring
-		return s.Threshold
+		t, _ := cfg.Catalog.Threshold(class) // every class is checked before scoring
+		return t
 	}}
 
 	var (
@@ -126,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (eval.Report, error) {
 func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []eval.PageTiming, error) {
 	for _, p := range s.Pages {
 		for _, sym := range p.Symbols {
-			if _, ok := cfg.Catalog.Lookup(sym.Class); !ok {
+			if _, ok := cfg.Catalog.Model(sym.Class); !ok {
 				return nil, nil, fmt.Errorf("%s: page %d: class %q is not in the catalog", s.Label, p.PageIndex, sym.Class)
 			}
 		}
@@ -170,7 +170,7 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 			return fmt.Errorf("pipeline reported page %d of %d", r.Index, n)
 		}
 		for _, d := range r.Detections {
-			if _, ok := cfg.Catalog.Lookup(d.Class); !ok {
+			if _, ok := cfg.Catalog.Model(d.Class); !ok {
 				return fmt.Errorf("page %d: engine reported class %q, which is not in the catalog", r.Index, d.Class)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -813,6 +814,10 @@ func confidence(cov float64) float64 {
 // finish computes boxes, suppresses overlapping matches preferring the one
 // that explains the most geometry, and returns the survivors.
 func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
+	// A pose whose inside holds drawing of its own is another symbol.
+	found = slices.DeleteFunc(found, func(s scored) bool {
+		return ix.foreignInterior(s.hypothesis) > maxForeignInterior
+	})
 	for i := range found {
 		found[i].box = boxOf(found[i].t, found[i].pl, ix.pg.Width, ix.pg.Height)
 	}

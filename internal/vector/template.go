@@ -80,6 +80,9 @@ type prepared struct {
 	// lines are the template's straight pieces: CAD draws each as its own
 	// segment, so a page segment should start and end where each does.
 	lines [][2]glyph.Point
+	// hull is the convex hull of the drawn geometry (text left out), in
+	// glyph mm: the region whose inside the template must explain.
+	hull []glyph.Point
 
 	kind anchorKind
 	// circle anchor: centre, radius, the secondary keypoint (hasQ false
@@ -216,6 +219,11 @@ func prepare(t Template) (*prepared, error) {
 		return nil, fmt.Errorf("vector: template %s has no drawn geometry", t.Class)
 	}
 	p.samples = spreadOrder(samples)
+	pts := make([]glyph.Point, len(samples))
+	for i, s := range samples {
+		pts[i] = s.P
+	}
+	p.hull = convexHull(pts)
 	// Arc ends that a page arc must not run on past: a circle around a
 	// template's arc is another drawing (a grid bubble is not a socket).
 	// Line ends are left out: wires attach to them and run through

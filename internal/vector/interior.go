@@ -1,0 +1,165 @@
+package vector
+
+import (
+	"math"
+	"sort"
+
+	"blueprint/internal/glyph"
+)
+
+// Foreign interior drawing: a pose whose inside holds drawing that the
+// template does not explain is a different symbol that contains the
+// template's shape (concentric circles with marks inside are a luminaire,
+// not a push button).
+const (
+	// maxForeignInterior is the most unexplained page geometry lying
+	// wholly inside a match, as a fraction of the template's own drawn
+	// length, that the match tolerates.
+	maxForeignInterior = 0.45
+	// interiorMarginMM is how far inside the template's convex hull, in
+	// glyph millimetres beyond the verification tolerance, page geometry
+	// must lie to count as the match's interior: wires and walls touching
+	// the outline stay out.
+	interiorMarginMM = 0.25
+	// interiorStepPx is the spacing of the points at which interior page
+	// geometry is tested against the template.
+	interiorStepPx = 1.0
+)
+
+// convexHull returns the convex hull of pts, counter-clockwise in a y-up
+// frame (Andrew's monotone chain); collinear points are dropped.
+func convexHull(pts []glyph.Point) []glyph.Point {
+	p := append([]glyph.Point(nil), pts...)
+	sort.Slice(p, func(i, j int) bool {
+		if p[i].X != p[j].X {
+			return p[i].X < p[j].X
+		}
+		return p[i].Y < p[j].Y
+	})
+	if len(p) < 3 {
+		return p
+	}
+	cross := func(o, a, b glyph.Point) float64 {
+		return (a.X-o.X)*(b.Y-o.Y) - (a.Y-o.Y)*(b.X-o.X)
+	}
+	h := make([]glyph.Point, 0, 2*len(p))
+	for _, q := range p {
+		for len(h) >= 2 && cross(h[len(h)-2], h[len(h)-1], q) <= 0 {
+			h = h[:len(h)-1]
+		}
+		h = append(h, q)
+	}
+	lower := len(h) + 1
+	for i := len(p) - 2; i >= 0; i-- {
+		q := p[i]
+		for len(h) >= lower && cross(h[len(h)-2], h[len(h)-1], q) <= 0 {
+			h = h[:len(h)-1]
+		}
+		h = append(h, q)
+	}
+	return h[:len(h)-1]
+}
+
+// insideBy reports whether p lies inside the counter-clockwise convex
+// polygon hull at least margin from every edge.
+func insideBy(hull []glyph.Point, p glyph.Point, margin float64) bool {
+	if len(hull) < 3 {
+		return false
+	}
+	for i := range hull {
+		a, b := hull[i], hull[(i+1)%len(hull)]
+		ex, ey := b.X-a.X, b.Y-a.Y
+		l := math.Hypot(ex, ey)
+		if l == 0 {
+			continue
+		}
+		if (ex*(p.Y-a.Y)-ey*(p.X-a.X))/l < margin {
+			return false
+		}
+	}
+	return true
+}
+
+// foreignInterior returns the length of page geometry (segments and arcs;
+// text is never a symbol's drawing) lying wholly inside the posed
+// template's shrunk hull that no template geometry explains, as a fraction
+// of the template's drawn length. Wires crossing the symbol enter and leave
+// the hull, so they never lie wholly inside it.
+func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
+	t := h.t
+	if len(t.hull) < 3 {
+		return 0
+	}
+	m := h.pl.Matrix(PixelsPerMM)
+	det := m.A*m.D - m.B*m.C
+	if det == 0 {
+		return 0
+	}
+	// Page pixels to glyph millimetres.
+	inv := glyph.Affine{A: m.D / det, B: -m.B / det, C: -m.C / det, D: m.A / det}
+	inv.E = -(inv.A*m.E + inv.C*m.F)
+	inv.F = -(inv.B*m.E + inv.D*m.F)
+	k := h.pl.Scale * PixelsPerMM
+	tolMM := (tolBasePx + tolRel*k) / k
+	margin := tolMM + interiorMarginMM
+	// A page point is explained when a template sample lies within the
+	// verification tolerance plus half the sample spacing.
+	reach := tolMM + sampleStepMM/2
+	explained := func(q glyph.Point) bool {
+		for _, s := range t.samples {
+			if dx, dy := s.P.X-q.X, s.P.Y-q.Y; dx*dx+dy*dy <= reach*reach {
+				return true
+			}
+		}
+		return false
+	}
+	lo := glyph.Point{X: math.Inf(1), Y: math.Inf(1)}
+	hi := glyph.Point{X: math.Inf(-1), Y: math.Inf(-1)}
+	for _, p := range t.hull {
+		q := m.Apply(p)
+		lo, hi = minPt(lo, q), maxPt(hi, q)
+	}
+	ns := int32(len(ix.pg.Segments))
+	seen := map[int32]bool{}
+	foreign := 0.0
+	// unexplainedPx measures the unexplained length of a polyline in page
+	// pixels, or returns false when any of it leaves the interior.
+	unexplainedPx := func(pts []glyph.Point) (float64, bool) {
+		for _, p := range pts {
+			if !insideBy(t.hull, inv.Apply(p), margin) {
+				return 0, false
+			}
+		}
+		sum := 0.0
+		for i := 1; i < len(pts); i++ {
+			a, b := pts[i-1], pts[i]
+			l := math.Hypot(b.X-a.X, b.Y-a.Y)
+			n := max(1, int(math.Ceil(l/interiorStepPx)))
+			for j := 0; j < n; j++ {
+				f := (float64(j) + 0.5) / float64(n)
+				if !explained(inv.Apply(glyph.Point{X: a.X + f*(b.X-a.X), Y: a.Y + f*(b.Y-a.Y)})) {
+					sum += l / float64(n)
+				}
+			}
+		}
+		return sum, true
+	}
+	ix.pieces.inBox(lo, hi, func(i int32) bool {
+		if seen[i] {
+			return true
+		}
+		seen[i] = true
+		var pts []glyph.Point
+		if i < ns {
+			s := ix.pg.Segments[i]
+			pts = []glyph.Point{s.A, s.B}
+		} else {
+			pts = arcPoints(ix.pg.Arcs[i-ns])
+		}
+		if l, ok := unexplainedPx(pts); ok {
+			foreign += l
+		}
+		return true
+	})
+	return foreign / (t.lenMM * k)
+}

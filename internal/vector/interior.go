@@ -119,9 +119,6 @@ func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
 		q := m.Apply(p)
 		lo, hi = minPt(lo, q), maxPt(hi, q)
 	}
-	ns := int32(len(ix.pg.Segments))
-	seen := map[int32]bool{}
-	foreign := 0.0
 	// unexplainedPx measures the unexplained length of a polyline in page
 	// pixels, or returns false when any of it leaves the interior.
 	unexplainedPx := func(pts []glyph.Point) (float64, bool) {
@@ -144,22 +141,38 @@ func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
 		}
 		return sum, true
 	}
-	ix.pieces.inBox(lo, hi, func(i int32) bool {
-		if seen[i] {
-			return true
+	ns := int32(len(ix.pg.Segments))
+	g := ix.pieces
+	x0, y0 := max(0, int(math.Floor(lo.X/g.cell))), max(0, int(math.Floor(lo.Y/g.cell)))
+	x1, y1 := min(g.nx-1, int(math.Floor(hi.X/g.cell))), min(g.ny-1, int(math.Floor(hi.Y/g.cell)))
+	foreign := 0.0
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			c := y*g.nx + x
+			for _, i := range g.items[g.start[c]:g.start[c+1]] {
+				// A piece lies in every cell it passes: it is measured in
+				// the cell of its first point only.
+				if i < ns {
+					s := ix.pg.Segments[i]
+					if g.cellOf(s.A) != c || math.Min(s.A.X, s.B.X) < lo.X || math.Min(s.A.Y, s.B.Y) < lo.Y ||
+						math.Max(s.A.X, s.B.X) > hi.X || math.Max(s.A.Y, s.B.Y) > hi.Y {
+						continue
+					}
+					if l, ok := unexplainedPx([]glyph.Point{s.A, s.B}); ok {
+						foreign += l
+					}
+					continue
+				}
+				a := ix.pg.Arcs[i-ns]
+				st := a.Start * math.Pi / 180
+				if g.cellOf(glyph.Point{X: a.C.X + a.R*math.Cos(st), Y: a.C.Y + a.R*math.Sin(st)}) != c {
+					continue
+				}
+				if l, ok := unexplainedPx(arcPoints(a)); ok {
+					foreign += l
+				}
+			}
 		}
-		seen[i] = true
-		var pts []glyph.Point
-		if i < ns {
-			s := ix.pg.Segments[i]
-			pts = []glyph.Point{s.A, s.B}
-		} else {
-			pts = arcPoints(ix.pg.Arcs[i-ns])
-		}
-		if l, ok := unexplainedPx(pts); ok {
-			foreign += l
-		}
-		return true
-	})
+	}
 	return foreign / (t.lenMM * k)
 }

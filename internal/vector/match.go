@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -814,10 +813,6 @@ func confidence(cov float64) float64 {
 // finish computes boxes, suppresses overlapping matches preferring the one
 // that explains the most geometry, and returns the survivors.
 func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
-	// A pose whose inside holds drawing of its own is another symbol.
-	found = slices.DeleteFunc(found, func(s scored) bool {
-		return ix.foreignInterior(s.hypothesis) > maxForeignInterior
-	})
 	for i := range found {
 		found[i].box = boxOf(found[i].t, found[i].pl, ix.pg.Width, ix.pg.Height)
 	}
@@ -856,7 +851,10 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 				break
 			}
 		}
-		if !dup {
+		// A pose whose inside holds drawing of its own is another
+		// symbol; it neither stays nor suppresses others. (Checked only
+		// here: a pose a kept match suppresses needs no check.)
+		if !dup && ix.foreignInterior(f.hypothesis) <= maxForeignInterior {
 			if fPts == nil {
 				fPts = posedSamples(f.hypothesis)
 			}

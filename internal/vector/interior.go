@@ -84,7 +84,10 @@ func insideBy(hull []glyph.Point, p glyph.Point, margin float64) bool {
 // text is never a symbol's drawing) lying wholly inside the posed
 // template's shrunk hull that no template geometry explains, as a fraction
 // of the template's drawn length. Wires crossing the symbol enter and leave
-// the hull, so they never lie wholly inside it.
+// the hull, so they never lie wholly inside it. Overlapping pieces count
+// each time: a solid fill written as fans of filled and stroked triangles
+// is heavy drawing, and counting each pixel of ink once would rate it as
+// light as a stray mark.
 func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
 	t := h.t
 	if len(t.hull) < 3 {

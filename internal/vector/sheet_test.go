@@ -230,22 +230,48 @@ func iou(a, b detect.Box) float64 {
 	return in / (a.W*a.H + b.W*b.H - in)
 }
 
-func pageOf(t testing.TB, pdf []byte) *Page {
+// extracted is one page of a PDF as the matcher receives it, with the time
+// MuPDF took to write its SVG and the time extraction took.
+type extracted struct {
+	page     *Page
+	svgBytes int
+	svgTime  time.Duration
+	extract  time.Duration
+}
+
+// extractPage writes page i of doc as SVG with MuPDF and extracts its
+// primitives; label names the document in failures.
+func extractPage(t testing.TB, doc *fitz.Document, label string, i int) extracted {
+	t.Helper()
+	t0 := time.Now()
+	svg, err := doc.SVG(i)
+	if err != nil {
+		t.Fatalf("%s page %d: svg: %v", label, i, err)
+	}
+	t1 := time.Now()
+	pg, err := Extract(context.Background(), []byte(svg))
+	if err != nil {
+		t.Fatalf("%s page %d: extract: %v", label, i, err)
+	}
+	return extracted{page: pg, svgBytes: len(svg), svgTime: t1.Sub(t0), extract: time.Since(t1)}
+}
+
+// openPDF opens pdf with go-fitz; the caller closes it.
+func openPDF(t testing.TB, pdf []byte) *fitz.Document {
 	t.Helper()
 	doc, err := fitz.NewFromMemory(pdf)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return doc
+}
+
+// pageOf returns the extracted first page of pdf.
+func pageOf(t testing.TB, pdf []byte) *Page {
+	t.Helper()
+	doc := openPDF(t, pdf)
 	defer doc.Close()
-	svg, err := doc.SVG(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pg, err := Extract(context.Background(), []byte(svg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pg
+	return extractPage(t, doc, "test PDF", 0).page
 }
 
 // TestMatchCatalogSheet draws every kind of catalog symbol at random poses
@@ -409,30 +435,19 @@ func score(ms []Match, truth []placed, minConf float64) (tp, fp, fn int, missed 
 func TestDenseA1(t *testing.T) {
 	cat, m := loadTemplates(t)
 	pdf, truth := buildDenseA1(t, cat, 5, 300)
-	doc, err := fitz.NewFromMemory(pdf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := openPDF(t, pdf)
 	defer doc.Close()
+	x := extractPage(t, doc, "dense A1", 0)
+	pg := x.page
 	t0 := time.Now()
-	svg, err := doc.SVG(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t1 := time.Now()
-	pg, err := Extract(context.Background(), []byte(svg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t2 := time.Now()
 	ms, err := m.Match(context.Background(), pg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t3 := time.Now()
+	matchTime := time.Since(t0)
 	tp, fp, fn, missed := score(ms, truth, 0.5)
 	t.Logf("A1 300 symbols: %d segments, %d arcs, %d chars; SVG %v, extract %v, match %v; tp %d fp %d fn %d %v",
-		len(pg.Segments), len(pg.Arcs), len(pg.Chars), t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), tp, fp, fn, missed)
+		len(pg.Segments), len(pg.Arcs), len(pg.Chars), x.svgTime, x.extract, matchTime, tp, fp, fn, missed)
 	if fp > 0 || fn > 0 {
 		t.Errorf("tp %d, false positives %d, misses %d: %v", tp, fp, fn, missed)
 	}

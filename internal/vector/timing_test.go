@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	fitz "github.com/gen2brain/go-fitz"
-
 	"blueprint/internal/eval/dataset"
 )
 
@@ -38,24 +36,14 @@ func TestDevTiming(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := fitz.NewFromMemory(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		doc := openPDF(t, data)
 		for i := 0; i < doc.NumPage(); i++ {
+			x := extractPage(t, doc, truth.File, i)
 			t0 := time.Now()
-			svg, err := doc.SVG(i)
-			if err != nil {
+			if _, err := m.Match(context.Background(), x.page); err != nil {
 				t.Fatal(err)
 			}
-			pg, err := Extract(context.Background(), []byte(svg))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := m.Match(context.Background(), pg); err != nil {
-				t.Fatal(err)
-			}
-			s := time.Since(t0).Seconds()
+			s := (x.svgTime + x.extract + time.Since(t0)).Seconds()
 			all = append(all, s)
 			byPaper[truth.Paper] = append(byPaper[truth.Paper], s)
 			if truth.Paper == "A1" && i < len(truth.Pages) {

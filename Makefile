@@ -1,7 +1,7 @@
 # Blueprint symbol detection service. `make run` starts it locally; `make test` is what CI runs.
 GO        ?= go
 BIN       := bin
-STATICCHECK_VERSION := 2025.1.1
+STATICCHECK_VERSION := v0.6.1
 REDOCLY_VERSION     := 2.77.0
 
 .PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector

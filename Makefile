@@ -1,4 +1,5 @@
 # Blueprint symbol detection service. `make run` starts it locally; `make test` is what CI runs.
+# Tool versions: one line each here; the Makefile fetches them (go run / npx), nothing is installed by hand.
 GO        ?= go
 BIN       := bin
 STATICCHECK_VERSION := v0.6.1

@@ -9,10 +9,12 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
+	"sync"
 
 	fitz "github.com/gen2brain/go-fitz"
 
 	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
 )
 
 // Document is an opened upload, read one page at a time. It is for one
@@ -69,9 +71,9 @@ func (d *Document) NumPages() int { return d.pages }
 // (colour is kept: drawings colour-code symbols; 4 bytes a pixel, about
 // 125 MB for an A1 sheet). A page over MaxPagePixels is refused with a
 // page_too_large *InvalidError before any pixel is allocated. The PDF field
-// serves MuPDF's SVG of the page, produced here once (it also gives the
-// exact page size) and shared by every SVG call: callers must not modify
-// the returned bytes.
+// serves the page's drawing, read from MuPDF's SVG of the page (produced
+// here once; it also gives the exact page size) on the first Drawing call
+// and shared by every later one: callers must not modify it.
 //
 // Images: page 0 only, Raster is the decoded image at its native size and
 // PDF is nil.
@@ -126,7 +128,7 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 		Width:  w,
 		Height: h,
 		Raster: fitSize(rgba, w, h),
-		PDF:    svgPage(svgBytes),
+		PDF:    &svgPage{svg: svgBytes},
 	}, nil
 }
 
@@ -145,15 +147,28 @@ func fitSize(img *image.RGBA, w, h int) *image.RGBA {
 	return out
 }
 
-// svgPage is a PDF page's SVG, produced once by Page.
-type svgPage []byte
+// svgPage is a PDF page's vector side: MuPDF's SVG of the page, produced
+// once by Page, read into a drawing.Page on the first Drawing call and
+// shared by every later one.
+type svgPage struct {
+	once sync.Once
+	svg  []byte
+	page *drawing.Page
+	err  error
+}
 
-// SVG returns MuPDF's SVG of the page (points of the rotated CropBox).
-func (s svgPage) SVG(ctx context.Context) ([]byte, error) {
+// Drawing returns the page's primitives in raster pixels. The first call
+// reads the SVG (under its context: a cancelled first call leaves the error
+// for every caller) and drops it.
+func (s *svgPage) Drawing(ctx context.Context) (*drawing.Page, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("page svg: %w", err)
+		return nil, fmt.Errorf("page drawing: %w", err)
 	}
-	return s, nil
+	s.once.Do(func() {
+		s.page, s.err = drawing.FromSVG(ctx, s.svg, float64(detect.RenderDPI)/72)
+		s.svg = nil
+	})
+	return s.page, s.err
 }
 
 // Close releases MuPDF's memory. Calling it twice is harmless.

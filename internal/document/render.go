@@ -92,29 +92,9 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 		return detect.Page{Index: 0, Width: b.Dx(), Height: b.Dy(), Raster: d.img}, nil
 	}
 
-	// Cheap refusal from whole-point bounds before the SVG pass.
-	bnd, err := d.pdf.Bound(i)
-	if err != nil {
-		return detect.Page{}, fmt.Errorf("render page %d: load: %w", i, err)
-	}
-	if w, h := pixelsAt200(float64(bnd.Dx())), pixelsAt200(float64(bnd.Dy())); int64(w)*int64(h) > d.lim.MaxPagePixels {
-		return detect.Page{}, pageTooLarge(i, w, h, d.lim)
-	}
-	svg, err := d.pdf.SVG(i)
-	if err != nil {
-		return detect.Page{}, fmt.Errorf("render page %d: svg: %w", i, err)
-	}
-	svgBytes := []byte(svg)
-	wpt, hpt, err := parseSVGSize(svgBytes)
+	svgBytes, w, h, err := d.pageSVG(i)
 	if err != nil {
 		return detect.Page{}, fmt.Errorf("render page %d: %w", i, err)
-	}
-	w, h := pixelsAt200(wpt), pixelsAt200(hpt)
-	if int64(w)*int64(h) > d.lim.MaxPagePixels {
-		return detect.Page{}, pageTooLarge(i, w, h, d.lim)
-	}
-	if w <= 0 || h <= 0 {
-		return detect.Page{}, fmt.Errorf("render page %d: empty page (%g × %g pt)", i, wpt, hpt)
 	}
 	if err := ctx.Err(); err != nil {
 		return detect.Page{}, fmt.Errorf("render page %d: %w", i, err)
@@ -130,6 +110,61 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 		Raster: fitSize(rgba, w, h),
 		PDF:    &svgPage{svg: svgBytes},
 	}, nil
+}
+
+// Drawing reads what page i (0-based) of a PDF draws, without rendering
+// its raster: the document pass reads every page this way before the page
+// pass renders them. The page limits are checked as Page checks them. An
+// image has no drawing: (nil, nil).
+func (d *Document) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
+	if d.closed {
+		return nil, errors.New("read page drawing: document is closed")
+	}
+	if i < 0 || i >= d.pages {
+		return nil, fmt.Errorf("read page %d drawing: out of range (%d pages)", i, d.pages)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("read page %d drawing: %w", i, err)
+	}
+	if d.pdf == nil {
+		return nil, nil
+	}
+	svg, _, _, err := d.pageSVG(i)
+	if err != nil {
+		return nil, fmt.Errorf("read page %d drawing: %w", i, err)
+	}
+	return (&svgPage{svg: svg}).Drawing(ctx)
+}
+
+// pageSVG writes page i of the PDF as SVG with MuPDF and returns it with
+// the page's raster size at 200 DPI, refusing a page over MaxPagePixels
+// (page_too_large, before MuPDF writes anything when the whole-point bounds
+// already tell) or of no area.
+func (d *Document) pageSVG(i int) (svg []byte, w, h int, err error) {
+	bnd, err := d.pdf.Bound(i)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("load: %w", err)
+	}
+	if w, h := pixelsAt200(float64(bnd.Dx())), pixelsAt200(float64(bnd.Dy())); int64(w)*int64(h) > d.lim.MaxPagePixels {
+		return nil, 0, 0, pageTooLarge(i, w, h, d.lim)
+	}
+	s, err := d.pdf.SVG(i)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("svg: %w", err)
+	}
+	svg = []byte(s)
+	wpt, hpt, err := parseSVGSize(svg)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	w, h = pixelsAt200(wpt), pixelsAt200(hpt)
+	if int64(w)*int64(h) > d.lim.MaxPagePixels {
+		return nil, 0, 0, pageTooLarge(i, w, h, d.lim)
+	}
+	if w <= 0 || h <= 0 {
+		return nil, 0, 0, fmt.Errorf("empty page (%g × %g pt)", wpt, hpt)
+	}
+	return svg, w, h, nil
 }
 
 // fitSize returns img cut to w × h. MuPDF rounds the page's pixel box

@@ -1,9 +1,11 @@
 package document
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"image"
+	"image/png"
 	"math"
 	"strings"
 	"testing"
@@ -264,4 +266,55 @@ func BenchmarkEncodePNGA1(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestDrawingWithoutRaster: Drawing reads the same primitives as the page
+// pass's Drawing, refuses an out-of-range page, and gives nil for an image.
+func TestDrawingWithoutRaster(t *testing.T) {
+	ctx := context.Background()
+	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 612 792]", Rotate: 90, Content: "10 20 m 300 400 l S " + documenttest.CircleOps(200, 200, 30) + " S"})
+	doc, err := Open(ctx, pdf, MimePDF, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	got, err := doc.Drawing(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := doc.Page(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := p.PDF.Drawing(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Segments) != len(want.Segments) || len(got.Arcs) != len(want.Arcs) || len(got.Arcs) == 0 ||
+		got.Width != want.Width || got.Height != want.Height || float64(p.Width) != math.Round(got.Width) {
+		t.Errorf("Drawing: %d segments %d arcs %gx%g; page pass: %d segments %d arcs %gx%g (raster %dx%d)",
+			len(got.Segments), len(got.Arcs), got.Width, got.Height, len(want.Segments), len(want.Arcs), want.Width, want.Height, p.Width, p.Height)
+	}
+	if _, err := doc.Drawing(ctx, 1); err == nil {
+		t.Error("page 1 of a 1-page PDF: no error")
+	}
+	img := firstPageImage(t)
+	idoc, err := Open(ctx, img, MimePNG, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idoc.Close()
+	if d, err := idoc.Drawing(ctx, 0); d != nil || err != nil {
+		t.Errorf("image: %v, %v; want nil, nil", d, err)
+	}
+}
+
+// firstPageImage is a small PNG upload.
+func firstPageImage(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 40, 30))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

@@ -286,9 +286,11 @@ func Find(pg *drawing.Page, page int) []Table {
 		if j, ok := byGlyph[k]; ok {
 			// The same drawing seen from another run: keep the
 			// fuller view of it (text inside a glyph hides part of it).
+			em := math.Max(c.em, glyphs[j].em)
 			if area(c.glyph.box) > area(glyphs[j].glyph.box) {
 				glyphs[j] = c
 			}
+			glyphs[j].em = em
 			continue
 		}
 		byGlyph[k] = len(glyphs)
@@ -302,9 +304,24 @@ func Find(pg *drawing.Page, page int) []Table {
 			}
 		}
 	}
+	// A row's text ends where the next column of glyphs to its right
+	// starts (legends set side by side).
+	boxes := make([]Rect, len(cols))
+	for k, col := range cols {
+		boxes[k] = emptyRect()
+		for _, c := range col {
+			boxes[k] = boxes[k].union(c.glyph.box)
+		}
+	}
 	var tables []Table
-	for _, col := range cols {
-		if t, ok := ix.table(col, page); ok {
+	for k, col := range cols {
+		limit := math.Inf(1)
+		for j, b := range boxes {
+			if j != k && len(cols[j]) >= 2 && b.Min.X > boxes[k].Max.X && b.Min.Y < boxes[k].Max.Y && b.Max.Y > boxes[k].Min.Y {
+				limit = math.Min(limit, b.Min.X)
+			}
+		}
+		if t, ok := ix.table(col, page, limit); ok {
 			tables = append(tables, t)
 		}
 	}
@@ -349,7 +366,7 @@ func columns(gs []candidate) [][]candidate {
 		med := median(pitches)
 		s := 0
 		for i := 1; i <= len(col); i++ {
-			if i == len(col) || col[i].glyph.box.centre().Y-col[i-1].glyph.box.centre().Y > math.Max(2.5*med, 4*col[i].em) {
+			if i == len(col) || col[i].glyph.box.centre().Y-col[i-1].glyph.box.centre().Y > math.Min(math.Max(2.5*med, 2*col[i].em), 4.5*col[i].em) {
 				out = append(out, col[s:i])
 				s = i
 			}
@@ -378,7 +395,7 @@ func hasWord(text string, words []string) bool {
 }
 
 // table checks a column of glyph candidates and reads its rows.
-func (ix *pageIndex) table(col []candidate, page int) (Table, bool) {
+func (ix *pageIndex) table(col []candidate, page int, limit float64) (Table, bool) {
 	if len(col) < 2 {
 		return Table{}, false
 	}
@@ -420,7 +437,7 @@ func (ix *pageIndex) table(col []candidate, page int) (Table, bool) {
 	var kept []int
 	for i := range col {
 		y0, y1 := band(i)
-		r, sig, ok := ix.readRow(left, y0, y1, em, col[i])
+		r, sig, ok := ix.readRow(left, limit, y0, y1, em, col[i])
 		if debugRow != nil {
 			debugRow(fmt.Sprintf("%v %q %v", ok, r.Description, col[i].glyph.box))
 		}
@@ -466,7 +483,7 @@ func (ix *pageIndex) table(col []candidate, page int) (Table, bool) {
 	// nearest to the right of the descriptions.
 	var qh *run
 	for _, q := range qtyHeaders {
-		if q.min.X > colBox.Max.X && (qh == nil || q.min.X < qh.min.X) {
+		if q.min.X > colBox.Max.X && q.min.X < limit && (qh == nil || q.min.X < qh.min.X) {
 			qh = q
 		}
 	}
@@ -548,7 +565,7 @@ func segHitsRect(a, b glyph.Point, r Rect) bool {
 
 // readRow reads one row: the glyph drawn between left and the description,
 // inside the band, the text inside and beside it, and the description.
-func (ix *pageIndex) readRow(left, y0, y1, em float64, c candidate) (Row, string, bool) {
+func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate) (Row, string, bool) {
 	// The description: the run with the most letters right of the glyph
 	// in the band; runs between the glyph and it are tags.
 	gRight := c.glyph.box.Max.X
@@ -556,7 +573,7 @@ func (ix *pageIndex) readRow(left, y0, y1, em float64, c candidate) (Row, string
 	for i := range ix.runs {
 		r := &ix.runs[i]
 		cy := r.centre().Y
-		if !r.upright() || cy < y0 || cy > y1 || r.max.X < left || r.min.X > gRight+1.5*glyphReach*em {
+		if !r.upright() || cy < y0 || cy > y1 || r.max.X < left || r.min.X > gRight+1.5*glyphReach*em || r.min.X >= limit {
 			continue
 		}
 		inBand = append(inBand, i)

@@ -52,6 +52,8 @@ type Match struct {
 	// different symbols, each with its description to the right): a key
 	// to the drawing, not an instance.
 	Legend bool
+	// Row is the matched template's Row.
+	Row int
 }
 
 // Matcher finds its templates on pages. It is immutable after NewMatcher
@@ -532,7 +534,7 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 	// try verifies a pose and returns its coverage (1 where the template
 	// was already found whole there, 0 where the pose fails).
 	try := func(h hypothesis) float64 {
-		if h.pl.Scale < MinScale || h.pl.Scale > MaxScale {
+		if h.pl.Scale < h.t.minScale || h.pl.Scale > h.t.maxScale {
 			return 0
 		}
 		px, py := int(math.Floor(h.pl.At.X/doneCell)), int(math.Floor(h.pl.At.Y/doneCell))
@@ -627,7 +629,7 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64)
 			continue
 		}
 		s := f.r / (t.r * PixelsPerMM)
-		if s < MinScale || s > MaxScale {
+		if s < t.minScale || s > t.maxScale {
 			continue
 		}
 		if !t.hasQ {
@@ -760,7 +762,7 @@ func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
 			for i := ix.cornerStart[bk]; i < ix.cornerStart[bk+1]; i++ {
 				c := &ix.cornerArms[i]
 				s := c.la / (lu * PixelsPerMM)
-				if s < MinScale || s > MaxScale {
+				if s < t.minScale || s > t.maxScale {
 					continue
 				}
 				if r := math.Hypot(c.b.X, c.b.Y) / (lw * PixelsPerMM) / s; r < 0.9 || r > 1.1 {
@@ -782,7 +784,7 @@ func (ix *pageIndex) segmentHypotheses(t *prepared, try func(hypothesis)) {
 	lu := math.Hypot(u.X, u.Y) * PixelsPerMM
 	for i, sg := range ix.pg.Segments {
 		s := ix.segLen[i] / lu
-		if s < MinScale || s > MaxScale {
+		if s < t.minScale || s > t.maxScale {
 			continue
 		}
 		for _, ends := range [2][2]glyph.Point{{sg.A, sg.B}, {sg.B, sg.A}} {
@@ -819,6 +821,9 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 	}
 	sort.SliceStable(found, func(i, j int) bool {
 		a, b := found[i], found[j]
+		if a.t.priority != b.t.priority {
+			return a.t.priority > b.t.priority
+		}
 		sa, sb := a.explains*confidence(a.cov), b.explains*confidence(b.cov)
 		if sa != sb {
 			return sa > sb
@@ -866,7 +871,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 	legend := ix.legendRows(kept)
 	out := make([]Match, 0, len(kept))
 	for i, k := range kept {
-		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i]})
+		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i], Row: k.t.row})
 	}
 	return out
 }

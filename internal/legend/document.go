@@ -23,8 +23,9 @@ type Document struct {
 	// leader[i] is the first row drawn with the same glyph as row i:
 	// one template serves all of them and tags tell them apart.
 	leader []int
-	// same[i] is the first row with row i's glyph and description (a
-	// legend repeated on every sheet).
+	// same[i] is the first row with row i's description and class (a
+	// legend repeated on every sheet, its glyph drawn at each sheet's
+	// size).
 	same []int
 }
 
@@ -76,7 +77,7 @@ func (d *Document) group() {
 			break
 		}
 		for j := range i {
-			if d.same[j] == j && d.leader[j] == d.leader[i] && normDesc(d.Rows[j]) == normDesc(d.Rows[i]) {
+			if d.same[j] == j && d.Classes[j] == d.Classes[i] && normDesc(d.Rows[j]) == normDesc(d.Rows[i]) {
 				d.same[i] = j
 				break
 			}
@@ -95,9 +96,9 @@ func sameGlyph(a, b Row) bool {
 		return false
 	}
 	pa, pb := glyphPoints(a.Glyph), glyphPoints(b.Glyph)
-	// Sizes may differ a little between sheets; compare at one size.
+	// Each sheet may draw its legend at its own size: compare at one.
 	sa, sb := spread(pa), spread(pb)
-	if sa == 0 || sb == 0 || math.Abs(sa-sb) > 0.15*math.Max(sa, sb) {
+	if sa == 0 || sb == 0 || sa > 3*sb || sb > 3*sa {
 		return false
 	}
 	k := sa / sb
@@ -105,7 +106,7 @@ func sameGlyph(a, b Row) bool {
 		pb[i] = glyph.Point{X: pb[i].X * k, Y: pb[i].Y * k}
 	}
 	tol := 0.06 * sa
-	return covers(pa, pb, tol) >= 0.95 && covers(pb, pa, tol) >= 0.95 && colourClose(a.Color, b.Color)
+	return covers(pa, pb, tol) >= 0.9 && covers(pb, pa, tol) >= 0.9 && colourClose(a.Color, b.Color)
 }
 
 func glyphPoints(g glyph.Glyph) []glyph.Point {
@@ -210,7 +211,7 @@ func (d *Document) Assign(pg *drawing.Page, page, l int, box detect.Box) int {
 			group = append(group, i)
 		}
 	}
-	row := l
+	row := d.same[l]
 	if len(group) > 1 {
 		row = d.byTag(pg, group, box)
 	}

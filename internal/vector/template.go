@@ -76,17 +76,17 @@ const (
 
 // prepared is a template ready for matching.
 type prepared struct {
-	class   string
-	row     int
+	class string
+	row   int
 	// minScale and maxScale bound the pose scale searched.
 	minScale, maxScale float64
 	priority           int
-	g       glyph.Glyph
-	samples []sample // in verification order (spread out first)
-	lenMM   float64  // geometry length, mm
-	texts   []tplText
-	nChars  int
-	outline []glyph.Point // for the box
+	g                  glyph.Glyph
+	samples            []sample // in verification order (spread out first)
+	lenMM              float64  // geometry length, mm
+	texts              []tplText
+	nChars             int
+	outline            []glyph.Point // for the box
 	// arcEnds are open arc ends with outward directions: a page arc
 	// running on past one means the template is only part of a larger
 	// circle.

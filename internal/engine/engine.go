@@ -49,6 +49,11 @@ func New(cat *catalog.Catalog) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: legend vocabulary: %w", err)
 	}
+	names := map[string][]string{}
+	for _, s := range syms {
+		names[s.Class] = []string{s.DisplayName, s.DisplayNameFI}
+	}
+	vocab = vocab.WithNames(names)
 	return &Engine{cat: cat, catalog: tpls, plain: plain, vocab: vocab}, nil
 }
 

@@ -137,8 +137,11 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 	v := &DoneView{
 		JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CompletedAt: timestampPtr(j.CompletedAt),
 		FileName: strPtr(j.FileName), PageCount: len(j.Pages), ConfidenceMode: f.Mode(),
-		InferenceThresholds: s.thresholds(j), Pages: []PageView{},
+		InferenceThresholds: s.thresholds(j), Pages: []PageView{}, Legend: make([]LegendView, len(j.Legend)),
 		Summary: Summary{BySymbol: []SymbolCount{}, ByCategory: map[string]int{}},
+	}
+	for i, r := range j.Legend {
+		v.Legend[i] = LegendView{PageIndex: r.PageIndex, Description: r.Description, Class: strPtr(r.Class), PrintedQuantity: r.Quantity}
 	}
 	counts := map[string]int{}
 	expires := s.now().Add(SignedGetTTL)
@@ -148,13 +151,16 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 			return nil, internal("load results", err)
 		}
 		pv := PageView{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
-			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index)}
+			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index), Kind: p.Kind}
 		img := s.cfg.Links.PageImageURL(j.ID, p.Index, expires)
 		pv.ImageURL = &img
 		kept := sp.visible(f)
 		pv.DetectionCount = len(kept)
 		for _, d := range kept {
 			counts[d.Class]++
+			if d.LegendRow > 0 && d.LegendRow <= len(v.Legend) {
+				v.Legend[d.LegendRow-1].Detected++
+			}
 		}
 		if o.IncludeDetections {
 			inline := make([]DetectionView, 0, len(kept))

@@ -20,7 +20,7 @@ var kindCues = []struct {
 
 // textHeavy: a page with this many characters per drawn piece or more is
 // text (schedules, notes, title sheets), not a drawing.
-const textHeavy = 1.5
+const textHeavy = 2.5
 
 // Kind says what a page is (one of detect's Kind constants) from its
 // drawing and the legend tables found on it: a page of mostly text is a

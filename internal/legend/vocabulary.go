@@ -20,6 +20,7 @@ type rule struct {
 	class string // "" for a device the catalog has no class for
 	words []string
 	line  int
+	name  bool // a class's own name: wins when it is the whole text
 }
 
 // DefaultVocabulary returns the embedded vocabulary (English, US
@@ -55,6 +56,24 @@ func ParseVocabulary(data string) (*Vocabulary, error) {
 	return v, nil
 }
 
+// WithNames returns a vocabulary that knows each class by the given names
+// first (a catalog's display names in every language): a description that
+// is a class's name maps to it before any vocabulary rule. names maps a
+// class to its names.
+func (v *Vocabulary) WithNames(names map[string][]string) *Vocabulary {
+	out := &Vocabulary{}
+	line := -len(v.rules) - 1
+	for class, ns := range names {
+		for _, n := range ns {
+			if w := normWords(n, false); len(w) > 0 {
+				out.rules = append(out.rules, rule{class: class, words: w, line: line, name: true})
+			}
+		}
+	}
+	out.rules = append(out.rules, v.rules...)
+	return out
+}
+
 // Classes returns every class the vocabulary can name.
 func (v *Vocabulary) Classes() []string {
 	seen := map[string]bool{}
@@ -72,6 +91,14 @@ func (v *Vocabulary) Classes() []string {
 // (a matched rule of class "-" returns "", true).
 func (v *Vocabulary) Class(text string) (string, bool) {
 	words := normWords(text, false)
+	// The whole text is a class's name.
+	for _, r := range v.rules {
+		if r.name && len(r.words) == len(words) {
+			if _, ok := matchWords(r.words, words); ok {
+				return r.class, true
+			}
+		}
+	}
 	best := -1
 	var bestKey [3]int
 	for i, r := range v.rules {

@@ -363,6 +363,24 @@ type scored struct {
 	box      detect.Box
 }
 
+// priorityBoost is how much more geometry a match of a template with
+// priority 1 counts as explaining when overlapping matches are ranked: a
+// drawing's own legend glyph wins over a catalog glyph that explains
+// about as much there, not over one that explains clearly more (a
+// symbol that contains the legend glyph's shape).
+const priorityBoost = 0.15
+
+// rank orders overlapping matches: explained geometry times confidence,
+// boosted by the template's priority for good matches (a weak find of a
+// preferred template must not hide a strong one of another).
+func (s scored) rank() float64 {
+	r := s.explains * confidence(s.cov)
+	if s.t.priority > 0 && confidence(s.cov) >= 0.5 {
+		r *= 1 + priorityBoost*float64(s.t.priority)
+	}
+	return r
+}
+
 // verify scores a pose: the fraction of template samples (and text
 // characters) that page geometry explains. It stops early once the pose
 // cannot reach minCoverage.
@@ -821,10 +839,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 	}
 	sort.SliceStable(found, func(i, j int) bool {
 		a, b := found[i], found[j]
-		if a.t.priority != b.t.priority {
-			return a.t.priority > b.t.priority
-		}
-		sa, sb := a.explains*confidence(a.cov), b.explains*confidence(b.cov)
+		sa, sb := a.rank(), b.rank()
 		if sa != sb {
 			return sa > sb
 		}

@@ -76,6 +76,11 @@ const (
 	weakMaxScale = 1.25
 )
 
+// Legend glyphs are often drawn larger than the plan's symbols (a
+// legend row is sized to its text): other legend templates are searched
+// from legendMinScale of their legend size up to the matcher's maximum.
+const legendMinScale = 0.3
+
 // Prepare reads the document (legends, page kinds) and returns the engine
 // for its pages: catalog and legend glyphs matched together, the legend's
 // class winning where both find one symbol.
@@ -101,7 +106,7 @@ func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engin
 		if class == "" {
 			class = nullClass
 		}
-		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1}
+		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1, MinScale: legendMinScale}
 		if weak(r.Glyph) {
 			t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
 		}

@@ -81,6 +81,8 @@ const (
 	// columnChain: glyph centres of one column lie within this of the
 	// next one.
 	columnChain = 2.0
+	// maxPitchEm: rows of one table lie at most this far apart.
+	maxPitchEm = 6.0
 	// minRows is the least number of rows of a legend without header
 	// words; with a header two rows suffice.
 	minRows = 3
@@ -191,9 +193,16 @@ func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64) (cluster, bool) {
 	cs := clusterPieces(ix, cand, clusterGap*em)
 	best := -1
 	for k, c := range cs {
+		// A thin cluster is a rule between cells or a leader line.
+		if math.Min(c.box.w(), c.box.h()) < 0.25*em {
+			continue
+		}
 		if best < 0 || c.box.Max.X > cs[best].box.Max.X {
 			best = k
 		}
+	}
+	if best < 0 {
+		return cluster{}, false
 	}
 	return cs[best], true
 }
@@ -363,10 +372,13 @@ func columns(gs []candidate) [][]candidate {
 		for i := 1; i < len(col); i++ {
 			pitches = append(pitches, col[i].glyph.box.centre().Y-col[i-1].glyph.box.centre().Y)
 		}
-		med := median(pitches)
+		// The typical pitch is that of the closest rows (a column may run
+		// on into unrelated drawing far below); a gap of a row or two
+		// (a row without a glyph) stays inside the table.
+		pitch := quantile(pitches, 0.25)
 		s := 0
 		for i := 1; i <= len(col); i++ {
-			if i == len(col) || col[i].glyph.box.centre().Y-col[i-1].glyph.box.centre().Y > math.Min(math.Max(2.5*med, 2*col[i].em), 4.5*col[i].em) {
+			if i == len(col) || col[i].glyph.box.centre().Y-col[i-1].glyph.box.centre().Y > math.Max(3.2*pitch, 3*col[i].em) {
 				out = append(out, col[s:i])
 				s = i
 			}
@@ -375,13 +387,14 @@ func columns(gs []candidate) [][]candidate {
 	return out
 }
 
-func median(v []float64) float64 {
+// quantile returns the q-quantile (0..1) of v, 0 for none.
+func quantile(v []float64, q float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
-	return s[len(s)/2]
+	return s[int(q*float64(len(s)-1))]
 }
 
 func hasWord(text string, words []string) bool {
@@ -471,6 +484,12 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64) (Table, boo
 	}
 	if len(qtyHeaders) > 0 {
 		header = true
+	}
+	// Rows of a table follow one another closely.
+	for i := 1; i < len(kept); i++ {
+		if ys[kept[i]]-ys[kept[i-1]] > maxPitchEm*em {
+			return Table{}, false
+		}
 	}
 	// Legends show different devices: a column of one repeated glyph is
 	// a riser or a row of instances. Without header words a column of
@@ -623,6 +642,10 @@ func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate) (Row,
 	var keep []int32
 	core := c.glyph.box
 	for _, k := range cs {
+		// A thin piece across the whole band is a rule of the table.
+		if math.Min(k.box.w(), k.box.h()) < 0.15*em && math.Max(k.box.w(), k.box.h()) >= 0.8*(y1-y0) {
+			continue
+		}
 		if k.box.Max.X >= core.Min.X-1.5*em && k.box.Min.X <= core.Max.X+1.5*em {
 			keep = append(keep, k.pieces...)
 			gbox = gbox.union(k.box)

@@ -28,7 +28,7 @@ test: vet staticcheck openapi-lint
 	$(GO) test -count=1 ./...
 
 # Generate synthetic drawings with ground truth (internal/synth):
-# make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster
+# make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster|legend (legend: novel glyphs defined only by each set's legend, docs/legend.md)
 OUT  ?= synth-out
 N    ?= 20
 SEED ?= 1

@@ -50,12 +50,12 @@ type Job struct {
 	// cleanly (a graceful shutdown gives its attempt back); a job found
 	// processing after MaxProcessingAttempts such starts has crashed the
 	// worker each time and is failed instead of retried.
-	ProcessingAttempts int      `json:"processing_attempts,omitempty"`
-	Pages              []Page   `json:"pages,omitempty"` // filled as pages finish
+	ProcessingAttempts int    `json:"processing_attempts,omitempty"`
+	Pages              []Page `json:"pages,omitempty"` // filled as pages finish
 	// Legend holds the rows of the legends the document pass found (see
 	// LegendRow); their detections carry the row's number.
 	Legend []LegendRow `json:"legend,omitempty"`
-	Error              *Failure `json:"error,omitempty"` // set when Failed
+	Error  *Failure    `json:"error,omitempty"` // set when Failed
 
 	Webhook *Delivery `json:"webhook,omitempty"` // pending or finished webhook delivery
 

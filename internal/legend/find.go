@@ -1,7 +1,6 @@
 package legend
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"sort"
@@ -306,13 +305,6 @@ func Find(pg *drawing.Page, page int) []Table {
 		glyphs = append(glyphs, c)
 	}
 	cols := columns(glyphs)
-	if debugCols != nil {
-		for _, c := range cols {
-			if len(c) > 4 {
-				debugCols(c)
-			}
-		}
-	}
 	// A row's text ends where the next column of glyphs to its right
 	// starts (legends set side by side).
 	boxes := make([]Rect, len(cols))
@@ -451,9 +443,6 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64) (Table, boo
 	for i := range col {
 		y0, y1 := band(i)
 		r, sig, ok := ix.readRow(left, limit, y0, y1, em, col[i])
-		if debugRow != nil {
-			debugRow(fmt.Sprintf("%v %q %v", ok, r.Description, col[i].glyph.box))
-		}
 		if !ok {
 			continue
 		}
@@ -712,8 +701,3 @@ func signature(r Row) string {
 	asp := math.Round(4 * r.GlyphBox.w() / math.Max(r.GlyphBox.h(), 1))
 	return strconv.Itoa(nl) + "/" + strconv.Itoa(na) + "/" + strconv.FormatFloat(asp, 'f', 0, 64) + "/" + r.GlyphText + "/" + r.Color
 }
-
-var (
-	debugCols func([]candidate)
-	debugRow  func(string)
-)

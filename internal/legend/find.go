@@ -82,9 +82,6 @@ const (
 	columnChain = 2.0
 	// maxPitchEm: rows of one table lie at most this far apart.
 	maxPitchEm = 6.0
-	// minRows is the least number of rows of a legend without header
-	// words; with a header two rows suffice.
-	minRows = 3
 )
 
 // headerWords open a legend table (upper case, compared on whole words or
@@ -212,8 +209,7 @@ func clusterPieces(ix *pageIndex, idx []int32, gap float64) []cluster {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]

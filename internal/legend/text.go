@@ -47,10 +47,9 @@ const (
 // at any other angle are grouped alike along their own baseline direction.
 func runs(pg *drawing.Page) []run {
 	type item struct {
-		i      int32
-		u, v   float64 // along and across the baseline
-		angle  float64
-		isWide bool
+		i     int32
+		u, v  float64 // along and across the baseline
+		angle float64
 	}
 	items := make([]item, 0, len(pg.Chars))
 	for i, c := range pg.Chars {

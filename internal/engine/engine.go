@@ -77,8 +77,10 @@ const (
 )
 
 // Legend glyphs are often drawn larger than the plan's symbols (a
-// legend row is sized to its text): other legend templates are searched
-// from legendMinScale of their legend size up to the matcher's maximum.
+// legend row is sized to its text): a glyph with text inside, which pins
+// what it is, is searched from legendMinScale of its legend size; others
+// from the matcher's MinScale (smaller, a plain shape finds the parts of
+// other symbols).
 const legendMinScale = 0.3
 
 // Prepare reads the document (legends, page kinds) and returns the engine
@@ -106,7 +108,10 @@ func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engin
 		if class == "" {
 			class = nullClass
 		}
-		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1, MinScale: legendMinScale}
+		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1}
+		if r.GlyphText != "" {
+			t.MinScale = legendMinScale
+		}
 		if weak(r.Glyph) {
 			t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
 		}

@@ -102,6 +102,9 @@ func (v *Vocabulary) Class(text string) (string, bool) {
 	best := -1
 	var bestKey [3]int
 	for i, r := range v.rules {
+		if r.name {
+			continue // names count only as the whole text (above)
+		}
 		pos, ok := matchWords(r.words, words)
 		if !ok {
 			continue

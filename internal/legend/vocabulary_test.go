@@ -54,3 +54,17 @@ func TestWithNames(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestNamesOnlyWhole: a catalog name inside a longer description does not
+// outrank the vocabulary ("data socket outlet" is a data outlet, not a
+// "Socket outlet").
+func TestNamesOnlyWhole(t *testing.T) {
+	v, err := DefaultVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = v.WithNames(map[string][]string{"socket_outlet": {"Socket outlet"}})
+	if got, _ := v.Class("DATA SOCKET OUTLET CAT 6"); got != "data_outlet" {
+		t.Errorf("got %q, want data_outlet", got)
+	}
+}

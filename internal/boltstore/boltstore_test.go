@@ -132,6 +132,37 @@ func TestReopenKeepsJobsAndIndexes(t *testing.T) {
 	}
 }
 
+// TestOwnerIndexBuiltForOlderFiles opens a database written before the
+// owner index existed (the bucket removed by hand) and lists its jobs.
+func TestOwnerIndexBuiltForOlderFiles(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "jobs.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []string{"b", "a", "c"} {
+		j := &job.Job{ID: id, Owner: "k1", Status: job.Done, CreatedAt: t0.Add(time.Duration(i) * time.Second)}
+		if err := s.CreateJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketByOwner) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ids, err := s.ListOwnerJobs(ctx, "k1", job.JobCursor{}, 0); err != nil || !slices.Equal(ids, []string{"c", "a", "b"}) {
+		t.Errorf("ListOwnerJobs after reopen = %v, %v; want newest first", ids, err)
+	}
+}
+
 func TestTimesBeforeEpochSortFirst(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()

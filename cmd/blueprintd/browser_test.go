@@ -453,3 +453,138 @@ func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
 }
+
+// gridEngine reports n detections on the first page, in a grid over the
+// page, their classes taken in turn from the catalog: the load of a dense
+// A0 sheet, for the viewer's speed.
+func gridEngine(t *testing.T, n int) detect.Engine {
+	t.Helper()
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms := cat.Symbols()
+	return detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+		if p.Index != 0 {
+			return nil, ctx.Err()
+		}
+		w, h := float64(p.Width), float64(p.Height)
+		cols := int(math.Ceil(math.Sqrt(float64(n) * w / h)))
+		rows := (n + cols - 1) / cols
+		ds := make([]detect.Detection, 0, n)
+		for i := range n {
+			cx, cy := (float64(i%cols)+0.5)*w/float64(cols), (float64(i/cols)+0.5)*h/float64(rows)
+			ds = append(ds, detect.Detection{Class: syms[i%len(syms)].Class, Confidence: 0.9,
+				Box: detect.Box{X: cx - 30, Y: cy - 30, W: 60, H: 60}, Source: detect.Source{VectorMatching: true}})
+		}
+		return ds, ctx.Err()
+	})
+}
+
+// viewerSpeedJS zooms in and out with 120 wheel events, one a frame, then
+// pans with 60 pointer moves, and returns the frame times in milliseconds
+// and the time the page took to draw the boxes (performance measure
+// "draw").
+const viewerSpeedJS = `(async () => {
+	const vp = document.getElementById('viewport');
+	const r = vp.getBoundingClientRect();
+	const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+	const frame = () => new Promise(requestAnimationFrame);
+	const times = (steps) => async () => {
+		const out = [];
+		await frame();
+		let last = performance.now();
+		for (let i = 0; i < steps.length; i++) {
+			steps[i]();
+			await frame();
+			const now = performance.now();
+			out.push(now - last);
+			last = now;
+		}
+		return out;
+	};
+	const zoom = [...Array(120)].map((_, i) => () => vp.dispatchEvent(new WheelEvent('wheel',
+		{deltaY: i < 60 ? -60 : 60, clientX: cx, clientY: cy, bubbles: true, cancelable: true})));
+	const opts = (x, y) => ({pointerId: 7, button: 0, clientX: x, clientY: y, bubbles: true});
+	const pan = [() => vp.dispatchEvent(new PointerEvent('pointerdown', opts(cx, cy)))].concat(
+		[...Array(60)].map((_, i) => () => vp.dispatchEvent(new PointerEvent('pointermove', opts(cx + 5 * i, cy + 3 * i)))),
+		[() => vp.dispatchEvent(new PointerEvent('pointerup', opts(cx + 300, cy + 180)))]);
+	const z = await times(zoom)();
+	await new Promise((r) => setTimeout(r, 300));
+	const p = await times(pan)();
+	const draw = performance.getEntriesByName('draw').pop();
+	return {zoom: z, pan: p, draw_ms: draw ? draw.duration : -1};
+})()`
+
+// TestReviewPageA0With2000Boxes opens an A0 sheet with 2000 detections,
+// checks that every one is drawn where bbox_norm puts it, and measures the
+// frame times of zooming and panning (logged; with BLUEPRINT_VIEWER_BUDGET_MS
+// set, the 95th percentile must stay under it). The sheet is a blank A0
+// page, or the first page of the PDF named by BLUEPRINT_VIEWER_PDF (a
+// drawing whose image costs more to scale).
+func TestReviewPageA0With2000Boxes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders an A0 sheet at 200 DPI")
+	}
+	ctx := browser(t, "en-US") // skips before the A0 render when there is no Chromium
+	const n = 2000
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: gridEngine(t, n)})
+	data := pdfDoc([2]int{3370, 2384}) // A0 landscape, in points
+	if path := os.Getenv("BLUEPRINT_VIEWER_PDF"); path != "" {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	created := e.initJob(keyA, map[string]any{"file_name": "a0.pdf", "mime_type": "application/pdf", "size": len(data)})
+	if r := e.upload(created, data, "application/pdf"); r.Status != 200 {
+		t.Fatalf("PUT: %d %s", r.Status, r.Body)
+	}
+	id := created["job_id"].(string)
+	e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil)
+	e.waitStatus(keyA, id, "done")
+
+	start := time.Now()
+	browse(t, ctx, chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
+	settled(t, ctx, "default", 2*time.Minute)
+	// The image decodes after the boxes are drawn; wait for it as a user would.
+	browse(t, ctx, chromedp.Poll[chromedp.Void](`document.getElementById('page-image').complete`, chromedp.WithPollingTimeout(time.Minute)))
+	open := time.Since(start)
+	got := eval[drawn](t, ctx, drawnJS)
+	if len(got.Classes) != n || got.Misplaced != 0 {
+		t.Fatalf("A0 sheet: %d boxes drawn (%d misplaced), want %d in place", len(got.Classes), got.Misplaced, n)
+	}
+	type speed struct {
+		Zoom   []float64 `json:"zoom"`
+		Pan    []float64 `json:"pan"`
+		DrawMS float64   `json:"draw_ms"`
+	}
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[speed](viewerSpeedJS, chromedp.EvalAsValue, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pct := func(v []float64, q float64) float64 {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return v[int(math.Ceil(q*float64(len(v))))-1]
+	}
+	mean := func(v []float64) float64 {
+		sum := 0.0
+		for _, x := range v {
+			sum += x
+		}
+		return sum / float64(len(v))
+	}
+	page := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).json(t)["pages"].([]any)[0].(map[string]any)
+	t.Logf("page of %vx%v px, %d boxes: page open to image shown %.1f s; boxes drawn in %.0f ms; "+
+		"zoom frames mean %.1f ms, p95 %.1f ms, max %.1f ms (%d frames); pan frames mean %.1f ms, p95 %.1f ms, max %.1f ms (%d frames)",
+		page["width_px"], page["height_px"], n, open.Seconds(), s.DrawMS, mean(s.Zoom), pct(s.Zoom, 0.95), pct(s.Zoom, 1), len(s.Zoom),
+		mean(s.Pan), pct(s.Pan, 0.95), pct(s.Pan, 1), len(s.Pan))
+	if budget := os.Getenv("BLUEPRINT_VIEWER_BUDGET_MS"); budget != "" {
+		var b float64
+		fmt.Sscan(budget, &b)
+		if p := max(pct(s.Zoom, 0.95), pct(s.Pan, 0.95)); p > b {
+			t.Errorf("95th percentile frame %.1f ms over the budget of %s ms", p, budget)
+		}
+	}
+}

@@ -201,6 +201,9 @@ async function openJob(id) {
 function renderJob() {
   const j = state.job;
   $('job-panel').hidden = false;
+  // The take-off is what matters now; upload and the list stay a click away.
+  $('upload-panel').open = false;
+  $('jobs-panel').open = false;
   $('empty').hidden = true;
   $('job-title').textContent = j.file_name || j.job_id;
   $('job-meta').textContent = `${j.page_count} ${t('pages')} · ${j.completed_at ? new Date(j.completed_at).toLocaleString(lang) : ''} · ${j.job_id}`;
@@ -242,8 +245,10 @@ async function showPage(index, seq) {
   for (const b of $('pages').children) b.setAttribute('aria-current', String(Number(b.dataset.page) === index));
   const cat = state.catalog;
   for (const d of res.detections) if (!d.color && cat.get(d.class)) d.color = cat.get(d.class).color;
+  performance.mark('draw-start');
   viewer.show(p, res.detections);
   viewer.setFilter(state.filter);
+  performance.measure('draw', 'draw-start');
   $('page-count').textContent = res.total;
   showDetails(null);
   ready();

@@ -35,8 +35,12 @@ export class Viewer {
     this.stage.style.width = this.width + 'px';
     this.stage.style.height = this.height + 'px';
     if (this.image.getAttribute('src') !== page.image_url) {
-      if (page.image_url) this.image.src = page.image_url;
-      else this.image.removeAttribute('src');
+      if (page.image_url) {
+        this.image.src = page.image_url;
+        // Decode the whole raster now, not on the first zoom-in (a frame
+        // of half a second on an A0 sheet).
+        this.image.decode().catch(() => {});
+      } else this.image.removeAttribute('src');
     }
     this.draw(dets);
     this.fit();

@@ -132,16 +132,16 @@ const drawnJS = `(() => {
 		page_count: document.getElementById('page-count').textContent, misplaced};
 })()`
 
-// apiPage is the classes and boxes of a page's detections under a query,
-// read from the API.
-func apiPage(t *testing.T, e *testEnv, id string, page int, query string) (classes []string, norms []map[string]any) {
+// apiPage is the classes and confidences of a page's detections under a
+// query, read from the API, in the API's order.
+func apiPage(t *testing.T, e *testEnv, id string, page int, query string) (classes []string, confidences []float64) {
 	t.Helper()
 	r := e.do("GET", fmt.Sprintf("/v1/jobs/%s/pages/%d/detections?limit=2000&%s", id, page, query), keyA, nil, nil)
 	var pd struct {
 		Total      int `json:"total"`
 		Detections []struct {
-			Class    string         `json:"class"`
-			BBoxNorm map[string]any `json:"bbox_norm"`
+			Class      string  `json:"class"`
+			Confidence float64 `json:"confidence"`
 		} `json:"detections"`
 	}
 	if err := json.Unmarshal(r.Body, &pd); err != nil || len(pd.Detections) != pd.Total {
@@ -149,9 +149,9 @@ func apiPage(t *testing.T, e *testEnv, id string, page int, query string) (class
 	}
 	for _, d := range pd.Detections {
 		classes = append(classes, d.Class)
-		norms = append(norms, d.BBoxNorm)
+		confidences = append(confidences, d.Confidence)
 	}
-	return classes, norms
+	return classes, confidences
 }
 
 // processFile drives a file of testdata/synth to done through the API.
@@ -247,10 +247,19 @@ func TestReviewPageDrawsEveryDetection(t *testing.T) {
 	if uris := rec.containing(keyA); len(uris) > 0 {
 		t.Errorf("the API key reached the server in URLs: %q", uris)
 	}
-	// Filtering by class from the take-off table hides the other boxes.
-	first := eval[string](t, ctx, `document.querySelector('#by-symbol tbody tr').dataset.class`)
+	// A click on a box (a real mouse click) shows its class, name and
+	// confidence.
 	browse(t, ctx, chromedp.Click(chromedp.CSS(`#pages button[data-page='0']`)))
 	settled(t, ctx, "default", time.Minute)
+	browse(t, ctx, chromedp.Click(chromedp.CSS(`#boxes .box`)))
+	details := eval[string](t, ctx, `document.getElementById('details').hidden ? '' : document.getElementById('details').innerText`)
+	sel := eval[int](t, ctx, `Number(document.querySelector('#boxes .box.selected')?.dataset.i ?? -1)`)
+	classes, confs := apiPage(t, e, id, 0, "")
+	if sel < 0 || !strings.Contains(details, classes[sel]) || !strings.Contains(details, fmt.Sprintf("%.2f", confs[sel])) {
+		t.Errorf("after a click on box %d: details %q, want its class and confidence", sel, details)
+	}
+	// Filtering by class from the take-off table hides the other boxes.
+	first := eval[string](t, ctx, `document.querySelector('#by-symbol tbody tr').dataset.class`)
 	browse(t, ctx, chromedp.Click(chromedp.CSS(`#by-symbol tbody tr[data-class='`+first+`']`)))
 	shown := eval[[]string](t, ctx, `[...document.querySelectorAll('#boxes .box')].filter((b) => !b.hidden).map((b) => b.dataset.class)`)
 	want, _ := apiPage(t, e, id, 0, "")
@@ -509,11 +518,14 @@ const viewerSpeedJS = `(async () => {
 	const pan = [() => vp.dispatchEvent(new PointerEvent('pointerdown', opts(cx, cy)))].concat(
 		[...Array(60)].map((_, i) => () => vp.dispatchEvent(new PointerEvent('pointermove', opts(cx + 5 * i, cy + 3 * i)))),
 		[() => vp.dispatchEvent(new PointerEvent('pointerup', opts(cx + 300, cy + 180)))]);
+	const stage = document.getElementById('stage');
+	const before = stage.style.transform;
 	const z = await times(zoom)();
 	await new Promise((r) => setTimeout(r, 300));
+	const zoomed = stage.style.transform;
 	const p = await times(pan)();
 	const draw = performance.getEntriesByName('draw').pop();
-	return {zoom: z, pan: p, draw_ms: draw ? draw.duration : -1};
+	return {zoom: z, pan: p, draw_ms: draw ? draw.duration : -1, moved: before !== zoomed && zoomed !== stage.style.transform};
 })()`
 
 // TestReviewPageA0With2000Boxes opens an A0 sheet with 2000 detections,
@@ -558,10 +570,14 @@ func TestReviewPageA0With2000Boxes(t *testing.T) {
 		Zoom   []float64 `json:"zoom"`
 		Pan    []float64 `json:"pan"`
 		DrawMS float64   `json:"draw_ms"`
+		Moved  bool      `json:"moved"`
 	}
 	s, err := chromedp.Run(ctx, chromedp.Evaluate[speed](viewerSpeedJS, chromedp.EvalAsValue, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !s.Moved {
+		t.Fatal("the wheel and drag events did not move the view")
 	}
 	pct := func(v []float64, q float64) float64 {
 		v = slices.Clone(v)
@@ -585,6 +601,97 @@ func TestReviewPageA0With2000Boxes(t *testing.T) {
 		fmt.Sscan(budget, &b)
 		if p := max(pct(s.Zoom, 0.95), pct(s.Pan, 0.95)); p > b {
 			t.Errorf("95th percentile frame %.1f ms over the budget of %s ms", p, budget)
+		}
+	}
+}
+
+// showcaseJS zooms the view by zoom around its centre, then clicks the box
+// nearest the centre and hovers it, so that a screenshot shows the
+// details panel and the tooltip.
+const showcaseJS = `(async (zoom) => {
+	const frame = () => new Promise(requestAnimationFrame);
+	const vp = document.getElementById('viewport');
+	let r = vp.getBoundingClientRect();
+	const steps = Math.round(Math.log(zoom) / 0.15);
+	for (let i = 0; i < steps; i++) {
+		vp.dispatchEvent(new WheelEvent('wheel', {deltaY: -100, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, bubbles: true, cancelable: true}));
+		await frame();
+	}
+	await new Promise((res) => setTimeout(res, 400));
+	const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+	let best = null, bestD = Infinity;
+	for (const b of document.querySelectorAll('#boxes .box')) {
+		const q = b.getBoundingClientRect();
+		const d = Math.hypot(q.left + q.width / 2 - cx, q.top + q.height / 2 - cy);
+		if (d < bestD) { best = q; bestD = d; }
+	}
+	if (!best) return;
+	const at = {clientX: best.left + best.width / 2, clientY: best.top + best.height / 2, pointerId: 3, button: 0, bubbles: true};
+	vp.dispatchEvent(new PointerEvent('pointerdown', at));
+	vp.dispatchEvent(new PointerEvent('pointerup', at));
+	vp.dispatchEvent(new PointerEvent('pointermove', {...at, pointerId: 4}));
+	await frame();
+})`
+
+// TestReviewScreenshots writes screenshots of the review page for people
+// to look at, into $BLUEPRINT_SCREENSHOT_DIR (skipped when unset):
+// review-synthetic.png (testdata/synth/sheet-00005.pdf, zoomed, a box
+// selected: the README's picture) and, with BLUEPRINT_SCREENSHOT_REAL=1
+// where ../shared/realdata exists, one per page of each real drawing.
+// Screenshots of the real drawings must never be committed.
+func TestReviewScreenshots(t *testing.T) {
+	dir := os.Getenv("BLUEPRINT_SCREENSHOT_DIR")
+	if dir == "" {
+		t.Skip("set BLUEPRINT_SCREENSHOT_DIR to write screenshots of the review page")
+	}
+	ctx := browser(t, "en-US")
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
+	shoot := func(name, id string, page int, zoom float64) {
+		t.Helper()
+		browse(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
+		settled(t, ctx, "default", 2*time.Minute)
+		if page > 0 {
+			browse(t, ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf("#pages button[data-page='%d']", page))),
+				chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector("#pages button[data-page='%d']").getAttribute('aria-current') === 'true' && document.body.dataset.status === 'ready'`, page)))
+		}
+		browse(t, ctx, chromedp.Poll[chromedp.Void](`document.getElementById('page-image').complete`, chromedp.WithPollingTimeout(time.Minute)))
+		if zoom > 0 {
+			browse(t, ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("%s(%g)", showcaseJS, zoom), chromedp.EvalAwaitPromise))
+		}
+		browse(t, ctx, chromedp.Sleep(300*time.Millisecond))
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s (%d KB)", filepath.Join(dir, name), len(shot)/1024)
+	}
+	browse(t, ctx, chromedp.EmulateViewport(1200, 720))
+	shoot("review-synthetic.png", processFile(t, e, "sheet-00005.pdf"), 0, 2.2)
+
+	real := filepath.Join("..", "..", "..", "shared", "realdata")
+	if os.Getenv("BLUEPRINT_SCREENSHOT_REAL") != "1" {
+		return
+	}
+	files, _ := filepath.Glob(filepath.Join(real, "*.pdf"))
+	if len(files) == 0 {
+		t.Skip("no real drawings at " + real)
+	}
+	browse(t, ctx, chromedp.EmulateViewport(1440, 900))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		created := e.initJob(keyA, map[string]any{"file_name": filepath.Base(f), "mime_type": "application/pdf", "size": len(data)})
+		e.upload(created, data, "application/pdf")
+		id := created["job_id"].(string)
+		e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil)
+		poll := e.waitStatus(keyA, id, "done")
+		for i := range poll["pages"].([]any) {
+			shoot(fmt.Sprintf("real-%s-p%d.png", strings.TrimSuffix(filepath.Base(f), ".pdf"), i+1), id, i, 0)
 		}
 	}
 }

@@ -206,7 +206,7 @@ function renderJob() {
   $('jobs-panel').open = false;
   $('empty').hidden = true;
   $('job-title').textContent = j.file_name || j.job_id;
-  $('job-meta').textContent = `${j.page_count} ${t('pages')} · ${j.completed_at ? new Date(j.completed_at).toLocaleString(lang) : ''} · ${j.job_id}`;
+  $('job-meta').textContent = `${j.page_count} ${t(j.page_count === 1 ? 'onePage' : 'pages')} · ${j.completed_at ? new Date(j.completed_at).toLocaleString(lang) : ''} · ${j.job_id}`;
   renderPages();
   renderTakeoff();
   renderLegend();
@@ -305,6 +305,7 @@ function renderTakeoff() {
   const cat = state.catalog;
   const body = $('by-symbol').tBodies[0];
   body.replaceChildren();
+  if (!s.by_symbol.length) body.appendChild(emptyRow(3, t('noDetections')));
   for (const r of s.by_symbol) {
     const tr = document.createElement('tr');
     tr.dataset.class = r.class;
@@ -322,6 +323,7 @@ function renderTakeoff() {
   }
   const cbody = $('by-category').tBodies[0];
   cbody.replaceChildren();
+  if (!s.by_symbol.length) cbody.appendChild(emptyRow(3, t('noDetections')));
   const entries = Object.entries(s.by_category).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   for (const [key, count] of entries) {
     const classes = s.by_symbol.filter((r) => r.category === key).map((r) => r.class);
@@ -343,6 +345,16 @@ function renderTakeoff() {
     cbody.appendChild(tr);
   }
   markFilter();
+}
+
+function emptyRow(cols, text) {
+  const tr = document.createElement('tr');
+  tr.className = 'none';
+  const td = document.createElement('td');
+  td.colSpan = cols;
+  td.textContent = text;
+  tr.appendChild(td);
+  return tr;
 }
 
 // toggleFilter shows only classes (again: all); with add, classes join or

@@ -12,7 +12,7 @@ const texts = {
     count: 'Count', legend: 'Legend on the drawing', legendRow: 'Legend row', printed: 'Printed', found: 'Found',
     fit: 'Fit', empty: 'Enter an API key, then upload a drawing or open a job.',
     noKey: 'Enter an API key first.', keySaved: 'Key kept for this browser tab.', keyForgotten: 'Key forgotten.',
-    noJobs: 'No jobs yet.', page: 'Page', pages: 'pages', status: {
+    noJobs: 'No jobs yet.', page: 'Page', pages: 'pages', onePage: 'page', status: {
       awaiting_upload: 'awaiting upload', queued: 'queued', processing: 'processing', done: 'done',
       failed: 'failed', expired: 'expired',
     },
@@ -22,8 +22,7 @@ const texts = {
     chooseFile: 'Choose a drawing first.', loading: 'Loading…', notDone: 'This job is {s}.',
     confidenceDefault: 'per class', mismatch: 'differs from the legend', noClass: 'not mapped to a symbol',
     className: 'Class', conf: 'Confidence', source: 'Source', vector: 'vector matching', detector: 'detector',
-    box: 'Box (px)', filtered: 'Showing only: {c}', downloaded: 'Downloaded {f}.',
-    kinds: {},
+    box: 'Box (px)', downloaded: 'Downloaded {f}.', noDetections: 'No detections under this filter.',
   },
   fi: {
     title: 'Piirustusten tarkastus', apiKey: 'API-avain', useKey: 'Käytä avainta', forgetKey: 'Unohda',
@@ -34,7 +33,7 @@ const texts = {
     count: 'Määrä', legend: 'Piirustuksen selite', legendRow: 'Selitteen rivi', printed: 'Selitteessä', found: 'Löydetty',
     fit: 'Sovita', empty: 'Anna API-avain ja lähetä piirustus tai avaa työ.',
     noKey: 'Anna ensin API-avain.', keySaved: 'Avain säilyy tässä välilehdessä.', keyForgotten: 'Avain unohdettu.',
-    noJobs: 'Ei vielä töitä.', page: 'Sivu', pages: 'sivua', status: {
+    noJobs: 'Ei vielä töitä.', page: 'Sivu', pages: 'sivua', onePage: 'sivu', status: {
       awaiting_upload: 'odottaa tiedostoa', queued: 'jonossa', processing: 'käsittelyssä', done: 'valmis',
       failed: 'epäonnistui', expired: 'vanhentunut',
     },
@@ -44,8 +43,7 @@ const texts = {
     chooseFile: 'Valitse ensin piirustus.', loading: 'Ladataan…', notDone: 'Työn tila: {s}.',
     confidenceDefault: 'luokittain', mismatch: 'eroaa selitteestä', noClass: 'ei vastaa symbolia',
     className: 'Luokka', conf: 'Luottamus', source: 'Lähde', vector: 'vektorivertailu', detector: 'tunnistin',
-    box: 'Laatikko (px)', filtered: 'Näytetään vain: {c}', downloaded: 'Ladattu {f}.',
-    kinds: {},
+    box: 'Laatikko (px)', downloaded: 'Ladattu {f}.', noDetections: 'Ei tunnistuksia tällä suodattimella.',
   },
 };
 

@@ -7,6 +7,12 @@ const MIN_ZOOM = 0.02;
 const MAX_ZOOM = 8;
 // BORDER_PX is a box's outline on screen, whatever the zoom.
 const BORDER_PX = 2;
+// Below FAR_ZOOM, on a page of at most SPARSE boxes, each box also gets a
+// ring of constant size on screen, so that a few symbols a few pixels wide
+// on a sheet seen whole are still found (on a dense page the boxes
+// themselves show, and rings would hide the drawing).
+const FAR_ZOOM = 0.35;
+const SPARSE = 150;
 
 export class Viewer {
   // els: {viewport, stage, image, boxes, tooltip, zoomLabel}; describe(d)
@@ -61,6 +67,7 @@ export class Viewer {
       frag.appendChild(el);
     });
     this.boxes.replaceChildren(frag);
+    this.stage.classList.toggle('sparse', dets.length <= SPARSE);
     this.applyFilter();
   }
 
@@ -117,7 +124,10 @@ export class Viewer {
       });
     }
     clearTimeout(this.borderTimer);
-    const border = () => this.stage.style.setProperty('--border', (BORDER_PX / this.scale) + 'px');
+    const border = () => {
+      this.stage.style.setProperty('--border', (BORDER_PX / this.scale) + 'px');
+      this.stage.classList.toggle('far', this.scale < FAR_ZOOM);
+    };
     if (now) border();
     else this.borderTimer = setTimeout(border, 150);
   }
@@ -135,7 +145,11 @@ export class Viewer {
     let pinch = 0;
     vp.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return;
-      vp.setPointerCapture(e.pointerId);
+      try {
+        vp.setPointerCapture(e.pointerId);
+      } catch {
+        // not an active pointer (a synthetic event): drag without capture
+      }
       this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
       moved = false;
       pinch = 0;

@@ -4,6 +4,11 @@
 
 import { lang } from './i18n.js';
 
+// A request over the key's rate (429) is repeated after Retry-After when
+// that is at most MAX_WAIT_S seconds, at most MAX_RETRIES times.
+const MAX_RETRIES = 2;
+const MAX_WAIT_S = 30;
+
 // ApiError is a failed API call: HTTP status, contract code and message.
 export class ApiError extends Error {
   constructor(status, code, message, details) {
@@ -37,9 +42,17 @@ export class Client {
     }
     const h = { 'X-API-Key': this.key, 'Accept-Language': lang, ...headers };
     if (body !== undefined) h['Content-Type'] = 'application/json';
-    const resp = await fetch(url, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
-    if (!resp.ok) throw await failure(resp);
-    return resp;
+    for (let attempt = 0; ; attempt++) {
+      const resp = await fetch(url, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+      if (resp.ok) return resp;
+      // Over the key's rate: wait as told (a short wait only) and try again.
+      const wait = Number(resp.headers.get('Retry-After'));
+      if (resp.status === 429 && attempt < MAX_RETRIES && wait >= 0 && wait <= MAX_WAIT_S) {
+        await new Promise((r) => setTimeout(r, wait * 1000 + 100));
+        continue;
+      }
+      throw await failure(resp);
+    }
   }
 
   async json(method, path, opts) {

@@ -153,9 +153,11 @@ function jobItem(j) {
 // ---- opening a job ----
 
 // waitDone polls a job until it leaves queued/processing, showing
-// progress, and returns the last poll response.
-async function waitDone(id) {
+// progress, and returns the last poll response (null once another load
+// has started).
+async function waitDone(id, seq) {
   for (;;) {
+    if (seq !== state.seq) return null;
     const j = await state.client.job(id, state.confidence);
     if (j.status === 'queued') say(t('queued'));
     else if (j.status === 'processing') {
@@ -180,8 +182,8 @@ async function openJob(id) {
   setFragmentJob(id);
   try {
     await catalog();
-    const j = await waitDone(id);
-    if (seq !== state.seq) return;
+    const j = await waitDone(id, seq);
+    if (!j || seq !== state.seq) return;
     if (j.status !== 'done') {
       $('job-panel').hidden = true;
       if (j.status === 'failed') say(t('failed', { m: j.error.message }), true);

@@ -50,8 +50,14 @@ func scriptedEngine() detect.Engine {
 // doneJob drives a two-page PDF to done for key and returns its id.
 func doneJob(t *testing.T, e *testEnv, key string, extra map[string]any) string {
 	t.Helper()
-	data := pdfDoc([2]int{144, 72}, [2]int{144, 72})
-	req := map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": len(data)}
+	return processPDF(t, e, key, "a.pdf", pdfDoc([2]int{144, 72}, [2]int{144, 72}), extra)
+}
+
+// processPDF drives data, uploaded as name with the init fields extra, to
+// done for key and returns the job's id.
+func processPDF(t *testing.T, e *testEnv, key, name string, data []byte, extra map[string]any) string {
+	t.Helper()
+	req := map[string]any{"file_name": name, "mime_type": "application/pdf", "size": len(data)}
 	for k, v := range extra {
 		req[k] = v
 	}

@@ -154,23 +154,14 @@ func apiPage(t *testing.T, e *testEnv, id string, page int, query string) (class
 	return classes, confidences
 }
 
-// processFile drives a file of testdata/synth to done through the API.
+// processFile drives a PDF of testdata/synth to done for keyA.
 func processFile(t *testing.T, e *testEnv, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "synth", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	created := e.initJob(keyA, map[string]any{"file_name": name, "mime_type": "application/pdf", "size": len(data)})
-	if r := e.upload(created, data, "application/pdf"); r.Status != 200 {
-		t.Fatalf("PUT: %d %s", r.Status, r.Body)
-	}
-	id := created["job_id"].(string)
-	if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
-		t.Fatalf("start: %d %s", r.Status, r.Body)
-	}
-	e.waitStatus(keyA, id, "done")
-	return id
+	return processPDF(t, e, keyA, name, data, nil)
 }
 
 // urlRecorder remembers the request URI of every request the server got.
@@ -550,13 +541,7 @@ func TestReviewPage2000Boxes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	created := e.initJob(keyA, map[string]any{"file_name": "a0.pdf", "mime_type": "application/pdf", "size": len(data)})
-	if r := e.upload(created, data, "application/pdf"); r.Status != 200 {
-		t.Fatalf("PUT: %d %s", r.Status, r.Body)
-	}
-	id := created["job_id"].(string)
-	e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil)
-	e.waitStatus(keyA, id, "done")
+	id := processPDF(t, e, keyA, "dense.pdf", data, nil)
 
 	start := time.Now()
 	browse(t, ctx, chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
@@ -687,11 +672,8 @@ func TestReviewScreenshots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		created := e.initJob(keyA, map[string]any{"file_name": filepath.Base(f), "mime_type": "application/pdf", "size": len(data)})
-		e.upload(created, data, "application/pdf")
-		id := created["job_id"].(string)
-		e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil)
-		poll := e.waitStatus(keyA, id, "done")
+		id := processPDF(t, e, keyA, filepath.Base(f), data, nil)
+		poll := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).json(t)
 		for i := range poll["pages"].([]any) {
 			shoot(fmt.Sprintf("real-%s-p%d.png", strings.TrimSuffix(filepath.Base(f), ".pdf"), i+1), id, i, 0)
 		}

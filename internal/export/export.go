@@ -60,6 +60,14 @@ func deref(s *string) string {
 	return *s
 }
 
+// cellOf is the XLSX cell of a nullable text: none for null.
+func cellOf(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
 // words are the human texts of the XLSX in one language.
 type words struct {
 	takeoff, page, total                          string
@@ -167,7 +175,7 @@ func writeSheet(f *excelize.File, name string, wd words, bold int, s job.Summary
 			q = v
 		}
 		cell, _ := excelize.CoordinatesToCellName(1, row)
-		if err := sw.SetRow(cell, []any{deref(r.DisplayName), r.Class, deref(r.Category), deref(r.Talo2010Code), r.Count, q}); err != nil {
+		if err := sw.SetRow(cell, []any{cellOf(r.DisplayName), r.Class, cellOf(r.Category), cellOf(r.Talo2010Code), r.Count, q}); err != nil {
 			return fail(err)
 		}
 		row++

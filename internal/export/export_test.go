@@ -124,6 +124,9 @@ func TestXLSX(t *testing.T) {
 	if len(p1) != 4 || p1[1][4] != "3" || p1[1][5] != "6" || p1[3][4] != "4" {
 		t.Errorf("page 1 sheet %q", p1)
 	}
+	if cell, _ := f.GetCellType("Take-off", "D2"); cell != excelize.CellTypeUnset {
+		t.Errorf("null Talo code written as a cell of type %v, want no cell", cell)
+	}
 	if len(p2) != 3 || p2[1][4] != "2" || len(p2[1]) != 5 || p2[2][4] != "2" {
 		t.Errorf("page 2 sheet %q (no printed quantity on this page)", p2)
 	}

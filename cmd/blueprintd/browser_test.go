@@ -197,13 +197,13 @@ func (u *urlRecorder) containing(s string) []string {
 // detection's class, where bbox_norm puts it; and that the key left the
 // address bar and never reached the server in a URL.
 func TestReviewPageDrawsEveryDetection(t *testing.T) {
+	ctx := browser(t, "en-US")
 	rec := &urlRecorder{}
 	e := startEnvWrapped(t, t.TempDir(), options{runner: runnerOpts()}, rec.wrap)
 	id := processFile(t, e, "sheet-00003.pdf") // 3 pages, the last without symbols
 	poll := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).json(t)
 	total := fmt.Sprint(poll["summary"].(map[string]any)["total_detections"])
 
-	ctx := browser(t, "en-US")
 	browse(t, ctx, chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
 	settled(t, ctx, "default", time.Minute)
 	for i := range poll["pages"].([]any) {
@@ -292,9 +292,9 @@ func spreadEngine(t *testing.T) detect.Engine {
 // that the count shown and the boxes drawn follow what the API answers
 // with ?confidence=, then go back to the per-class defaults.
 func TestReviewPageConfidenceSlider(t *testing.T) {
+	ctx := browser(t, "en-US")
 	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: spreadEngine(t)})
 	id := processFile(t, e, "sheet-00002.pdf")
-	ctx := browser(t, "en-US")
 	browse(t, ctx, chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
 	settled(t, ctx, "default", time.Minute)
 	seen := map[int]bool{}
@@ -329,8 +329,8 @@ func TestReviewPageConfidenceSlider(t *testing.T) {
 // the signed URL, start, progress) and checks that it reaches done and
 // shows the job's detections, in Finnish for a Finnish browser.
 func TestReviewPageUpload(t *testing.T) {
-	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
 	ctx := browser(t, "fi-FI")
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
 	path, err := filepath.Abs(filepath.Join("..", "..", "testdata", "synth", "sheet-00002.pdf"))
 	if err != nil {
 		t.Fatal(err)
@@ -392,9 +392,9 @@ func TestReviewPageLegend(t *testing.T) {
 			_, _ = io.Copy(w, bytes.NewReader(body))
 		})
 	}
+	ctx := browser(t, "en-US")
 	e := startEnvWrapped(t, t.TempDir(), options{runner: runnerOpts()}, addLegend)
 	id := processFile(t, e, "sheet-00002.pdf")
-	ctx := browser(t, "en-US")
 	browse(t, ctx, chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
 	settled(t, ctx, "default", time.Minute)
 	type row struct {

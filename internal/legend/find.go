@@ -112,7 +112,17 @@ type pageIndex struct {
 	nx, ny int
 	grid   map[int][]int32
 	runs   []run
+	// hrules are the long horizontal lines of the page (table rules,
+	// walls), sorted by y.
+	hrules []hrule
 }
+
+// hrule is a long horizontal line at y from x0 to x1.
+type hrule struct{ y, x0, x1 float64 }
+
+// minRule is the shortest line taken for a table rule, in pixels (about
+// 6 mm at the raster's resolution); shorter lines may be glyph pieces.
+const minRule = 48.0
 
 func newIndex(pg *drawing.Page) *pageIndex {
 	ix := &pageIndex{pg: pg, cell: 48, grid: map[int][]int32{}}
@@ -132,6 +142,12 @@ func newIndex(pg *drawing.Page) *pageIndex {
 		add(piece{seg: -1, arc: i, box: arcBox(a)})
 	}
 	ix.runs = runs(pg)
+	for _, s := range pg.Segments {
+		if dx, dy := math.Abs(s.B.X-s.A.X), math.Abs(s.B.Y-s.A.Y); dx >= minRule && dy <= 0.02*dx {
+			ix.hrules = append(ix.hrules, hrule{y: (s.A.Y + s.B.Y) / 2, x0: math.Min(s.A.X, s.B.X), x1: math.Max(s.A.X, s.B.X)})
+		}
+	}
+	sort.Slice(ix.hrules, func(a, b int) bool { return ix.hrules[a].y < ix.hrules[b].y })
 	return ix
 }
 
@@ -174,12 +190,19 @@ type cluster struct {
 }
 
 // glyphLeftOf returns the cluster of small drawn pieces nearest to the
-// left of x within the band [y0, y1], reaching at most reach pixels.
+// left of x on the row whose text runs through [y0, y1], reaching at most
+// reach pixels. A glyph taller than its text (a box, a diamond) has
+// pieces wholly above and below the text's band: the cluster of every
+// piece that meets the band is taken whole, up to the table rules above
+// and below the row (or 3 em where none is drawn), so a neighbouring
+// row's glyph drawn close by never joins it.
 func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64) (cluster, bool) {
-	area := Rect{glyph.Point{X: x - reach, Y: y0}, glyph.Point{X: x, Y: y1}}
+	top, bottom := ix.rulesAround(x-reach, x, y0, y1, 3*em, maxPieceEm*em)
+	area := Rect{glyph.Point{X: x - reach, Y: top}, glyph.Point{X: x, Y: bottom}}
 	var cand []int32
 	ix.piecesIn(area, func(i int32) {
-		if ix.pieces[i].size <= maxPieceEm*em {
+		p := ix.pieces[i]
+		if p.size <= maxPieceEm*em && p.box.Min.Y >= top && p.box.Max.Y <= bottom {
 			cand = append(cand, i)
 		}
 	})
@@ -193,6 +216,17 @@ func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64) (cluster, bool) {
 		if math.Min(c.box.w(), c.box.h()) < 0.25*em {
 			continue
 		}
+		meets := false
+		for _, i := range c.pieces {
+			b := ix.pieces[i].box
+			if b.Max.Y >= y0 && b.Min.Y <= y1 {
+				meets = true
+				break
+			}
+		}
+		if !meets {
+			continue
+		}
 		if best < 0 || c.box.Max.X > cs[best].box.Max.X {
 			best = k
 		}
@@ -201,6 +235,30 @@ func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64) (cluster, bool) {
 		return cluster{}, false
 	}
 	return cs[best], true
+}
+
+// rulesAround returns how far up and down from the band [y0, y1] a row's
+// glyph may reach: to the nearest long horizontal line over [x0, x1]
+// above and below the band (a table's row rules: lines at least minLen
+// long), at most reach away.
+func (ix *pageIndex) rulesAround(x0, x1, y0, y1, reach, minLen float64) (top, bottom float64) {
+	top, bottom = y0-reach, y1+reach
+	lo := sort.Search(len(ix.hrules), func(i int) bool { return ix.hrules[i].y >= top })
+	for _, r := range ix.hrules[lo:] {
+		if r.y > bottom {
+			break
+		}
+		if r.x1 < x0 || r.x0 > x1 || r.x1-r.x0 < minLen {
+			continue
+		}
+		switch {
+		case r.y <= y0:
+			top = math.Max(top, r.y)
+		case r.y >= y1:
+			bottom = math.Min(bottom, r.y)
+		}
+	}
+	return top, bottom
 }
 
 // clusterPieces groups pieces whose boxes come within gap of each other.
@@ -301,6 +359,9 @@ func Find(pg *drawing.Page, page int) []Table {
 		glyphs = append(glyphs, c)
 	}
 	cols := columns(glyphs)
+	if dbgCols != nil {
+		dbgCols(cols)
+	}
 	// A row's text ends where the next column of glyphs to its right
 	// starts (legends set side by side).
 	boxes := make([]Rect, len(cols))
@@ -697,3 +758,4 @@ func signature(r Row) string {
 	asp := math.Round(4 * r.GlyphBox.w() / math.Max(r.GlyphBox.h(), 1))
 	return strconv.Itoa(nl) + "/" + strconv.Itoa(na) + "/" + strconv.FormatFloat(asp, 'f', 0, 64) + "/" + r.GlyphText + "/" + r.Color
 }
+var dbgCols func([][]candidate)

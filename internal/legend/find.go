@@ -359,9 +359,6 @@ func Find(pg *drawing.Page, page int) []Table {
 		glyphs = append(glyphs, c)
 	}
 	cols := columns(glyphs)
-	if dbgCols != nil {
-		dbgCols(cols)
-	}
 	// A row's text ends where the next column of glyphs to its right
 	// starts (legends set side by side).
 	boxes := make([]Rect, len(cols))
@@ -758,4 +755,3 @@ func signature(r Row) string {
 	asp := math.Round(4 * r.GlyphBox.w() / math.Max(r.GlyphBox.h(), 1))
 	return strconv.Itoa(nl) + "/" + strconv.Itoa(na) + "/" + strconv.FormatFloat(asp, 'f', 0, 64) + "/" + r.GlyphText + "/" + r.Color
 }
-var dbgCols func([][]candidate)

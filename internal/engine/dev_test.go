@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +13,8 @@ import (
 	"blueprint/internal/detect"
 	"blueprint/internal/document"
 	"blueprint/internal/eval/dataset"
+	"blueprint/internal/legend"
+	"blueprint/internal/vector"
 )
 
 // TestDevLegendSheets prints, for the legend sets named by
@@ -50,8 +53,16 @@ func TestDevLegendSheets(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("== %s kinds %v", path, info.Kinds)
+		ld, err := legend.Read(ctx, doc, eng.vocab)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i, r := range info.Legend {
-			t.Logf("  row %d p%d %-28q class %-22s", i+1, r.PageIndex, r.Description, r.Class)
+			var shapes []string
+			for _, s := range ld.Rows[i].Glyph.Shapes {
+				shapes = append(shapes, fmt.Sprintf("%s/%d%s%s", s.Kind, len(s.Pts), map[bool]string{true: "F"}[s.Fill], s.Text))
+			}
+			t.Logf("  row %d p%d %-28q class %-22s text %q tags %v %s %v", i+1, r.PageIndex, r.Description, r.Class, ld.Rows[i].GlyphText, ld.Rows[i].Tags, ld.Rows[i].Color, shapes)
 		}
 		for i := range doc.NumPages() {
 			pg, err := doc.Drawing(ctx, i)
@@ -92,5 +103,72 @@ func TestDevLegendSheets(t *testing.T) {
 			}
 		}
 		doc.Close()
+	}
+}
+
+// TestDevLegendRow matches one legend row's glyph alone (ENGINE_DEV_ROW,
+// 1-based) on the first page of ENGINE_DEV_SHEETS and prints coverages.
+func TestDevLegendRow(t *testing.T) {
+	path, rowEnv := os.Getenv("ENGINE_DEV_SHEETS"), os.Getenv("ENGINE_DEV_ROW")
+	if path == "" || rowEnv == "" {
+		t.Skip("ENGINE_DEV_SHEETS or ENGINE_DEV_ROW not set")
+	}
+	ctx := context.Background()
+	cat, _ := catalog.Load("")
+	eng, _ := New(cat)
+	data, _ := os.ReadFile(path)
+	doc, err := document.Open(ctx, data, document.MimePDF, document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ld, _ := legend.Read(ctx, doc, eng.vocab)
+	var tpls []vector.Template
+	for _, f := range strings.Split(rowEnv, ",") {
+		var row int
+		fmt.Sscan(f, &row)
+		tpls = append(tpls, vector.Template{Class: f, Glyph: ld.Rows[row-1].Glyph, MinScale: 0.3, MaxScale: 2, Row: row, Priority: 1})
+	}
+	m, err := vector.NewMatcher(tpls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range doc.NumPages() {
+		pg, _ := doc.Drawing(ctx, p)
+		ms, _ := m.Match(ctx, pg)
+		for _, x := range ms {
+			t.Logf("page %d class %s cov %.3f conf %.2f scale %.2f legend %v at %.0f,%.0f", p, x.Class, x.Coverage, x.Confidence, x.Placement.Scale, x.Legend, x.Box.X, x.Box.Y)
+		}
+	}
+}
+
+// TestDevRaw prints the raw matches of the document's matcher on page
+// ENGINE_DEV_PAGE of ENGINE_DEV_SHEETS by class and row.
+func TestDevRaw(t *testing.T) {
+	path, pageEnv := os.Getenv("ENGINE_DEV_SHEETS"), os.Getenv("ENGINE_DEV_PAGE")
+	if path == "" || pageEnv == "" {
+		t.Skip("ENGINE_DEV_SHEETS or ENGINE_DEV_PAGE not set")
+	}
+	ctx := context.Background()
+	cat, _ := catalog.Load("")
+	eng, _ := New(cat)
+	data, _ := os.ReadFile(path)
+	doc, err := document.Open(ctx, data, document.MimePDF, document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pe, _, err := eng.Prepare(ctx, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p int
+	fmt.Sscan(pageEnv, &p)
+	pg, _ := doc.Drawing(ctx, p)
+	ms, _ := pe.(*docEngine).m.Match(ctx, pg)
+	n := map[string]int{}
+	for _, m := range ms {
+		n[fmt.Sprintf("%s row %d legend %v conf>=0.5 %v", m.Class, m.Row, m.Legend, m.Confidence >= 0.5)]++
+	}
+	for k, v := range n {
+		t.Logf("%4d %s", v, k)
 	}
 }

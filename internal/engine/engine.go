@@ -108,10 +108,7 @@ func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engin
 		if class == "" {
 			class = nullClass
 		}
-		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1}
-		if r.GlyphText != "" {
-			t.MinScale = legendMinScale
-		}
+		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1, MinScale: legendMinScale}
 		if weak(r.Glyph) {
 			t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
 		}

@@ -57,6 +57,7 @@ func TestDevLegendSheets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("  leaders %v", ld.Leaders())
 		for i, r := range info.Legend {
 			var shapes []string
 			for _, s := range ld.Rows[i].Glyph.Shapes {

@@ -106,7 +106,41 @@ func sameGlyph(a, b Row) bool {
 		pb[i] = glyph.Point{X: pb[i].X * k, Y: pb[i].Y * k}
 	}
 	tol := 0.06 * sa
+	// One CAD block drawn twice has the same make-up of curves and
+	// straight lines: a hexagon is not a circle, however close.
+	if math.Abs(curvedShare(a.Glyph)-curvedShare(b.Glyph)) > 0.15 {
+		return false
+	}
 	return covers(pa, pb, tol) >= 0.9 && covers(pb, pa, tol) >= 0.9 && colourClose(a.Color, b.Color)
+}
+
+// curvedShare is the fraction of a glyph's drawn length that is arcs and
+// circles.
+func curvedShare(g glyph.Glyph) float64 {
+	var curved, all float64
+	for _, s := range g.Shapes {
+		var l float64
+		switch s.Kind {
+		case glyph.KindCircle:
+			l = 2 * math.Pi * s.R
+			curved += l
+		case glyph.KindArc:
+			l = math.Abs(s.Sweep) * math.Pi / 180 * s.R
+			curved += l
+		case glyph.KindText:
+		default:
+			for _, pl := range (glyph.Glyph{Shapes: []glyph.Shape{s}}).Polylines(0.05) {
+				for i := 1; i < len(pl); i++ {
+					l += math.Hypot(pl[i].X-pl[i-1].X, pl[i].Y-pl[i-1].Y)
+				}
+			}
+		}
+		all += l
+	}
+	if all == 0 {
+		return 0
+	}
+	return curved / all
 }
 
 func glyphPoints(g glyph.Glyph) []glyph.Point {

@@ -3,6 +3,7 @@ package legend
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -656,17 +657,33 @@ func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate) (Row,
 		return Row{}, "", false
 	}
 	d := &ix.runs[desc]
-	// Continuation lines of a wrapped description: runs in the band that
-	// start where the description starts.
-	text := d.text
-	rowBox := Rect{d.min, d.max}
+	// A wrapped description: the runs in the band that start where the
+	// description starts, on consecutive lines above and below it, read
+	// top to bottom.
+	lines := []int{desc}
 	for _, i := range inBand {
 		r := &ix.runs[i]
-		if i != desc && math.Abs(r.min.X-d.min.X) < 1.5*em && r.centre().Y > d.centre().Y+0.5*em {
-			text += " " + r.text
-			rowBox = rowBox.union(Rect{r.min, r.max})
+		if i != desc && math.Abs(r.min.X-d.min.X) < 1.5*em && r.letters() >= 1 {
+			lines = append(lines, i)
 		}
 	}
+	sort.Slice(lines, func(a, b int) bool { return ix.runs[lines[a]].centre().Y < ix.runs[lines[b]].centre().Y })
+	at := slices.Index(lines, desc)
+	lo, hi := at, at
+	for lo > 0 && ix.runs[lines[lo]].centre().Y-ix.runs[lines[lo-1]].centre().Y <= 1.8*em {
+		lo--
+	}
+	for hi < len(lines)-1 && ix.runs[lines[hi+1]].centre().Y-ix.runs[lines[hi]].centre().Y <= 1.8*em {
+		hi++
+	}
+	var parts []string
+	rowBox := emptyRect()
+	for _, i := range lines[lo : hi+1] {
+		r := &ix.runs[i]
+		parts = append(parts, r.text)
+		rowBox = rowBox.union(Rect{r.min, r.max})
+	}
+	text := strings.Join(parts, " ")
 	// The glyph: small pieces whose centres lie in the symbol cell.
 	cell := Rect{glyph.Point{X: left, Y: y0}, glyph.Point{X: d.min.X - 0.2*em, Y: y1}}
 	var idx []int32

@@ -153,7 +153,7 @@ func (d *design) drawNovelLegend(r rect) {
 	}
 	qty := d.chance(0.5)
 	groups := 1
-	if len(rows) >= 6 && d.chance(0.4) {
+	if len(rows) >= 6 && r.w() >= 150 && d.chance(0.5) {
 		groups = 2
 	}
 	wrapW := math.Inf(1)
@@ -204,12 +204,12 @@ func (d *design) drawNovelLegend(r rect) {
 			if qty {
 				avail = math.Min(avail, qx-x0-glyphW-4)
 			}
-			lines := wrapText(desc, avail, func(s string) float64 { return d.g.met.width(s, 2) })
 			size, lead := 2.0, 0.0
+			lines := d.legendLines(desc, math.Min(wrapW, avail), avail, &size)
 			if len(lines) > 1 {
-				size, lead = 1.6, 2.4
+				lead = 1.5 * size
 			}
-			for li, l := range lines[:min(2, len(lines))] {
+			for li, l := range lines {
 				d.text(l, glyph.Point{X: x0 + glyphW + 2, Y: y + rowH*0.65 - lead/2 + float64(li)*lead}, size, 0, alignLeft, black)
 			}
 			if qty {
@@ -225,6 +225,29 @@ func (d *design) drawNovelLegend(r rect) {
 			}
 		}
 	}
+}
+
+// legendLines breaks a description into at most two lines of about wrap
+// millimetres (one line where wrap is unbounded) and sets *size, the cap
+// height, so that no line is wider than avail.
+func (d *design) legendLines(desc string, wrap, avail float64, size *float64) []string {
+	width := func(s string) float64 { return d.g.met.width(s, 2) }
+	lines := wrapText(desc, wrap, width)
+	for len(lines) > 2 {
+		wrap *= 1.25
+		lines = wrapText(desc, wrap, width)
+	}
+	if len(lines) > 1 {
+		*size = 1.6
+	}
+	widest := 0.0
+	for _, l := range lines {
+		widest = math.Max(widest, d.g.met.width(l, *size))
+	}
+	if widest > avail {
+		*size *= avail / widest
+	}
+	return lines
 }
 
 // legendGlyph draws symbol k's glyph centred in a legend's symbol cell,

@@ -127,7 +127,7 @@ func TestDevLegendRow(t *testing.T) {
 	for _, f := range strings.Split(rowEnv, ",") {
 		var row int
 		fmt.Sscan(f, &row)
-		tpls = append(tpls, vector.Template{Class: f, Glyph: ld.Rows[row-1].Glyph, MinScale: 0.3, MaxScale: 2, Row: row, Priority: 1})
+		tpls = append(tpls, vector.Template{Class: f, Glyph: ld.Rows[row-1].Glyph, MinScale: 0.15, MaxScale: 4, Row: row, Priority: 1})
 	}
 	m, err := vector.NewMatcher(tpls)
 	if err != nil {

@@ -21,6 +21,12 @@ func (d drawingPage) Drawing(context.Context) (*drawing.Page, error) { return d.
 // countRealData runs the document pass and the page pass over a real PDF
 // and returns the detections per class at the catalog's default thresholds.
 func countRealData(t *testing.T, name string) (map[string]int, detect.DocumentInfo) {
+	counts, _, info := countRealDataPages(t, name)
+	return counts, info
+}
+
+// countRealDataPages is countRealData with the counts of each page too.
+func countRealDataPages(t *testing.T, name string) (map[string]int, []map[string]int, detect.DocumentInfo) {
 	t.Helper()
 	path := filepath.Join("..", "..", "..", "shared", "realdata", name)
 	data, err := os.ReadFile(path)
@@ -49,7 +55,9 @@ func countRealData(t *testing.T, name string) (map[string]int, detect.DocumentIn
 		t.Fatal(err)
 	}
 	counts := map[string]int{}
+	pages := make([]map[string]int, doc.NumPages())
 	for i := range doc.NumPages() {
+		pages[i] = map[string]int{}
 		pg, err := doc.Drawing(ctx, i)
 		if err != nil {
 			t.Fatal(err)
@@ -61,10 +69,11 @@ func countRealData(t *testing.T, name string) (map[string]int, detect.DocumentIn
 		for _, d := range ds {
 			if th, _ := cat.Threshold(d.Class); d.Confidence >= th {
 				counts[d.Class]++
+				pages[i][d.Class]++
 			}
 		}
 	}
-	return counts, info
+	return counts, pages, info
 }
 
 // within is the tolerance on a printed quantity: exact below 10,
@@ -114,4 +123,15 @@ func TestRealDataFireAlarmLegend(t *testing.T) {
 		t.Errorf("%d legend rows, want the 19 symbol rows of F0", len(info.Legend))
 	}
 	t.Logf("detected %v", counts)
+}
+
+// TestRealDataSouthAfrica reports, per plan page of the South African
+// office set, what is detected against the hand count of its plans
+// (zaFixture).
+func TestRealDataSouthAfrica(t *testing.T) {
+	_, pages, info := countRealDataPages(t, "electrical_za_newmark.pdf")
+	t.Logf("kinds %v, %d legend rows", info.Kinds, len(info.Legend))
+	for i, p := range pages {
+		t.Logf("page %d: %v", i+1, p)
+	}
 }

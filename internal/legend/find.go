@@ -121,9 +121,9 @@ type pageIndex struct {
 // hrule is a long horizontal line at y from x0 to x1.
 type hrule struct{ y, x0, x1 float64 }
 
-// minRule is the shortest line taken for a table rule, in pixels (about
-// 6 mm at the raster's resolution); shorter lines may be glyph pieces.
-const minRule = 48.0
+// minRule is the shortest horizontal line kept as a possible table rule,
+// in pixels (about 1 mm at the raster's resolution).
+const minRule = 8.0
 
 func newIndex(pg *drawing.Page) *pageIndex {
 	ix := &pageIndex{pg: pg, cell: 48, grid: map[int][]int32{}}
@@ -192,18 +192,29 @@ type cluster struct {
 
 // glyphLeftOf returns the cluster of small drawn pieces nearest to the
 // left of x on the row whose text runs through [y0, y1], reaching at most
-// reach pixels. A glyph taller than its text (a box, a diamond) has
-// pieces wholly above and below the text's band: the cluster of every
-// piece that meets the band is taken whole, up to the table rules above
-// and below the row (or 3 em where none is drawn), so a neighbouring
-// row's glyph drawn close by never joins it.
+// reach pixels. Pieces are first taken by their centres in the band; a
+// glyph taller than its text (a box, a diamond) also has pieces wholly
+// above and below it, so the cluster of every piece that meets the band,
+// up to the rules above and below the row (or 3 em where none is drawn),
+// is taken whole.
 func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64) (cluster, bool) {
-	top, bottom := ix.rulesAround(x-reach, x, y0, y1, 3*em, maxPieceEm*em)
-	area := Rect{glyph.Point{X: x - reach, Y: top}, glyph.Point{X: x, Y: bottom}}
+	band, ok := ix.glyphIn(Rect{glyph.Point{X: x - reach, Y: y0}, glyph.Point{X: x, Y: y1}}, y0, y1, em, false)
+	top, bottom := ix.rulesAround(x, y0, y1, em, band, ok)
+	whole, wok := ix.glyphIn(Rect{glyph.Point{X: x - reach, Y: top - 0.1*em}, glyph.Point{X: x, Y: bottom + 0.1*em}}, y0, y1, em, true)
+	if !wok || (ok && whole.box.Max.X < band.box.Max.X) {
+		return band, ok
+	}
+	return whole, true
+}
+
+// glyphIn clusters the small pieces in area and returns the nearest to
+// the right that is not thin and has a piece meeting [y0, y1] (with
+// whole, pieces must lie wholly in area; otherwise their centres do).
+func (ix *pageIndex) glyphIn(area Rect, y0, y1, em float64, whole bool) (cluster, bool) {
 	var cand []int32
 	ix.piecesIn(area, func(i int32) {
 		p := ix.pieces[i]
-		if p.size <= maxPieceEm*em && p.box.Min.Y >= top && p.box.Max.Y <= bottom {
+		if p.size <= maxPieceEm*em && (!whole || (p.box.Min.Y >= area.Min.Y && p.box.Max.Y <= area.Max.Y)) {
 			cand = append(cand, i)
 		}
 	})
@@ -239,23 +250,30 @@ func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64) (cluster, bool) {
 }
 
 // rulesAround returns how far up and down from the band [y0, y1] a row's
-// glyph may reach: to the nearest long horizontal line over [x0, x1]
-// above and below the band (a table's row rules: lines at least minLen
-// long), at most reach away.
-func (ix *pageIndex) rulesAround(x0, x1, y0, y1, reach, minLen float64) (top, bottom float64) {
-	top, bottom = y0-reach, y1+reach
+// glyph may reach: to the nearest rule above and below the band's middle,
+// at most 3 em away. A rule runs past both sides of what the band found
+// of the glyph (core, when found; tables ruled cell by cell have short
+// rules), or, without a core, is a long line reaching the description's
+// start x1.
+func (ix *pageIndex) rulesAround(x1, y0, y1, em float64, core cluster, found bool) (top, bottom float64) {
+	top, bottom = y0-3*em, y1+3*em
 	lo := sort.Search(len(ix.hrules), func(i int) bool { return ix.hrules[i].y >= top })
 	for _, r := range ix.hrules[lo:] {
 		if r.y > bottom {
 			break
 		}
-		if r.x1 < x0 || r.x0 > x1 || r.x1-r.x0 < minLen {
+		rule := r.x1-r.x0 >= maxPieceEm*em && r.x0 <= x1-em && r.x1 >= x1
+		if found {
+			rule = r.x1-r.x0 >= em && r.x0 <= core.box.Min.X-0.2*em && r.x1 >= core.box.Max.X+0.2*em
+		}
+		if !rule {
 			continue
 		}
-		switch {
-		case r.y <= y0:
+		// Tight rows: a rule may run through the edge of the band.
+		switch mid := (y0 + y1) / 2; {
+		case r.y < mid-0.25*em:
 			top = math.Max(top, r.y)
-		case r.y >= y1:
+		case r.y > mid+0.25*em:
 			bottom = math.Min(bottom, r.y)
 		}
 	}
@@ -719,7 +737,7 @@ func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate) (Row,
 	var inside []int32
 	var tags []string
 	for _, i := range inBand {
-		if i == desc {
+		if slices.Contains(lines[lo:hi+1], i) {
 			continue
 		}
 		r := &ix.runs[i]

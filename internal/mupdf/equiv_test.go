@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/draw"
 	"math"
 	"os"
 	"path/filepath"
@@ -202,4 +204,52 @@ func aligned(n, m int, eq func(i, j int) bool) int {
 		}
 	}
 	return miss + (n - i) + (m - j)
+}
+
+// TestRenderMatchesImageDPI checks that rendering through a display list
+// gives the pixels go-fitz's ImageDPI gave (the page straight into the draw
+// device at 200 DPI over white), cut to round(pt × 200 / 72).
+// (The clip-heavy sheet is compared with the direct run by
+// TestClipHeavyRenderSpeed.)
+func TestRenderMatchesImageDPI(t *testing.T) {
+	for name, pdf := range equivalencePDFs(t) {
+		if name == "clip heavy" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			d, err := Open(pdf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			old, err := fitz.NewFromMemory(pdf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer old.Close()
+			for i := range min(d.NumPages(), 1) {
+				l, err := d.List(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := int(math.Round(float64(float32(l.Bounds.X1-l.Bounds.X0)) * pxPerPt))
+				h := int(math.Round(float64(float32(l.Bounds.Y1-l.Bounds.Y0)) * pxPerPt))
+				got := image.NewRGBA(image.Rect(0, 0, w, h))
+				err = l.Render(context.Background(), pxPerPt, got)
+				l.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				ref, err := old.ImageDPI(i, 200)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := image.NewRGBA(got.Rect)
+				draw.Draw(want, want.Rect, ref, image.Point{}, draw.Src)
+				if n := differing(got, want); n > 0 {
+					t.Errorf("page %d: %d of %d pixels differ from ImageDPI", i, n, w*h)
+				}
+			}
+		})
+	}
 }

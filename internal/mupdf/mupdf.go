@@ -184,7 +184,8 @@ func pixels(dst *image.RGBA) (w, h C.int, p *C.uchar, err error) {
 // same time from different goroutines; Close after both return.
 type List struct {
 	doc    *Document
-	l      *C.fz_display_list
+	l      *C.fz_display_list // nil once Close began; guarded by doc.mu
+	busy   sync.WaitGroup     // renders and walks in flight
 	once   sync.Once
 	Bounds Rect // the page box in points (CropBox, /Rotate applied)
 }
@@ -198,33 +199,41 @@ func (l *List) Render(ctx context.Context, scale float64, dst *image.RGBA) error
 	if err != nil {
 		return err
 	}
-	return l.run(ctx, "render", func(c *C.fz_context, cookie *C.fz_cookie, msg *C.char) C.int {
-		return C.bp_render_list(c, l.l, C.float(scale), w, h, p, cookie, msg, errLen)
+	return l.run(ctx, "render", func(c *C.fz_context, list *C.fz_display_list, cookie *C.fz_cookie, msg *C.char) C.int {
+		return C.bp_render_list(c, list, C.float(scale), w, h, p, cookie, msg, errLen)
 	})
 }
 
-// Close releases the list. Calling it twice is harmless.
+// Close releases the list once the renders and walks in flight return;
+// later ones fail. Calling it twice is harmless.
 func (l *List) Close() {
 	l.once.Do(func() {
 		l.doc.mu.Lock()
-		C.bp_drop_list(l.doc.d, l.l)
-		l.doc.mu.Unlock()
+		list := l.l
 		l.l = nil
+		l.doc.mu.Unlock()
+		l.busy.Wait()
+		l.doc.mu.Lock()
+		C.bp_drop_list(l.doc.d, list)
+		l.doc.mu.Unlock()
 		l.doc.lists.Done()
 	})
 }
 
 // run makes a MuPDF call on the list with a context cloned for it and a
 // cookie that aborts the call when ctx is done.
-func (l *List) run(ctx context.Context, what string, call func(*C.fz_context, *C.fz_cookie, *C.char) C.int) error {
+func (l *List) run(ctx context.Context, what string, call func(*C.fz_context, *C.fz_display_list, *C.fz_cookie, *C.char) C.int) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("mupdf: %s: %w", what, err)
 	}
 	l.doc.mu.Lock()
-	if l.l == nil {
+	list := l.l
+	if list == nil {
 		l.doc.mu.Unlock()
 		return fmt.Errorf("mupdf: %s: list is closed", what)
 	}
+	l.busy.Add(1)
+	defer l.busy.Done()
 	c := C.bp_clone(l.doc.d)
 	l.doc.mu.Unlock()
 	if c == nil {
@@ -248,7 +257,7 @@ func (l *List) run(ctx context.Context, what string, call func(*C.fz_context, *C
 		}
 	}()
 	var msg [errLen]C.char
-	rc := call(c, cookie, &msg[0])
+	rc := call(c, list, cookie, &msg[0])
 	close(stop)
 	wg.Wait()
 	switch rc {

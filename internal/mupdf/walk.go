@@ -32,8 +32,8 @@ func (l *List) Walk(ctx context.Context, b *drawing.Builder) error {
 	w := &walker{b: b, outlines: map[glyphKey][]drawing.PathCmd{}, colors: map[uint32]string{}}
 	h := cgo.NewHandle(w)
 	defer h.Delete()
-	err := l.run(ctx, "walk", func(c *C.fz_context, cookie *C.fz_cookie, msg *C.char) C.int {
-		return C.bp_walk_list(c, l.l, C.uintptr_t(h), cookie, msg, errLen)
+	err := l.run(ctx, "walk", func(c *C.fz_context, list *C.fz_display_list, cookie *C.fz_cookie, msg *C.char) C.int {
+		return C.bp_walk_list(c, list, C.uintptr_t(h), cookie, msg, errLen)
 	})
 	if w.err != nil {
 		return fmt.Errorf("mupdf: walk: %w", w.err)

@@ -1,12 +1,10 @@
 package document
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/drawing"
@@ -223,15 +221,4 @@ func (d *Document) Close() error {
 		}
 	}
 	return nil
-}
-
-// EncodePNG encodes a page raster as PNG, favouring speed over size (the
-// page images of image_url are large and written once).
-func EncodePNG(img image.Image) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, img); err != nil {
-		return nil, fmt.Errorf("encode png: %w", err)
-	}
-	return buf.Bytes(), nil
 }

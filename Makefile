@@ -68,3 +68,15 @@ BENCH_SEED ?= 4242
 bench-vector: mupdf-headers
 	test -d $(BENCH_DIR) || $(GO) run ./cmd/synth -out $(BENCH_DIR) -n $(BENCH_N) -seed $(BENCH_SEED) -kind vector
 	VECTOR_TIMING_DATA=$(BENCH_DIR) $(GO) test -count=1 -timeout 30m -run TestDevTiming -v ./internal/vector/ | grep -v "^=== \|A1 sheet"
+
+# Whole jobs through the local server, one fresh server per document, against
+# `mutool draw -r 200` of the same file in the same run (Debian's mupdf-tools;
+# the ratio is skipped without it): pages, seconds from start to done, ratio,
+# peak and idle RSS, over ../shared/realdata and a generated dense A0/A1 set
+# (docs/page-reading.md):
+# make bench-real [BENCH_REAL_FILES="a.pdf b.pdf" BENCH_DENSE=/tmp/bench-dense BENCH_REPEAT=3]
+BENCH_REAL_FILES ?= $(wildcard ../shared/realdata/*.pdf)
+BENCH_DENSE      ?= /tmp/bench-dense
+BENCH_REPEAT     ?= 3
+bench-real: build
+	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat $(BENCH_REPEAT) -dense $(BENCH_DENSE) $(BENCH_REAL_FILES)

@@ -33,63 +33,67 @@ func EncodePNG(img image.Image) ([]byte, error) {
 // pngMinRows is the fewest rows a compressed part holds.
 const pngMinRows = 64
 
+// pngDict is the deflate window: how much of the previous part primes the
+// next.
+const pngDict = 32 << 10
+
 // encodeRGB writes an opaque RGBA image as an 8-bit RGB PNG. Every row is
 // filtered with Up (the difference to the row above: drawings are mostly
 // blank and vertical runs, and it costs one subtraction a byte where
 // image/png tries five filters a row), and the rows are deflated in parts
-// pigz's way: each part on its own goroutine, primed with the 32 KiB before
-// it and ended with a sync flush, so the parts form one zlib stream.
+// pigz's way: each part on its own goroutine, primed with the 32 KiB of
+// filtered rows before it and ended with a sync flush, so the parts form one
+// zlib stream. A part holds one filtered row at a time, besides its output.
 func encodeRGB(img *image.RGBA, parts int) []byte {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	parts = max(1, min(parts, h/pngMinRows))
 	rowLen := 1 + 3*w
 	type part struct {
-		raw   []byte // filtered rows, kept for the next part's dictionary
 		deflt bytes.Buffer
 		sum   uint32
+		n     int64
 	}
 	ps := make([]part, parts)
-	rowsOf := func(k int) (int, int) { return k * h / parts, (k + 1) * h / parts }
 	var wg sync.WaitGroup
 	for k := range ps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			y0, y1 := rowsOf(k)
-			raw := make([]byte, (y1-y0)*rowLen)
-			for y := y0; y < y1; y++ {
-				filterUp(raw[(y-y0)*rowLen:(y-y0+1)*rowLen], img, y)
-			}
-			ps[k].raw = raw
-			ps[k].sum = adler32.Checksum(raw)
-		}()
-	}
-	wg.Wait()
-	for k := range ps {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+			y0, y1 := k*h/parts, (k+1)*h/parts
+			row := make([]byte, rowLen)
 			var dict []byte
 			if k > 0 {
-				prev := ps[k-1].raw
-				dict = prev[max(0, len(prev)-32<<10):]
+				// The filtered rows just before y0, up to the window.
+				from := max(0, y0-(pngDict+rowLen-1)/rowLen)
+				dict = make([]byte, 0, (y0-from)*rowLen)
+				for y := from; y < y0; y++ {
+					filterUp(row, img, img.Rect.Min.Y+y)
+					dict = append(dict, row...)
+				}
+				dict = dict[max(0, len(dict)-pngDict):]
 			}
 			zw, _ := flate.NewWriterDict(&ps[k].deflt, flate.BestSpeed, dict) // BestSpeed is a valid level
-			zw.Write(ps[k].raw)                                               // writes to a bytes.Buffer do not fail
+			sum := adler32.New()
+			for y := y0; y < y1; y++ {
+				filterUp(row, img, img.Rect.Min.Y+y)
+				zw.Write(row) // writes to a bytes.Buffer do not fail
+				sum.Write(row)
+			}
 			if k == len(ps)-1 {
 				zw.Close()
 			} else {
 				zw.Flush()
 			}
+			ps[k].sum, ps[k].n = sum.Sum32(), int64(y1-y0)*int64(rowLen)
 		}()
 	}
 	wg.Wait()
 	sum := ps[0].sum
 	size := 0
-	for k := 1; k < len(ps); k++ {
-		sum = adler32Combine(sum, ps[k].sum, int64(len(ps[k].raw)))
-	}
 	for k := range ps {
+		if k > 0 {
+			sum = adler32Combine(sum, ps[k].sum, ps[k].n)
+		}
 		size += ps[k].deflt.Len()
 	}
 	var out bytes.Buffer

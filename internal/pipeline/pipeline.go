@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -54,6 +55,10 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		if err := each(res); err != nil {
 			return fmt.Errorf("pipeline: page %d: %w", i, err)
 		}
+		// The page's raster (up to ~250 MB for A0) is garbage now:
+		// collect it before the next page allocates its own, so that a
+		// job holds one raster, not two (docs/page-reading.md).
+		runtime.GC()
 	}
 	return nil
 }

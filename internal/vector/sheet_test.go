@@ -515,7 +515,7 @@ func TestRepeatedBlocksCheap(t *testing.T) {
 				n++
 			}
 		}
-		return n, ix.verified
+		return n, int(ix.verified.Load())
 	}
 	nSame, vSame := count(func(int) float64 { return 30 })
 	nVar, vVar := count(func(i int) float64 { return float64(7 * i) })

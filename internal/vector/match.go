@@ -55,6 +55,8 @@ type Match struct {
 	// different symbols, each with its description to the right): a key
 	// to the drawing, not an instance.
 	Legend bool
+	// Row is the matched template's Row.
+	Row int
 }
 
 // Matcher finds its templates on pages. It is immutable after NewMatcher
@@ -364,6 +366,24 @@ type scored struct {
 	box      detect.Box
 }
 
+// priorityBoost is how much more geometry a match of a template with
+// priority 1 counts as explaining when overlapping matches are ranked: a
+// drawing's own legend glyph wins over a catalog glyph that explains
+// about as much there, not over one that explains clearly more (a
+// symbol that contains the legend glyph's shape).
+const priorityBoost = 0.15
+
+// rank orders overlapping matches: explained geometry times confidence,
+// boosted by the template's priority for good matches (a weak find of a
+// preferred template must not hide a strong one of another).
+func (s scored) rank() float64 {
+	r := s.explains * confidence(s.cov)
+	if s.t.priority > 0 && confidence(s.cov) >= 0.5 {
+		r *= 1 + priorityBoost*float64(s.t.priority)
+	}
+	return r
+}
+
 // verify scores a pose: the fraction of template samples (and text
 // characters) that page geometry explains. It stops early once the pose
 // cannot reach minCoverage.
@@ -567,7 +587,7 @@ func (ix *pageIndex) matchTemplate(t *prepared) []scored {
 	// try verifies a pose and returns its coverage (1 where the template
 	// was already found whole there, 0 where the pose fails).
 	try := func(h hypothesis) float64 {
-		if h.pl.Scale < MinScale || h.pl.Scale > MaxScale {
+		if h.pl.Scale < h.t.minScale || h.pl.Scale > h.t.maxScale {
 			return 0
 		}
 		px, py := int(math.Floor(h.pl.At.X/doneCell)), int(math.Floor(h.pl.At.Y/doneCell))
@@ -655,7 +675,7 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64)
 			continue
 		}
 		s := f.r / (t.r * PixelsPerMM)
-		if s < MinScale || s > MaxScale {
+		if s < t.minScale || s > t.maxScale {
 			continue
 		}
 		if !t.hasQ {
@@ -788,7 +808,7 @@ func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
 			for i := ix.cornerStart[bk]; i < ix.cornerStart[bk+1]; i++ {
 				c := &ix.cornerArms[i]
 				s := c.la / (lu * PixelsPerMM)
-				if s < MinScale || s > MaxScale {
+				if s < t.minScale || s > t.maxScale {
 					continue
 				}
 				if r := math.Hypot(c.b.X, c.b.Y) / (lw * PixelsPerMM) / s; r < 0.9 || r > 1.1 {
@@ -810,7 +830,7 @@ func (ix *pageIndex) segmentHypotheses(t *prepared, try func(hypothesis)) {
 	lu := math.Hypot(u.X, u.Y) * PixelsPerMM
 	for i, sg := range ix.pg.Segments {
 		s := ix.segLen[i] / lu
-		if s < MinScale || s > MaxScale {
+		if s < t.minScale || s > t.maxScale {
 			continue
 		}
 		for _, ends := range [2][2]glyph.Point{{sg.A, sg.B}, {sg.B, sg.A}} {
@@ -847,7 +867,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 	}
 	sort.SliceStable(found, func(i, j int) bool {
 		a, b := found[i], found[j]
-		sa, sb := a.explains*confidence(a.cov), b.explains*confidence(b.cov)
+		sa, sb := a.rank(), b.rank()
 		if sa != sb {
 			return sa > sb
 		}
@@ -894,7 +914,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 	legend := ix.legendRows(kept)
 	out := make([]Match, 0, len(kept))
 	for i, k := range kept {
-		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i]})
+		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i], Row: k.t.row})
 	}
 	return out
 }

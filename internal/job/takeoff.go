@@ -56,11 +56,29 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 			counts[d.Class]++
 			total[d.Class]++
 		}
-		t.Pages = append(t.Pages, PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang)})
+		t.Pages = append(t.Pages, PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang), Printed: printed(j.Legend, p.Index)})
 	})
 	if err != nil {
 		return nil, err
 	}
 	t.Summary = s.summary(total, o.Lang)
+	t.Printed = printed(j.Legend, -1)
 	return t, nil
+}
+
+// printed sums the printed quantities of the legend rows mapped to a class,
+// by class: the rows read on page (every page's rows when page < 0). Nil
+// when no such row prints a quantity.
+func printed(rows []LegendRow, page int) map[string]float64 {
+	var out map[string]float64
+	for _, r := range rows {
+		if r.Class == "" || r.Quantity == nil || page >= 0 && r.PageIndex != page {
+			continue
+		}
+		if out == nil {
+			out = map[string]float64{}
+		}
+		out[r.Class] += float64(*r.Quantity)
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
@@ -171,5 +172,37 @@ func TestDevRaw(t *testing.T) {
 	}
 	for k, v := range n {
 		t.Logf("%4d %s", v, k)
+	}
+}
+
+// TestDevTemplateCost times each legend template alone on page
+// ENGINE_DEV_PAGE of ENGINE_DEV_SHEETS.
+func TestDevTemplateCost(t *testing.T) {
+	path, pageEnv := os.Getenv("ENGINE_DEV_SHEETS"), os.Getenv("ENGINE_DEV_PAGE")
+	if path == "" || pageEnv == "" || os.Getenv("ENGINE_DEV_COST") == "" {
+		t.Skip("ENGINE_DEV_SHEETS, ENGINE_DEV_PAGE or ENGINE_DEV_COST not set")
+	}
+	ctx := context.Background()
+	cat, _ := catalog.Load("")
+	eng, _ := New(cat)
+	data, _ := os.ReadFile(path)
+	doc, _ := document.Open(ctx, data, document.MimePDF, document.DefaultLimits())
+	ld, _ := legend.Read(ctx, doc, eng.vocab)
+	var p int
+	fmt.Sscan(pageEnv, &p)
+	pg, _ := doc.Drawing(ctx, p)
+	base, _ := vector.NewMatcher(eng.catalog)
+	t0 := time.Now()
+	base.Match(ctx, pg)
+	t.Logf("catalog alone %.3f s", time.Since(t0).Seconds())
+	for _, l := range ld.Leaders() {
+		r := ld.Rows[l]
+		m, err := vector.NewMatcher(append(append([]vector.Template(nil), eng.catalog...), vector.Template{Class: "x", Glyph: r.Glyph, MinScale: legendMinScale, MaxScale: legendMaxScale}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		ms, _ := m.Match(ctx, pg)
+		t.Logf("row %2d %-40.40q shapes %3d: %.3f s, %d matches", l+1, r.Description, len(r.Glyph.Shapes), time.Since(t0).Seconds(), len(ms))
 	}
 }

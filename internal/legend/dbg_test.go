@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"blueprint/internal/document"
@@ -112,4 +113,53 @@ func TestDbgSegs(t *testing.T) {
 
 func fmtBox(r Rect) string {
 	return fmt.Sprintf("%.0f,%.0f-%.0f,%.0f", r.Min.X, r.Min.Y, r.Max.X, r.Max.Y)
+}
+
+func TestDbgDoors(t *testing.T) {
+	path := os.Getenv("LEGEND_DBG")
+	if path == "" {
+		t.Skip()
+	}
+	data, _ := os.ReadFile(path)
+	ctx := context.Background()
+	doc, _ := document.Open(ctx, data, document.MimePDF, document.DefaultLimits())
+	for p := range doc.NumPages() {
+		pg, _ := doc.Drawing(ctx, p)
+		hist := map[int]int{}
+		for _, a := range pg.Arcs {
+			if s := math.Abs(a.Sweep); s >= 80 && s <= 100 {
+				hist[int(math.Log2(a.R))]++
+			}
+		}
+		t.Logf("page %d arcs %d quarter arcs by log2 radius %v", p, len(pg.Arcs), hist)
+	}
+}
+
+func TestDbgDoorsDir(t *testing.T) {
+	dir := os.Getenv("LEGEND_DBG_DIR")
+	if dir == "" {
+		t.Skip()
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
+	ctx := context.Background()
+	none := 0
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		doc, _ := document.Open(ctx, data, document.MimePDF, document.DefaultLimits())
+		for p := range doc.NumPages() {
+			pg, _ := doc.Drawing(ctx, p)
+			n := 0
+			for _, a := range pg.Arcs {
+				if s := math.Abs(a.Sweep); s >= 80 && s <= 100 && a.R >= 32 {
+					n++
+				}
+			}
+			if n == 0 {
+				none++
+				t.Logf("%s page %d: no door swing (kind %s)", filepath.Base(f), p, Kind(pg, Find(pg, p)))
+			}
+		}
+		doc.Close()
+	}
+	t.Logf("%d files, %d pages without door swings", len(files), none)
 }

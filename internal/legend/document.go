@@ -70,17 +70,24 @@ func (d *Document) group() {
 	for i := range d.Rows {
 		d.leader[i], d.same[i] = i, i
 		for j := range i {
+			if d.same[j] == j && d.Classes[j] == d.Classes[i] && normDesc(d.Rows[j]) == normDesc(d.Rows[i]) {
+				d.same[i] = j
+				break
+			}
+		}
+		// A row repeated from an earlier sheet's legend is matched with
+		// that row's template (one template per glyph, not per sheet);
+		// Assign gives each sheet's matches to its own row.
+		if s := d.same[i]; s != i && len(d.Rows[s].Glyph.Shapes) > 0 {
+			d.leader[i] = d.leader[s]
+			continue
+		}
+		for j := range i {
 			if d.leader[j] != j || !sameGlyph(d.Rows[i], d.Rows[j]) {
 				continue
 			}
 			d.leader[i] = j
 			break
-		}
-		for j := range i {
-			if d.same[j] == j && d.Classes[j] == d.Classes[i] && normDesc(d.Rows[j]) == normDesc(d.Rows[i]) {
-				d.same[i] = j
-				break
-			}
 		}
 	}
 }
@@ -88,6 +95,11 @@ func (d *Document) group() {
 func normDesc(r Row) string {
 	return strings.Join(normWords(r.Description+" "+strings.Join(r.Tags, " "), false), " ")
 }
+
+// sameCover is how much of each glyph's drawing the other must cover for
+// two rows to draw the same glyph: a switch with one more lever (a
+// tenth more drawing) is another glyph.
+const sameCover = 0.97
 
 // sameGlyph reports whether two rows draw the same glyph: the same text
 // inside and each one's drawing within a small tolerance of the other's.
@@ -111,7 +123,7 @@ func sameGlyph(a, b Row) bool {
 	if math.Abs(curvedShare(a.Glyph)-curvedShare(b.Glyph)) > 0.15 {
 		return false
 	}
-	return covers(pa, pb, tol) >= 0.9 && covers(pb, pa, tol) >= 0.9 && colourClose(a.Color, b.Color)
+	return covers(pa, pb, tol) >= sameCover && covers(pb, pa, tol) >= sameCover && colourClose(a.Color, b.Color)
 }
 
 // curvedShare is the fraction of a glyph's drawn length that is arcs and

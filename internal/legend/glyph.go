@@ -6,8 +6,11 @@ import (
 	"strings"
 
 	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
 )
+
+type drawingSegment = drawing.Segment
 
 // pxPerMM converts raster pixels to the glyph frame's millimetres.
 const pxPerMM = float64(detect.RenderDPI) / 25.4
@@ -24,6 +27,29 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 	}
 	type key struct{ a, b, c, d int64 }
 	q := func(v float64) int64 { return int64(math.Round(v * 4)) }
+	segKey := func(s drawingSegment) key {
+		a, b := s.A, s.B
+		if b.X < a.X || (b.X == a.X && b.Y < a.Y) {
+			a, b = b, a
+		}
+		return key{q(a.X), q(a.Y), q(b.X), q(b.Y)}
+	}
+	// A fill drawn as many small polygons (a hatched or fanned region)
+	// shares its inner edges between two of them: those edges are not
+	// drawing anyone sees and only make the template dear to match.
+	fillEdges, stroked := map[key]int{}, map[key]bool{}
+	for _, i := range pieces {
+		if p := ix.pieces[i]; p.seg >= 0 {
+			s := ix.pg.Segments[p.seg]
+			st := ix.pg.Styles[s.Style]
+			k := segKey(s)
+			if st.Stroke != "" {
+				stroked[k] = true
+			} else if st.Fill != "" {
+				fillEdges[k]++
+			}
+		}
+	}
 	seen := map[key]int{}
 	var g glyph.Glyph
 	colourLen := map[string]float64{}
@@ -39,7 +65,10 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 			if b.X < a.X || (b.X == a.X && b.Y < a.Y) {
 				a, b = b, a
 			}
-			k = key{q(a.X), q(a.Y), q(b.X), q(b.Y)}
+			k = segKey(s)
+			if fillEdges[k] >= 2 && !stroked[k] {
+				continue
+			}
 			sh = glyph.Shape{Kind: glyph.KindLine, Pts: []glyph.Point{mm(a), mm(b)}}
 			style = s.Style
 			length = math.Hypot(b.X-a.X, b.Y-a.Y)

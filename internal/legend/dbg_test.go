@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"blueprint/internal/document"
+	"blueprint/internal/drawing"
 )
 
 func TestDbgCands(t *testing.T) {
@@ -162,4 +163,25 @@ func TestDbgDoorsDir(t *testing.T) {
 		doc.Close()
 	}
 	t.Logf("%d files, %d pages without door swings", len(files), none)
+}
+
+func TestDbgReadProfile(t *testing.T) {
+	path := os.Getenv("LEGEND_DBG_PROF")
+	if path == "" {
+		t.Skip()
+	}
+	data, _ := os.ReadFile(path)
+	ctx := context.Background()
+	doc, _ := document.Open(ctx, data, document.MimePDF, document.DefaultLimits())
+	var pages []*drawing.Page
+	for i := range doc.NumPages() {
+		pg, _ := doc.Drawing(ctx, i)
+		pages = append(pages, pg)
+	}
+	for range 3 {
+		for i, pg := range pages {
+			tb := Find(pg, i)
+			Kind(pg, tb)
+		}
+	}
 }

@@ -116,7 +116,13 @@ type pageIndex struct {
 	// hrules are the long horizontal lines of the page (table rules,
 	// walls), sorted by y.
 	hrules []hrule
+	// long are the segments longer than minLong, listed on first use.
+	long []int32
 }
+
+// minLong is the shortest segment crossed tests, in pixels: 6 em of the
+// smallest text legends are read at (about 0.5 mm).
+const minLong = 24.0
 
 // hrule is a long horizontal line at y from x0 to x1.
 type hrule struct{ y, x0, x1 float64 }
@@ -603,20 +609,26 @@ func area(r Rect) float64 { return math.Max(r.w(), 0) * math.Max(r.h(), 0) }
 // whose rules run around them.
 func (ix *pageIndex) crossed(box Rect, em float64) bool {
 	in := Rect{glyph.Point{X: box.Min.X + 0.15*box.w(), Y: box.Min.Y + 0.15*box.h()}, glyph.Point{X: box.Max.X - 0.15*box.w(), Y: box.Max.Y - 0.15*box.h()}}
-	hit := false
 	// Long pieces are indexed at their centres, which may lie far away:
-	// scan the segments near the box by their ends instead.
-	for i := range ix.pg.Segments {
+	// test the page's long segments by their ends instead.
+	if ix.long == nil {
+		ix.long = []int32{}
+		for i, s := range ix.pg.Segments {
+			if math.Max(math.Abs(s.B.X-s.A.X), math.Abs(s.B.Y-s.A.Y)) > minLong {
+				ix.long = append(ix.long, int32(i))
+			}
+		}
+	}
+	for _, i := range ix.long {
 		s := ix.pg.Segments[i]
 		if math.Max(math.Abs(s.B.X-s.A.X), math.Abs(s.B.Y-s.A.Y)) <= maxPieceEm*em {
 			continue
 		}
 		if segHitsRect(s.A, s.B, in) {
-			hit = true
-			break
+			return true
 		}
 	}
-	return hit
+	return false
 }
 
 // segHitsRect reports whether segment ab meets rectangle r (Liang–Barsky).

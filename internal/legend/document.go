@@ -54,7 +54,12 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) {
 	for _, t := range tables {
 		d.tables[i] = append(d.tables[i], t.Box)
 		for _, r := range t.Rows {
-			class, _ := vocab.Class(r.Description + " " + r.GlyphText + " " + strings.Join(r.Tags, " "))
+			// A description that is a catalog name says it all; else the
+			// vocabulary reads it with the glyph's text and tags.
+			class, ok := vocab.Name(r.Description)
+			if !ok {
+				class, _ = vocab.Class(r.Description + " " + r.GlyphText + " " + strings.Join(r.Tags, " "))
+			}
 			d.Rows = append(d.Rows, r)
 			d.Classes = append(d.Classes, class)
 		}

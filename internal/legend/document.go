@@ -34,6 +34,8 @@ type Document struct {
 // drawings are released as soon as they are read.
 func Read(ctx context.Context, doc detect.Drawings, vocab *Vocabulary) (*Document, error) {
 	d := &Document{tables: map[int][]Rect{}}
+	var bare []int
+	doors := false
 	for i := range doc.NumPages() {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("legend: before page %d: %w", i, err)
@@ -42,15 +44,29 @@ func Read(ctx context.Context, doc detect.Drawings, vocab *Vocabulary) (*Documen
 		if err != nil {
 			return nil, fmt.Errorf("legend: page %d: %w", i, err)
 		}
-		d.addPage(i, pg, vocab)
+		if d.addPage(i, pg, vocab) {
+			bare = append(bare, i)
+		}
+		doors = doors || (d.Kinds[i] == detect.KindFloorPlan && hasDoorSwing(pg))
+	}
+	// A set whose plans draw doors: a sheet with neither doors nor words
+	// nor a title is one of its diagrams (single-line or schematic, their
+	// text drawn as outlines), not a plan.
+	if doors {
+		for _, i := range bare {
+			d.Kinds[i] = detect.KindRiser
+		}
 	}
 	d.group()
 	return d, nil
 }
 
-func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) {
+// addPage reads page i's legends and kind; it reports whether the page
+// is a plan only by default (kindOf).
+func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 	tables := Find(pg, i)
-	d.Kinds = append(d.Kinds, Kind(pg, tables))
+	kind, bare := kindOf(pg, tables)
+	d.Kinds = append(d.Kinds, kind)
 	for _, t := range tables {
 		d.tables[i] = append(d.tables[i], t.Box)
 		for _, r := range t.Rows {
@@ -64,6 +80,7 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) {
 			d.Classes = append(d.Classes, class)
 		}
 	}
+	return bare
 }
 
 // group finds rows that share a glyph (told apart by their tags only) and

@@ -32,15 +32,24 @@ const textHeavy = 2.5
 // otherwise the sheet-title cue written largest decides, and a drawing
 // without one is a floor plan. A page without a drawing is an image.
 func Kind(pg *drawing.Page, tables []Table) string {
+	k, _ := kindOf(pg, tables)
+	return k
+}
+
+// kindOf is Kind, also saying whether the page is a plan only by default:
+// no title names it, it draws no door swing and writes almost no text
+// (titles and tables drawn as outlines). Read takes such a page for a
+// schematic where the document's other plans draw doors.
+func kindOf(pg *drawing.Page, tables []Table) (kind string, bare bool) {
 	if pg == nil {
-		return detect.KindImage
+		return detect.KindImage, false
 	}
 	pieces := len(pg.Segments) + len(pg.Arcs)
 	if float64(len(pg.Chars)) >= textHeavy*float64(pieces) && len(pg.Chars) > 0 {
 		if len(tables) > 0 {
-			return detect.KindLegend
+			return detect.KindLegend, false
 		}
-		return detect.KindSchedule
+		return detect.KindSchedule, false
 	}
 	best, bestSize := detect.KindFloorPlan, 0.0
 	rs := runs(pg)
@@ -52,19 +61,15 @@ func Kind(pg *drawing.Page, tables []Table) string {
 		}
 	}
 	if bestSize == 0 && !hasDoorSwing(pg) {
-		// No title names the sheet and no door is drawn: a diagram,
-		// not a plan, where its words say so (a single-line diagram's
-		// circuit tables) or where it writes (almost) no text to say
-		// anything (titles drawn as outlines); otherwise a plan
-		// without doors stays a plan.
-		switch {
-		case singleLineContent(rs):
-			return detect.KindSingleLine
-		case letterRuns(rs) < minPlanRuns:
-			return detect.KindRiser
+		// No title names the sheet and no door is drawn: a
+		// single-line diagram where its words say so (circuit
+		// tables); without words it may be either (see Read).
+		if singleLineContent(rs) {
+			return detect.KindSingleLine, false
 		}
+		return best, letterRuns(rs) < minPlanRuns
 	}
-	return best
+	return best, false
 }
 
 // Single-line diagram content, for sheets whose title names nothing (CAD

@@ -1,6 +1,8 @@
 package legend
 
 import (
+	"context"
+	"slices"
 	"testing"
 
 	"blueprint/internal/detect"
@@ -33,9 +35,10 @@ func diagram() *drawing.Page {
 }
 
 func TestKindFromTheDrawing(t *testing.T) {
-	// Titles drawn as outlines: no words, no door swing.
-	if k := Kind(diagram(), nil); k != detect.KindRiser {
-		t.Errorf("wordless diagram: kind %q, want %q", k, detect.KindRiser)
+	// Titles drawn as outlines: no words, no door swing: a plan by
+	// default, unless the set's plans draw doors (TestReadBareSheets).
+	if k, bare := kindOf(diagram(), nil); k != detect.KindFloorPlan || !bare {
+		t.Errorf("wordless diagram: kind %q bare %v, want %q and bare", k, bare, detect.KindFloorPlan)
 	}
 	// Circuit tables of a single-line diagram.
 	sld := diagram()
@@ -68,5 +71,39 @@ func TestKindFromTheDrawing(t *testing.T) {
 	write(named, "LEVEL 2 FLOOR PLAN", 200, 1800, 40)
 	if k := Kind(named, nil); k != detect.KindFloorPlan {
 		t.Errorf("titled plan: kind %q, want %q", k, detect.KindFloorPlan)
+	}
+}
+
+// pages serves drawings as a document.
+type pages []*drawing.Page
+
+func (p pages) NumPages() int { return len(p) }
+func (p pages) Drawing(_ context.Context, i int) (*drawing.Page, error) {
+	return p[i], nil
+}
+
+// TestReadBareSheets: a wordless, doorless sheet is a diagram in a set
+// whose plans draw doors, and a plan in a set of such sheets only (a page
+// of bare symbols).
+func TestReadBareSheets(t *testing.T) {
+	plan := diagram()
+	plan.Arcs = append(plan.Arcs, drawing.Arc{C: glyph.Point{X: 1000, Y: 1000}, R: 70, Start: 180, Sweep: 90})
+	v, err := DefaultVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Read(context.Background(), pages{diagram(), plan}, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{detect.KindRiser, detect.KindFloorPlan}; !slices.Equal(d.Kinds, want) {
+		t.Errorf("set with a plan: kinds %v, want %v", d.Kinds, want)
+	}
+	d, err = Read(context.Background(), pages{diagram(), diagram()}, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{detect.KindFloorPlan, detect.KindFloorPlan}; !slices.Equal(d.Kinds, want) {
+		t.Errorf("bare set: kinds %v, want %v", d.Kinds, want)
 	}
 }

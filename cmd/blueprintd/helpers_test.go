@@ -31,7 +31,7 @@ const (
 	secretA = "whsec-a"
 	keyB    = "key-b-0123456789"
 	secretB = "whsec-b"
-	keyC    = "key-c-slow"
+	keyC    = "key-c-slow-012345"
 )
 
 // fakeClock is a settable clock, safe for concurrent use.

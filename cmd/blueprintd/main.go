@@ -48,7 +48,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Getenv, os.Stdout, log); err != nil {
-		log.Error("blueprintd stopped", "err", err)
+		// One plain line: a configuration error names its variable.
+		fmt.Fprintln(os.Stderr, "blueprintd:", err)
 		os.Exit(1)
 	}
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,7 +19,7 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("defaults: %+v", c)
 	}
 	c, err = Load(env(map[string]string{
-		EnvListenAddr: ":9090", EnvAPIKeys: "a:s:10,b:t", EnvAllowPrivateCallbacks: "1",
+		EnvListenAddr: ":9090", EnvAPIKeys: "key-a-0123456789:s:10,key-b-0123456789:t", EnvAllowPrivateCallbacks: "1",
 		EnvRetention: "48h", EnvUploadTTL: "10m", EnvMaxPages: "7", EnvMaxPagePixels: "1000",
 	}))
 	if err != nil {
@@ -31,18 +32,32 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// TestLoadErrors: every bad value refuses to start with one line that
+// names the variable.
 func TestLoadErrors(t *testing.T) {
 	for _, m := range []map[string]string{
 		{EnvBaseURL: "example.com"},
 		{EnvAPIKeys: "onlykey"},
+		{EnvAPIKeys: " , "},
+		{EnvAPIKeys: "k:s"},
+		{EnvAPIKeys: "key-a-0123456789:s:fast"},
+		{EnvAPIKeys: "key-a-0123456789:s:-5"},
 		{EnvAllowPrivateCallbacks: "maybe"},
 		{EnvRetention: "30d"},
+		{EnvRetention: "1h30"},
 		{EnvUploadTTL: "-1h"},
 		{EnvMaxPages: "0"},
 		{EnvMaxPagePixels: "x"},
 	} {
-		if _, err := Load(env(m)); err == nil {
+		_, err := Load(env(m))
+		if err == nil {
 			t.Errorf("Load(%v) accepted", m)
+			continue
+		}
+		for name := range m {
+			if msg := err.Error(); !strings.HasPrefix(msg, name+": ") || strings.Contains(msg, "\n") {
+				t.Errorf("Load(%v): %q is not one line starting with %s", m, msg, name)
+			}
 		}
 	}
 }

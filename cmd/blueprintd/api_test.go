@@ -655,3 +655,40 @@ func TestMethodNotAllowed(t *testing.T) {
 		})
 	}
 }
+
+// TestNonCanonicalPathsAndInitBody: a path the mux would redirect with an
+// HTML body answers the JSON error instead (after the key check on /v1);
+// an init body over 64 KiB says it is too large; a wrongly typed size says
+// "an integer".
+func TestNonCanonicalPathsAndInitBody(t *testing.T) {
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
+	for _, c := range []struct {
+		path, key string
+		status    int
+		code      string
+	}{
+		{"//v1/symbols", keyA, 404, "not_found"},
+		{"//v1/symbols", "", 401, "unauthorized"},
+		{"/v1/./symbols", keyA, 404, "not_found"},
+		{"/v1/jobs/../symbols", keyA, 404, "not_found"},
+		{"/v1", keyA, 404, "not_found"},
+		{"//x", "", 404, "not_found"},
+	} {
+		r := e.do("GET", c.path, c.key, nil, nil)
+		if r.Status != c.status || r.code(t) != c.code || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("GET %s: %d %s %s", c.path, r.Status, r.Header.Get("Content-Type"), r.Body)
+		}
+		if c.status == 404 && !strings.Contains(string(r.Body), "canonical") {
+			t.Errorf("GET %s: the message does not name the canonical path: %s", c.path, r.Body)
+		}
+	}
+	big := fmt.Sprintf(`{"file_name":"a.pdf","mime_type":"application/pdf","size":10,"external_ref":%q}`, strings.Repeat("x", 70<<10))
+	r := e.do("POST", "/v1/jobs/init", keyA, []byte(big), nil)
+	if r.Status != 422 || !strings.Contains(string(r.Body), "too large") || r.json(t)["error"].(map[string]any)["details"].(map[string]any)["max_bytes"] != float64(65536) {
+		t.Errorf("init body of 70 KiB: %d %s", r.Status, r.Body)
+	}
+	r = e.do("POST", "/v1/jobs/init", keyA, []byte(`{"file_name":"a","mime_type":"image/png","size":"10"}`), nil)
+	if msg := string(r.Body); r.Status != 422 || !strings.Contains(msg, "size must be an integer") {
+		t.Errorf("size as a string: %d %s", r.Status, msg)
+	}
+}

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -444,6 +446,14 @@ func TestStartValidation(t *testing.T) {
 	}
 	// 20 MiB of spaces deflate to a few KiB: far over 100× the file size.
 	bomb := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 100 100]", Content: strings.Repeat(" ", 20<<20)})
+	sheet, err := os.ReadFile("../../testdata/synth/sheet-00002.pdf") // a real-looking drawing, 130 symbols
+	if err != nil {
+		t.Fatal(err)
+	}
+	noise := make([]byte, 5<<10)
+	for i := range noise {
+		noise[i] = byte(i * 7919 >> 3)
+	}
 	cases := []struct {
 		name, mime string
 		data       []byte
@@ -460,6 +470,10 @@ func TestStartValidation(t *testing.T) {
 		{"decompression bomb", "application/pdf", bomb, "decompression_bomb", map[string]string{"max_decompressed_bytes": fmt.Sprint(100 * len(bomb))}},
 		{"200 x 200 inch page", "application/pdf", huge, "page_too_large", map[string]string{"page_index": "0", "width_px": "40000", "height_px": "40000"}},
 		{"10 000 pages", "application/pdf", pdfDoc(many...), "too_many_pages", map[string]string{"pages": "10000", "max_pages": "500"}},
+		// Issue 11: files MuPDF repairs or pads, which used to end done with nothing found.
+		{"sheet cut in half, %%EOF appended", "application/pdf", append(bytes.Clone(sheet[:len(sheet)/2]), "\n%%EOF\n"...), "corrupt", map[string]string{"damage": "truncated"}},
+		{"200 bytes of a PDF, 5 KB noise, %%EOF", "application/pdf", append(append(bytes.Clone(sheet[:200]), noise...), "\n%%EOF\n"...), "corrupt", map[string]string{"damage": "truncated"}},
+		{"MediaBox [0 0 0 0]", "application/pdf", documenttest.PDF(documenttest.Page{MediaBox: "[0 0 0 0]", Content: "0 0 0 rg 10 10 50 50 re f"}), "corrupt", map[string]string{"damage": "page_size"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

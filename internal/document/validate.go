@@ -41,12 +41,15 @@ type Info struct {
 // MaxPagePixels before the pixels are decoded (the decompression-bomb guard
 // for images), then a full decode must succeed (corrupt).
 //
-// A PDF without "%%EOF" in its last 1024 bytes (where Acrobat also looks
-// for it) is truncated (corrupt): MuPDF would repair it by inventing blank
-// default-size pages for what was cut off.
-// Other damage that MuPDF repairs (wrong xref offsets, a broken object
-// inside a complete file) is accepted when every page still loads. Validate
-// does not render PDF pages.
+// Damage MuPDF would repair or paper over is refused as corrupt, with
+// details["damage"] naming it (the Damage constants): a PDF without
+// "%%EOF" in its last 1024 bytes (where Acrobat also looks for it) or
+// without startxref is truncated, since MuPDF would invent blank
+// default-size pages for what was cut off; a cross-reference that does not
+// match the file (checkXref); a FlateDecode stream whose data is damaged;
+// a /MediaBox or page of no usable size (MuPDF would put a Letter page in
+// its place). Validate does not render PDF pages, so damage inside a
+// content stream's operators shows only when the page is rendered.
 func Validate(ctx context.Context, data []byte, declaredMime string, lim Limits) (Info, error) {
 	if err := ctx.Err(); err != nil {
 		return Info{}, fmt.Errorf("validate document: %w", err)
@@ -72,10 +75,16 @@ func Validate(ctx context.Context, data []byte, declaredMime string, lim Limits)
 
 func validatePDF(ctx context.Context, data []byte, lim Limits) (Info, error) {
 	if !hasEOFMarker(data) {
-		return Info{}, invalid(ReasonCorrupt, nil,
+		return Info{}, damaged(DamageTruncated,
 			"the PDF ends early (no %%%%EOF marker near its end): the file looks truncated; upload the complete file")
 	}
-	if err := scanStreams(ctx, data, lim); err != nil {
+	if start := pdfStart(data); start >= 0 {
+		if err := checkXref(data[start:]); err != nil {
+			return Info{}, err
+		}
+	}
+	damage, err := scanStreams(ctx, data, lim)
+	if err != nil {
 		return Info{}, err
 	}
 	doc, err := openPDF(data)
@@ -83,6 +92,9 @@ func validatePDF(ctx context.Context, data []byte, lim Limits) (Info, error) {
 		return Info{}, err
 	}
 	defer doc.Close()
+	if damage != nil {
+		return Info{}, damage
+	}
 
 	n := doc.NumPage()
 	if err := checkPageCount(n, lim); err != nil {
@@ -168,6 +180,10 @@ func pageSizePx(doc *fitz.Document, i int, maxPixels int64) (int, int, error) {
 			"page %d of the PDF cannot be loaded: the file is damaged (%v)", i, err)
 	}
 	wpt, hpt := float64(b.Dx()), float64(b.Dy())
+	if wpt < 1 || hpt < 1 {
+		return 0, 0, invalid(ReasonCorrupt, map[string]any{"page_index": i, "damage": DamagePageSize},
+			"page %d of the PDF has no usable size (%g × %g pt); export the drawing again with its real page size", i, wpt, hpt)
+	}
 	lo := int64(pixelsAt200(wpt)) * int64(pixelsAt200(hpt))
 	hi := int64(pixelsAt200(wpt+1)) * int64(pixelsAt200(hpt+1))
 	if lo > maxPixels || hi <= maxPixels {

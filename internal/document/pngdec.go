@@ -260,14 +260,21 @@ func decodePNG(data []byte) (image.Image, error) {
 				return nil, err
 			}
 			y := ps[1] + j*ps[3]
-			for i := range pw {
-				x := ps[0] + i*ps[2]
-				c := col.sample(h, row[1:], i)
-				if gray != nil {
-					gray.Pix[y*gray.Stride+x] = uint8(c[0] >> 8)
-				} else {
-					o := y*rgba.Stride + 4*x
-					rgba.Pix[o], rgba.Pix[o+1], rgba.Pix[o+2], rgba.Pix[o+3] = uint8(c[0]>>8), uint8(c[1]>>8), uint8(c[2]>>8), 0xff
+			if gray != nil {
+				out := gray.Pix[y*gray.Stride:]
+				if !col.grayRow(h, row[1:], pw, out[ps[0]:], ps[2]) {
+					for i := range pw {
+						out[ps[0]+i*ps[2]] = uint8(col.sample(h, row[1:], i)[0] >> 8)
+					}
+				}
+			} else {
+				out := rgba.Pix[y*rgba.Stride:]
+				if !col.rgbaRow(h, row[1:], pw, out[4*ps[0]:], 4*ps[2]) {
+					for i := range pw {
+						c := col.sample(h, row[1:], i)
+						o := 4 * (ps[0] + i*ps[2])
+						out[o], out[o+1], out[o+2], out[o+3] = uint8(c[0]>>8), uint8(c[1]>>8), uint8(c[2]>>8), 0xff
+					}
 				}
 			}
 			cur, prev = prev, cur
@@ -277,6 +284,82 @@ func decodePNG(data []byte) (image.Image, error) {
 		return gray, nil
 	}
 	return rgba, nil
+}
+
+// grayRow converts an unfiltered row of pw pixels of the common gray
+// layouts (8- or 16-bit gray without a tRNS key, gray with alpha) into
+// out[0], out[step], …, and reports false for the others, which take the
+// general path (sample).
+func (col *pngColors) grayRow(h pngHeader, row []byte, pw int, out []byte, step int) bool {
+	switch {
+	case h.colorType == pngGray && h.depth == 8 && !col.hasKey:
+		for i := range pw {
+			out[i*step] = row[i]
+		}
+	case h.colorType == pngGray && h.depth == 16 && !col.hasKey:
+		for i := range pw {
+			out[i*step] = row[2*i]
+		}
+	case h.colorType == pngGrayAlpha && h.depth == 8:
+		for i := range pw {
+			out[i*step] = uint8(over(uint32(row[2*i])*257, uint32(row[2*i+1])*257) >> 8)
+		}
+	case h.colorType == pngGrayAlpha && h.depth == 16:
+		for i := range pw {
+			o := 4 * i
+			out[i*step] = uint8(over(uint32(row[o])<<8|uint32(row[o+1]), uint32(row[o+2])<<8|uint32(row[o+3])) >> 8)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// rgbaRow converts an unfiltered row of pw pixels of the common colour
+// layouts (8- or 16-bit RGB without a tRNS key, RGBA) into opaque RGBA at
+// out[0:4], out[step:step+4], …, and reports false for the others.
+func (col *pngColors) rgbaRow(h pngHeader, row []byte, pw int, out []byte, step int) bool {
+	switch {
+	case h.colorType == pngRGB && h.depth == 8 && !col.hasKey:
+		for i := range pw {
+			o, s := i*step, row[3*i:3*i+3]
+			out[o], out[o+1], out[o+2], out[o+3] = s[0], s[1], s[2], 0xff
+		}
+	case h.colorType == pngRGB && h.depth == 16 && !col.hasKey:
+		for i := range pw {
+			o, s := i*step, row[6*i:6*i+6]
+			out[o], out[o+1], out[o+2], out[o+3] = s[0], s[2], s[4], 0xff
+		}
+	case h.colorType == pngRGBA && h.depth == 8:
+		for i := range pw {
+			o, s := i*step, row[4*i:4*i+4]
+			if s[3] == 0xff {
+				out[o], out[o+1], out[o+2], out[o+3] = s[0], s[1], s[2], 0xff
+				continue
+			}
+			a := uint32(s[3]) * 257
+			out[o] = uint8(over(uint32(s[0])*257, a) >> 8)
+			out[o+1] = uint8(over(uint32(s[1])*257, a) >> 8)
+			out[o+2] = uint8(over(uint32(s[2])*257, a) >> 8)
+			out[o+3] = 0xff
+		}
+	case h.colorType == pngRGBA && h.depth == 16:
+		for i := range pw {
+			o, s := i*step, row[8*i:8*i+8]
+			if s[6] == 0xff && s[7] == 0xff {
+				out[o], out[o+1], out[o+2], out[o+3] = s[0], s[2], s[4], 0xff
+				continue
+			}
+			a := uint32(s[6])<<8 | uint32(s[7])
+			out[o] = uint8(over(uint32(s[0])<<8|uint32(s[1]), a) >> 8)
+			out[o+1] = uint8(over(uint32(s[2])<<8|uint32(s[3]), a) >> 8)
+			out[o+2] = uint8(over(uint32(s[4])<<8|uint32(s[5]), a) >> 8)
+			out[o+3] = 0xff
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // transparency reads a tRNS chunk.

@@ -5,7 +5,7 @@ BIN       := bin
 STATICCHECK_VERSION := v0.6.1
 REDOCLY_VERSION     := 2.77.0
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector mem
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -52,3 +52,10 @@ BENCH_SEED ?= 4242
 bench-vector:
 	test -d $(BENCH_DIR) || $(GO) run ./cmd/synth -out $(BENCH_DIR) -n $(BENCH_N) -seed $(BENCH_SEED) -kind vector
 	VECTOR_TIMING_DATA=$(BENCH_DIR) $(GO) test -count=1 -timeout 30m -run TestDevTiming -v ./internal/vector/ | grep -v "^=== \|A1 sheet"
+
+# Issue 11's memory check: a real server under its default configuration
+# takes four concurrent starts of a 12 200 × 12 200 16-bit RGBA PNG; prints
+# its peak RSS (must stay at or under 1.5 GiB) and fails if a job does not
+# end done.
+mem:
+	BLUEPRINT_MEM_TEST=1 $(GO) test -count=1 -timeout 20m -run '^TestMemoryFourBigPNGs$$' -v ./cmd/blueprintd/

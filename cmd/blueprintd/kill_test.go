@@ -33,8 +33,12 @@ import (
 // test binary re-executed by TestKillNine as a real server process.
 const childServerEnv = "BLUEPRINT_TEST_CHILD_SERVER"
 
-// childLifetime bounds a child server that nobody stops.
-const childLifetime = 90 * time.Second
+// childLifetime bounds a child server that nobody stops; childLifetimeEnv
+// (a Go duration) sets a longer one for the long runs (make mem, chaos).
+const (
+	childLifetime    = 90 * time.Second
+	childLifetimeEnv = "BLUEPRINT_TEST_CHILD_LIFETIME"
+)
 
 // TestHelperServer is not a test: run as a child process of TestKillNine
 // (childServerEnv=1), it serves the whole service exactly as main does,
@@ -44,7 +48,11 @@ func TestHelperServer(t *testing.T) {
 	if os.Getenv(childServerEnv) != "1" {
 		t.Skip("runs only as the child server process of TestKillNine")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), childLifetime)
+	lifetime := childLifetime
+	if d, err := time.ParseDuration(os.Getenv(childLifetimeEnv)); err == nil && d > 0 {
+		lifetime = d
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
 	defer cancel()
 	go func() {
 		_, _ = io.Copy(io.Discard, os.Stdin) // EOF: the parent test is gone
@@ -84,17 +92,17 @@ type childServer struct {
 
 // startChild runs the service in a new process on addr over dir and waits
 // until it answers.
-func startChild(t *testing.T, dir, addr string, n int) *childServer {
+func startChild(t *testing.T, dir, addr string, n int, env ...string) *childServer {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServer$", "-test.count=1")
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(append(os.Environ(),
 		childServerEnv+"=1",
 		config.EnvListenAddr+"="+addr,
 		config.EnvBaseURL+"=http://"+addr,
 		config.EnvDataDir+"="+dir,
 		config.EnvAPIKeys+"="+keyA+":"+secretA+":100000",
 		config.EnvAllowPrivateCallbacks+"=1",
-	)
+	), env...)
 	c := &childServer{cmd: cmd, log: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = c.log, c.log
 	var err error

@@ -107,6 +107,10 @@ type extractor struct {
 
 var pxMatrix = glyph.Scale(PixelsPerPoint)
 
+// maxPagePoints bounds a page side read from the <svg> header: far above
+// any page the start check admits (MuPDF's own limit on page boxes).
+const maxPagePoints = 1e7
+
 func (x *extractor) top() frame {
 	if len(x.stack) == 0 {
 		return frame{tf: glyph.Identity}
@@ -165,6 +169,9 @@ func (x *extractor) start(t *svgElement) error {
 		if err := errors.Join(errW, errH); err != nil {
 			// Without the page size nothing could be indexed or found.
 			return fmt.Errorf("vector: page size on <svg>: %w", err)
+		}
+		if !(w >= 0 && h >= 0 && w <= maxPagePoints && h <= maxPagePoints) { // NaN fails too
+			return fmt.Errorf("vector: page size on <svg>: %g × %g pt is not a page", w, h)
 		}
 		x.page.Width, x.page.Height = w*PixelsPerPoint, h*PixelsPerPoint
 		f.tf = pxMatrix

@@ -5,7 +5,7 @@ BIN       := bin
 STATICCHECK_VERSION := v0.6.1
 REDOCLY_VERSION     := 2.77.0
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector mem
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector mem fuzz fuzz-list
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -26,6 +26,7 @@ openapi-lint:
 
 test: vet staticcheck openapi-lint
 	$(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_CI)
 
 # Generate synthetic drawings with ground truth (internal/synth):
 # make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster
@@ -59,3 +60,26 @@ bench-vector:
 # end done.
 mem:
 	BLUEPRINT_MEM_TEST=1 $(GO) test -count=1 -timeout 20m -run '^TestMemoryFourBigPNGs$$' -v ./cmd/blueprintd/
+
+# Go native fuzzing of every parser of outside input: each Fuzz target of
+# every package runs for FUZZTIME, a duration (make fuzz FUZZTIME=5m) or a
+# count of inputs (FUZZTIME=500x). New findings land in the package's
+# testdata/fuzz/<Target>/; commit them with the fix. The seed corpora
+# (f.Add and testdata/fuzz) also run as plain tests in every go test.
+# Go 1.26's fuzz coordinator can end a duration run with a bare "context
+# deadline exceeded" (golang/go#75804); such an end that wrote no new
+# failing input is reported as that race and does not fail the run.
+FUZZTIME    ?= 30s
+FUZZTIME_CI ?= 100x
+fuzz:
+	@$(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ {t = t " " $$1} /^(ok|\?)/ && t != "" {print $$2 t; t = ""}' > .fuzz-targets
+	@while read -r pkg targets; do for t in $$targets; do \
+		dir=$$($(GO) list -f '{{.Dir}}' "$$pkg")/testdata/fuzz/$$t; \
+		before=$$(ls "$$dir" 2>/dev/null | wc -l); \
+		echo "== $$pkg $$t for $(FUZZTIME)"; \
+		if ! $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) "$$pkg" > .fuzz-log 2>&1; then \
+			if grep -q 'context deadline exceeded' .fuzz-log && [ "$$(ls "$$dir" 2>/dev/null | wc -l)" = "$$before" ]; then \
+				echo "   ended by the fuzz coordinator's deadline race (golang/go#75804), no failing input"; \
+			else grep -v '^warning: \|^fuzz: elapsed' .fuzz-log; rm -f .fuzz-log .fuzz-targets; exit 1; fi; \
+		else grep '^fuzz: elapsed' .fuzz-log | tail -1; fi; \
+	done; done < .fuzz-targets; rm -f .fuzz-log .fuzz-targets

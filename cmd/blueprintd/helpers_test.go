@@ -334,3 +334,23 @@ func (s *webhookSink) next(t *testing.T) delivery {
 func runnerOpts() runner.Options {
 	return runner.Options{Poll: 20 * time.Millisecond, SweepEvery: time.Hour}
 }
+
+// rawCall sends one request with keyA outside any test helper (safe from
+// any goroutine, no test failure on errors) and returns status and body.
+func rawCall(client *http.Client, method, url string, body []byte, hdr map[string]string) (int, []byte, error) {
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("X-API-Key", keyA)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}

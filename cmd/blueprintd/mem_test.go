@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -65,22 +64,12 @@ func TestMemoryFourBigPNGs(t *testing.T) {
 	pid := c.cmd.Process.Pid
 	base := "http://" + addr
 	call := func(method, url string, body []byte, hdr map[string]string) (int, map[string]any, error) {
-		req, err := http.NewRequest(method, url, bytes.NewReader(body))
-		if err != nil {
-			return 0, nil, err
-		}
-		req.Header.Set("X-API-Key", keyA)
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return 0, nil, err
-		}
-		defer resp.Body.Close()
+		st, b, err := rawCall(http.DefaultClient, method, url, body, hdr)
 		var m map[string]any
-		err = json.NewDecoder(resp.Body).Decode(&m)
-		return resp.StatusCode, m, err
+		if err == nil {
+			err = json.Unmarshal(b, &m)
+		}
+		return st, m, err
 	}
 
 	// Create and upload four jobs, then start them all at once.

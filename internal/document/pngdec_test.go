@@ -5,22 +5,14 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
 	"math/rand/v2"
 	"testing"
-)
 
-// pngChunk appends one chunk with its length and checksum.
-func pngChunk(out []byte, typ string, body []byte) []byte {
-	out = binary.BigEndian.AppendUint32(out, uint32(len(body)))
-	start := len(out)
-	out = append(out, typ...)
-	out = append(out, body...)
-	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[start:]))
-}
+	"blueprint/internal/document/documenttest"
+)
 
 // rawPNG writes a PNG of any colour type, depth and interlacing with
 // random samples and a random filter on every row: what image/png's
@@ -93,18 +85,18 @@ func rawPNG(r *rand.Rand, w, h, depth, colorType int, interlaced bool, trns, plt
 		il = 1
 	}
 	ihdr = append(ihdr, byte(depth), byte(colorType), 0, 0, il)
-	out = pngChunk(out, "IHDR", ihdr)
+	out = documenttest.PNGChunk(out, "IHDR", ihdr)
 	if plte != nil {
-		out = pngChunk(out, "PLTE", plte)
+		out = documenttest.PNGChunk(out, "PLTE", plte)
 	}
 	if trns != nil {
-		out = pngChunk(out, "tRNS", trns)
+		out = documenttest.PNGChunk(out, "tRNS", trns)
 	}
 	// Split the data over two IDAT chunks.
 	zb := z.Bytes()
-	out = pngChunk(out, "IDAT", zb[:len(zb)/2])
-	out = pngChunk(out, "IDAT", zb[len(zb)/2:])
-	return pngChunk(out, "IEND", nil)
+	out = documenttest.PNGChunk(out, "IDAT", zb[:len(zb)/2])
+	out = documenttest.PNGChunk(out, "IDAT", zb[len(zb)/2:])
+	return documenttest.PNGChunk(out, "IEND", nil)
 }
 
 // overWhite8 is the reference of decodePNG: image/png's pixel with
@@ -253,7 +245,7 @@ func TestDecodePNGDamage(t *testing.T) {
 	for _, bad := range [][]byte{
 		data[:len(data)/2],
 		data[:40],
-		append(bytes.Clone(data[:33]), pngChunk(nil, "IEND", nil)...),
+		append(bytes.Clone(data[:33]), documenttest.PNGChunk(nil, "IEND", nil)...),
 		bytes.Replace(data, []byte("IDAT"), []byte("IDAx"), 1),
 	} {
 		if _, err := decodePNG(bad); err == nil {

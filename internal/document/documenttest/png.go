@@ -50,13 +50,13 @@ func PNG16(w, h int) []byte {
 	ihdr := binary.BigEndian.AppendUint32(nil, uint32(w))
 	ihdr = binary.BigEndian.AppendUint32(ihdr, uint32(h))
 	ihdr = append(ihdr, 16, 6, 0, 0, 0) // 16-bit RGBA, not interlaced
-	out = chunk(out, "IHDR", ihdr)
-	out = chunk(out, "IDAT", z.Bytes())
-	return chunk(out, "IEND", nil)
+	out = PNGChunk(out, "IHDR", ihdr)
+	out = PNGChunk(out, "IDAT", z.Bytes())
+	return PNGChunk(out, "IEND", nil)
 }
 
-// chunk appends a PNG chunk with its length and checksum.
-func chunk(out []byte, typ string, body []byte) []byte {
+// PNGChunk appends a PNG chunk (length, type, body, CRC-32) to out.
+func PNGChunk(out []byte, typ string, body []byte) []byte {
 	out = binary.BigEndian.AppendUint32(out, uint32(len(body)))
 	start := len(out)
 	out = append(out, typ...)

@@ -16,6 +16,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"blueprint/internal/apikey"
@@ -311,13 +312,30 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // anything is written, so a value that does not encode becomes a 500
 // instead of a truncated body under status.
 func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	body, err := encodeJSON(v)
-	if err != nil {
+	b := jsonBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if b.Cap() <= maxPooledBuffer {
+			b.Reset()
+			jsonBuffers.Put(b)
+		}
+	}()
+	b.Reset()
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		s.writeError(w, r, fmt.Errorf("encode %d response: %w", status, err))
 		return
 	}
-	sendJSON(w, status, body)
+	sendJSON(w, status, b.Bytes())
 }
+
+// jsonBuffers keeps response buffers between requests: a page of 2000
+// detections is half a megabyte of JSON, and growing a fresh buffer for
+// each of many concurrent reads keeps the collector busy.
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer is the largest buffer kept for reuse.
+const maxPooledBuffer = 4 << 20
 
 func encodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer

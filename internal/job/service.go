@@ -129,6 +129,7 @@ type Service struct {
 	clock   Clock
 	log     *slog.Logger
 	webhook *http.Client
+	pages   *pageCache // decoded results of done jobs' pages
 }
 
 // NewService checks cfg and returns a Service.
@@ -148,7 +149,7 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Admission == nil {
 		cfg.Admission = noAdmission{}
 	}
-	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger}
+	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, pages: newPageCache(maxCachedDetections)}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}

@@ -5,7 +5,7 @@ BIN       := bin
 STATICCHECK_VERSION := v0.6.1
 REDOCLY_VERSION     := 2.77.0
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector mem chaos load fuzz fuzz-list
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mem chaos load fuzz
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -24,12 +24,16 @@ staticcheck:
 openapi-lint:
 	npx --yes @redocly/cli@$(REDOCLY_VERSION) lint --config internal/openapi/redocly.yaml internal/openapi/openapi.json
 
+# The review page's browser tests (cmd/blueprintd/browser_test.go) drive a headless Chromium;
+# where none is installed they skip, and this says so (Debian: apt-get install chromium).
 test: vet staticcheck openapi-lint
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || test -n "$$BLUEPRINT_CHROMIUM" || \
+		echo "NOTE: no Chromium found: the review page's browser tests will be skipped (Debian: apt-get install chromium; .ci/run installs it)"
 	$(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_CI)
 
 # Generate synthetic drawings with ground truth (internal/synth):
-# make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster
+# make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster|legend (legend: novel glyphs defined only by each set's legend, docs/legend.md)
 OUT  ?= synth-out
 N    ?= 20
 SEED ?= 1
@@ -99,3 +103,15 @@ LOAD_SECONDS ?= 10
 LOAD_CLIENTS ?= 16
 load:
 	BLUEPRINT_LOAD_TEST=1 LOAD_SECONDS=$(LOAD_SECONDS) LOAD_CLIENTS=$(LOAD_CLIENTS) $(GO) test -count=1 -timeout 10m -run '^TestLoad$$' -v ./cmd/blueprintd/
+# Screenshot of the review page on a synthetic sheet for the README (docs/review-page.png);
+# needs Chromium. Screenshots of ../shared/realdata must never be committed: write them elsewhere
+# with BLUEPRINT_SCREENSHOT_DIR=<dir> BLUEPRINT_SCREENSHOT_REAL=1 go test -run TestReviewScreenshots ./cmd/blueprintd
+review-screenshot:
+	rm -rf $(BIN)/screenshots && mkdir -p $(BIN)/screenshots
+	BLUEPRINT_SCREENSHOT_DIR=$(CURDIR)/$(BIN)/screenshots $(GO) test -count=1 -run 'TestReviewScreenshots$$' -v ./cmd/blueprintd/ | grep -v "^=== "
+	cp $(BIN)/screenshots/review-synthetic.png docs/review-page.png
+
+# Frame times of the review page zooming and panning an A0 sheet with 2000 boxes in headless
+# Chromium [VIEWER_PDF=<a drawing to show instead of a blank A0 page>].
+bench-review:
+	BLUEPRINT_VIEWER_A0=1 BLUEPRINT_VIEWER_PDF=$(VIEWER_PDF) $(GO) test -count=1 -run 'TestReviewPage2000Boxes$$' -v ./cmd/blueprintd/ | grep -v "^=== \|level=INFO"

@@ -1,4 +1,4 @@
-package vector
+package drawing
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"testing"
 
 	fitz "github.com/gen2brain/go-fitz"
+
+	"blueprint/internal/document/documenttest"
 )
 
-// FuzzExtract: Extract reads any bytes as MuPDF's SVG of a page without a
+// FuzzFromSVG: FromSVG reads any bytes as MuPDF's SVG of a page without a
 // panic, and what it returns is geometry a matcher can index: finite
 // coordinates, styles that exist.
-func FuzzExtract(f *testing.F) {
-	doc, err := fitz.NewFromMemory(testPDF(400, 300, "1 w 10 10 m 100 80 l S 0 0 1 RG 50 50 20 20 re f BT /F1 12 Tf 30 200 Td (Ab) Tj ET /X1 Do",
+func FuzzFromSVG(f *testing.F) {
+	doc, err := fitz.NewFromMemory(documenttest.FormPDF(400, 300, "1 w 10 10 m 100 80 l S 0 0 1 RG 50 50 20 20 re f BT /F1 12 Tf 30 200 Td (Ab) Tj ET /X1 Do",
 		"0 0 m 30 0 l S", "1 0 0 1 200 100", ""))
 	if err != nil {
 		f.Fatal(err)
@@ -28,7 +30,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add([]byte(`<svg width="10" height="10"><clipPath id="c"><path d="M0 0 H 5 V 5 Z"/></clipPath><g clip-path="url(#c)"><path d="M-10 -10 L 20 20" stroke="#000"/></g></svg>`))
 	f.Add([]byte(`<svg width="1e400" height="NaN">`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := Extract(context.Background(), data)
+		p, err := FromSVG(context.Background(), data, pxPerPt)
 		if err != nil {
 			return
 		}

@@ -357,6 +357,8 @@ func encodeJSON(v any) ([]byte, error) {
 
 func sendJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	// A known length spares large bodies the chunked framing.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body) // the client went away; nothing to do
 }

@@ -5,19 +5,35 @@ BIN       := bin
 STATICCHECK_VERSION := v0.6.1
 REDOCLY_VERSION     := 2.77.0
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mem chaos load fuzz
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fuzz
 
-build:
+# MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
+# the static MuPDF library it links (go-fitz v1.24.15: MuPDF 1.24.9), copied
+# from the Go module cache into internal/mupdf/include (ignored by git).
+# Every target that compiles Go depends on it; bumping go-fitz in go.mod
+# copies them again.
+MUPDF_INCLUDE := internal/mupdf/include
+mupdf-headers: $(MUPDF_INCLUDE)/.go-fitz-headers
+
+$(MUPDF_INCLUDE)/.go-fitz-headers: go.mod go.sum
+	$(GO) mod download github.com/gen2brain/go-fitz
+	rm -rf $(MUPDF_INCLUDE) && mkdir -p $(MUPDF_INCLUDE)
+	cp -R "$$($(GO) list -m -f '{{.Dir}}' github.com/gen2brain/go-fitz)/include/mupdf" $(MUPDF_INCLUDE)/
+	chmod -R u+w $(MUPDF_INCLUDE)
+	find $(MUPDF_INCLUDE) -name '*.go' -delete
+	touch $@
+
+build: mupdf-headers
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 run: build
 	./$(BIN)/blueprintd
 
-vet:
+vet: mupdf-headers
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
-staticcheck:
+staticcheck: mupdf-headers
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 # Lint the OpenAPI document with Redocly's recommended-strict rules (internal/openapi/redocly.yaml).
@@ -38,23 +54,23 @@ OUT  ?= synth-out
 N    ?= 20
 SEED ?= 1
 KIND ?= vector
-synth:
+synth: mupdf-headers
 	$(GO) run ./cmd/synth -out $(OUT) -n $(N) -seed $(SEED) -kind $(KIND)
 
 # Score the production engine on a labelled dataset (docs/evaluation.md):
 # make eval DATA=<dir> REPORT=<file.json> [EVAL_FLAGS="-confidence 0.3 -max-sheets 20 -quiet"]
 DATA   ?= testdata/synth
 REPORT ?= eval-report.json
-eval:
+eval: mupdf-headers
 	$(GO) run ./cmd/eval -data $(DATA) -report $(REPORT) $(EVAL_FLAGS)
 
-# Time the vector matcher (MuPDF SVG, extraction, matching) per page by paper
+# Time the vector matcher (reading the drawing, matching) per page by paper
 # size on a generated set, and print its peak RSS (docs/vector.md):
 # make bench-vector [BENCH_DIR=/tmp/bench-vector BENCH_N=200 BENCH_SEED=4242]
 BENCH_DIR  ?= /tmp/bench-vector
 BENCH_N    ?= 200
 BENCH_SEED ?= 4242
-bench-vector:
+bench-vector: mupdf-headers
 	test -d $(BENCH_DIR) || $(GO) run ./cmd/synth -out $(BENCH_DIR) -n $(BENCH_N) -seed $(BENCH_SEED) -kind vector
 	VECTOR_TIMING_DATA=$(BENCH_DIR) $(GO) test -count=1 -timeout 30m -run TestDevTiming -v ./internal/vector/ | grep -v "^=== \|A1 sheet"
 
@@ -62,7 +78,7 @@ bench-vector:
 # takes four concurrent starts of a 12 200 × 12 200 16-bit RGBA PNG; prints
 # its peak RSS (must stay at or under 1.5 GiB) and fails if a job does not
 # end done.
-mem:
+mem: mupdf-headers
 	BLUEPRINT_MEM_TEST=1 $(GO) test -count=1 -timeout 20m -run '^TestMemoryFourBigPNGs$$' -v ./cmd/blueprintd/
 
 # Go native fuzzing of every parser of outside input: each Fuzz target of
@@ -75,7 +91,7 @@ mem:
 # failing input is reported as that race and does not fail the run.
 FUZZTIME    ?= 30s
 FUZZTIME_CI ?= 100x
-fuzz:
+fuzz: mupdf-headers
 	@$(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ {t = t " " $$1} /^(ok|\?)/ && t != "" {print $$2 t; t = ""}' > .fuzz-targets
 	@while read -r pkg targets; do for t in $$targets; do \
 		dir=$$($(GO) list -f '{{.Dir}}' "$$pkg")/testdata/fuzz/$$t; \
@@ -93,7 +109,7 @@ fuzz:
 # through; every job must end done, every webhook be acknowledged under one
 # event id, no job finish twice.
 CHAOS_JOBS ?= 120
-chaos:
+chaos: mupdf-headers
 	BLUEPRINT_CHAOS_TEST=1 CHAOS_JOBS=$(CHAOS_JOBS) $(GO) test -count=1 -timeout 30m -run '^TestChaosKills$$' -v ./cmd/blueprintd/
 
 # Issue 11's load check (not in make test): 16 clients read a page of 200
@@ -101,17 +117,29 @@ chaos:
 # p50/p99; fails on an error or p99 over 100 ms (200) / 250 ms (2000).
 LOAD_SECONDS ?= 10
 LOAD_CLIENTS ?= 16
-load:
+load: mupdf-headers
 	BLUEPRINT_LOAD_TEST=1 LOAD_SECONDS=$(LOAD_SECONDS) LOAD_CLIENTS=$(LOAD_CLIENTS) $(GO) test -count=1 -timeout 10m -run '^TestLoad$$' -v ./cmd/blueprintd/
+# Whole jobs through the local server, one fresh server per document, against
+# `mutool draw -r 200` of the same file in the same run (Debian's mupdf-tools;
+# the ratio is skipped without it): pages, seconds from start to done, ratio,
+# peak and idle RSS, over ../shared/realdata and a generated dense A0/A1 set
+# (docs/page-reading.md):
+# make bench-real [BENCH_REAL_FILES="a.pdf b.pdf" BENCH_DENSE=/tmp/bench-dense BENCH_REPEAT=3]
+BENCH_REAL_FILES ?= $(wildcard ../shared/realdata/*.pdf)
+BENCH_DENSE      ?= /tmp/bench-dense
+BENCH_REPEAT     ?= 3
+bench-real: build
+	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat $(BENCH_REPEAT) -dense $(BENCH_DENSE) $(BENCH_REAL_FILES)
+
 # Screenshot of the review page on a synthetic sheet for the README (docs/review-page.png);
 # needs Chromium. Screenshots of ../shared/realdata must never be committed: write them elsewhere
 # with BLUEPRINT_SCREENSHOT_DIR=<dir> BLUEPRINT_SCREENSHOT_REAL=1 go test -run TestReviewScreenshots ./cmd/blueprintd
-review-screenshot:
+review-screenshot: mupdf-headers
 	rm -rf $(BIN)/screenshots && mkdir -p $(BIN)/screenshots
 	BLUEPRINT_SCREENSHOT_DIR=$(CURDIR)/$(BIN)/screenshots $(GO) test -count=1 -run 'TestReviewScreenshots$$' -v ./cmd/blueprintd/ | grep -v "^=== "
 	cp $(BIN)/screenshots/review-synthetic.png docs/review-page.png
 
 # Frame times of the review page zooming and panning an A0 sheet with 2000 boxes in headless
 # Chromium [VIEWER_PDF=<a drawing to show instead of a blank A0 page>].
-bench-review:
+bench-review: mupdf-headers
 	BLUEPRINT_VIEWER_A0=1 BLUEPRINT_VIEWER_PDF=$(VIEWER_PDF) $(GO) test -count=1 -run 'TestReviewPage2000Boxes$$' -v ./cmd/blueprintd/ | grep -v "^=== \|level=INFO"

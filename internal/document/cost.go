@@ -7,13 +7,14 @@ const (
 	// pdfParseFactor × the file size is what MuPDF's parse of a PDF, the
 	// stream scan and the cross-reference check hold beside the file.
 	pdfParseFactor = 3
-	// pdfFixedBytes covers MuPDF's context and store, and the SVG of one
-	// page when Validate measures a page size exactly.
-	pdfFixedBytes = 64 << 20
+	// pdfFixedBytes covers MuPDF's context and store (128 MiB at most, in
+	// C memory, shared by the display lists it keeps).
+	pdfFixedBytes = 128 << 20
 	// renderFactor × a page's RGBA raster bytes is what rendering it
-	// holds: MuPDF's pixmap, go-fitz's copy into Go memory and the
-	// image.RGBA it returns.
-	renderFactor = 3
+	// holds: MuPDF renders the display list straight into the page's
+	// image.RGBA, and the pipeline lets a page's raster go before the next
+	// page allocates its own.
+	renderFactor = 1
 	// encodeHalves / 2 × the raster bytes adds the PNG encoding of
 	// the page image: a drawing compresses well, noise does not.
 	encodeHalves = 1
@@ -46,8 +47,8 @@ func OpenBytes(data []byte, mime string) int64 {
 }
 
 // PeakBytes estimates the most memory processing d holds at once: for an
-// image what OpenBytes said; for a PDF its parse plus the rendering and
-// PNG encoding of its largest page at 200 DPI. Pages that do not load
+// image what OpenBytes said; for a PDF its parse plus the raster and PNG
+// encoding of its largest page at 200 DPI. Pages that do not load
 // count nothing here (processing fails on them).
 func (d *Document) PeakBytes() int64 {
 	if d.pdf == nil {
@@ -55,11 +56,11 @@ func (d *Document) PeakBytes() int64 {
 	}
 	var most int64
 	for i := range d.pages {
-		b, err := d.pdf.Bound(i)
+		r, err := d.pdf.Bounds(i)
 		if err != nil {
 			continue
 		}
-		px := int64(pixelsAt200(float64(b.Dx())+1)) * int64(pixelsAt200(float64(b.Dy())+1))
+		px := int64(pixelsAt200(r.X1-r.X0)) * int64(pixelsAt200(r.Y1-r.Y0))
 		most = max(most, min(px, d.lim.MaxPagePixels))
 	}
 	raster := most * PageBytesPerPixel

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -18,7 +17,6 @@ import (
 	"time"
 
 	"blueprint/internal/document/documenttest"
-	"blueprint/internal/webhook"
 )
 
 // chaosTestEnv, set to 1, runs TestChaosKills (make chaos): it kills the
@@ -41,26 +39,16 @@ type chaosReceiver struct {
 func newChaosReceiver(t *testing.T) *chaosReceiver {
 	r := &chaosReceiver{t: t, rnd: rand.New(rand.NewPCG(7, 7)), events: map[string]map[string]bool{}, acked: map[string]int{}}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, err := io.ReadAll(req.Body)
-		if err != nil {
+		p, ok := readWebhook(t, req)
+		if !ok {
 			return // the service was killed mid-request
-		}
-		if err := webhook.Verify([]byte(secretA), req.Header.Get(webhook.SignatureHeader), body, time.Now()); err != nil {
-			t.Errorf("webhook signature: %v", err)
-		}
-		var p struct {
-			JobID  string `json:"job_id"`
-			Status string `json:"status"`
-		}
-		if err := json.Unmarshal(body, &p); err != nil || p.JobID == "" {
-			t.Errorf("webhook body: %v: %s", err, body)
 		}
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if r.events[p.JobID] == nil {
 			r.events[p.JobID] = map[string]bool{}
 		}
-		r.events[p.JobID][req.Header.Get(webhook.EventIDHeader)] = true
+		r.events[p.JobID][p.eventID] = true
 		if p.Status != "done" {
 			t.Errorf("webhook for job %s says %s", p.JobID, p.Status)
 		}

@@ -158,6 +158,31 @@ type received struct {
 	status         int
 }
 
+// webhookRequest is what a test receiver reads from one delivery.
+type webhookRequest struct {
+	JobID   string `json:"job_id"`
+	Status  string `json:"status"`
+	eventID string
+}
+
+// readWebhook reads one delivery, checking its signature with keyA's
+// secret and that its body names a job; ok is false when the body could
+// not be read (the service was killed mid-request).
+func readWebhook(t *testing.T, req *http.Request) (p webhookRequest, ok bool) {
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return p, false
+	}
+	if err := webhook.Verify([]byte(secretA), req.Header.Get(webhook.SignatureHeader), body, time.Now()); err != nil {
+		t.Errorf("webhook signature: %v", err)
+	}
+	if err := json.Unmarshal(body, &p); err != nil || p.JobID == "" {
+		t.Errorf("webhook body: %v: %s", err, body)
+	}
+	p.eventID = req.Header.Get(webhook.EventIDHeader)
+	return p, true
+}
+
 // killReceiver is a partner's webhook endpoint on 127.0.0.1.
 type killReceiver struct {
 	t     *testing.T
@@ -171,18 +196,9 @@ type killReceiver struct {
 func newKillReceiver(t *testing.T) *killReceiver {
 	r := &killReceiver{t: t, acked: make(chan struct{}, 1)}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, err := io.ReadAll(req.Body)
-		if err != nil {
+		p, ok := readWebhook(t, req)
+		if !ok {
 			return // the service was killed mid-request
-		}
-		if err := webhook.Verify([]byte(secretA), req.Header.Get(webhook.SignatureHeader), body, time.Now()); err != nil {
-			t.Errorf("webhook signature: %v", err)
-		}
-		var p struct {
-			JobID string `json:"job_id"`
-		}
-		if err := json.Unmarshal(body, &p); err != nil || p.JobID == "" {
-			t.Errorf("webhook body: %v: %s", err, body)
 		}
 		r.mu.Lock()
 		mode := r.mode
@@ -190,7 +206,7 @@ func newKillReceiver(t *testing.T) *killReceiver {
 		if mode == refuse {
 			status = http.StatusInternalServerError
 		}
-		r.log = append(r.log, received{jobID: p.JobID, eventID: req.Header.Get(webhook.EventIDHeader), status: status})
+		r.log = append(r.log, received{jobID: p.JobID, eventID: p.eventID, status: status})
 		if mode == ackAndSignal {
 			r.mode = ack
 		}

@@ -135,16 +135,18 @@ func (d *Document) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
 	if d.pdf == nil {
 		return nil, nil
 	}
-	list, _, _, err := d.list(i)
-	if err != nil {
+	if _, err := d.size(i); err != nil {
 		return nil, fmt.Errorf("read page %d drawing: %w", i, err)
 	}
-	defer list.Close()
-	pg, err := walk(ctx, list)
-	if err != nil {
-		return nil, fmt.Errorf("read page %d drawing: %w", i, err)
+	// No display list: the page is walked straight from its content.
+	var b *drawing.Builder
+	if _, err := d.pdf.WalkPage(ctx, i, func(r mupdf.Rect) *drawing.Builder {
+		b = newBuilder(r)
+		return b
+	}); err != nil {
+		return nil, fmt.Errorf("read page %d drawing: page drawing: %w", i, err)
 	}
-	return pg, nil
+	return b.Page(), nil
 }
 
 func (d *Document) check(ctx context.Context, i int) error {
@@ -162,32 +164,48 @@ func (d *Document) check(ctx context.Context, i int) error {
 // (page_too_large, decided from the page box before the content is read)
 // or of no area.
 func (d *Document) list(i int) (*mupdf.List, int, int, error) {
-	r, err := d.pdf.Bounds(i)
+	sz, err := d.size(i)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("load: %w", err)
-	}
-	wpt, hpt := float64(float32(r.X1-r.X0)), float64(float32(r.Y1-r.Y0))
-	w, h := pixelsAt200(wpt), pixelsAt200(hpt)
-	if int64(w)*int64(h) > d.lim.MaxPagePixels {
-		return nil, 0, 0, pageTooLarge(i, w, h, d.lim)
-	}
-	if w <= 0 || h <= 0 {
-		return nil, 0, 0, fmt.Errorf("empty page (%g × %g pt)", wpt, hpt)
+		return nil, 0, 0, err
 	}
 	l, err := d.pdf.List(i)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("load: %w", err)
 	}
-	return l, w, h, nil
+	return l, sz.X, sz.Y, nil
+}
+
+// size returns page i's raster size at 200 DPI, refusing a page over
+// MaxPagePixels (page_too_large, decided from the page box before the
+// content is read) or of no area.
+func (d *Document) size(i int) (image.Point, error) {
+	r, err := d.pdf.Bounds(i)
+	if err != nil {
+		return image.Point{}, fmt.Errorf("load: %w", err)
+	}
+	wpt, hpt := float64(float32(r.X1-r.X0)), float64(float32(r.Y1-r.Y0))
+	w, h := pixelsAt200(wpt), pixelsAt200(hpt)
+	if int64(w)*int64(h) > d.lim.MaxPagePixels {
+		return image.Point{}, pageTooLarge(i, w, h, d.lim)
+	}
+	if w <= 0 || h <= 0 {
+		return image.Point{}, fmt.Errorf("empty page (%g × %g pt)", wpt, hpt)
+	}
+	return image.Point{X: w, Y: h}, nil
 }
 
 // walk reads a listed page's drawing in raster pixels.
 func walk(ctx context.Context, l *mupdf.List) (*drawing.Page, error) {
-	b := drawing.NewBuilder(float64(float32(l.Bounds.X1-l.Bounds.X0)), float64(float32(l.Bounds.Y1-l.Bounds.Y0)), pxPerPt)
+	b := newBuilder(l.Bounds)
 	if err := l.Walk(ctx, b); err != nil {
 		return nil, fmt.Errorf("page drawing: %w", err)
 	}
 	return b.Page(), nil
+}
+
+// newBuilder starts the drawing of a page box r (points) in raster pixels.
+func newBuilder(r mupdf.Rect) *drawing.Builder {
+	return drawing.NewBuilder(float64(float32(r.X1-r.X0)), float64(float32(r.Y1-r.Y0)), pxPerPt)
 }
 
 // listPage is a PDF page's vector side: its drawing, read from the page's

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -290,7 +291,7 @@ func TestDrawingWithoutRaster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Segments) != len(want.Segments) || len(got.Arcs) != len(want.Arcs) || len(got.Arcs) == 0 ||
+	if !reflect.DeepEqual(got, want) || len(got.Arcs) == 0 ||
 		got.Width != want.Width || got.Height != want.Height || float64(p.Width) != math.Round(got.Width) {
 		t.Errorf("Drawing: %d segments %d arcs %gx%g; page pass: %d segments %d arcs %gx%g (raster %dx%d)",
 			len(got.Segments), len(got.Arcs), got.Width, got.Height, len(want.Segments), len(want.Arcs), want.Width, want.Height, p.Width, p.Height)

@@ -64,8 +64,13 @@ func Read(ctx context.Context, doc detect.Drawings, vocab *Vocabulary) (*Documen
 // addPage reads page i's legends and kind; it reports whether the page
 // is a plan only by default (kindOf).
 func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
-	tables := Find(pg, i)
-	kind, bare := kindOf(pg, tables)
+	var rs []run
+	var tables []Table
+	if pg != nil && len(pg.Chars) > 0 {
+		rs = runs(pg)
+		tables = find(pg, i, rs)
+	}
+	kind, bare := kindOf(pg, rs, tables)
 	d.Kinds = append(d.Kinds, kind)
 	for _, t := range tables {
 		d.tables[i] = append(d.tables[i], t.Box)

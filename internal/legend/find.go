@@ -131,7 +131,18 @@ type hrule struct{ y, x0, x1 float64 }
 // in pixels (about 1 mm at the raster's resolution).
 const minRule = 8.0
 
-func newIndex(pg *drawing.Page) *pageIndex {
+// headed reports whether some upright run writes a legend header or a
+// quantity header.
+func headed(rs []run) bool {
+	for i := range rs {
+		if rs[i].upright() && (hasWord(rs[i].text, headerWords) || hasWord(rs[i].text, qtyWords)) {
+			return true
+		}
+	}
+	return false
+}
+
+func newIndex(pg *drawing.Page, rs []run) *pageIndex {
 	ix := &pageIndex{pg: pg, cell: 48, grid: map[int][]int32{}}
 	ix.nx = int(pg.Width/ix.cell) + 1
 	ix.ny = int(pg.Height/ix.cell) + 1
@@ -148,7 +159,7 @@ func newIndex(pg *drawing.Page) *pageIndex {
 	for i, a := range pg.Arcs {
 		add(piece{seg: -1, arc: i, box: arcBox(a)})
 	}
-	ix.runs = runs(pg)
+	ix.runs = rs
 	for _, s := range pg.Segments {
 		if dx, dy := math.Abs(s.B.X-s.A.X), math.Abs(s.B.Y-s.A.Y); dx >= minRule && dy <= 0.02*dx {
 			ix.hrules = append(ix.hrules, hrule{y: (s.A.Y + s.B.Y) / 2, x0: math.Min(s.A.X, s.B.X), x1: math.Max(s.A.X, s.B.X)})
@@ -345,7 +356,17 @@ func Find(pg *drawing.Page, page int) []Table {
 	if pg == nil || len(pg.Chars) == 0 {
 		return nil
 	}
-	ix := newIndex(pg)
+	return find(pg, page, runs(pg))
+}
+
+// find is Find with the page's runs of text.
+func find(pg *drawing.Page, page int, rs []run) []Table {
+	if !headed(rs) {
+		// No table is taken without header words (table): the drawing
+		// need not be indexed.
+		return nil
+	}
+	ix := newIndex(pg, rs)
 	var cands []candidate
 	for i := range ix.runs {
 		r := &ix.runs[i]

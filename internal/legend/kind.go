@@ -32,7 +32,11 @@ const textHeavy = 2.5
 // otherwise the sheet-title cue written largest decides, and a drawing
 // without one is a floor plan. A page without a drawing is an image.
 func Kind(pg *drawing.Page, tables []Table) string {
-	k, _ := kindOf(pg, tables)
+	var rs []run
+	if pg != nil {
+		rs = runs(pg)
+	}
+	k, _ := kindOf(pg, rs, tables)
 	return k
 }
 
@@ -40,7 +44,7 @@ func Kind(pg *drawing.Page, tables []Table) string {
 // no title names it, it draws no door swing and writes almost no text
 // (titles and tables drawn as outlines). Read takes such a page for a
 // schematic where the document's other plans draw doors.
-func kindOf(pg *drawing.Page, tables []Table) (kind string, bare bool) {
+func kindOf(pg *drawing.Page, rs []run, tables []Table) (kind string, bare bool) {
 	if pg == nil {
 		return detect.KindImage, false
 	}
@@ -52,7 +56,6 @@ func kindOf(pg *drawing.Page, tables []Table) (kind string, bare bool) {
 		return detect.KindSchedule, false
 	}
 	best, bestSize := detect.KindFloorPlan, 0.0
-	rs := runs(pg)
 	for _, r := range rs {
 		for _, c := range kindCues {
 			if r.size > bestSize && hasWord(r.text, c.words) {

@@ -37,7 +37,7 @@ func diagram() *drawing.Page {
 func TestKindFromTheDrawing(t *testing.T) {
 	// Titles drawn as outlines: no words, no door swing: a plan by
 	// default, unless the set's plans draw doors (TestReadBareSheets).
-	if k, bare := kindOf(diagram(), nil); k != detect.KindFloorPlan || !bare {
+	if k, bare := kindOf(diagram(), runs(diagram()), nil); k != detect.KindFloorPlan || !bare {
 		t.Errorf("wordless diagram: kind %q bare %v, want %q and bare", k, bare, detect.KindFloorPlan)
 	}
 	// Circuit tables of a single-line diagram.

@@ -608,34 +608,69 @@ static void bp_close_walker(fz_context *ctx, fz_device *dev)
 	bp_flush(ctx, (bp_walker *)dev);
 }
 
+// bp_new_walker returns the walk device writing to the Go handle.
+static bp_walker *bp_new_walker(fz_context *ctx, uintptr_t handle)
+{
+	bp_walker *w = fz_new_derived_device(ctx, bp_walker);
+	w->super.close_device = bp_close_walker;
+	w->super.drop_device = bp_drop_walker;
+	w->super.fill_path = bp_fill_path;
+	w->super.stroke_path = bp_stroke_path;
+	w->super.clip_path = bp_clip_path;
+	w->super.clip_stroke_path = bp_clip_stroke_path;
+	w->super.fill_text = bp_fill_text;
+	w->super.stroke_text = bp_stroke_text;
+	w->super.clip_text = bp_clip_text;
+	w->super.clip_stroke_text = bp_clip_stroke_text;
+	w->super.clip_image_mask = bp_clip_image_mask;
+	w->super.pop_clip = bp_pop_clip;
+	w->super.begin_mask = bp_begin_mask;
+	w->super.end_mask = bp_end_mask;
+	w->super.begin_tile = bp_begin_tile;
+	w->super.end_tile = bp_end_tile;
+	w->super.begin_layer = bp_begin_layer;
+	w->super.end_layer = bp_end_layer;
+	w->handle = handle;
+	w->cap = BP_FLUSH_WORDS;
+	w->buf = fz_malloc(ctx, w->cap * sizeof(uint32_t));
+	return w;
+}
+
+// bp_walk_page runs page's content straight into the walk device, with
+// no display list (the document pass reads pages it does not render).
+int bp_walk_page(bp_doc *d, int page, uintptr_t handle, float rect[4], fz_cookie *cookie, char *err, int errlen)
+{
+	fz_context *ctx = d->ctx;
+	fz_page *p = NULL;
+	bp_walker *w = NULL;
+	int rc = BP_OK;
+	fz_var(p);
+	fz_var(w);
+	fz_try(ctx) {
+		p = fz_load_page(ctx, d->doc, page);
+		bp_rect_out(fz_bound_page(ctx, p), rect);
+		w = bp_new_walker(ctx, handle);
+		fz_run_page_contents(ctx, p, &w->super, fz_identity, cookie);
+		fz_close_device(ctx, &w->super);
+		if (cookie && cookie->abort)
+			fz_throw(ctx, FZ_ERROR_ABORT, "walk aborted");
+	}
+	fz_always(ctx) {
+		fz_drop_device(ctx, (fz_device *)w);
+		fz_drop_page(ctx, p);
+	}
+	fz_catch(ctx)
+		rc = bp_caught(ctx, err, errlen);
+	return rc;
+}
+
 int bp_walk_list(fz_context *ctx, fz_display_list *list, uintptr_t handle, fz_cookie *cookie, char *err, int errlen)
 {
 	bp_walker *w = NULL;
 	int rc = BP_OK;
 	fz_var(w);
 	fz_try(ctx) {
-		w = fz_new_derived_device(ctx, bp_walker);
-		w->super.close_device = bp_close_walker;
-		w->super.drop_device = bp_drop_walker;
-		w->super.fill_path = bp_fill_path;
-		w->super.stroke_path = bp_stroke_path;
-		w->super.clip_path = bp_clip_path;
-		w->super.clip_stroke_path = bp_clip_stroke_path;
-		w->super.fill_text = bp_fill_text;
-		w->super.stroke_text = bp_stroke_text;
-		w->super.clip_text = bp_clip_text;
-		w->super.clip_stroke_text = bp_clip_stroke_text;
-		w->super.clip_image_mask = bp_clip_image_mask;
-		w->super.pop_clip = bp_pop_clip;
-		w->super.begin_mask = bp_begin_mask;
-		w->super.end_mask = bp_end_mask;
-		w->super.begin_tile = bp_begin_tile;
-		w->super.end_tile = bp_end_tile;
-		w->super.begin_layer = bp_begin_layer;
-		w->super.end_layer = bp_end_layer;
-		w->handle = handle;
-		w->cap = BP_FLUSH_WORDS;
-		w->buf = fz_malloc(ctx, w->cap * sizeof(uint32_t));
+		w = bp_new_walker(ctx, handle);
 		fz_run_display_list(ctx, list, &w->super, fz_identity, fz_infinite_rect, cookie);
 		fz_close_device(ctx, &w->super);
 		if (cookie && cookie->abort)

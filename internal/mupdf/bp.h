@@ -63,6 +63,7 @@ void bp_drop_clone(fz_context *ctx);
 
 int bp_render_list(fz_context *ctx, fz_display_list *list, float scale, int w, int h, unsigned char *dst, fz_cookie *cookie, char *err, int errlen);
 int bp_render_page_direct(bp_doc *d, int page, float scale, int w, int h, unsigned char *dst, char *err, int errlen);
+int bp_walk_page(bp_doc *d, int page, uintptr_t handle, float rect[4], fz_cookie *cookie, char *err, int errlen);
 int bp_walk_list(fz_context *ctx, fz_display_list *list, uintptr_t handle, fz_cookie *cookie, char *err, int errlen);
 
 #endif

@@ -245,21 +245,10 @@ func (l *List) run(ctx context.Context, what string, call func(*C.fz_context, *C
 		return fmt.Errorf("mupdf: %s: out of memory", what)
 	}
 	defer C.bp_free_cookie(cookie)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		select {
-		case <-ctx.Done():
-			C.bp_abort(cookie)
-		case <-stop:
-		}
-	}()
+	stop := abortOnDone(ctx, cookie)
 	var msg [errLen]C.char
 	rc := call(c, list, cookie, &msg[0])
-	close(stop)
-	wg.Wait()
+	stop()
 	switch rc {
 	case C.BP_OK:
 		return nil
@@ -269,4 +258,24 @@ func (l *List) run(ctx context.Context, what string, call func(*C.fz_context, *C
 		}
 	}
 	return fmt.Errorf("mupdf: %s: %s", what, C.GoString(&msg[0]))
+}
+
+// abortOnDone aborts the MuPDF call that watches cookie when ctx is done;
+// call the returned stop once the call returned.
+func abortOnDone(ctx context.Context, cookie *C.fz_cookie) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-ctx.Done():
+			C.bp_abort(cookie)
+		case <-done:
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }

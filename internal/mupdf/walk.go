@@ -41,6 +41,51 @@ func (l *List) Walk(ctx context.Context, b *drawing.Builder) error {
 	return err
 }
 
+// WalkPage hands what page i draws to b as List.Walk does, running the
+// page's content straight into the walk with no display list: the cheaper
+// read of a page that is not also rendered. It returns the page box in
+// points (CropBox, /Rotate applied). MuPDF reads the document one call
+// at a time: other calls on d wait for the walk.
+func (d *Document) WalkPage(ctx context.Context, i int, b func(bounds Rect) *drawing.Builder) (Rect, error) {
+	if err := ctx.Err(); err != nil {
+		return Rect{}, fmt.Errorf("mupdf: walk page %d: %w", i, err)
+	}
+	bounds, err := d.Bounds(i)
+	if err != nil {
+		return Rect{}, err
+	}
+	w := &walker{b: b(bounds), outlines: map[glyphKey][]drawing.PathCmd{}, colors: map[uint32]string{}}
+	h := cgo.NewHandle(w)
+	defer h.Delete()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.check(i); err != nil {
+		return Rect{}, err
+	}
+	cookie := C.bp_new_cookie()
+	if cookie == nil {
+		return Rect{}, fmt.Errorf("mupdf: walk page %d: out of memory", i)
+	}
+	defer C.bp_free_cookie(cookie)
+	stop := abortOnDone(ctx, cookie)
+	var r [4]C.float
+	var msg [errLen]C.char
+	rc := C.bp_walk_page(d.d, C.int(i), C.uintptr_t(h), &r[0], cookie, &msg[0], errLen)
+	stop()
+	if w.err != nil {
+		return Rect{}, fmt.Errorf("mupdf: walk page %d: %w", i, w.err)
+	}
+	switch rc {
+	case C.BP_OK:
+		return rectOf(r), nil
+	case C.BP_ABORTED:
+		if err := ctx.Err(); err != nil {
+			return Rect{}, fmt.Errorf("mupdf: walk page %d: %w", i, err)
+		}
+	}
+	return Rect{}, fmt.Errorf("mupdf: walk page %d: %s", i, C.GoString(&msg[0]))
+}
+
 // bpWalkFlush receives the walk's words written so far (bp.c); non-zero
 // stops the walk.
 //

@@ -11,9 +11,11 @@ import (
 	"blueprint/internal/mupdf"
 )
 
-// Document is an opened upload, read one page at a time. It is for one
-// goroutine at a time; each PDF page is rendered on one core and read for
-// its drawing on the other (see Page).
+// Document is an opened upload, read one page at a time. Page and Drawing
+// may be called from two goroutines at once (a page renders while others
+// are read: MuPDF interprets one page at a time, rasters are drawn
+// beside); Close after they return. Each PDF page is rendered on one
+// core and read for its drawing on the other (see Page).
 type Document struct {
 	pdf    *mupdf.Document // PDFs
 	img    image.Image     // images: the decoded upload

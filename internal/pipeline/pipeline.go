@@ -42,7 +42,8 @@ type Options struct {
 //
 // When opt.Engine is a detect.DocumentEngine, Run first reads the whole
 // document with it (the document pass: each page's drawing, not rendered,
-// released once read) and detects the pages with the engine it returns.
+// released once read) and detects the pages with the engine it returns;
+// page 0 is rendered during the document pass, on the other core.
 //
 // Run stops at the first error: a page that does not render (a
 // *document.InvalidError such as page_too_large stays reachable with
@@ -54,8 +55,22 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		return errors.New("pipeline: no engine configured")
 	}
 	var kinds []string
+	var first *rendered // page 0, rendered during the document pass
 	if de, ok := opt.Engine.(detect.DocumentEngine); ok {
+		// MuPDF interprets one page at a time, but a page's raster is
+		// drawn without the document: page 0 renders on the other core
+		// while the document pass reads the pages. It is the one raster
+		// a job holds at a time, as in the page pass.
+		var got chan rendered
+		if doc.NumPages() > 0 {
+			got = make(chan rendered, 1)
+			go func() { got <- render(ctx, doc, 0) }()
+		}
 		eng, info, err := de.Prepare(ctx, doc)
+		if got != nil {
+			r := <-got
+			first = &r
+		}
 		if err != nil {
 			return fmt.Errorf("pipeline: document pass: %w", err)
 		}
@@ -70,7 +85,13 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("pipeline: before page %d: %w", i, err)
 		}
-		res, err := runPage(ctx, doc, i, opt)
+		var r rendered
+		if i == 0 && first != nil {
+			r, first = *first, nil
+		} else {
+			r = render(ctx, doc, i)
+		}
+		res, err := runPage(ctx, r, i, opt)
 		if err != nil {
 			return err
 		}
@@ -88,12 +109,24 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 	return nil
 }
 
-// runPage renders, detects and encodes one page. The page raster lives
+// rendered is one page rendered, with the time it took.
+type rendered struct {
+	page    detect.Page
+	err     error
+	seconds float64
+}
+
+func render(ctx context.Context, doc *document.Document, i int) rendered {
+	start := time.Now()
+	p, err := doc.Page(ctx, i)
+	return rendered{page: p, err: err, seconds: time.Since(start).Seconds()}
+}
+
+// runPage detects and encodes one rendered page. The page raster lives
 // only in this call. The PNG is encoded on another goroutine while the
 // engine runs, so a page uses both cores.
-func runPage(ctx context.Context, doc *document.Document, i int, opt Options) (PageResult, error) {
-	start := time.Now()
-	page, err := doc.Page(ctx, i)
+func runPage(ctx context.Context, r rendered, i int, opt Options) (PageResult, error) {
+	page, err := r.page, r.err
 	if err != nil {
 		return PageResult{}, fmt.Errorf("pipeline: render page %d: %w", i, err)
 	}
@@ -126,7 +159,7 @@ func runPage(ctx context.Context, doc *document.Document, i int, opt Options) (P
 		Height:        page.Height,
 		Detections:    dets,
 		PNG:           png,
-		RenderSeconds: rendered.Sub(start).Seconds() + pngSeconds,
+		RenderSeconds: r.seconds + pngSeconds,
 		DetectSeconds: detected.Sub(rendered).Seconds(),
 	}, nil
 }

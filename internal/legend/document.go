@@ -68,7 +68,7 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 	var tables []Table
 	if pg != nil && len(pg.Chars) > 0 {
 		rs = runs(pg)
-		tables = find(pg, i, rs)
+		tables = find(pg, i, rs, vocab.maps())
 	}
 	kind, bare := kindOf(pg, rs, tables)
 	d.Kinds = append(d.Kinds, kind)

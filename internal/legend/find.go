@@ -118,6 +118,9 @@ type pageIndex struct {
 	hrules []hrule
 	// long are the segments longer than minLong, listed on first use.
 	long []int32
+	// maps says whether a text names a class (headless legends); nil
+	// takes only legends with header words.
+	maps func(text string) bool
 }
 
 // minLong is the shortest segment crossed tests, in pixels: 6 em of the
@@ -214,9 +217,17 @@ type cluster struct {
 // above and below it, so the cluster of every piece that meets the band,
 // up to the rules above and below the row (or 3 em where none is drawn),
 // is taken whole.
-func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64) (cluster, bool) {
+func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64, c rowCap) (cluster, bool) {
 	band, ok := ix.glyphIn(Rect{glyph.Point{X: x - reach, Y: y0}, glyph.Point{X: x, Y: y1}}, y0, y1, em, false)
 	top, bottom := ix.rulesAround(x, y0, y1, em, band, ok)
+	// A side without a rule ends halfway to the next row's text (an
+	// unruled legend's glyphs stand close above one another).
+	if top == y0-3*em {
+		top = math.Max(top, c.top)
+	}
+	if bottom == y1+3*em {
+		bottom = math.Min(bottom, c.bottom)
+	}
 	whole, wok := ix.glyphIn(Rect{glyph.Point{X: x - reach, Y: top - 0.1*em}, glyph.Point{X: x, Y: bottom + 0.1*em}}, y0, y1, em, true)
 	if !wok || (ok && whole.box.Max.X < band.box.Max.X) {
 		return band, ok
@@ -350,23 +361,40 @@ type candidate struct {
 	em    float64
 }
 
-// Find reads the legend tables of one page. vocab maps descriptions to
-// classes when the rows are resolved (see Resolve); Find only reads.
-func Find(pg *drawing.Page, page int) []Table {
+// Find reads the legend tables of one page: tables under header words,
+// and, where vocab is not nil, tables without them whose shape and
+// descriptions make a legend (headless). Find only reads; Read maps the
+// rows to classes.
+func Find(pg *drawing.Page, page int, vocab *Vocabulary) []Table {
 	if pg == nil || len(pg.Chars) == 0 {
 		return nil
 	}
-	return find(pg, page, runs(pg))
+	return find(pg, page, runs(pg), vocab.maps())
 }
 
-// find is Find with the page's runs of text.
-func find(pg *drawing.Page, page int, rs []run) []Table {
-	if !headed(rs) {
-		// No table is taken without header words (table): the drawing
-		// need not be indexed.
+// maps returns whether a text names a class; nil for a nil vocabulary.
+func (v *Vocabulary) maps() func(string) bool {
+	if v == nil {
+		return nil
+	}
+	return func(text string) bool {
+		_, ok := v.Class(text)
+		return ok
+	}
+}
+
+// find is Find with the page's runs of text. maps, when not nil, says
+// whether a row's text names a class: it admits legends without header
+// words, found by their shape alone (headless).
+func find(pg *drawing.Page, page int, rs []run, maps func(text string) bool) []Table {
+	if !headed(rs) && (maps == nil || !describedStack(rs, maps)) {
+		// No table is taken without header words or a stack of
+		// descriptions (table): the drawing need not be indexed.
 		return nil
 	}
 	ix := newIndex(pg, rs)
+	ix.maps = maps
+	caps := rowCaps(rs)
 	var cands []candidate
 	for i := range ix.runs {
 		r := &ix.runs[i]
@@ -375,7 +403,7 @@ func find(pg *drawing.Page, page int, rs []run) []Table {
 		}
 		em := r.size
 		cy := (r.min.Y + r.max.Y) / 2
-		c, ok := ix.glyphLeftOf(r.min.X-0.2*em, cy-0.8*em, cy+0.8*em, glyphReach*em, em)
+		c, ok := ix.glyphLeftOf(r.min.X-0.2*em, cy-0.8*em, cy+0.8*em, glyphReach*em, em, caps[i])
 		if !ok || math.Max(c.box.w(), c.box.h()) < 0.5*em || math.Min(c.box.w(), c.box.h()) < 0.25*em {
 			continue
 		}
@@ -584,7 +612,10 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64) (Table, boo
 	// a riser or a row of instances. Without header words a column of
 	// glyphs with text beside them is a stack of labels as often as a
 	// legend: it is not taken.
-	if !header || len(rows) < 2 || 2*len(sigs) < len(rows) {
+	if len(rows) < 2 || 2*len(sigs) < len(rows) {
+		return Table{}, false
+	}
+	if !header && !ix.headless(col, kept, rows, len(sigs)) {
 		return Table{}, false
 	}
 	// Quantities: an integer in the band under the quantity header
@@ -822,4 +853,172 @@ func signature(r Row) string {
 	}
 	asp := math.Round(4 * r.GlyphBox.w() / math.Max(r.GlyphBox.h(), 1))
 	return strconv.Itoa(nl) + "/" + strconv.Itoa(na) + "/" + strconv.FormatFloat(asp, 'f', 0, 64) + "/" + r.GlyphText + "/" + r.Color
+}
+
+// Legends without header words are taken by their shape alone, guarded
+// against a plan's stacked labels: at least minHeadlessRows rows, glyphs
+// in one column (centres or left edges within headlessAlignEm em) of
+// similar size (within headlessSizeRatio), rows at an even pitch (each
+// within headlessPitchRatio of the median), most glyphs distinct, and
+// most descriptions naming a class of the vocabulary (headlessMapped).
+const (
+	minHeadlessRows    = 4
+	headlessAlignEm    = 0.5
+	headlessSizeRatio  = 2.5
+	headlessPitchRatio = 1.6
+	headlessMapped     = 0.75
+)
+
+// headless reports whether the kept rows of a glyph column without header
+// words make a legend (see minHeadlessRows).
+func (ix *pageIndex) headless(col []candidate, kept []int, rows []Row, sigs int) bool {
+	n := len(rows)
+	if ix.maps == nil || n < minHeadlessRows || float64(sigs) < headlessMapped*float64(n) {
+		return false
+	}
+	var em float64
+	cx := make([]float64, 0, n)
+	lx := make([]float64, 0, n)
+	sizes := make([]float64, 0, n)
+	ys := make([]float64, 0, n)
+	for _, k := range kept {
+		b := col[k].glyph.box
+		em += col[k].em / float64(n)
+		cx = append(cx, b.centre().X)
+		lx = append(lx, b.Min.X)
+		sizes = append(sizes, math.Max(b.w(), b.h()))
+		ys = append(ys, b.centre().Y)
+	}
+	if spreadOf(cx) > headlessAlignEm*em && spreadOf(lx) > headlessAlignEm*em {
+		return false
+	}
+	if slices.Max(sizes) > headlessSizeRatio*slices.Min(sizes) {
+		return false
+	}
+	pitches := make([]float64, 0, n-1)
+	for i := 1; i < n; i++ {
+		pitches = append(pitches, ys[i]-ys[i-1])
+	}
+	med := quantile(pitches, 0.5)
+	for _, p := range pitches {
+		if p > headlessPitchRatio*med || p*headlessPitchRatio < med {
+			return false
+		}
+	}
+	mapped := 0
+	for _, r := range rows {
+		if ix.maps(r.Description + " " + r.GlyphText + " " + strings.Join(r.Tags, " ")) {
+			mapped++
+		}
+	}
+	return float64(mapped) >= headlessMapped*float64(n)
+}
+
+// spreadOf is the largest distance of a value from the median.
+func spreadOf(v []float64) float64 {
+	m := quantile(v, 0.5)
+	d := 0.0
+	for _, x := range v {
+		d = math.Max(d, math.Abs(x-m))
+	}
+	return d
+}
+
+// describedStack reports whether the page writes a stack of descriptions
+// that could be a legend without header words: at least minHeadlessRows
+// upright runs starting at one x (within headlessAlignEm em), each within
+// maxPitchEm em of the next, most of them naming a class. Pages without
+// one are not indexed for headless legends.
+func describedStack(rs []run, maps func(string) bool) bool {
+	var idx []int
+	for i := range rs {
+		if rs[i].upright() && rs[i].letters() >= 3 {
+			idx = append(idx, i)
+		}
+	}
+	sort.Slice(idx, func(a, b int) bool { return rs[idx[a]].min.X < rs[idx[b]].min.X })
+	for a := 0; a < len(idx); {
+		b := a + 1
+		for b < len(idx) && rs[idx[b]].min.X-rs[idx[b-1]].min.X <= headlessAlignEm*rs[idx[b]].size {
+			b++
+		}
+		if b-a >= minHeadlessRows && stackMapped(rs, idx[a:b], maps) {
+			return true
+		}
+		a = b
+	}
+	return false
+}
+
+// stackMapped: some vertical run of at least minHeadlessRows of the
+// aligned runs idx lies at a row pitch, most of them naming a class.
+func stackMapped(rs []run, idx []int, maps func(string) bool) bool {
+	col := append([]int(nil), idx...)
+	sort.Slice(col, func(a, b int) bool { return rs[col[a]].min.Y < rs[col[b]].min.Y })
+	for a := 0; a < len(col); {
+		b := a + 1
+		for b < len(col) && rs[col[b]].min.Y-rs[col[b-1]].min.Y <= maxPitchEm*rs[col[b]].size {
+			b++
+		}
+		if b-a >= minHeadlessRows {
+			mapped := 0
+			for _, i := range col[a:b] {
+				if maps(rs[i].text) {
+					mapped++
+				}
+			}
+			if float64(mapped) >= headlessMapped*float64(minHeadlessRows) {
+				return true
+			}
+		}
+		a = b
+	}
+	return false
+}
+
+// rowCap bounds a row of text above and below: halfway to the nearest
+// text starting at the same x (within an em) at least rowCapEm em away
+// (the next row of a column; a description's own wrapped line is nearer).
+type rowCap struct{ top, bottom float64 }
+
+const rowCapEm = 2.0
+
+func rowCaps(rs []run) []rowCap {
+	caps := make([]rowCap, len(rs))
+	idx := make([]int, len(rs))
+	for i := range rs {
+		idx[i] = i
+		caps[i] = rowCap{math.Inf(-1), math.Inf(1)}
+	}
+	sort.Slice(idx, func(a, b int) bool { return rs[idx[a]].min.X < rs[idx[b]].min.X })
+	for k, i := range idx {
+		r := &rs[i]
+		if !r.upright() {
+			continue
+		}
+		cy := (r.min.Y + r.max.Y) / 2
+		for _, j := range idx[k+1:] {
+			o := &rs[j]
+			if o.min.X-r.min.X > r.size {
+				break
+			}
+			if !o.upright() {
+				continue
+			}
+			oy := (o.min.Y + o.max.Y) / 2
+			d := oy - cy
+			if math.Abs(d) < rowCapEm*math.Max(r.size, o.size) {
+				continue
+			}
+			mid := (oy + cy) / 2
+			if d > 0 {
+				caps[i].bottom = math.Min(caps[i].bottom, mid)
+				caps[j].top = math.Max(caps[j].top, mid)
+			} else {
+				caps[i].top = math.Max(caps[i].top, mid)
+				caps[j].bottom = math.Min(caps[j].bottom, mid)
+			}
+		}
+	}
+	return caps
 }

@@ -156,6 +156,14 @@ func (d *design) drawNovelLegend(r rect) {
 	if len(rows) >= 6 && r.w() >= 150 && d.chance(0.5) {
 		groups = 2
 	}
+	// A legend without header words (no title, no column heads, no
+	// quantities), ruled or not: found by its shape alone. It keeps its
+	// rows in one column, at least four of them.
+	headless := len(rows) >= 4 && d.chance(0.25)
+	ruled := true
+	if headless {
+		qty, groups, ruled = false, 1, d.chance(0.5)
+	}
 	wrapW := math.Inf(1)
 	if d.chance(0.4) {
 		wrapW = 28 + 10*d.r.Float64()
@@ -171,10 +179,16 @@ func (d *design) drawNovelLegend(r rect) {
 	r.y1 = r.y0 + float64(n+2)*rowH
 	d.legendBox = r
 	d.fillRect(color.RGBA{255, 255, 255, 255}, r)
-	d.box(black, 0.35, r)
-	d.text(title, glyph.Point{X: r.x0 + 2, Y: r.y0 + rowH*0.7}, 2.5, 0, alignLeft, black)
+	if ruled {
+		d.box(black, 0.35, r)
+	}
+	if !headless {
+		d.text(title, glyph.Point{X: r.x0 + 2, Y: r.y0 + rowH*0.7}, 2.5, 0, alignLeft, black)
+	}
 	top := r.y0 + rowH
-	d.lines(black, 0.25, nil, glyph.Point{X: r.x0, Y: top}, glyph.Point{X: r.x1, Y: top})
+	if ruled {
+		d.lines(black, 0.25, nil, glyph.Point{X: r.x0, Y: top}, glyph.Point{X: r.x1, Y: top})
+	}
 	for gi := range groups {
 		x0 := r.x0 + float64(gi)*gw
 		x1 := x0 + gw
@@ -182,9 +196,13 @@ func (d *design) drawNovelLegend(r rect) {
 			d.lines(black, 0.35, nil, glyph.Point{X: x0, Y: top}, glyph.Point{X: x0, Y: r.y1})
 		}
 		y := top
-		d.text(d.texts("MERKKI", "SYMBOL"), glyph.Point{X: x0 + glyphW/2, Y: y + rowH*0.65}, 1.8, 0, alignCenter, black)
-		d.text(d.texts("SELITE", "DESCRIPTION"), glyph.Point{X: x0 + glyphW + 2, Y: y + rowH*0.65}, 1.8, 0, alignLeft, black)
-		d.lines(black, 0.25, nil, glyph.Point{X: x0 + glyphW, Y: y}, glyph.Point{X: x0 + glyphW, Y: r.y1})
+		if !headless {
+			d.text(d.texts("MERKKI", "SYMBOL"), glyph.Point{X: x0 + glyphW/2, Y: y + rowH*0.65}, 1.8, 0, alignCenter, black)
+			d.text(d.texts("SELITE", "DESCRIPTION"), glyph.Point{X: x0 + glyphW + 2, Y: y + rowH*0.65}, 1.8, 0, alignLeft, black)
+		}
+		if ruled {
+			d.lines(black, 0.25, nil, glyph.Point{X: x0 + glyphW, Y: y}, glyph.Point{X: x0 + glyphW, Y: r.y1})
+		}
 		qx := x1 - qtyW
 		if qty {
 			d.lines(black, 0.25, nil, glyph.Point{X: qx, Y: y}, glyph.Point{X: qx, Y: r.y1})
@@ -193,7 +211,9 @@ func (d *design) drawNovelLegend(r rect) {
 		lo := min(gi*per, len(rows))
 		for _, k := range rows[lo:min(lo+n, len(rows))] {
 			y += rowH
-			d.lines(black, 0.18, nil, glyph.Point{X: x0, Y: y}, glyph.Point{X: x1, Y: y})
+			if ruled {
+				d.lines(black, 0.18, nil, glyph.Point{X: x0, Y: y}, glyph.Point{X: x1, Y: y})
+			}
 			d.legendGlyph(k, rect{x0, y, x0 + glyphW, y + rowH})
 			s := d.g.symbols[k]
 			desc := s.NameEN

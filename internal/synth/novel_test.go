@@ -62,7 +62,7 @@ func TestLegendSetReadable(t *testing.T) {
 		}
 		// One table, or one per group where the legend sets two side
 		// by side.
-		tables := legend.Find(pg, 0)
+		tables := legend.Find(pg, 0, v)
 		if len(tables) == 0 || len(tables) > 2 {
 			t.Fatalf("sheet %d: %d legend tables, want 1 or 2", i, len(tables))
 		}

@@ -27,6 +27,9 @@ type Document struct {
 	// legend repeated on every sheet, its glyph drawn at each sheet's
 	// size).
 	same []int
+	// siblings[l] are the leaders drawing leader l's shape in another
+	// colour.
+	siblings map[int][]int
 }
 
 // Read is the document pass: it reads every page's drawing once, finds
@@ -117,6 +120,18 @@ func (d *Document) group() {
 			break
 		}
 	}
+	d.siblings = map[int][]int{}
+	for i := range d.Rows {
+		if d.leader[i] != i {
+			continue
+		}
+		for j := range i {
+			if d.leader[j] == j && !colourClose(d.Rows[i].Color, d.Rows[j].Color) && sameShape(d.Rows[i], d.Rows[j]) {
+				d.siblings[i] = append(d.siblings[i], j)
+				d.siblings[j] = append(d.siblings[j], i)
+			}
+		}
+	}
 }
 
 func normDesc(r Row) string {
@@ -129,8 +144,16 @@ func normDesc(r Row) string {
 const sameCover = 0.97
 
 // sameGlyph reports whether two rows draw the same glyph: the same text
-// inside and each one's drawing within a small tolerance of the other's.
+// inside, each one's drawing within a small tolerance of the other's, in
+// one colour.
 func sameGlyph(a, b Row) bool {
+	return colourClose(a.Color, b.Color) && sameShape(a, b)
+}
+
+// sameShape is sameGlyph without the colour: rows drawing one shape in
+// different colours (ArchiCAD pens) keep a template each, and Assign
+// gives a match to the one whose colour it is drawn in.
+func sameShape(a, b Row) bool {
 	if a.GlyphText != b.GlyphText || len(a.Glyph.Shapes) == 0 || len(b.Glyph.Shapes) == 0 {
 		return false
 	}
@@ -150,7 +173,7 @@ func sameGlyph(a, b Row) bool {
 	if math.Abs(curvedShare(a.Glyph)-curvedShare(b.Glyph)) > 0.15 {
 		return false
 	}
-	return covers(pa, pb, tol) >= sameCover && covers(pb, pa, tol) >= sameCover && colourClose(a.Color, b.Color)
+	return covers(pa, pb, tol) >= sameCover && covers(pb, pa, tol) >= sameCover
 }
 
 // curvedShare is the fraction of a glyph's drawn length that is arcs and
@@ -230,17 +253,28 @@ func covers(a, b []glyph.Point, tol float64) float64 {
 	return float64(n) / float64(max(1, len(a)))
 }
 
-// colourClose: colours within a small distance in RGB (exporters round).
+// colourTol is the largest RGB distance (summed over channels) between
+// two colours taken for one (exporters round).
+const colourTol = 48
+
+// colourClose: colours within colourTol.
 func colourClose(a, b string) bool {
+	return colourDist(a, b) <= colourTol
+}
+
+// colourDist is the RGB distance of two "#rrggbb" colours (summed over
+// channels): 0 where both are the same text, +Inf where either is not a
+// colour.
+func colourDist(a, b string) float64 {
 	if a == b {
-		return true
+		return 0
 	}
 	ra, ga, ba, ok1 := hexRGB(a)
 	rb, gb, bb, ok2 := hexRGB(b)
 	if !ok1 || !ok2 {
-		return false
+		return math.Inf(1)
 	}
-	return math.Abs(ra-rb)+math.Abs(ga-gb)+math.Abs(ba-bb) <= 48
+	return math.Abs(ra-rb) + math.Abs(ga-gb) + math.Abs(ba-bb)
 }
 
 func hexRGB(s string) (float64, float64, float64, bool) {
@@ -278,6 +312,7 @@ func (d *Document) Leaders() []int {
 // nearest to the match (rows without a distinguishing tag when none is
 // near), and of repeated rows the one on the match's own page.
 func (d *Document) Assign(pg *drawing.Page, page, l int, box detect.Box) int {
+	l = d.byColour(pg, l, box)
 	var group []int
 	for i, x := range d.leader {
 		if x == l && d.same[i] == i {
@@ -295,6 +330,64 @@ func (d *Document) Assign(pg *drawing.Page, page, l int, box detect.Box) int {
 		}
 	}
 	return row
+}
+
+// byColour returns the leader row a match of leader l's glyph belongs to
+// by its colour: l, unless the symbol is drawn in another colour than
+// l's and a leader of the same shape has that colour.
+func (d *Document) byColour(pg *drawing.Page, l int, box detect.Box) int {
+	sib := d.siblings[l]
+	if len(sib) == 0 {
+		return l
+	}
+	drawn := drawnColour(pg, box)
+	if drawn == "" || colourClose(d.Rows[l].Color, drawn) {
+		return l
+	}
+	best, bestD := l, math.Inf(1)
+	for _, j := range sib {
+		if dist := colourDist(d.Rows[j].Color, drawn); dist <= colourTol && dist < bestD {
+			best, bestD = j, dist
+		}
+	}
+	return best
+}
+
+// drawnColour is the colour most of the symbol in box is drawn in: of the
+// page's pieces centred in the box and no longer than its size (not the
+// wires through it), the colour with the most length.
+func drawnColour(pg *drawing.Page, box detect.Box) string {
+	size := math.Max(box.W, box.H)
+	in := func(p glyph.Point) bool {
+		return p.X >= box.X && p.X <= box.X+box.W && p.Y >= box.Y && p.Y <= box.Y+box.H
+	}
+	length := map[string]float64{}
+	add := func(style int32, l float64) {
+		st := pg.Styles[style]
+		c := st.Stroke
+		if c == "" {
+			c = st.Fill
+		}
+		length[c] += l
+	}
+	for _, s := range pg.Segments {
+		l := math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y)
+		if l <= size && in(glyph.Point{X: (s.A.X + s.B.X) / 2, Y: (s.A.Y + s.B.Y) / 2}) {
+			add(s.Style, l)
+		}
+	}
+	for _, a := range pg.Arcs {
+		if 2*a.R <= size && in(a.C) {
+			add(a.Style, math.Abs(a.Sweep)*math.Pi/180*a.R)
+		}
+	}
+	best, bestLen := "", 0.0
+	for c, l := range length {
+		if c != "" && (l > bestLen || (l == bestLen && c < best)) {
+			best, bestLen = c, l
+		}
+	}
+	return best
 }
 
 // tagReach is how far from a symbol, in symbol sizes, its tag may be

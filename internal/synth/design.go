@@ -215,6 +215,9 @@ func (d *design) finish() {
 	d.symWidth = 0.13 + 0.57*math.Pow(d.r.Float64(), 2)
 	d.symScale = d.uni(0.6, 1.8)
 	d.colorMode = d.r.IntN(3)
+	if d.g.colourKeyed {
+		d.colorMode = 1
+	}
 	d.layer = layerColours[d.r.IntN(len(layerColours))]
 	d.wireWidth = d.uni(0.13, 0.35)
 	d.circuit = 1 + d.r.IntN(8)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 
 	"blueprint/internal/glyph"
@@ -94,7 +95,29 @@ func (g *Generator) novelSymbols(r *rand.Rand) []Symbol {
 		// category keeps the generator's mounting rules.
 		out = append(out, s)
 	}
+	// ArchiCAD colour legends: sometimes two devices share one glyph and
+	// differ only by colour (colourTwins).
+	if len(out) >= 2 && r.Float64() < 0.3 {
+		a, b := &out[0], &out[len(out)-1]
+		b.Glyph = a.Glyph
+		for b.Color == a.Color {
+			b.Color = novelPalette[r.IntN(len(novelPalette))]
+		}
+	}
 	return out
+}
+
+// colourTwins reports whether two symbols draw one glyph in different
+// colours.
+func colourTwins(syms []Symbol) bool {
+	for i := range syms {
+		for j := range i {
+			if syms[i].Color != syms[j].Color && reflect.DeepEqual(syms[i].Glyph, syms[j].Glyph) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // novelGlyph composes a random glyph: an outline (circle, box, triangle,

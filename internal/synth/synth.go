@@ -72,6 +72,10 @@ type Generator struct {
 	novel bool
 	// layout is a legend set's layout (title sheet, riser).
 	layout setLayout
+	// colourKeyed: two devices of the legend set share a glyph and
+	// differ only by colour, so every page draws symbols in their
+	// colours.
+	colourKeyed bool
 }
 
 // New returns a generator for the given symbols (at least one, each with
@@ -138,7 +142,8 @@ func (g *Generator) Vector(seed uint64, i int, opt Options) (Sheet, error) {
 // legend on the first page. Its ground truth names each instance by the
 // class of its legend row.
 func (g *Generator) Legend(seed uint64, i int, opt Options) (Sheet, error) {
-	ng := &Generator{symbols: g.novelSymbols(rngFor(seed, i, 20)), met: g.met, novel: true, layout: newSetLayout(rngFor(seed, i, 30))}
+	syms := g.novelSymbols(rngFor(seed, i, 20))
+	ng := &Generator{symbols: syms, met: g.met, novel: true, layout: newSetLayout(rngFor(seed, i, 30)), colourKeyed: colourTwins(syms)}
 	pages, err := ng.legendSheet(seed, i, opt)
 	if err != nil {
 		return Sheet{}, err

@@ -220,14 +220,10 @@ type cluster struct {
 func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64, c rowCap) (cluster, bool) {
 	band, ok := ix.glyphIn(Rect{glyph.Point{X: x - reach, Y: y0}, glyph.Point{X: x, Y: y1}}, y0, y1, em, false)
 	top, bottom := ix.rulesAround(x, y0, y1, em, band, ok)
-	// A side without a rule ends halfway to the next row's text (an
-	// unruled legend's glyphs stand close above one another).
-	if top == y0-3*em {
-		top = math.Max(top, c.top)
-	}
-	if bottom == y1+3*em {
-		bottom = math.Min(bottom, c.bottom)
-	}
+	// A row ends halfway to the next row's text at the latest (an
+	// unruled legend's glyphs stand close above one another, and the
+	// edge of one is no rule of the next).
+	top, bottom = math.Max(top, c.top), math.Min(bottom, c.bottom)
 	whole, wok := ix.glyphIn(Rect{glyph.Point{X: x - reach, Y: top - 0.1*em}, glyph.Point{X: x, Y: bottom + 0.1*em}}, y0, y1, em, true)
 	if !wok || (ok && whole.box.Max.X < band.box.Max.X) {
 		return band, ok
@@ -977,47 +973,51 @@ func stackMapped(rs []run, idx []int, maps func(string) bool) bool {
 }
 
 // rowCap bounds a row of text above and below: halfway to the nearest
-// text starting at the same x (within an em) at least rowCapEm em away
-// (the next row of a column; a description's own wrapped line is nearer).
+// text above or below it, over the row and the reach of its glyph, at
+// least rowCapEm em away (a description's own wrapped line is nearer).
 type rowCap struct{ top, bottom float64 }
 
 const rowCapEm = 2.0
 
 func rowCaps(rs []run) []rowCap {
 	caps := make([]rowCap, len(rs))
-	idx := make([]int, len(rs))
+	order := make([]int, len(rs))
+	cy := make([]float64, len(rs))
 	for i := range rs {
-		idx[i] = i
+		order[i] = i
+		cy[i] = (rs[i].min.Y + rs[i].max.Y) / 2
 		caps[i] = rowCap{math.Inf(-1), math.Inf(1)}
 	}
-	sort.Slice(idx, func(a, b int) bool { return rs[idx[a]].min.X < rs[idx[b]].min.X })
-	for k, i := range idx {
+	sort.Slice(order, func(a, b int) bool { return cy[order[a]] < cy[order[b]] })
+	// nearest finds, from position p in order going by step, the first
+	// upright run over [x0, x1] at least near and at most far away.
+	nearest := func(p, step int, x0, x1, near, far float64) (float64, bool) {
+		i := order[p]
+		for q := p + step; q >= 0 && q < len(order); q += step {
+			j := order[q]
+			d := math.Abs(cy[j] - cy[i])
+			if d > far {
+				break
+			}
+			o := &rs[j]
+			if d < near || !o.upright() || o.max.X < x0 || o.min.X > x1 {
+				continue
+			}
+			return (cy[i] + cy[j]) / 2, true
+		}
+		return 0, false
+	}
+	for p, i := range order {
 		r := &rs[i]
 		if !r.upright() {
 			continue
 		}
-		cy := (r.min.Y + r.max.Y) / 2
-		for _, j := range idx[k+1:] {
-			o := &rs[j]
-			if o.min.X-r.min.X > r.size {
-				break
-			}
-			if !o.upright() {
-				continue
-			}
-			oy := (o.min.Y + o.max.Y) / 2
-			d := oy - cy
-			if math.Abs(d) < rowCapEm*math.Max(r.size, o.size) {
-				continue
-			}
-			mid := (oy + cy) / 2
-			if d > 0 {
-				caps[i].bottom = math.Min(caps[i].bottom, mid)
-				caps[j].top = math.Max(caps[j].top, mid)
-			} else {
-				caps[i].top = math.Max(caps[i].top, mid)
-				caps[j].bottom = math.Min(caps[j].bottom, mid)
-			}
+		x0, near, far := r.min.X-glyphReach*r.size, rowCapEm*r.size, maxPitchEm*r.size
+		if y, ok := nearest(p, 1, x0, r.max.X, near, far); ok {
+			caps[i].bottom = y
+		}
+		if y, ok := nearest(p, -1, x0, r.max.X, near, far); ok {
+			caps[i].top = y
 		}
 	}
 	return caps

@@ -13,6 +13,8 @@ import (
 	"blueprint/internal/detect"
 	"blueprint/internal/document"
 	"blueprint/internal/document/documenttest"
+	"blueprint/internal/raster"
+	"blueprint/internal/raster/rastertest"
 )
 
 // newEngine returns the production engine for the embedded catalog.
@@ -22,7 +24,7 @@ func newEngine(t *testing.T) detect.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := New(cat)
+	eng, err := New(cat, Options{Raster: raster.Config{Library: rastertest.Library(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,8 +90,8 @@ func TestEngineFindsVectorSymbols(t *testing.T) {
 	}
 }
 
-// TestEngineImagePage: an image upload has no vector drawing, and until a
-// raster detector lands the engine reports nothing for it.
+// TestEngineImagePage: an image upload has no vector drawing; the raster
+// detector skips a blank one and reports nothing.
 func TestEngineImagePage(t *testing.T) {
 	eng := newEngine(t)
 	var buf bytes.Buffer

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/raster"
+)
+
+// Fusion rules, measured on the evaluation sets (README, "Measured accuracy").
+const (
+	// fuseIoU is the overlap at which a raster detection and a vector match
+	// are taken for the same physical symbol.
+	fuseIoU = 0.5
+	// secondOpinionWeight scales the confidence of a raster detection on a
+	// page whose drawing the vector matcher read (it found symbols there)
+	// but which no vector match confirms: the matcher finds nearly every
+	// catalog glyph drawn as vectors, so such a detection is usually a
+	// look-alike, unless the symbol is pasted into the PDF as an image.
+	secondOpinionWeight = 0.6
+)
+
+// fused runs the vector matcher and the raster detector on a page and
+// merges what they found.
+type fused struct {
+	vector detect.Engine
+	raster detect.Engine // nil: turned off
+}
+
+// Fuse composes the vector matcher and the raster detector (nil when turned
+// off) into one engine that reports one detection per physical symbol:
+//
+//   - a vector match and a raster detection of the same class overlapping
+//     by IoU >= 0.5 become one detection with the vector box (exact, from
+//     the drawing), both source flags, and confidence 1-(1-v)(1-r);
+//   - a vector match alone keeps its box, flag and confidence;
+//   - a raster detection alone keeps its flag and box; its confidence is
+//     kept on pages where the vector matcher found nothing (images, scanned
+//     PDFs) and scaled by secondOpinionWeight where it did;
+//   - a raster detection overlapping a vector match of another class is
+//     dropped: the drawing's own geometry decides.
+//
+// With the raster detector off, image pages fail with ErrRasterOff.
+func Fuse(vector, rasterDet detect.Engine) detect.Engine {
+	return &fused{vector: vector, raster: rasterDet}
+}
+
+// Detect implements detect.Engine.
+func (f *fused) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	var vec []detect.Detection
+	if p.PDF != nil {
+		var err error
+		if vec, err = f.vector.Detect(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	if f.raster == nil {
+		if p.PDF == nil {
+			return nil, fmt.Errorf("page %d: %w", p.Index, ErrRasterOff)
+		}
+		return vec, nil
+	}
+	ras, err := f.raster.Detect(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return merge(vec, ras), nil
+}
+
+// merge applies Fuse's rules to one page's detections.
+func merge(vec, ras []detect.Detection) []detect.Detection {
+	out := append([]detect.Detection(nil), vec...)
+	if len(ras) == 0 {
+		return out
+	}
+	// Strongest raster detections claim their vector match first.
+	order := make([]int, len(ras))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return ras[order[a]].Confidence > ras[order[b]].Confidence })
+	claimed := make([]bool, len(vec))
+	for _, ri := range order {
+		r := ras[ri]
+		best, bestIoU, other := -1, fuseIoU, false
+		for vi, v := range vec {
+			iou := raster.IoU(r.Box, v.Box)
+			if iou < fuseIoU {
+				continue
+			}
+			if v.Class != r.Class {
+				other = true
+				continue
+			}
+			if !claimed[vi] && iou >= bestIoU {
+				best, bestIoU = vi, iou
+			}
+		}
+		switch {
+		case best >= 0:
+			claimed[best] = true
+			d := &out[best]
+			d.Confidence = 1 - (1-d.Confidence)*(1-r.Confidence)
+			d.Source.Detector = true
+		case other:
+			// another class's vector match: the drawing decides
+		default:
+			if len(vec) > 0 {
+				r.Confidence *= secondOpinionWeight
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,322 @@
+// Package raster is the raster symbol detector: a small one-stage network
+// (training/, exported to ONNX and embedded here) run with ONNX Runtime
+// through github.com/yalue/onnxruntime_go on overlapping tiles of the page
+// raster. It sees scans and photos, and rendered PDF pages as a second
+// opinion beside the vector matcher.
+//
+// ONNX Runtime is a C library loaded at run time (libonnxruntime.so, which
+// the Makefile fetches from the PyPI onnxruntime wheel); its environment is
+// one per process, so a process opens it once (Open) and every Detector
+// shares it.
+package raster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"sort"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"blueprint/internal/detect"
+)
+
+// Config says where ONNX Runtime is and how to run it.
+type Config struct {
+	// Library is the path of libonnxruntime.so (API version 24, ONNX
+	// Runtime 1.24 or newer).
+	Library string
+	// Threads is ONNX Runtime's intra-op thread count; 0 means 2.
+	Threads int
+	// Batch is the number of tiles per network run; 0 means 4.
+	Batch int
+}
+
+// runtimeEnv is ONNX Runtime's process-wide environment: the C library
+// holds one, so this package opens it once and refuses a second library.
+var runtimeEnv struct {
+	sync.Mutex
+	library string
+	err     error
+}
+
+// openRuntime loads the library and initialises ONNX Runtime once per
+// process.
+func openRuntime(library string) error {
+	runtimeEnv.Lock()
+	defer runtimeEnv.Unlock()
+	if runtimeEnv.library != "" {
+		if runtimeEnv.library != library {
+			return fmt.Errorf("raster: ONNX Runtime already loaded from %s, cannot load %s", runtimeEnv.library, library)
+		}
+		return runtimeEnv.err
+	}
+	if library == "" {
+		return errors.New("raster: no ONNX Runtime library configured")
+	}
+	runtimeEnv.library = library
+	ort.SetSharedLibraryPath(library)
+	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
+		runtimeEnv.err = fmt.Errorf("raster: load ONNX Runtime from %s: %w", library, err)
+	}
+	return runtimeEnv.err
+}
+
+// Detector runs the model on page rasters. It is safe for concurrent use.
+type Detector struct {
+	meta  Meta
+	sess  *ort.DynamicAdvancedSession
+	batch int
+}
+
+// New loads ONNX Runtime and the embedded model.
+func New(cfg Config) (*Detector, error) {
+	onnx, meta, err := EmbeddedModel()
+	if err != nil {
+		return nil, err
+	}
+	return NewWithModel(cfg, onnx, meta)
+}
+
+// NewWithModel loads ONNX Runtime and the given model.
+func NewWithModel(cfg Config, onnx []byte, meta Meta) (*Detector, error) {
+	if err := openRuntime(cfg.Library); err != nil {
+		return nil, err
+	}
+	threads, batch := cfg.Threads, cfg.Batch
+	if threads <= 0 {
+		threads = 2
+	}
+	if batch <= 0 {
+		batch = 4
+	}
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("raster: session options: %w", err)
+	}
+	defer opts.Destroy()
+	if err := opts.SetIntraOpNumThreads(threads); err != nil {
+		return nil, fmt.Errorf("raster: session options: %w", err)
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		return nil, fmt.Errorf("raster: session options: %w", err)
+	}
+	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(onnx, []string{"ink"},
+		[]string{"score", "class", "peak", "box"}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("raster: load model: %w", err)
+	}
+	return &Detector{meta: meta, sess: sess, batch: batch}, nil
+}
+
+// Meta returns the loaded model's metadata.
+func (d *Detector) Meta() Meta { return d.meta }
+
+// Close releases the model.
+func (d *Detector) Close() error {
+	if err := d.sess.Destroy(); err != nil {
+		return fmt.Errorf("raster: close model: %w", err)
+	}
+	return nil
+}
+
+// Detect finds symbols on the page raster. The raster is cut into square
+// tiles overlapping by more than the largest symbol; tiles with no ink are
+// skipped; each tile keeps only the detections centred in the part of it
+// no neighbour covers better, so a symbol is reported once, and a final
+// class-agnostic suppression removes what still overlaps at tile seams.
+func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	if p.Raster == nil {
+		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
+	}
+	g := luma(p.Raster)
+	tiles := d.tiles(g)
+	var cands []cand
+	for start := 0; start < len(tiles); start += d.batch {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
+		}
+		end := min(start+d.batch, len(tiles))
+		got, err := d.run(g, tiles[start:end])
+		if err != nil {
+			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
+		}
+		cands = append(cands, got...)
+	}
+	kept := suppress(cands, 0.5)
+	out := make([]detect.Detection, 0, len(kept))
+	for _, c := range kept {
+		out = append(out, detect.Detection{
+			Class:      d.meta.Classes[c.class],
+			Confidence: d.meta.Confidence(c.score),
+			Box:        c.box,
+			Source:     detect.Source{Detector: true},
+		})
+	}
+	return out, nil
+}
+
+// tile is one network input window: its top-left corner on the page and
+// the part of it whose detections it keeps.
+type tile struct {
+	x, y int
+	own  image.Rectangle
+}
+
+// positions returns the tile origins along one side of n pixels: tiles of
+// side t stepping by t-overlap, the last one flush with the far edge, and
+// the half-open range of page coordinates each tile owns (split in the
+// middle of each overlap).
+func positions(n, t, overlap int) (origins []int, owns [][2]int) {
+	if n <= t {
+		return []int{0}, [][2]int{{math.MinInt32, math.MaxInt32}}
+	}
+	for x := 0; ; x += t - overlap {
+		if x+t >= n {
+			origins = append(origins, n-t)
+			break
+		}
+		origins = append(origins, x)
+	}
+	for i, o := range origins {
+		lo, hi := math.MinInt32, math.MaxInt32
+		if i > 0 {
+			lo = (origins[i-1] + t + o) / 2
+		}
+		if i < len(origins)-1 {
+			hi = (o + t + origins[i+1]) / 2
+		}
+		owns = append(owns, [2]int{lo, hi})
+	}
+	return origins, owns
+}
+
+// tiles lists the tiles of the page that hold ink.
+func (d *Detector) tiles(g *gray) []tile {
+	t := d.meta.Tile
+	xs, xo := positions(g.w, t, d.meta.Overlap)
+	ys, yo := positions(g.h, t, d.meta.Overlap)
+	var out []tile
+	for j, y := range ys {
+		for i, x := range xs {
+			if g.blank(x, y, t) {
+				continue
+			}
+			out = append(out, tile{x: x, y: y, own: image.Rect(xo[i][0], yo[j][0], xo[i][1], yo[j][1])})
+		}
+	}
+	return out
+}
+
+// cand is one decoded peak.
+type cand struct {
+	class int
+	score float64
+	box   detect.Box
+}
+
+// run feeds a batch of tiles to the network and decodes the peaks each
+// tile owns.
+func (d *Detector) run(g *gray, ts []tile) ([]cand, error) {
+	t := d.meta.Tile
+	in := make([]float32, len(ts)*t*t)
+	for k, tl := range ts {
+		g.ink(in[k*t*t:(k+1)*t*t], tl.x, tl.y, t)
+	}
+	input, err := ort.NewTensor(ort.NewShape(int64(len(ts)), 1, int64(t), int64(t)), in)
+	if err != nil {
+		return nil, fmt.Errorf("input tensor: %w", err)
+	}
+	defer input.Destroy()
+	outs := []ort.Value{nil, nil, nil, nil}
+	if err := d.sess.Run([]ort.Value{input}, outs); err != nil {
+		return nil, fmt.Errorf("run model: %w", err)
+	}
+	defer func() {
+		for _, o := range outs {
+			if o != nil {
+				o.Destroy()
+			}
+		}
+	}()
+	score, ok1 := outs[0].(*ort.Tensor[float32])
+	class, ok2 := outs[1].(*ort.Tensor[int32])
+	peak, ok3 := outs[2].(*ort.Tensor[float32])
+	box, ok4 := outs[3].(*ort.Tensor[float32])
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return nil, errors.New("model outputs are not score float32, class int32, peak float32, box float32")
+	}
+	gs := t / d.meta.Stride
+	if sh := score.GetShape(); len(sh) != 4 || sh[0] != int64(len(ts)) || sh[2] != int64(gs) || sh[3] != int64(gs) {
+		return nil, fmt.Errorf("model score shape %v, want [%d 1 %d %d]", sh, len(ts), gs, gs)
+	}
+	sv, cv, pv, bv := score.GetData(), class.GetData(), peak.GetData(), box.GetData()
+	thr := float32(d.meta.ScoreThreshold)
+	s := float64(d.meta.Stride)
+	cells := gs * gs
+	var out []cand
+	for k, tl := range ts {
+		for i := 0; i < cells; i++ {
+			at := k*cells + i
+			if sv[at] < thr || pv[at] == 0 {
+				continue
+			}
+			c := int(cv[at])
+			if c < 0 || c >= len(d.meta.Classes) {
+				return nil, fmt.Errorf("model reported class index %d of %d", c, len(d.meta.Classes))
+			}
+			gx, gy := i%gs, i/gs
+			b := k*4*cells + i
+			cx := float64(tl.x) + (float64(gx)+float64(bv[b]))*s
+			cy := float64(tl.y) + (float64(gy)+float64(bv[b+cells]))*s
+			if !(image.Point{X: int(math.Floor(cx)), Y: int(math.Floor(cy))}).In(tl.own) {
+				continue
+			}
+			w := math.Exp(math.Min(float64(bv[b+2*cells]), 6)) * s
+			h := math.Exp(math.Min(float64(bv[b+3*cells]), 6)) * s
+			out = append(out, cand{class: c, score: float64(sv[at]), box: clip(detect.Box{X: cx - w/2, Y: cy - h/2, W: w, H: h}, g.w, g.h)})
+		}
+	}
+	return out, nil
+}
+
+// clip cuts b to the page.
+func clip(b detect.Box, w, h int) detect.Box {
+	x0, y0 := math.Max(b.X, 0), math.Max(b.Y, 0)
+	x1, y1 := math.Min(b.X+b.W, float64(w)), math.Min(b.Y+b.H, float64(h))
+	return detect.Box{X: x0, Y: y0, W: math.Max(x1-x0, 0), H: math.Max(y1-y0, 0)}
+}
+
+// IoU is the intersection over union of two boxes.
+func IoU(a, b detect.Box) float64 {
+	ix := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
+	iy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
+	if ix <= 0 || iy <= 0 {
+		return 0
+	}
+	in := ix * iy
+	return in / (a.W*a.H + b.W*b.H - in)
+}
+
+// suppress keeps the best-scoring candidates, dropping any that overlaps a
+// kept one by IoU above iou whatever its class (one symbol, one detection).
+func suppress(cs []cand, iou float64) []cand {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].score > cs[j].score })
+	var kept []cand
+	for _, c := range cs {
+		ok := true
+		for _, k := range kept {
+			if IoU(c.box, k.box) > iou {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}

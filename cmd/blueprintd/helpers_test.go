@@ -22,6 +22,7 @@ import (
 	"blueprint/internal/config"
 	"blueprint/internal/document/documenttest"
 	"blueprint/internal/openapi"
+	"blueprint/internal/raster/rastertest"
 	"blueprint/internal/runner"
 )
 
@@ -77,6 +78,9 @@ func startEnv(t *testing.T, dir string, opt options, mods ...func(*config.Config
 	}
 	cfg.DataDir = dir
 	cfg.BaseURL = base
+	if opt.engine == nil {
+		cfg.Raster.Library = rastertest.Library(t)
+	}
 	cfg.AllowPrivateCallbacks = true
 	cfg.APIKeys = []apikey.Entry{{Key: keyA, WebhookSecret: secretA, RequestsPerMinute: 1000},
 		{Key: keyB, WebhookSecret: secretB, RequestsPerMinute: 1000}, {Key: keyC, WebhookSecret: "s", RequestsPerMinute: 3}}

@@ -60,3 +60,12 @@ type EngineFunc func(ctx context.Context, p Page) ([]Detection, error)
 
 // Detect calls f.
 func (f EngineFunc) Detect(ctx context.Context, p Page) ([]Detection, error) { return f(ctx, p) }
+
+// UnreadableError is an engine's refusal of a page for a reason the
+// partner may read (the job's processing_failed message quotes it), such as
+// a detector the page needs being turned off by configuration.
+type UnreadableError struct {
+	Reason string
+}
+
+func (e *UnreadableError) Error() string { return e.Reason }

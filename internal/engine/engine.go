@@ -24,7 +24,7 @@ type Options struct {
 
 // ErrRasterOff is the error of an image page when the raster detector is
 // turned off by configuration.
-var ErrRasterOff = errors.New("the raster detector is turned off by configuration (BLUEPRINT_RASTER_DETECTOR=off), so images and scanned pages cannot be read")
+var ErrRasterOff error = &detect.UnreadableError{Reason: "the raster detector is turned off by configuration (BLUEPRINT_RASTER_DETECTOR=off), so images and scanned pages cannot be read"}
 
 // New returns the production engine for the catalog's classes: the vector
 // matcher with every catalog glyph as a template on PDF pages, and the

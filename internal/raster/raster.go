@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"os"
 	"sort"
 	"sync"
 
@@ -39,30 +40,32 @@ type Config struct {
 // holds one, so this package opens it once and refuses a second library.
 var runtimeEnv struct {
 	sync.Mutex
-	library string
-	err     error
+	library string // loaded from here; "" until a load succeeds
 }
 
 // openRuntime loads the library and initialises ONNX Runtime once per
-// process.
+// process. A failed load leaves nothing behind: a later call may try again.
 func openRuntime(library string) error {
 	runtimeEnv.Lock()
 	defer runtimeEnv.Unlock()
+	if library == "" {
+		return errors.New("raster: no ONNX Runtime library configured")
+	}
 	if runtimeEnv.library != "" {
 		if runtimeEnv.library != library {
 			return fmt.Errorf("raster: ONNX Runtime already loaded from %s, cannot load %s", runtimeEnv.library, library)
 		}
-		return runtimeEnv.err
+		return nil
 	}
-	if library == "" {
-		return errors.New("raster: no ONNX Runtime library configured")
+	if _, err := os.Stat(library); err != nil {
+		return fmt.Errorf("raster: ONNX Runtime library: %w", err)
 	}
-	runtimeEnv.library = library
 	ort.SetSharedLibraryPath(library)
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
-		runtimeEnv.err = fmt.Errorf("raster: load ONNX Runtime from %s: %w", library, err)
+		return fmt.Errorf("raster: load ONNX Runtime from %s: %w", library, err)
 	}
-	return runtimeEnv.err
+	runtimeEnv.library = library
+	return nil
 }
 
 // Detector runs the model on page rasters. It is safe for concurrent use.

@@ -14,7 +14,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector ort train train-check
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector ort train train-check bench-raster
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...

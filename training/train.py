@@ -27,17 +27,21 @@ def parse():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", required=True, help="directory of make synth KIND=raster sheets")
     p.add_argument("--catalog", default="internal/catalog/symbols.json")
-    p.add_argument("--out", default="models/raster", help="where the ONNX model, its JSON and the log go")
+    p.add_argument("--out", default="internal/raster/model", help="where the ONNX model, its JSON and the log go")
     p.add_argument("--work", default="build/train", help="checkpoints (ignored by git)")
     p.add_argument("--seed", type=int, default=20251123)
-    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--steps", type=int, default=5000, help="length of the learning-rate schedule")
+    p.add_argument("--stop-at", type=int, default=0, help="stop (and export) at this step; 0: at --steps")
+    p.add_argument("--cool-from", type=int, default=0,
+                   help="from this step on, decay the learning rate linearly to 0 at --stop-at (a shorter run that "
+                        "still ends annealed, identical to the full schedule up to that step); 0: plain cosine")
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--crop", type=int, default=192, help="training crop side in pixels")
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--ckpt-every", type=int, default=100)
     p.add_argument("--val-sheets", type=int, default=8, help="last sheets held out for the loss check")
-    p.add_argument("--tile", type=int, default=512, help="inference tile side written to the model JSON")
+    p.add_argument("--tile", type=int, default=1024, help="largest inference tile side, written to the model JSON")
     p.add_argument("--max-sheets", type=int, default=0)
     return p.parse_args()
 
@@ -59,7 +63,9 @@ def seed_all(seed):
     torch.manual_seed(seed)
 
 
-def lr_at(step, steps, base):
+def lr_at(step, steps, base, cool_from=0, stop_at=0):
+    if 0 < cool_from < stop_at and step >= cool_from:
+        return lr_at(cool_from, steps, base) * max(0.0, (stop_at - step) / (stop_at - cool_from))
     warm = min(100, steps // 10)
     if step < warm:
         return base * (step + 1) / warm
@@ -110,9 +116,10 @@ def main():
     t_run = time.time()
     net.train()
     run_h = run_r = 0.0
-    while step < a.steps:
+    end = a.stop_at if 0 < a.stop_at < a.steps else a.steps
+    while step < end:
         for g in opt.param_groups:
-            g["lr"] = lr_at(step, a.steps, a.lr)
+            g["lr"] = lr_at(step, a.steps, a.lr, a.cool_from, end)
         lh, lr = losses(net, sampler.batch(a.batch))
         loss = lh + lr
         opt.zero_grad()
@@ -123,10 +130,10 @@ def main():
         run_h += lh.item()
         run_r += lr.item()
         if step % 25 == 0:
-            log(f"step {step}/{a.steps} heat {run_h / 25:.4f} reg {run_r / 25:.4f} lr {lr_at(step, a.steps, a.lr):.2e} {(time.time() - t_run) / 25:.2f} s/step")
+            log(f"step {step}/{a.steps} heat {run_h / 25:.4f} reg {run_r / 25:.4f} lr {lr_at(step, a.steps, a.lr, a.cool_from, end):.2e} {(time.time() - t_run) / 25:.2f} s/step")
             run_h = run_r = 0.0
             t_run = time.time()
-        if step % a.ckpt_every == 0 or step == a.steps:
+        if step % a.ckpt_every == 0 or step == end:
             os.makedirs(a.work, exist_ok=True)
             torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "sampler": sampler.rng.bit_generator.state,
                         "torch_rng": torch.get_rng_state(), "step": step}, ckpt_path + ".tmp")

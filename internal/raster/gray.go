@@ -101,11 +101,11 @@ func percentile(hist *[256]int, n int, share float64) uint8 {
 	return 255
 }
 
-// blank reports whether the t×t tile at (x, y) holds no ink: its paper is
-// its 75th-percentile block.
-func (g *gray) blank(x, y, t int) bool {
+// blank reports whether the tw×th tile at (x, y) holds no ink: its paper
+// is its 75th-percentile block.
+func (g *gray) blank(x, y, tw, th int) bool {
 	bx0, by0 := max(x, 0)/blockSide, max(y, 0)/blockSide
-	bx1, by1 := min((x+t+blockSide-1)/blockSide, g.bw), min((y+t+blockSide-1)/blockSide, g.bh)
+	bx1, by1 := min((x+tw+blockSide-1)/blockSide, g.bw), min((y+th+blockSide-1)/blockSide, g.bh)
 	var hist [256]int
 	n := 0
 	for by := by0; by < by1; by++ {
@@ -125,16 +125,16 @@ func (g *gray) blank(x, y, t int) bool {
 	return dark < blankMinBlocks
 }
 
-// ink writes the network input of the t×t tile at (x, y) into dst:
+// ink writes the network input of the tw×th tile at (x, y) into dst:
 // (255 - luma) / 255, paper beyond the page's edges.
-func (g *gray) ink(dst []float32, x, y, t int) {
+func (g *gray) ink(dst []float32, x, y, tw, th int) {
 	var lut [256]float32
 	for v := range lut {
 		lut[v] = float32(255-v) / 255
 	}
 	pad := lut[g.paper]
-	for j := 0; j < t; j++ {
-		row := dst[j*t : (j+1)*t]
+	for j := 0; j < th; j++ {
+		row := dst[j*tw : (j+1)*tw]
 		py := y + j
 		if py < 0 || py >= g.h {
 			for i := range row {

@@ -136,14 +136,14 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
 	}
 	g := luma(p.Raster)
-	tiles := d.tiles(g)
+	tiles, tw, th := d.tiles(g)
 	var cands []cand
 	for start := 0; start < len(tiles); start += d.batch {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
 		}
 		end := min(start+d.batch, len(tiles))
-		got, err := d.run(g, tiles[start:end])
+		got, err := d.run(g, tiles[start:end], tw, th)
 		if err != nil {
 			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
 		}
@@ -169,49 +169,50 @@ type tile struct {
 	own  image.Rectangle
 }
 
-// positions returns the tile origins along one side of n pixels: tiles of
-// side t stepping by t-overlap, the last one flush with the far edge, and
-// the half-open range of page coordinates each tile owns (split in the
-// middle of each overlap).
-func positions(n, t, overlap int) (origins []int, owns [][2]int) {
-	if n <= t {
-		return []int{0}, [][2]int{{math.MinInt32, math.MaxInt32}}
+// positions splits one side of n pixels into the fewest windows of at most
+// t pixels that overlap by at least overlap: all of one length (a multiple
+// of 16, so a page's tiles batch together), spread evenly, the last flush
+// with the far edge. own gives the half-open range of page coordinates each
+// window keeps detections from (split in the middle of each overlap).
+func positions(n, t, overlap int) (origins []int, length int, owns [][2]int) {
+	k := 1
+	if n > t {
+		k = (n - overlap + t - overlap - 1) / (t - overlap)
 	}
-	for x := 0; ; x += t - overlap {
-		if x+t >= n {
-			origins = append(origins, n-t)
-			break
+	length = min(t, (n+(k-1)*overlap+15)/16*16)
+	for i := 0; i < k; i++ {
+		o := 0
+		if k > 1 {
+			o = i * (n - length) / (k - 1)
 		}
-		origins = append(origins, x)
+		origins = append(origins, o)
 	}
 	for i, o := range origins {
 		lo, hi := math.MinInt32, math.MaxInt32
 		if i > 0 {
-			lo = (origins[i-1] + t + o) / 2
+			lo = (origins[i-1] + length + o) / 2
 		}
 		if i < len(origins)-1 {
-			hi = (o + t + origins[i+1]) / 2
+			hi = (o + length + origins[i+1]) / 2
 		}
 		owns = append(owns, [2]int{lo, hi})
 	}
-	return origins, owns
+	return origins, length, owns
 }
 
-// tiles lists the tiles of the page that hold ink.
-func (d *Detector) tiles(g *gray) []tile {
-	t := d.meta.Tile
-	xs, xo := positions(g.w, t, d.meta.Overlap)
-	ys, yo := positions(g.h, t, d.meta.Overlap)
-	var out []tile
+// tiles lists the tiles of the page that hold ink, and their size.
+func (d *Detector) tiles(g *gray) (ts []tile, tw, th int) {
+	xs, tw, xo := positions(g.w, d.meta.Tile, d.meta.Overlap)
+	ys, th, yo := positions(g.h, d.meta.Tile, d.meta.Overlap)
 	for j, y := range ys {
 		for i, x := range xs {
-			if g.blank(x, y, t) {
+			if g.blank(x, y, tw, th) {
 				continue
 			}
-			out = append(out, tile{x: x, y: y, own: image.Rect(xo[i][0], yo[j][0], xo[i][1], yo[j][1])})
+			ts = append(ts, tile{x: x, y: y, own: image.Rect(xo[i][0], yo[j][0], xo[i][1], yo[j][1])})
 		}
 	}
-	return out
+	return ts, tw, th
 }
 
 // cand is one decoded peak.
@@ -223,13 +224,12 @@ type cand struct {
 
 // run feeds a batch of tiles to the network and decodes the peaks each
 // tile owns.
-func (d *Detector) run(g *gray, ts []tile) ([]cand, error) {
-	t := d.meta.Tile
-	in := make([]float32, len(ts)*t*t)
+func (d *Detector) run(g *gray, ts []tile, tw, th int) ([]cand, error) {
+	in := make([]float32, len(ts)*tw*th)
 	for k, tl := range ts {
-		g.ink(in[k*t*t:(k+1)*t*t], tl.x, tl.y, t)
+		g.ink(in[k*tw*th:(k+1)*tw*th], tl.x, tl.y, tw, th)
 	}
-	input, err := ort.NewTensor(ort.NewShape(int64(len(ts)), 1, int64(t), int64(t)), in)
+	input, err := ort.NewTensor(ort.NewShape(int64(len(ts)), 1, int64(th), int64(tw)), in)
 	if err != nil {
 		return nil, fmt.Errorf("input tensor: %w", err)
 	}
@@ -252,14 +252,14 @@ func (d *Detector) run(g *gray, ts []tile) ([]cand, error) {
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return nil, errors.New("model outputs are not score float32, class int32, peak float32, box float32")
 	}
-	gs := t / d.meta.Stride
-	if sh := score.GetShape(); len(sh) != 4 || sh[0] != int64(len(ts)) || sh[2] != int64(gs) || sh[3] != int64(gs) {
-		return nil, fmt.Errorf("model score shape %v, want [%d 1 %d %d]", sh, len(ts), gs, gs)
+	gw, gh := tw/d.meta.Stride, th/d.meta.Stride
+	if sh := score.GetShape(); len(sh) != 4 || sh[0] != int64(len(ts)) || sh[2] != int64(gh) || sh[3] != int64(gw) {
+		return nil, fmt.Errorf("model score shape %v, want [%d 1 %d %d]", sh, len(ts), gh, gw)
 	}
 	sv, cv, pv, bv := score.GetData(), class.GetData(), peak.GetData(), box.GetData()
 	thr := float32(d.meta.ScoreThreshold)
 	s := float64(d.meta.Stride)
-	cells := gs * gs
+	cells := gw * gh
 	var out []cand
 	for k, tl := range ts {
 		for i := 0; i < cells; i++ {
@@ -271,7 +271,7 @@ func (d *Detector) run(g *gray, ts []tile) ([]cand, error) {
 			if c < 0 || c >= len(d.meta.Classes) {
 				return nil, fmt.Errorf("model reported class index %d of %d", c, len(d.meta.Classes))
 			}
-			gx, gy := i%gs, i/gs
+			gx, gy := i%gw, i/gw
 			b := k*4*cells + i
 			cx := float64(tl.x) + (float64(gx)+float64(bv[b]))*s
 			cy := float64(tl.y) + (float64(gy)+float64(bv[b+cells]))*s

@@ -87,20 +87,27 @@ func TestParseMetaRejects(t *testing.T) {
 	}
 }
 
-// TestPositions: tiles cover every pixel and every pixel is owned by
-// exactly one tile, at least overlap/2 from that tile's inner edges.
+// TestPositions: tiles are at most the tile size, a multiple of 16, cover
+// every pixel, and every pixel is owned by exactly one tile, about half the
+// overlap or more from that tile's inner edges.
 func TestPositions(t *testing.T) {
-	for _, n := range []int{100, 512, 513, 900, 1754, 7016} {
-		org, own := positions(n, 512, 128)
+	for _, n := range []int{100, 512, 513, 900, 1024, 1025, 1754, 4961, 7016} {
+		org, l, own := positions(n, 1024, 128)
+		if l > 1024 || l%16 != 0 || (len(org) == 1 && l < n) {
+			t.Fatalf("n=%d: %d tiles of %d", n, len(org), l)
+		}
+		if want := max(1, (n-128+1024-128-1)/(1024-128)); len(org) != want {
+			t.Fatalf("n=%d: %d tiles, want %d", n, len(org), want)
+		}
 		for x := 0; x < n; x++ {
 			covered, owners := false, 0
 			for i, o := range org {
-				if x >= o && x < o+512 {
+				if x >= o && x < o+l {
 					covered = true
 				}
 				if x >= own[i][0] && x < own[i][1] {
 					owners++
-					if (i > 0 && x-o < 64) || (i < len(org)-1 && o+512-x < 64) {
+					if (i > 0 && x-o < 63) || (i < len(org)-1 && o+l-x < 63) {
 						t.Fatalf("n=%d: pixel %d owned by tile at %d within half the overlap of its edge", n, x, o)
 					}
 				}
@@ -118,14 +125,14 @@ func TestBlankTiles(t *testing.T) {
 	d := newDetector(t)
 	img := image.NewGray(image.Rect(0, 0, 1500, 1100))
 	draw.Draw(img, img.Bounds(), image.NewUniform(color.Gray{Y: 215}), image.Point{}, draw.Src)
-	if n := len(d.tiles(luma(img))); n != 0 {
-		t.Fatalf("blank page: %d tiles", n)
+	if ts, _, _ := d.tiles(luma(img)); len(ts) != 0 {
+		t.Fatalf("blank page: %d tiles", len(ts))
 	}
 	for x := 700; x < 720; x++ {
 		img.SetGray(x, 300, color.Gray{Y: 150})
 		img.SetGray(x, 301, color.Gray{Y: 150})
 	}
-	ts := d.tiles(luma(img))
+	ts, _, _ := d.tiles(luma(img))
 	if len(ts) == 0 || len(ts) > 4 {
 		t.Fatalf("stroke page: %d tiles, want 1..4", len(ts))
 	}

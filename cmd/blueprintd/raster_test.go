@@ -29,15 +29,7 @@ func TestScansThroughAPI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			created := e.initJob(keyA, map[string]any{"file_name": "scan", "mime_type": c.mime, "size": len(data)})
-			id := created["job_id"].(string)
-			if r := e.upload(created, data, c.mime); r.Status != 200 {
-				t.Fatalf("PUT: %d %s", r.Status, r.Body)
-			}
-			if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
-				t.Fatalf("start: %d %s", r.Status, r.Body)
-			}
-			done := e.waitStatus(keyA, id, "done", "failed")
+			id, done := e.runJob(keyA, "scan", c.mime, data)
 			if done["status"] != "done" {
 				t.Fatalf("job: %v", done)
 			}
@@ -68,15 +60,7 @@ func TestImageJobWithRasterOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	created := e.initJob(keyA, map[string]any{"file_name": "scan.png", "mime_type": "image/png", "size": len(data)})
-	id := created["job_id"].(string)
-	if r := e.upload(created, data, "image/png"); r.Status != 200 {
-		t.Fatalf("PUT: %d %s", r.Status, r.Body)
-	}
-	if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
-		t.Fatalf("start: %d %s", r.Status, r.Body)
-	}
-	failed := e.waitStatus(keyA, id, "done", "failed")
+	_, failed := e.runJob(keyA, "scan.png", "image/png", data)
 	em, _ := failed["error"].(map[string]any)
 	if failed["status"] != "failed" || em["code"] != "processing_failed" || !strings.Contains(em["message"].(string), "raster detector is turned off") {
 		t.Fatalf("job: %v", failed)

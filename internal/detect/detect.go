@@ -7,6 +7,7 @@ package detect
 import (
 	"context"
 	"image"
+	"math"
 )
 
 // RenderDPI is the raster resolution of every page coordinate on the wire.
@@ -16,6 +17,22 @@ const RenderDPI = 200
 // origin, y down.
 type Box struct {
 	X, Y, W, H float64
+}
+
+// IoU returns the intersection over union of b and o, 0 when they do not
+// overlap or when both are empty.
+func (b Box) IoU(o Box) float64 {
+	ix := math.Min(b.X+b.W, o.X+o.W) - math.Max(b.X, o.X)
+	iy := math.Min(b.Y+b.H, o.Y+o.H) - math.Max(b.Y, o.Y)
+	if ix <= 0 || iy <= 0 {
+		return 0
+	}
+	inter := ix * iy
+	union := b.W*b.H + o.W*o.H - inter
+	if union <= 0 {
+		return 0
+	}
+	return inter / union
 }
 
 // Source says which methods produced a detection.

@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"blueprint/internal/detect"
-	"blueprint/internal/raster"
 )
 
 // Fusion rules, measured on the evaluation sets (README, "Measured accuracy").
@@ -86,7 +85,7 @@ func merge(vec, ras []detect.Detection) []detect.Detection {
 		r := ras[ri]
 		best, bestIoU, other := -1, fuseIoU, false
 		for vi, v := range vec {
-			iou := raster.IoU(r.Box, v.Box)
+			iou := r.Box.IoU(v.Box)
 			if iou < fuseIoU {
 				continue
 			}

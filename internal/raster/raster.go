@@ -293,17 +293,6 @@ func clip(b detect.Box, w, h int) detect.Box {
 	return detect.Box{X: x0, Y: y0, W: math.Max(x1-x0, 0), H: math.Max(y1-y0, 0)}
 }
 
-// IoU is the intersection over union of two boxes.
-func IoU(a, b detect.Box) float64 {
-	ix := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
-	iy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
-	if ix <= 0 || iy <= 0 {
-		return 0
-	}
-	in := ix * iy
-	return in / (a.W*a.H + b.W*b.H - in)
-}
-
 // suppress keeps the best-scoring candidates, dropping any that overlaps a
 // kept one by IoU above iou whatever its class (one symbol, one detection).
 func suppress(cs []cand, iou float64) []cand {
@@ -312,7 +301,7 @@ func suppress(cs []cand, iou float64) []cand {
 	for _, c := range cs {
 		ok := true
 		for _, k := range kept {
-			if IoU(c.box, k.box) > iou {
+			if c.box.IoU(k.box) > iou {
 				ok = false
 				break
 			}

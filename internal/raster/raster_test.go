@@ -198,20 +198,9 @@ func TestDetectFixtureScans(t *testing.T) {
 		if err := json.Unmarshal(raw, &truth); err != nil {
 			t.Fatal(err)
 		}
-		data, err := os.ReadFile(filepath.Join(filepath.Dir(js), truth.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := document.Open(context.Background(), data, document.Sniff(data), document.DefaultLimits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, err := doc.Page(context.Background(), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		page, closeDoc := openPage(t, filepath.Join(filepath.Dir(js), truth.File))
 		dets, err := d.Detect(context.Background(), page)
-		doc.Close()
+		closeDoc()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +213,7 @@ func TestDetectFixtureScans(t *testing.T) {
 			}
 			hit := false
 			for i, s := range syms {
-				if !used[i] && s.Class == x.Class && IoU(x.Box, detect.Box{X: s.B.X, Y: s.B.Y, W: s.B.Width, H: s.B.Height}) >= 0.5 {
+				if !used[i] && s.Class == x.Class && x.Box.IoU(detect.Box{X: s.B.X, Y: s.B.Y, W: s.B.Width, H: s.B.Height}) >= 0.5 {
 					used[i], hit = true, true
 					break
 				}
@@ -250,3 +239,22 @@ const (
 	minFixturePrecision = 0.0
 	minFixtureRecall    = 0.0
 )
+
+// openPage opens an image through the document package, as a job does, and
+// returns its page and the document's closer.
+func openPage(t *testing.T, path string) (detect.Page, func()) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := document.Open(context.Background(), data, document.Sniff(data), document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := doc.Page(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page, func() { doc.Close() }
+}

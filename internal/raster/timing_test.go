@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"blueprint/internal/document"
 	"blueprint/internal/raster/rastertest"
 )
 
@@ -55,18 +54,7 @@ func TestDevTiming(t *testing.T) {
 		if err := json.Unmarshal(raw, &truth); err != nil || truth.File == "" {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, truth.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := document.Open(context.Background(), data, document.Sniff(data), document.DefaultLimits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, err := doc.Page(context.Background(), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		page, closeDoc := openPage(t, filepath.Join(dir, truth.File))
 		g := luma(page.Raster)
 		xs, _, _ := positions(g.w, meta.Tile, meta.Overlap)
 		ys, _, _ := positions(g.h, meta.Tile, meta.Overlap)
@@ -76,7 +64,7 @@ func TestDevTiming(t *testing.T) {
 			t.Fatal(err)
 		}
 		secs, cpu := time.Since(start).Seconds(), cpuSeconds(t)-cpu0
-		doc.Close()
+		closeDoc()
 		for _, a := range []*agg{all, by[truth.Paper]} {
 			if a == nil {
 				a = &agg{}

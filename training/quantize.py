@@ -5,7 +5,8 @@
 Convolution weights become int8 per channel and activations uint8, calibrated (min/max) on
 tiles cut from the training sheets with a fixed seed; the decoding head (sigmoid, max, peaks)
 stays float. Writes detector-int8.onnx beside detector.onnx; internal/raster loads whichever
-the JSON's "model" names (the README records both accuracies and speeds).
+the JSON's "model" names (--use switches it to the int8 file; the README records both
+accuracies and speeds).
 """
 
 import argparse
@@ -59,6 +60,7 @@ def main():
     p.add_argument("--tiles", type=int, default=48)
     p.add_argument("--seed", type=int, default=20251123)
     p.add_argument("--max-sheets", type=int, default=40)
+    p.add_argument("--use", action="store_true", help="make the JSON name the int8 model (what the service loads)")
     a = p.parse_args()
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -88,6 +90,12 @@ def main():
     with open(dst, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
     print(f"int8 model {dst}: {os.path.getsize(dst)} bytes, sha256 {digest}")
+    if a.use:
+        meta["model"], meta["sha256"] = INT8_FILE, digest
+        with open(os.path.join(a.out, export.META_FILE), "w") as f:
+            json.dump(meta, f, indent=1)
+            f.write("\n")
+        print(f"{export.META_FILE} now names {INT8_FILE}")
 
 
 if __name__ == "__main__":

@@ -8,11 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // The committed model: training/train.py writes both files (make train).
 //
-//go:embed model/detector.onnx model/detector.json
+//go:embed model/*.onnx model/detector.json
 var modelFiles embed.FS
 
 // Meta is the model's JSON: what the network expects and how its scores
@@ -38,20 +39,21 @@ type Meta struct {
 	Calibration [][2]float64 `json:"calibration"`
 }
 
-// EmbeddedModel returns the committed ONNX model and its metadata, checked
-// against each other (the SHA-256 in the JSON names the ONNX bytes).
+// EmbeddedModel returns the committed ONNX model the metadata names (the
+// float model, or its int8 quantisation) and the metadata, checked against
+// each other (the SHA-256 in the JSON names the ONNX bytes).
 func EmbeddedModel() ([]byte, Meta, error) {
 	js, err := modelFiles.ReadFile("model/detector.json")
 	if err != nil {
 		return nil, Meta{}, fmt.Errorf("raster: read model metadata: %w", err)
 	}
-	onnx, err := modelFiles.ReadFile("model/detector.onnx")
-	if err != nil {
-		return nil, Meta{}, fmt.Errorf("raster: read model: %w", err)
-	}
 	m, err := ParseMeta(js)
 	if err != nil {
 		return nil, Meta{}, err
+	}
+	onnx, err := modelFiles.ReadFile("model/" + m.Model)
+	if err != nil {
+		return nil, Meta{}, fmt.Errorf("raster: read model: %w", err)
 	}
 	if err := m.Check(onnx); err != nil {
 		return nil, Meta{}, err
@@ -66,6 +68,8 @@ func ParseMeta(js []byte) (Meta, error) {
 		return Meta{}, fmt.Errorf("raster: model metadata: %w", err)
 	}
 	switch {
+	case m.Model == "" || strings.ContainsAny(m.Model, "/\\"):
+		return Meta{}, fmt.Errorf("raster: model metadata: model %q must name a file beside it", m.Model)
 	case m.Stride <= 0 || m.Tile <= 0 || m.Tile%16 != 0 || m.Tile%m.Stride != 0:
 		return Meta{}, fmt.Errorf("raster: model metadata: tile %d and stride %d must be positive, the tile a multiple of 16 and of the stride", m.Tile, m.Stride)
 	case m.Overlap < 0 || 2*m.Overlap >= m.Tile || m.Overlap%m.Stride != 0:

@@ -8,6 +8,8 @@ import (
 	"context"
 	"image"
 	"math"
+
+	"blueprint/internal/drawing"
 )
 
 // RenderDPI is the raster resolution of every page coordinate on the wire.
@@ -51,10 +53,11 @@ type Detection struct {
 
 // PDFPage is the vector side of a page from a PDF upload.
 type PDFPage interface {
-	// SVG returns MuPDF's SVG rendering of the page: coordinates in PDF
-	// points of the CropBox with /Rotate applied (multiply by 200/72 for
-	// raster pixels), text drawn as glyph paths referenced by <use>.
-	SVG(ctx context.Context) ([]byte, error)
+	// Drawing returns what the page draws: segments, arcs and positioned
+	// text characters in pixels of the page raster (RenderDPI, CropBox and
+	// /Rotate applied), text kept apart from drawing. The result is shared
+	// by every caller of the page: callers must not modify it.
+	Drawing(ctx context.Context) (*drawing.Page, error)
 }
 
 // Page is one page as an engine sees it.

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
 )
 
 type fakePDF struct{}
 
-func (fakePDF) SVG(context.Context) ([]byte, error) { return nil, nil }
+func (fakePDF) Drawing(context.Context) (*drawing.Page, error) { return &drawing.Page{}, nil }
 
 func fixed(ds ...detect.Detection) detect.Engine {
 	return detect.EngineFunc(func(context.Context, detect.Page) ([]detect.Detection, error) {

@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"blueprint/internal/drawing"
 	"context"
 	"fmt"
 	"math"
@@ -87,7 +88,7 @@ type cornerFeat struct {
 // pageIndex is one page's geometry prepared for queries. It lives only
 // while the page is matched.
 type pageIndex struct {
-	pg      *Page
+	pg      *drawing.Page
 	segDir  []glyph.Point // unit direction per segment
 	segLen  []float64
 	pieces  *grid // segments 0..n-1, then arcs
@@ -105,7 +106,7 @@ type pageIndex struct {
 	verified int
 }
 
-func newPageIndex(pg *Page) *pageIndex {
+func newPageIndex(pg *drawing.Page) *pageIndex {
 	ix := &pageIndex{pg: pg}
 	ns := len(pg.Segments)
 	ix.segDir = make([]glyph.Point, ns)
@@ -165,7 +166,7 @@ func (ix *pageIndex) buildCircles() {
 		}
 		used[i] = true
 		f := circleFeat{c: a.C, r: a.R, sweep: math.Abs(a.Sweep)}
-		tol := arcFitTol + 2*arcFitRel*a.R + 0.5
+		tol := drawing.ArcFitTol + 2*drawing.ArcFitRel*a.R + 0.5
 		k := key{int(math.Floor(a.C.X / 2)), int(math.Floor(a.C.Y / 2))}
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
@@ -509,13 +510,13 @@ func (ix *pageIndex) charsWithin(p glyph.Point, radius float64, fn func(i int32)
 }
 
 // Match finds the matcher's templates on one page.
-func (mt *Matcher) Match(ctx context.Context, pg *Page) ([]Match, error) {
+func (mt *Matcher) Match(ctx context.Context, pg *drawing.Page) ([]Match, error) {
 	ms, _, err := mt.match(ctx, pg)
 	return ms, err
 }
 
 // match is Match, also returning the page index (for its counters).
-func (mt *Matcher) match(ctx context.Context, pg *Page) ([]Match, *pageIndex, error) {
+func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageIndex, error) {
 	ix := newPageIndex(pg)
 	seen := map[hypKey]bool{}
 	// done marks where a template was already found whole: other poses
@@ -613,7 +614,7 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64)
 	var blocks []blockPose
 	remember := func(r float64, h hypothesis) {
 		for _, b := range blocks {
-			if b.mir == h.pl.Mirrored && angDiff(b.rot, h.pl.Rotation) < 0.5 && math.Abs(b.r-r) < 0.1 {
+			if b.mir == h.pl.Mirrored && glyph.AngleDiff(b.rot, h.pl.Rotation) < 0.5 && math.Abs(b.r-r) < 0.1 {
 				return
 			}
 		}
@@ -1009,7 +1010,7 @@ func boxOf(t *prepared, pl glyph.Placement, w, h float64) detect.Box {
 	hi := glyph.Point{X: math.Inf(-1), Y: math.Inf(-1)}
 	for _, p := range t.outline {
 		q := m.Apply(p)
-		lo, hi = minPt(lo, q), maxPt(hi, q)
+		lo, hi = glyph.MinPoint(lo, q), glyph.MaxPoint(hi, q)
 	}
 	lo.X, lo.Y = math.Max(lo.X, 0), math.Max(lo.Y, 0)
 	hi.X, hi.Y = math.Min(hi.X, w), math.Min(hi.Y, h)

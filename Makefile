@@ -14,7 +14,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector ort train train-check bench-raster
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector ort train train-check bench-raster calibrate-raster
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -99,3 +99,13 @@ train-check: $(VENV)/.ok
 	rm -rf build/train-check
 	nice -n 10 $(VENV)/bin/python training/train.py --data $(TRAIN_DIR) --out build/train-check/model --work build/train-check/work $(TRAIN_FLAGS)
 	cmp build/train-check/model/detector.onnx internal/raster/model/detector.onnx && echo "train-check: identical to the committed model"
+
+# Measure the raster detector's score-to-confidence calibration on a generated raster set other
+# than the evaluation set and print the JSON points for internal/raster/model/detector.json:
+# make calibrate-raster [RASTER_CAL_DIR=/tmp/calibrate-raster RASTER_CAL_N=20 RASTER_CAL_SEED=777001]
+RASTER_CAL_DIR  ?= /tmp/calibrate-raster
+RASTER_CAL_N    ?= 20
+RASTER_CAL_SEED ?= 777001
+calibrate-raster: $(ORT_LIB)
+	test -d $(RASTER_CAL_DIR) || $(GO) run ./cmd/synth -out $(RASTER_CAL_DIR) -n $(RASTER_CAL_N) -seed $(RASTER_CAL_SEED) -kind raster
+	RASTER_CALIBRATE_DATA=$(RASTER_CAL_DIR) $(GO) test -count=1 -timeout 60m -run TestDevCalibrate -v ./internal/raster/ | grep -v "^=== "

@@ -31,7 +31,10 @@ def parse():
     p.add_argument("--work", default="build/train", help="checkpoints (ignored by git)")
     p.add_argument("--seed", type=int, default=20251123)
     p.add_argument("--steps", type=int, default=5000, help="length of the learning-rate schedule")
-    p.add_argument("--stop-at", type=int, default=0, help="stop (and export) at this step; 0: at --steps")
+    p.add_argument("--extra", type=int, default=0,
+                   help="after --steps, a second cosine cycle of this many steps from half the learning rate "
+                        "(a warm restart; identical to the plain run up to --steps, so it resumes one)")
+    p.add_argument("--stop-at", type=int, default=0, help="stop (and export) at this step; 0: at the end of the schedule")
     p.add_argument("--cool-from", type=int, default=0,
                    help="from this step on, decay the learning rate linearly to 0 at --stop-at (a shorter run that "
                         "still ends annealed, identical to the full schedule up to that step); 0: plain cosine")
@@ -63,9 +66,11 @@ def seed_all(seed):
     torch.manual_seed(seed)
 
 
-def lr_at(step, steps, base, cool_from=0, stop_at=0):
+def lr_at(step, steps, base, cool_from=0, stop_at=0, extra=0):
     if 0 < cool_from < stop_at and step >= cool_from:
-        return lr_at(cool_from, steps, base) * max(0.0, (stop_at - step) / (stop_at - cool_from))
+        return lr_at(cool_from, steps, base, extra=extra) * max(0.0, (stop_at - step) / (stop_at - cool_from))
+    if extra > 0 and step >= steps:
+        return 0.5 * base * 0.5 * (1 + np.cos(np.pi * min(1.0, (step - steps) / extra)))
     warm = min(100, steps // 10)
     if step < warm:
         return base * (step + 1) / warm
@@ -111,15 +116,16 @@ def main():
         step = ck["step"]
         log(f"resumed at step {step} from {ckpt_path}")
     params = sum(p.numel() for p in net.parameters())
-    log(f"model: {params} parameters, {len(classes)} classes, crop {a.crop}, batch {a.batch}, steps {a.steps}, seed {a.seed}, threads {a.threads}")
+    log(f"model: {params} parameters, {len(classes)} classes, crop {a.crop}, batch {a.batch}, steps {a.steps}+{a.extra}, seed {a.seed}, threads {a.threads}")
 
     t_run = time.time()
     net.train()
     run_h = run_r = 0.0
-    end = a.stop_at if 0 < a.stop_at < a.steps else a.steps
+    total = a.steps + max(0, a.extra)
+    end = a.stop_at if 0 < a.stop_at < total else total
     while step < end:
         for g in opt.param_groups:
-            g["lr"] = lr_at(step, a.steps, a.lr, a.cool_from, end)
+            g["lr"] = lr_at(step, a.steps, a.lr, a.cool_from, end, a.extra)
         lh, lr = losses(net, sampler.batch(a.batch))
         loss = lh + lr
         opt.zero_grad()
@@ -130,7 +136,7 @@ def main():
         run_h += lh.item()
         run_r += lr.item()
         if step % 25 == 0:
-            log(f"step {step}/{a.steps} heat {run_h / 25:.4f} reg {run_r / 25:.4f} lr {lr_at(step, a.steps, a.lr, a.cool_from, end):.2e} {(time.time() - t_run) / 25:.2f} s/step")
+            log(f"step {step}/{total} heat {run_h / 25:.4f} reg {run_r / 25:.4f} lr {lr_at(step, a.steps, a.lr, a.cool_from, end, a.extra):.2e} {(time.time() - t_run) / 25:.2f} s/step")
             run_h = run_r = 0.0
             t_run = time.time()
         if step % a.ckpt_every == 0 or step == end:

@@ -20,16 +20,14 @@ import (
 // RASTER_CALIBRATE_DATA names one) and prints the calibration for the
 // model JSON: score bins, precision per bin made monotone (pool adjacent
 // violators), as (score, confidence) points. Run it on a set other than
-// the one the README's figures come from.
+// the one the README's figures come from. RASTER_DEV_MODEL swaps in another
+// ONNX file of the same metadata.
 func TestDevCalibrate(t *testing.T) {
 	dir := os.Getenv("RASTER_CALIBRATE_DATA")
 	if dir == "" {
 		t.Skip("RASTER_CALIBRATE_DATA not set")
 	}
-	onnx, meta, err := EmbeddedModel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	onnx, meta := devModel(t)
 	meta.ScoreThreshold = 0.05
 	meta.Calibration = [][2]float64{{0, 0}, {1, 1}} // confidence = score
 	d, err := NewWithModel(Config{Library: rastertest.Library(t)}, onnx, meta)

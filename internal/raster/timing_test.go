@@ -15,22 +15,14 @@ import (
 
 // TestDevTiming times Detect per page by paper size over a generated raster
 // set (make bench-raster; skipped unless RASTER_TIMING_DATA names one).
-// RASTER_TIMING_MODEL swaps in another ONNX file of the same metadata (the
+// RASTER_DEV_MODEL swaps in another ONNX file of the same metadata (the
 // int8 variant, say).
 func TestDevTiming(t *testing.T) {
 	dir := os.Getenv("RASTER_TIMING_DATA")
 	if dir == "" {
 		t.Skip("RASTER_TIMING_DATA not set")
 	}
-	onnx, meta, err := EmbeddedModel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := os.Getenv("RASTER_TIMING_MODEL"); p != "" {
-		if onnx, err = os.ReadFile(p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	onnx, meta := devModel(t)
 	d, err := NewWithModel(Config{Library: rastertest.Library(t)}, onnx, meta)
 	if err != nil {
 		t.Fatal(err)
@@ -101,4 +93,19 @@ func cpuSeconds(t *testing.T) float64 {
 		t.Fatal(err)
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// devModel returns the embedded model, or the ONNX file RASTER_DEV_MODEL
+// names with the embedded metadata.
+func devModel(t *testing.T) ([]byte, Meta) {
+	onnx, meta, err := EmbeddedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := os.Getenv("RASTER_DEV_MODEL"); p != "" {
+		if onnx, err = os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return onnx, meta
 }

@@ -113,3 +113,13 @@ RASTER_CAL_SEED ?= 777001
 calibrate-raster: $(ORT_LIB)
 	test -d $(RASTER_CAL_DIR) || $(GO) run ./cmd/synth -out $(RASTER_CAL_DIR) -n $(RASTER_CAL_N) -seed $(RASTER_CAL_SEED) -kind raster
 	RASTER_CALIBRATE_DATA=$(RASTER_CAL_DIR) $(GO) test -count=1 -timeout 60m -run TestDevCalibrate -v ./internal/raster/ | grep -v "^=== "
+
+# Time the raster detector per page by paper size on a generated raster set (wall and CPU seconds,
+# blank tiles skipped): make bench-raster [RASTER_BENCH_DIR=/tmp/bench-raster RASTER_BENCH_MODEL=x.onnx]
+RASTER_BENCH_DIR   ?= /tmp/bench-raster
+RASTER_BENCH_N     ?= 40
+RASTER_BENCH_SEED  ?= 31337
+RASTER_BENCH_MODEL ?=
+bench-raster: $(ORT_LIB)
+	test -d $(RASTER_BENCH_DIR) || $(GO) run ./cmd/synth -out $(RASTER_BENCH_DIR) -n $(RASTER_BENCH_N) -seed $(RASTER_BENCH_SEED) -kind raster
+	RASTER_TIMING_DATA=$(RASTER_BENCH_DIR) RASTER_DEV_MODEL=$(RASTER_BENCH_MODEL) $(GO) test -count=1 -timeout 60m -run TestDevTiming -v ./internal/raster/ | grep -v "^=== "

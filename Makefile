@@ -81,7 +81,7 @@ $(ORT_LIB):
 TRAIN_SEED   ?= 9101
 TRAIN_SHEETS ?= 160
 TRAIN_DIR    ?= build/train-sheets
-TRAIN_FLAGS  ?=
+TRAIN_FLAGS  ?= --extra 2500
 VENV         := training/.venv
 $(VENV)/.ok: training/requirements.txt
 	python3 -m venv $(VENV)

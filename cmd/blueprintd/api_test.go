@@ -50,8 +50,14 @@ func scriptedEngine() detect.Engine {
 // doneJob drives a two-page PDF to done for key and returns its id.
 func doneJob(t *testing.T, e *testEnv, key string, extra map[string]any) string {
 	t.Helper()
-	data := pdfDoc([2]int{144, 72}, [2]int{144, 72})
-	req := map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": len(data)}
+	return processPDF(t, e, key, "a.pdf", pdfDoc([2]int{144, 72}, [2]int{144, 72}), extra)
+}
+
+// processPDF drives data, uploaded as name with the init fields extra, to
+// done for key and returns the job's id.
+func processPDF(t *testing.T, e *testEnv, key, name string, data []byte, extra map[string]any) string {
+	t.Helper()
+	req := map[string]any{"file_name": name, "mime_type": "application/pdf", "size": len(data)}
 	for k, v := range extra {
 		req[k] = v
 	}
@@ -266,7 +272,7 @@ func TestErrors(t *testing.T) {
 		{"icon unknown class", "GET", "/v1/symbols/teapot/icon", keyA, "", nil, 404, "not_found", [2]string{}},
 		{"icon bad format", "GET", "/v1/symbols/socket_outlet/icon?format=gif", keyA, "", nil, 422, "unprocessable", [2]string{"parameter", "format"}},
 		{"icon ok", "GET", "/v1/symbols/socket_outlet/icon", keyA, "", nil, 302, "", [2]string{}},
-		{"unknown v1 route", "GET", "/v1/jobs", keyA, "", nil, 404, "not_found", [2]string{}},
+		{"unknown v1 route", "GET", "/v1/jobz", keyA, "", nil, 404, "not_found", [2]string{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -625,10 +631,14 @@ func TestMethodNotAllowed(t *testing.T) {
 		{"DELETE", "/v1/openapi.json", "", 405, "method_not_allowed", "GET, HEAD", false},
 		{"DELETE", "/v1/jobs/" + id, "", 405, "method_not_allowed", "GET, HEAD", false},
 		{"GET", "/v1/jobs/init", "bad-key", 405, "method_not_allowed", "POST", false},
-		{"DELETE", "/v1/jobs", "", 401, "unauthorized", "", false},
+		{"DELETE", "/v1/jobs", "", 405, "method_not_allowed", "GET, HEAD", false},
+		{"DELETE", "/v1/jobz", "", 401, "unauthorized", "", false},
+		{"POST", "/v1/jobs/" + id + "/takeoff.csv", keyA, 405, "method_not_allowed", "GET, HEAD", false},
+		{"POST", "/app/", "", 405, "method_not_allowed", "GET, HEAD", false},
 		{"GET", "/uploads/" + id, "", 405, "method_not_allowed", "PUT", false},
 		{"DELETE", "/files/icons/socket_outlet.svg", "", 405, "method_not_allowed", "GET, HEAD", false},
-		{"DELETE", "/v1/jobs", keyA, 404, "not_found", "", true},
+		{"DELETE", "/v1/jobz", keyA, 404, "not_found", "", true},
+		{"GET", "/app/missing.js", "", 404, "not_found", "", false},
 		{"GET", "/v2/jobs/" + id, "", 404, "not_found", "", false},
 	}
 	for _, c := range cases {

@@ -70,6 +70,13 @@ type testEnv struct {
 // HTTP server) over dir. opt.engine nil uses the production engine.
 func startEnv(t *testing.T, dir string, opt options, mods ...func(*config.Config)) *testEnv {
 	t.Helper()
+	return startEnvWrapped(t, dir, opt, nil, mods...)
+}
+
+// startEnvWrapped is startEnv with the service's handler wrapped by wrap
+// (nil: as it is), for tests that watch or alter what the server answers.
+func startEnvWrapped(t *testing.T, dir string, opt options, wrap func(http.Handler) http.Handler, mods ...func(*config.Config)) *testEnv {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	cfg, err := config.Load(func(string) string { return "" })
@@ -99,6 +106,9 @@ func startEnv(t *testing.T, dir string, opt options, mods ...func(*config.Config
 		t.Fatal(err)
 	}
 	srv.Config.Handler = a.handler
+	if wrap != nil {
+		srv.Config.Handler = wrap(a.handler)
+	}
 	srv.Start()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -127,9 +137,9 @@ func startEnv(t *testing.T, dir string, opt options, mods ...func(*config.Config
 }
 
 // undocumented reports paths the OpenAPI document deliberately leaves out:
-// unknown routes.
+// unknown routes and the review page's files (a page, not the API).
 func (e *testEnv) undocumented(path string) bool {
-	return strings.HasPrefix(path, "/v2/") || path == "/v1/jobs"
+	return strings.HasPrefix(path, "/v2/") || path == "/v1/jobz" || strings.HasPrefix(path, "/app")
 }
 
 type tWriter struct{ t *testing.T }

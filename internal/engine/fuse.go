@@ -31,6 +31,10 @@ const (
 type fused struct {
 	vector detect.Engine
 	raster detect.Engine // nil: turned off
+	// skip, when set, says what the document pass rules out: a whole page
+	// (d nil), where the raster detector does not run, or one raster
+	// detection (inside a legend table).
+	skip func(p detect.Page, d *detect.Detection) bool
 }
 
 // Fuse composes the vector matcher and the raster detector (nil when turned
@@ -67,9 +71,21 @@ func (f *fused) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, 
 		}
 		return vec, nil
 	}
+	if p.Raster == nil || (f.skip != nil && f.skip(p, nil)) {
+		return vec, nil // nothing for the detector to see, or a page not counted
+	}
 	ras, err := f.raster.Detect(ctx, p)
 	if err != nil {
 		return nil, err
+	}
+	if f.skip != nil {
+		kept := ras[:0]
+		for i := range ras {
+			if !f.skip(p, &ras[i]) {
+				kept = append(kept, ras[i])
+			}
+		}
+		ras = kept
 	}
 	return merge(vec, ras), nil
 }

@@ -5,8 +5,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/glyph"
@@ -52,6 +55,8 @@ type Match struct {
 	// different symbols, each with its description to the right): a key
 	// to the drawing, not an instance.
 	Legend bool
+	// Row is the matched template's Row.
+	Row int
 }
 
 // Matcher finds its templates on pages. It is immutable after NewMatcher
@@ -103,7 +108,7 @@ type pageIndex struct {
 	cornerStart []int32
 	cornerArms  []cornerArms
 	// verified counts pose verifications (the matcher's unit of work).
-	verified int
+	verified atomic.Int64
 }
 
 func newPageIndex(pg *drawing.Page) *pageIndex {
@@ -361,11 +366,29 @@ type scored struct {
 	box      detect.Box
 }
 
+// priorityBoost is how much more geometry a match of a template with
+// priority 1 counts as explaining when overlapping matches are ranked: a
+// drawing's own legend glyph wins over a catalog glyph that explains
+// about as much there, not over one that explains clearly more (a
+// symbol that contains the legend glyph's shape).
+const priorityBoost = 0.15
+
+// rank orders overlapping matches: explained geometry times confidence,
+// boosted by the template's priority for good matches (a weak find of a
+// preferred template must not hide a strong one of another).
+func (s scored) rank() float64 {
+	r := s.explains * confidence(s.cov)
+	if s.t.priority > 0 && confidence(s.cov) >= 0.5 {
+		r *= 1 + priorityBoost*float64(s.t.priority)
+	}
+	return r
+}
+
 // verify scores a pose: the fraction of template samples (and text
 // characters) that page geometry explains. It stops early once the pose
 // cannot reach minCoverage.
 func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
-	ix.verified++
+	ix.verified.Add(1)
 	t := h.t
 	m := h.pl.Matrix(PixelsPerMM)
 	k := h.pl.Scale * PixelsPerMM
@@ -515,30 +538,62 @@ func (mt *Matcher) Match(ctx context.Context, pg *drawing.Page) ([]Match, error)
 	return ms, err
 }
 
-// match is Match, also returning the page index (for its counters).
+// match is Match, also returning the page index (for its counters). The
+// templates are shared out to one goroutine per core; each template's poses
+// are tried as before (its own seen and done sets: their keys hold the
+// template), and the poses found are gathered in template order, so the
+// result is the one of a single goroutine.
 func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageIndex, error) {
 	ix := newPageIndex(pg)
+	ix.hashCorners() // built before the goroutines share the index
+	perTpl := make([][]scored, len(mt.tpls))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(mt.tpls))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				n := int(next.Add(1)) - 1
+				if n >= len(mt.tpls) || ctx.Err() != nil {
+					return
+				}
+				perTpl[n] = ix.matchTemplate(mt.tpls[n])
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("vector: match: %w", err)
+	}
+	var found []scored
+	for _, f := range perTpl {
+		found = append(found, f...)
+	}
+	return mt.finish(ix, found), ix, nil
+}
+
+// matchTemplate tries the poses of one template's anchors on the page and
+// returns those that verify.
+func (ix *pageIndex) matchTemplate(t *prepared) []scored {
 	seen := map[hypKey]bool{}
-	// done marks where a template was already found whole: other poses
+	// done marks where the template was already found whole: other poses
 	// of it there (symmetries, other anchors of the same instance) need
 	// no verification.
-	type place struct {
-		t    *prepared
-		x, y int
-	}
+	type place struct{ x, y int }
 	done := map[place]bool{}
 	const doneCell = 4.0
 	var found []scored
 	// try verifies a pose and returns its coverage (1 where the template
 	// was already found whole there, 0 where the pose fails).
 	try := func(h hypothesis) float64 {
-		if h.pl.Scale < MinScale || h.pl.Scale > MaxScale {
+		if h.pl.Scale < h.t.minScale || h.pl.Scale > h.t.maxScale {
 			return 0
 		}
 		px, py := int(math.Floor(h.pl.At.X/doneCell)), int(math.Floor(h.pl.At.Y/doneCell))
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
-				if done[place{h.t, px + dx, py + dy}] {
+				if done[place{px + dx, py + dy}] {
 					return 1
 				}
 			}
@@ -554,26 +609,19 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 		}
 		found = append(found, s)
 		if s.cov >= wholeCoverage {
-			done[place{h.t, px, py}] = true
+			done[place{px, py}] = true
 		}
 		return s.cov
 	}
-	for n, t := range mt.tpls {
-		if n%8 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, fmt.Errorf("vector: match: %w", err)
-			}
-		}
-		switch t.kind {
-		case anchorCircle:
-			ix.circleHypotheses(t, try)
-		case anchorCorner:
-			ix.cornerHypotheses(t, func(h hypothesis) { try(h) })
-		default:
-			ix.segmentHypotheses(t, func(h hypothesis) { try(h) })
-		}
+	switch t.kind {
+	case anchorCircle:
+		ix.circleHypotheses(t, try)
+	case anchorCorner:
+		ix.cornerHypotheses(t, func(h hypothesis) { try(h) })
+	default:
+		ix.segmentHypotheses(t, func(h hypothesis) { try(h) })
 	}
-	return mt.finish(ix, found), ix, nil
+	return found
 }
 
 type hypKey struct {
@@ -627,7 +675,7 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64)
 			continue
 		}
 		s := f.r / (t.r * PixelsPerMM)
-		if s < MinScale || s > MaxScale {
+		if s < t.minScale || s > t.maxScale {
 			continue
 		}
 		if !t.hasQ {
@@ -760,7 +808,7 @@ func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
 			for i := ix.cornerStart[bk]; i < ix.cornerStart[bk+1]; i++ {
 				c := &ix.cornerArms[i]
 				s := c.la / (lu * PixelsPerMM)
-				if s < MinScale || s > MaxScale {
+				if s < t.minScale || s > t.maxScale {
 					continue
 				}
 				if r := math.Hypot(c.b.X, c.b.Y) / (lw * PixelsPerMM) / s; r < 0.9 || r > 1.1 {
@@ -782,7 +830,7 @@ func (ix *pageIndex) segmentHypotheses(t *prepared, try func(hypothesis)) {
 	lu := math.Hypot(u.X, u.Y) * PixelsPerMM
 	for i, sg := range ix.pg.Segments {
 		s := ix.segLen[i] / lu
-		if s < MinScale || s > MaxScale {
+		if s < t.minScale || s > t.maxScale {
 			continue
 		}
 		for _, ends := range [2][2]glyph.Point{{sg.A, sg.B}, {sg.B, sg.A}} {
@@ -819,7 +867,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 	}
 	sort.SliceStable(found, func(i, j int) bool {
 		a, b := found[i], found[j]
-		sa, sb := a.explains*confidence(a.cov), b.explains*confidence(b.cov)
+		sa, sb := a.rank(), b.rank()
 		if sa != sb {
 			return sa > sb
 		}
@@ -866,7 +914,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 	legend := ix.legendRows(kept)
 	out := make([]Match, 0, len(kept))
 	for i, k := range kept {
-		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i]})
+		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i], Row: k.t.row})
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package raster
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"blueprint/internal/detect"
 	"blueprint/internal/raster/rastertest"
 )
 
@@ -41,35 +39,16 @@ func TestDevCalibrate(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	sort.Strings(files)
 	for _, js := range files {
-		raw, err := os.ReadFile(js)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var truth struct {
-			File  string `json:"file"`
-			Pages []struct {
-				Symbols []struct {
-					Class string                                `json:"class"`
-					B     struct{ X, Y, Width, Height float64 } `json:"bbox_px"`
-				} `json:"symbols"`
-			} `json:"pages"`
-		}
-		if err := json.Unmarshal(raw, &truth); err != nil || truth.File == "" || len(truth.Pages) == 0 {
+		dets, syms, ok := detectSheet(t, d, js)
+		if !ok {
 			continue
 		}
-		page, closeDoc := openPage(t, filepath.Join(dir, truth.File))
-		dets, err := d.Detect(context.Background(), page)
-		closeDoc()
-		if err != nil {
-			t.Fatal(err)
-		}
-		syms := truth.Pages[0].Symbols
 		gtTotal += len(syms)
 		used := make([]bool, len(syms))
 		sort.SliceStable(dets, func(i, j int) bool { return dets[i].Confidence > dets[j].Confidence })
 		for _, s := range syms { // would the box be found if the class did not matter?
 			for _, x := range dets {
-				if x.Box.IoU(detect.Box{X: s.B.X, Y: s.B.Y, W: s.B.Width, H: s.B.Height}) >= 0.5 {
+				if x.Box.IoU(s.box()) >= 0.5 {
 					anyClass++
 					break
 				}
@@ -79,7 +58,7 @@ func TestDevCalibrate(t *testing.T) {
 			b := min(int(x.Confidence*bins), bins-1)
 			all[b]++
 			for i, s := range syms {
-				if !used[i] && s.Class == x.Class && x.Box.IoU(detect.Box{X: s.B.X, Y: s.B.Y, W: s.B.Width, H: s.B.Height}) >= 0.5 {
+				if !used[i] && s.Class == x.Class && x.Box.IoU(s.box()) >= 0.5 {
 					used[i] = true
 					hit[b]++
 					break

@@ -182,29 +182,10 @@ func TestDetectFixtureScans(t *testing.T) {
 	}
 	var gt, tp, fp int
 	for _, js := range files {
-		raw, err := os.ReadFile(js)
-		if err != nil {
-			t.Fatal(err)
+		dets, syms, ok := detectSheet(t, d, js)
+		if !ok {
+			t.Fatalf("%s: not a sheet's ground truth", js)
 		}
-		var truth struct {
-			File  string `json:"file"`
-			Pages []struct {
-				Symbols []struct {
-					Class string                                `json:"class"`
-					B     struct{ X, Y, Width, Height float64 } `json:"bbox_px"`
-				} `json:"symbols"`
-			} `json:"pages"`
-		}
-		if err := json.Unmarshal(raw, &truth); err != nil {
-			t.Fatal(err)
-		}
-		page, closeDoc := openPage(t, filepath.Join(filepath.Dir(js), truth.File))
-		dets, err := d.Detect(context.Background(), page)
-		closeDoc()
-		if err != nil {
-			t.Fatal(err)
-		}
-		syms := truth.Pages[0].Symbols
 		used := make([]bool, len(syms))
 		gt += len(syms)
 		for _, x := range dets {
@@ -213,7 +194,7 @@ func TestDetectFixtureScans(t *testing.T) {
 			}
 			hit := false
 			for i, s := range syms {
-				if !used[i] && s.Class == x.Class && x.Box.IoU(detect.Box{X: s.B.X, Y: s.B.Y, W: s.B.Width, H: s.B.Height}) >= 0.5 {
+				if !used[i] && s.Class == x.Class && x.Box.IoU(s.box()) >= 0.5 {
 					used[i], hit = true, true
 					break
 				}
@@ -257,4 +238,40 @@ func openPage(t *testing.T, path string) (detect.Page, func()) {
 		t.Fatal(err)
 	}
 	return page, func() { doc.Close() }
+}
+
+// truthSymbol is one labelled symbol of a generated sheet.
+type truthSymbol struct {
+	Class string                                `json:"class"`
+	B     struct{ X, Y, Width, Height float64 } `json:"bbox_px"`
+}
+
+func (s truthSymbol) box() detect.Box {
+	return detect.Box{X: s.B.X, Y: s.B.Y, W: s.B.Width, H: s.B.Height}
+}
+
+// detectSheet runs d on the first page of the generated sheet whose ground
+// truth is js and returns its detections and labelled symbols; ok is false
+// when js is not a sheet's ground truth.
+func detectSheet(t *testing.T, d *Detector, js string) (dets []detect.Detection, syms []truthSymbol, ok bool) {
+	t.Helper()
+	raw, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var truth struct {
+		File  string `json:"file"`
+		Pages []struct {
+			Symbols []truthSymbol `json:"symbols"`
+		} `json:"pages"`
+	}
+	if err := json.Unmarshal(raw, &truth); err != nil || truth.File == "" || len(truth.Pages) == 0 {
+		return nil, nil, false
+	}
+	page, closeDoc := openPage(t, filepath.Join(filepath.Dir(js), truth.File))
+	defer closeDoc()
+	if dets, err = d.Detect(context.Background(), page); err != nil {
+		t.Fatal(err)
+	}
+	return dets, truth.Pages[0].Symbols, true
 }

@@ -50,7 +50,7 @@ func TestFuseRules(t *testing.T) {
 		byClass[d.Class] = d
 	}
 	l := byClass["luminaire"]
-	if !l.Source.Detector || !l.Source.VectorMatching || l.Box.X != 100 || math.Abs(l.Confidence-(1-0.1*0.3)) > 1e-9 {
+	if !l.Source.Detector || !l.Source.VectorMatching || l.Box.X != 100 || l.Confidence != 0.9 {
 		t.Errorf("agreed luminaire: %+v", l)
 	}
 	if s := byClass["smoke_detector"]; s.Source.Detector || s.Confidence != 0.8 {

@@ -12,6 +12,7 @@ require (
 	github.com/yalue/onnxruntime_go v1.27.0
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/image v0.47.0
+	golang.org/x/sync v0.24.0
 )
 
 require (

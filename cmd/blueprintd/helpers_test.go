@@ -32,7 +32,7 @@ const (
 	secretA = "whsec-a"
 	keyB    = "key-b-0123456789"
 	secretB = "whsec-b"
-	keyC    = "key-c-slow"
+	keyC    = "key-c-slow-012345"
 )
 
 // fakeClock is a settable clock, safe for concurrent use.
@@ -139,7 +139,8 @@ func startEnvWrapped(t *testing.T, dir string, opt options, wrap func(http.Handl
 // undocumented reports paths the OpenAPI document deliberately leaves out:
 // unknown routes and the review page's files (a page, not the API).
 func (e *testEnv) undocumented(path string) bool {
-	return strings.HasPrefix(path, "/v2/") || path == "/v1/jobz" || strings.HasPrefix(path, "/app")
+	return strings.HasPrefix(path, "/v2/") || path == "/v1/jobz" || strings.HasPrefix(path, "/app") || path == "/v1" ||
+		strings.Contains(path, "//") || strings.Contains(path, "/.") // not in canonical form
 }
 
 type tWriter struct{ t *testing.T }
@@ -361,4 +362,24 @@ func (s *webhookSink) next(t *testing.T) delivery {
 // runnerOpts is a fast runner for tests.
 func runnerOpts() runner.Options {
 	return runner.Options{Poll: 20 * time.Millisecond, SweepEvery: time.Hour}
+}
+
+// rawCall sends one request with keyA outside any test helper (safe from
+// any goroutine, no test failure on errors) and returns status and body.
+func rawCall(client *http.Client, method, url string, body []byte, hdr map[string]string) (int, []byte, error) {
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("X-API-Key", keyA)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
 }

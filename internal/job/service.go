@@ -81,6 +81,19 @@ type Links interface {
 	IconURL(class string) string
 }
 
+// Admission admits document work within a memory budget
+// (*budget.Gate implements it).
+type Admission interface {
+	// Acquire waits until work holding about bytes may run, and returns
+	// the function that ends it; it fails only when ctx ends first.
+	Acquire(ctx context.Context, bytes int64) (release func(), err error)
+}
+
+// noAdmission admits everything at once.
+type noAdmission struct{}
+
+func (noAdmission) Acquire(context.Context, int64) (func(), error) { return func() {}, nil }
+
 // Caller is the authenticated partner making a request.
 type Caller struct {
 	KeyID string
@@ -100,9 +113,12 @@ type Config struct {
 	// WebhookSecret returns the webhook signing secret of an API key ID.
 	WebhookSecret func(keyID string) ([]byte, bool)
 	Limits        document.Limits
-	UploadTTL     time.Duration // 0: DefaultUploadTTL
-	Retention     time.Duration // 0: DefaultRetention
-	Logger        *slog.Logger  // nil: slog.Default()
+	// Admission bounds the documents checked (Start) and processed
+	// (Process) at once and the memory they hold; nil bounds nothing.
+	Admission Admission
+	UploadTTL time.Duration // 0: DefaultUploadTTL
+	Retention time.Duration // 0: DefaultRetention
+	Logger    *slog.Logger  // nil: slog.Default()
 }
 
 // Service is the job domain: every operation of the partner API on jobs,
@@ -113,6 +129,7 @@ type Service struct {
 	clock   Clock
 	log     *slog.Logger
 	webhook *http.Client
+	pages   *pageCache // decoded results of done jobs' pages
 }
 
 // NewService checks cfg and returns a Service.
@@ -129,7 +146,10 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Limits == (document.Limits{}) {
 		cfg.Limits = document.DefaultLimits()
 	}
-	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger}
+	if cfg.Admission == nil {
+		cfg.Admission = noAdmission{}
+	}
+	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, pages: newPageCache(maxCachedDetections)}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -493,6 +513,27 @@ func (s *Service) readBlob(ctx context.Context, key string, max int64) ([]byte, 
 	return io.ReadAll(io.LimitReader(rc, max))
 }
 
+// check reads and validates a job's upload within the admission bound
+// (waiting for its turn): verr is why the file is refused (nil when it is
+// fine), err a failure of the service's own.
+func (s *Service) check(ctx context.Context, j *Job) (verr, err error) {
+	release, err := s.cfg.Admission.Acquire(ctx, document.CheckBytes(CanonicalMime(j.MimeType), j.Size))
+	if err != nil {
+		return nil, internal("wait to check the upload", err)
+	}
+	defer release()
+	data, err := s.readBlob(ctx, j.Upload.BlobKey, MaxUploadBytes+1)
+	if err != nil {
+		return nil, internal("read upload", err)
+	}
+	if int64(len(data)) != j.Size {
+		return &document.InvalidError{Reason: "size_mismatch", Message: fmt.Sprintf("the stored file has %d bytes, not the declared %d", len(data), j.Size),
+			Details: map[string]any{"declared_size": j.Size, "size": len(data)}}, nil
+	}
+	_, verr = document.Validate(ctx, data, CanonicalMime(j.MimeType), s.cfg.Limits)
+	return verr, nil
+}
+
 // maxStartRounds bounds how often Start checks a file again because a new
 // PUT replaced it meanwhile; each round may read and validate 50 MB.
 const maxStartRounds = 3
@@ -514,16 +555,9 @@ func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, 
 				Details: map[string]any{"reason": "no_upload"}}
 		}
 		up := *j.Upload
-		data, err := s.readBlob(ctx, up.BlobKey, MaxUploadBytes+1)
+		verr, err := s.check(ctx, j)
 		if err != nil {
-			return nil, internal("read upload", err)
-		}
-		var verr error
-		if int64(len(data)) != j.Size {
-			verr = &document.InvalidError{Reason: "size_mismatch", Message: fmt.Sprintf("the stored file has %d bytes, not the declared %d", len(data), j.Size),
-				Details: map[string]any{"declared_size": j.Size, "size": len(data)}}
-		} else {
-			_, verr = document.Validate(ctx, data, CanonicalMime(j.MimeType), s.cfg.Limits)
+			return nil, err
 		}
 		var inv *document.InvalidError
 		if verr != nil && !errors.As(verr, &inv) {

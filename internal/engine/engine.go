@@ -173,7 +173,36 @@ func weak(g glyph.Glyph) bool {
 			lines++
 		}
 	}
-	return (arcs == 1 && lines == 0) || (arcs == 0 && lines <= 4)
+	return (arcs == 1 && lines == 0) || (arcs == 0 && lines <= 4 && closedLoop(g))
+}
+
+// loopTol is how close, in glyph millimetres, two line ends must be to
+// join.
+const loopTol = 0.15
+
+// closedLoop reports whether the glyph's lines join end to end into
+// closed outlines, each end meeting exactly one other (a box, a triangle;
+// not a triangle with a bar across it). Shapes other than lines count as
+// closed.
+func closedLoop(g glyph.Glyph) bool {
+	var ends []glyph.Point
+	for _, s := range g.Shapes {
+		if s.Kind == glyph.KindLine && len(s.Pts) == 2 {
+			ends = append(ends, s.Pts[0], s.Pts[1])
+		}
+	}
+	for i, p := range ends {
+		meet := 0
+		for j, q := range ends {
+			if j/2 != i/2 && math.Abs(p.X-q.X) <= loopTol && math.Abs(p.Y-q.Y) <= loopTol {
+				meet++
+			}
+		}
+		if meet != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // docEngine detects on the pages of one document.

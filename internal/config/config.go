@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"blueprint/internal/apikey"
-	"blueprint/internal/document"
 	"blueprint/internal/job"
 )
 
@@ -50,7 +49,10 @@ type Config struct {
 	CatalogFile           string
 	Retention             time.Duration
 	UploadTTL             time.Duration
-	Limits                document.Limits
+	// MaxPages and MaxPagePixels override the document limits; 0 keeps
+	// the defaults of docs/decisions.md (docfiles.New applies them).
+	MaxPages      int
+	MaxPagePixels int64
 }
 
 // Load reads the configuration through getenv (os.Getenv in production).
@@ -62,7 +64,6 @@ func Load(getenv func(string) string) (Config, error) {
 		CatalogFile: getenv(EnvCatalogFile),
 		Retention:   job.DefaultRetention,
 		UploadTTL:   job.DefaultUploadTTL,
-		Limits:      document.DefaultLimits(),
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = baseFromListen(c.ListenAddr)
@@ -91,14 +92,14 @@ func Load(getenv func(string) string) (Config, error) {
 		if err != nil || n < 1 {
 			return c, fmt.Errorf("%s: %q is not a positive integer", EnvMaxPages, v)
 		}
-		c.Limits.MaxPages = n
+		c.MaxPages = n
 	}
 	if v := getenv(EnvMaxPagePixels); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 {
 			return c, fmt.Errorf("%s: %q is not a positive integer", EnvMaxPagePixels, v)
 		}
-		c.Limits.MaxPagePixels = n
+		c.MaxPagePixels = n
 	}
 	return c, nil
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"blueprint/internal/detect"
-	"blueprint/internal/document"
-	"blueprint/internal/pipeline"
 	"blueprint/internal/webhook"
 )
 
@@ -167,7 +165,7 @@ func failureMessage(err error) string {
 
 // pageFailure describes a failure of page i.
 func pageFailure(i int, err error) error {
-	var inv *document.InvalidError
+	var inv *InvalidFile
 	var step *stepError
 	switch {
 	case errors.As(err, &inv):
@@ -181,6 +179,9 @@ func pageFailure(i int, err error) error {
 
 // run does the work of Process and returns the pages to record.
 func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
+	if s.cfg.Files == nil || s.cfg.Engine == nil {
+		return nil, &failure{msg: "the service is not set up to process files (a service-side error)", err: errors.New("Config.Files or Config.Engine is nil")}
+	}
 	if j.Upload == nil {
 		return nil, &failure{msg: "the job has no uploaded file", err: errors.New("no upload")}
 	}
@@ -188,9 +189,9 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 	if err != nil {
 		return nil, &failure{msg: "the uploaded file could not be read from storage (a service-side error)", err: err}
 	}
-	doc, err := document.Open(ctx, data, CanonicalMime(j.MimeType), s.cfg.Limits)
+	doc, err := s.cfg.Files.Open(ctx, data, CanonicalMime(j.MimeType))
 	if err != nil {
-		var inv *document.InvalidError
+		var inv *InvalidFile
 		if errors.As(err, &inv) {
 			return nil, &failure{msg: "the file could not be opened: " + inv.Message, err: err}
 		}
@@ -207,7 +208,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 	}
 	var pages []Page
 	var found [][]detect.Detection
-	each := func(r pipeline.PageResult) error {
+	each := func(r PageResult) error {
 		if err := s.putBlob(ctx, ImageKey(j.ID, r.Index), r.PNG); err != nil {
 			return &stepError{step: "storing the page image", err: err}
 		}
@@ -230,7 +231,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 		}
 		return ds, nil
 	})
-	if err := pipeline.Run(ctx, doc, pipeline.Options{Engine: eng, KeepPNG: true}, each); err != nil {
+	if err := doc.Run(ctx, eng, each); err != nil {
 		return nil, pageFailure(len(pages), err)
 	}
 	kept := detect.KeepStored(found)

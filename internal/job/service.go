@@ -19,7 +19,6 @@ import (
 
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
-	"blueprint/internal/document"
 	"blueprint/internal/webhook"
 )
 
@@ -52,18 +51,17 @@ const (
 	ReasonRetentionElapsed  = "retention_elapsed"
 )
 
-// Mime types accepted on init: the types package document opens, with the
-// image/jpg alias.
-var acceptedMimes = []string{document.MimePDF, document.MimePNG, document.MimeJPEG, document.MimeJPGAlias, document.MimeWebP}
-
 // CanonicalMime maps the accepted spellings of a mime type to one:
-// image/jpg is image/jpeg (document.NormalizeMIME). Parameters and case
-// are dropped.
+// image/jpg is image/jpeg. Parameters and case are dropped.
 func CanonicalMime(m string) string {
 	if mt, _, err := mime.ParseMediaType(m); err == nil {
 		m = mt
 	}
-	return document.NormalizeMIME(strings.ToLower(strings.TrimSpace(m)))
+	m = strings.ToLower(strings.TrimSpace(m))
+	if m == MimeJPGAlias {
+		return MimeJPEG
+	}
+	return m
 }
 
 // Links builds the absolute URLs the responses carry. The HTTP layer
@@ -93,13 +91,21 @@ type Config struct {
 	Flow    Flow
 	Clock   Clock // nil: SystemClock
 	Catalog *catalog.Catalog
-	Engine  detect.Engine
-	Links   Links
+	// Files reads uploaded files; Engine detects symbols on their pages.
+	// Start needs Files, Process both; a program that does neither (the
+	// webhook, sweep and upload-event Lambdas) leaves them nil and so does
+	// not link the document reader.
+	Files  Files
+	Engine detect.Engine
+	// Direct is set when partners upload straight to the blob store
+	// (S3 presigned PUTs): start then reads the object there instead of
+	// one the service stored itself. Nil in local mode.
+	Direct DirectUploads
+	Links  Links
 	// Guard checks callback URLs at init and dials webhooks.
 	Guard webhook.Guard
 	// WebhookSecret returns the webhook signing secret of an API key ID.
 	WebhookSecret func(keyID string) ([]byte, bool)
-	Limits        document.Limits
 	UploadTTL     time.Duration // 0: DefaultUploadTTL
 	Retention     time.Duration // 0: DefaultRetention
 	Logger        *slog.Logger  // nil: slog.Default()
@@ -117,17 +123,14 @@ type Service struct {
 
 // NewService checks cfg and returns a Service.
 func NewService(cfg Config) (*Service, error) {
-	if cfg.Store == nil || cfg.Blobs == nil || cfg.Flow == nil || cfg.Catalog == nil || cfg.Engine == nil || cfg.Links == nil || cfg.WebhookSecret == nil {
-		return nil, errors.New("job: NewService: Store, Blobs, Flow, Catalog, Engine, Links and WebhookSecret are required")
+	if cfg.Store == nil || cfg.Blobs == nil || cfg.Flow == nil || cfg.Catalog == nil || cfg.Links == nil || cfg.WebhookSecret == nil {
+		return nil, errors.New("job: NewService: Store, Blobs, Flow, Catalog, Links and WebhookSecret are required")
 	}
 	if cfg.UploadTTL <= 0 {
 		cfg.UploadTTL = DefaultUploadTTL
 	}
 	if cfg.Retention <= 0 {
 		cfg.Retention = DefaultRetention
-	}
-	if cfg.Limits == (document.Limits{}) {
-		cfg.Limits = document.DefaultLimits()
 	}
 	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger}
 	if s.clock == nil {
@@ -230,9 +233,9 @@ func (s *Service) validateInit(ctx context.Context, r InitRequest) (normalised, 
 	if r.MimeType == nil || *r.MimeType == "" {
 		return n, invalidField("mime_type", "mime_type is required")
 	}
-	if !slices.Contains(acceptedMimes, *r.MimeType) {
-		return n, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("unsupported mime_type %q; accepted: %s", *r.MimeType, strings.Join(acceptedMimes, ", ")),
-			Details: map[string]any{"field": "mime_type", "accepted": acceptedMimes}}
+	if accepted := AcceptedMimes(); !slices.Contains(accepted, *r.MimeType) {
+		return n, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("unsupported mime_type %q; accepted: %s", *r.MimeType, strings.Join(accepted, ", ")),
+			Details: map[string]any{"field": "mime_type", "accepted": accepted}}
 	}
 	n.MimeType = *r.MimeType
 	if r.Size == nil {
@@ -497,10 +500,24 @@ func (s *Service) readBlob(ctx context.Context, key string, max int64) ([]byte, 
 // PUT replaced it meanwhile; each round may read and validate 50 MB.
 const maxStartRounds = 3
 
+// errUploadChanged tells Start that a PUT replaced the file while it was
+// being checked: check again.
+var errUploadChanged = errors.New("the upload changed while start was checking it")
+
 // Start checks the uploaded file and queues the job. The file must be what
 // mime_type claims and open within the limits; otherwise the job stays
 // awaiting_upload and the 422 names the reason in details.
+//
+// In local mode the file is the one the last signed PUT stored. With
+// direct uploads (Config.Direct) it is the object at UploadKey now: start
+// copies it, if it is still the object it looked at, to a key of its own
+// that no upload URL can write, checks that copy, and processing reads
+// that copy. A PUT racing with start therefore never changes the bytes
+// that were checked.
 func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, error) {
+	if s.cfg.Files == nil {
+		return nil, internal("start", errors.New("this service was built without a file reader (Config.Files)"))
+	}
 	for round := 1; ; round++ {
 		j, err := s.owned(ctx, c, jobID)
 		if err != nil {
@@ -509,52 +526,53 @@ func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, 
 		if j.Status != AwaitingUpload {
 			return nil, Errorf(CodeConflict, "job is %s; it can be started only once, while awaiting_upload", j.Status)
 		}
-		if j.Upload == nil {
-			return nil, &Error{Code: CodeUnprocessable, Message: "no file has been uploaded; PUT it to the upload URL first",
-				Details: map[string]any{"reason": "no_upload"}}
-		}
-		up := *j.Upload
-		data, err := s.readBlob(ctx, up.BlobKey, MaxUploadBytes+1)
-		if err != nil {
-			return nil, internal("read upload", err)
-		}
-		var verr error
-		if int64(len(data)) != j.Size {
-			verr = &document.InvalidError{Reason: "size_mismatch", Message: fmt.Sprintf("the stored file has %d bytes, not the declared %d", len(data), j.Size),
-				Details: map[string]any{"declared_size": j.Size, "size": len(data)}}
-		} else {
-			_, verr = document.Validate(ctx, data, CanonicalMime(j.MimeType), s.cfg.Limits)
-		}
-		var inv *document.InvalidError
-		if verr != nil && !errors.As(verr, &inv) {
-			return nil, internal("validate upload", verr)
-		}
-		changed := false
-		j, err = s.update(ctx, jobID, func(j *Job) error {
-			if j.Upload == nil || j.Upload.BlobKey != up.BlobKey || j.Status != AwaitingUpload {
-				changed = true // a new PUT or another start raced us: check again
-				return errNoChange
-			}
-			if inv != nil {
-				if j.Upload.Invalid {
-					return errNoChange
-				}
-				j.Upload.Invalid = true
-				return nil
-			}
-			j.Status = Queued
-			j.Upload.Invalid = false
-			return nil
-		})
-		if err != nil {
-			return nil, internal("queue job", err)
-		}
-		if changed {
+		up, inv, err := s.checkUpload(ctx, j)
+		if errors.Is(err, errUploadChanged) {
 			if round >= maxStartRounds {
 				return nil, Errorf(CodeConflict, "the upload kept changing while start was checking it; start again once the upload has finished")
 			}
 			continue
 		}
+		if err != nil {
+			return nil, err
+		}
+		var replaced string
+		j, err = s.update(ctx, jobID, func(j *Job) error {
+			replaced = ""
+			if j.Status != AwaitingUpload {
+				return errUploadChanged // another start won: answered in the next round
+			}
+			if s.cfg.Direct == nil && (j.Upload == nil || j.Upload.BlobKey != up.BlobKey) {
+				return errUploadChanged // a new PUT raced us: check again
+			}
+			if j.Upload != nil && j.Upload.BlobKey != up.BlobKey {
+				replaced = j.Upload.BlobKey
+			}
+			if inv != nil {
+				if j.Upload != nil && j.Upload.BlobKey == up.BlobKey && j.Upload.Invalid {
+					return errNoChange
+				}
+				j.Upload = &up
+				return nil
+			}
+			j.Status = Queued
+			now := s.now()
+			j.QueuedAt = &now
+			j.Upload = &up
+			return nil
+		})
+		if errors.Is(err, errUploadChanged) {
+			s.dropPinned(ctx, jobID, up.BlobKey)
+			if round >= maxStartRounds {
+				return nil, Errorf(CodeConflict, "the upload kept changing while start was checking it; start again once the upload has finished")
+			}
+			continue
+		}
+		if err != nil {
+			s.dropPinned(ctx, jobID, up.BlobKey)
+			return nil, internal("queue job", err)
+		}
+		s.dropPinned(ctx, jobID, replaced)
 		if inv != nil {
 			details := map[string]any{}
 			for k, v := range inv.Details {
@@ -564,9 +582,75 @@ func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, 
 			return nil, &Error{Code: CodeUnprocessable, Message: "the uploaded file cannot be processed: " + inv.Message, Details: details}
 		}
 		if err := s.cfg.Flow.Enqueue(ctx, j.ID); err != nil {
-			// The job is recorded as queued; the runner's scan picks it up.
+			// The job is recorded as queued; the runner's scan (local) or the
+			// sweep's recovery (AWS) hands it to the flow again.
 			s.log.Warn("enqueue job", "job_id", j.ID, "err", err)
 		}
 		return &Started{JobID: j.ID, Status: Queued, PollURL: s.cfg.Links.JobURL(j.ID)}, nil
+	}
+}
+
+// checkUpload reads and checks the file start is about to queue. It
+// returns the upload record to store (Invalid set when the file is
+// refused) and the refusal, errUploadChanged when a PUT replaced the file
+// meanwhile, or another error (a 4xx *Error, or a service-side failure).
+func (s *Service) checkUpload(ctx context.Context, j *Job) (Upload, *InvalidFile, error) {
+	var up Upload
+	if s.cfg.Direct != nil {
+		pinned, err := s.pinDirectUpload(ctx, j)
+		if err != nil {
+			return up, nil, err
+		}
+		up = pinned
+	} else {
+		if j.Upload == nil {
+			return up, nil, errNoUpload()
+		}
+		up = *j.Upload
+	}
+	data, err := s.readBlob(ctx, up.BlobKey, MaxUploadBytes+1)
+	if err != nil {
+		if s.cfg.Direct != nil {
+			s.dropPinned(ctx, j.ID, up.BlobKey)
+		}
+		return up, nil, internal("read upload", err)
+	}
+	if s.cfg.Direct != nil {
+		sum := sha256.Sum256(data)
+		up.SHA256 = hex.EncodeToString(sum[:])
+		up.Size = int64(len(data))
+	}
+	var verr error
+	if int64(len(data)) != j.Size {
+		verr = &InvalidFile{Reason: ReasonSizeMismatch, Message: fmt.Sprintf("the stored file has %d bytes, not the declared %d", len(data), j.Size),
+			Details: map[string]any{"declared_size": j.Size, "size": len(data)}}
+	} else {
+		verr = s.cfg.Files.Check(ctx, data, CanonicalMime(j.MimeType))
+	}
+	var inv *InvalidFile
+	if verr != nil && !errors.As(verr, &inv) {
+		if s.cfg.Direct != nil {
+			s.dropPinned(ctx, j.ID, up.BlobKey)
+		}
+		return up, nil, internal("validate upload", verr)
+	}
+	up.Invalid = inv != nil
+	return up, inv, nil
+}
+
+func errNoUpload() *Error {
+	return &Error{Code: CodeUnprocessable, Message: "no file has been uploaded; PUT it to the upload URL first",
+		Details: map[string]any{"reason": "no_upload"}}
+}
+
+// dropPinned deletes a copy start made of a direct upload that is no
+// longer the job's file. Local-mode keys and the upload key itself are
+// left alone: they are another mechanism's to replace.
+func (s *Service) dropPinned(ctx context.Context, jobID, key string) {
+	if s.cfg.Direct == nil || key == "" || key == UploadKey(jobID) {
+		return
+	}
+	if err := s.cfg.Blobs.Delete(context.WithoutCancel(ctx), key); err != nil {
+		s.log.Warn("delete unused copy of an upload", "job_id", jobID, "key", key, "err", err)
 	}
 }

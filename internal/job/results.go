@@ -53,8 +53,12 @@ func (s *Service) Get(ctx context.Context, c Caller, jobID string, o ReadOptions
 func (s *Service) view(ctx context.Context, j *Job, o ReadOptions) (any, error) {
 	switch j.Status {
 	case AwaitingUpload:
+		up, err := s.uploadDescriptor(ctx, j)
+		if err != nil {
+			return nil, err
+		}
 		return &AwaitingView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CreatedAt: Timestamp(j.CreatedAt),
-			FileName: j.FileName, Uploaded: j.Upload != nil, Upload: s.uploadDescriptor(j)}, nil
+			FileName: j.FileName, Uploaded: j.Upload != nil, Upload: up}, nil
 	case Queued, Processing:
 		v := &RunningView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CreatedAt: Timestamp(j.CreatedAt),
 			StartedAt: timestampPtr(j.StartedAt), FileName: strPtr(j.FileName)}
@@ -149,7 +153,10 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 		}
 		pv := PageView{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
 			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index)}
-		img := s.cfg.Links.PageImageURL(j.ID, p.Index, expires)
+		img, err := s.cfg.Links.PageImageURL(ctx, j.ID, p.Index, expires)
+		if err != nil {
+			return nil, internal("sign the page image URL", err)
+		}
 		pv.ImageURL = &img
 		kept := sp.visible(f)
 		pv.DetectionCount = len(kept)

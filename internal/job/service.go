@@ -67,14 +67,15 @@ func CanonicalMime(m string) string {
 // Links builds the absolute URLs the responses carry. The HTTP layer
 // implements it from the public base URL and the URL signer.
 type Links interface {
-	// UploadURL is the signed PUT URL of a job's upload, valid until expires.
-	UploadURL(jobID string, expires time.Time) string
+	// UploadURL is the signed PUT URL of j's upload, valid until
+	// j.UploadExpiresAt. Signing the same job again gives the same URL.
+	UploadURL(ctx context.Context, j *Job) (string, error)
 	// JobURL is the poll URL of a job.
 	JobURL(jobID string) string
 	// DetectionsURL is the per-page detections endpoint.
 	DetectionsURL(jobID string, page int) string
 	// PageImageURL is a signed GET URL of a page's PNG, valid until expires.
-	PageImageURL(jobID string, page int, expires time.Time) string
+	PageImageURL(ctx context.Context, jobID string, page int, expires time.Time) (string, error)
 	// IconURL is the icon endpoint of a symbol class.
 	IconURL(class string) string
 }
@@ -86,8 +87,10 @@ type Caller struct {
 
 // Config wires a Service.
 type Config struct {
-	Store   Store
-	Blobs   Blobs
+	Store Store
+	Blobs Blobs
+	// Flow moves started jobs on; Start and Recover need it, and a
+	// program that calls neither may leave it nil.
 	Flow    Flow
 	Clock   Clock // nil: SystemClock
 	Catalog *catalog.Catalog
@@ -123,8 +126,8 @@ type Service struct {
 
 // NewService checks cfg and returns a Service.
 func NewService(cfg Config) (*Service, error) {
-	if cfg.Store == nil || cfg.Blobs == nil || cfg.Flow == nil || cfg.Catalog == nil || cfg.Links == nil || cfg.WebhookSecret == nil {
-		return nil, errors.New("job: NewService: Store, Blobs, Flow, Catalog, Links and WebhookSecret are required")
+	if cfg.Store == nil || cfg.Blobs == nil || cfg.Catalog == nil || cfg.Links == nil || cfg.WebhookSecret == nil {
+		return nil, errors.New("job: NewService: Store, Blobs, Catalog, Links and WebhookSecret are required")
 	}
 	if cfg.UploadTTL <= 0 {
 		cfg.UploadTTL = DefaultUploadTTL
@@ -318,7 +321,8 @@ func (s *Service) Init(ctx context.Context, c Caller, r InitRequest, idempotency
 		return nil, false, internal("create job", err)
 	}
 	if idempotencyKey == "" {
-		return s.created(j), false, nil
+		created, err = s.created(ctx, j)
+		return created, false, err
 	}
 	body, err := json.Marshal(n)
 	if err != nil {
@@ -328,7 +332,8 @@ func (s *Service) Init(ctx context.Context, c Caller, r InitRequest, idempotency
 	rec := IdempotencyRecord{Owner: c.KeyID, Key: idempotencyKey, RequestHash: hex.EncodeToString(sum[:]), JobID: j.ID, ExpiresAt: now.Add(IdempotencyTTL)}
 	prev, err := s.cfg.Store.PutIdempotency(ctx, rec, now)
 	if err == nil {
-		return s.created(j), false, nil
+		created, err = s.created(ctx, j)
+		return created, false, err
 	}
 	// The job created above is not the answer: remove it.
 	if derr := s.cfg.Store.DeleteJob(ctx, j.ID); derr != nil {
@@ -348,23 +353,32 @@ func (s *Service) Init(ctx context.Context, c Caller, r InitRequest, idempotency
 	if err != nil {
 		return nil, false, internal("load idempotent job", err)
 	}
-	return s.created(first), true, nil
+	created, err = s.created(ctx, first)
+	return created, err == nil, err
 }
 
-func (s *Service) uploadDescriptor(j *Job) UploadDescriptor {
+func (s *Service) uploadDescriptor(ctx context.Context, j *Job) (UploadDescriptor, error) {
+	u, err := s.cfg.Links.UploadURL(ctx, j)
+	if err != nil {
+		return UploadDescriptor{}, internal("sign the upload URL", err)
+	}
 	return UploadDescriptor{
 		Method:      http.MethodPut,
-		URL:         s.cfg.Links.UploadURL(j.ID, j.UploadExpiresAt),
+		URL:         u,
 		ContentType: j.MimeType,
 		MaxBytes:    MaxUploadBytes,
 		ExpiresAt:   Timestamp(j.UploadExpiresAt),
-	}
+	}, nil
 }
 
 // created is the init response of j, as it was at creation: a replay
 // returns the same body.
-func (s *Service) created(j *Job) *Created {
-	return &Created{JobID: j.ID, Status: AwaitingUpload, ExternalRef: j.ExternalRef, Upload: s.uploadDescriptor(j)}
+func (s *Service) created(ctx context.Context, j *Job) (*Created, error) {
+	up, err := s.uploadDescriptor(ctx, j)
+	if err != nil {
+		return nil, err
+	}
+	return &Created{JobID: j.ID, Status: AwaitingUpload, ExternalRef: j.ExternalRef, Upload: up}, nil
 }
 
 // ---- upload ----
@@ -515,8 +529,8 @@ var errUploadChanged = errors.New("the upload changed while start was checking i
 // that copy. A PUT racing with start therefore never changes the bytes
 // that were checked.
 func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, error) {
-	if s.cfg.Files == nil {
-		return nil, internal("start", errors.New("this service was built without a file reader (Config.Files)"))
+	if s.cfg.Files == nil || s.cfg.Flow == nil {
+		return nil, internal("start", errors.New("this service was built without a file reader or a flow (Config.Files, Config.Flow)"))
 	}
 	for round := 1; ; round++ {
 		j, err := s.owned(ctx, c, jobID)

@@ -95,8 +95,10 @@ type Needs struct {
 	// Keys loads the API keys from Secrets Manager (api: authentication;
 	// webhook, sweep: signing webhooks).
 	Keys bool
-	// Clock is a test seam; nil is the system clock.
-	Clock job.Clock
+	// Clock and Logger are test seams; nil is the system clock and JSON
+	// lines on stderr (CloudWatch Logs).
+	Clock  job.Clock
+	Logger *slog.Logger
 }
 
 // App is a wired function.
@@ -118,7 +120,10 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 	if err != nil {
 		return nil, err
 	}
-	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	log := needs.Logger
+	if log == nil {
+		log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
 	awsCfg, err := loadAWS(ctx, getenv)
 	if err != nil {
 		return nil, err

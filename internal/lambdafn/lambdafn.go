@@ -73,11 +73,28 @@ func Process(svc *job.Service) func(context.Context, JobInput) (JobOutput, error
 			defer cancel()
 		}
 		if err := svc.Process(ctx, in.JobID); err != nil {
+			if ctx.Err() != nil {
+				return JobOutput{}, &ProcessingTimeout{JobID: in.JobID, Err: err}
+			}
 			return JobOutput{}, err
 		}
 		return status(context.WithoutCancel(ctx), svc, in.JobID)
 	}
 }
+
+// ProcessingTimeout is the error of a processing task stopped by the
+// function's deadline; the state machine sees its type name as the error
+// ("ProcessingTimeout") and marks the job failed with FailureMessage.
+type ProcessingTimeout struct {
+	JobID string
+	Err   error
+}
+
+func (e *ProcessingTimeout) Error() string {
+	return fmt.Sprintf("processing job %s did not finish before the function's deadline: %v", e.JobID, e.Err)
+}
+
+func (e *ProcessingTimeout) Unwrap() error { return e.Err }
 
 // Step is the webhook function's task: with Error set it marks the job
 // failed (the processing task failed in a way Process could not record);

@@ -4,8 +4,18 @@ GO        ?= go
 BIN       := bin
 STATICCHECK_VERSION := v0.6.1
 REDOCLY_VERSION     := 2.77.0
+# AWS deployment and its tests (README "Deploying to AWS"), fetched into .tools/ by `make aws-tools`:
+# S3 server, DynamoDB Local (Maven Central), moto's server (PyPI, Step Functions), SAM CLI and
+# cfn-lint (PyPI), and zig (PyPI), the C toolchain that builds the cgo functions for glibc 2.34.
+VERSITYGW_VERSION      := v1.8.0
+DYNAMODB_LOCAL_VERSION := 3.3.1
+MOTO_VERSION           := 5.2.5
+SAM_CLI_VERSION        := 1.170.0
+CFN_LINT_VERSION       := 1.58.0
+ZIG_VERSION            := 0.15.1
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector \
+	aws-tools sam-tools test-aws sam-check lambdas lambda-process
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -16,9 +26,11 @@ run: build
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	$(GO) vet -tags aws ./...
 
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags aws ./...
 
 # Lint the OpenAPI document with Redocly's recommended-strict rules (internal/openapi/redocly.yaml).
 openapi-lint:
@@ -26,6 +38,7 @@ openapi-lint:
 
 test: vet staticcheck openapi-lint
 	$(GO) test -count=1 ./...
+	$(MAKE) test-aws
 
 # Generate synthetic drawings with ground truth (internal/synth):
 # make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster
@@ -52,3 +65,88 @@ BENCH_SEED ?= 4242
 bench-vector:
 	test -d $(BENCH_DIR) || $(GO) run ./cmd/synth -out $(BENCH_DIR) -n $(BENCH_N) -seed $(BENCH_SEED) -kind vector
 	VECTOR_TIMING_DATA=$(BENCH_DIR) $(GO) test -count=1 -timeout 30m -run TestDevTiming -v ./internal/vector/ | grep -v "^=== \|A1 sheet"
+
+# ---- AWS: Lambda builds, the stack's checks, and the tests against AWS-compatible servers ----
+TOOLS        := $(CURDIR)/.tools
+VERSITYGW    := $(TOOLS)/versitygw-$(VERSITYGW_VERSION)/versitygw
+DDB_LOCAL    := $(TOOLS)/dynamodb-local-$(DYNAMODB_LOCAL_VERSION)
+MOTO_VENV    := $(TOOLS)/moto-$(MOTO_VERSION)
+SAM_VENV     := $(TOOLS)/sam-$(SAM_CLI_VERSION)
+ZIG_VENV     := $(TOOLS)/zig-$(ZIG_VERSION)
+ZIG_CC       := $(ZIG_VENV)/zig-cc
+LAMBDA_DIR   ?= $(CURDIR)/build/lambda
+# Lambda binaries: provided.al2023 custom runtime without the RPC mode, no paths from this machine.
+LAMBDA_FLAGS := -trimpath -tags lambda.norpc -ldflags '-s -w'
+# The functions that open uploads link MuPDF with cgo; zig cc links them against glibc 2.34
+# (Amazon Linux 2023), whatever this machine's glibc (TestFileReadersRunOnAmazonLinux2023).
+LAMBDA_CGO   := CGO_ENABLED=1 CC="$(ZIG_CC)" CXX="$(ZIG_CC) --driver-mode=g++"
+LAMBDA_PURE  := CGO_ENABLED=0
+
+aws-tools: $(VERSITYGW) $(DDB_LOCAL)/.ok $(MOTO_VENV)/.ok
+sam-tools: $(SAM_VENV)/.ok
+
+$(VERSITYGW):
+	GOBIN=$(dir $@) $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+
+$(DDB_LOCAL)/.ok: internal/awstest/dynamodb-local.pom.xml
+	mvn -q -B -f $< dependency:copy-dependencies -Ddynamodb.local.version=$(DYNAMODB_LOCAL_VERSION) -DoutputDirectory=$(DDB_LOCAL)
+	touch $@
+
+$(MOTO_VENV)/.ok:
+	python3 -m venv $(MOTO_VENV)
+	$(MOTO_VENV)/bin/pip install --quiet --disable-pip-version-check "moto[server,stepfunctions]==$(MOTO_VERSION)"
+	touch $@
+
+$(SAM_VENV)/.ok:
+	python3 -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/pip install --quiet --disable-pip-version-check "aws-sam-cli==$(SAM_CLI_VERSION)" "cfn-lint==$(CFN_LINT_VERSION)"
+	touch $@
+
+$(ZIG_CC):
+	python3 -m venv $(ZIG_VENV)
+	$(ZIG_VENV)/bin/pip install --quiet --disable-pip-version-check "ziglang==$(ZIG_VERSION)"
+	printf '#!/bin/sh\nexec "%s" -m ziglang cc -target x86_64-linux-gnu.2.34 "$$@"\n' "$(ZIG_VENV)/bin/python" > $@.tmp
+	chmod +x $@.tmp && mv $@.tmp $@
+
+# sam build (BuildMethod: makefile) runs these with ARTIFACTS_DIR set; `make lambdas` runs them
+# into build/lambda/<function>/ for the tests. The process function is a container image:
+# lambda-process puts its binary, the detector model and ONNX Runtime where its Dockerfile takes them.
+build-ApiFunction: $(ZIG_CC)
+	$(LAMBDA_CGO) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/api
+build-WebhookFunction:
+	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhook
+build-SweepFunction:
+	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/sweep
+build-UploadFunction:
+	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/upload
+lambda-process: $(ZIG_CC)
+	$(LAMBDA_CGO) $(GO) build $(LAMBDA_FLAGS) -o $(LAMBDA_DIR)/process/bootstrap ./functions/process
+	mkdir -p $(LAMBDA_DIR)/process/models $(LAMBDA_DIR)/process/lib
+	if [ -d models ]; then cp -R models/. $(LAMBDA_DIR)/process/models/; fi
+	if [ -d layers/onnxruntime/lib ]; then cp -R layers/onnxruntime/lib/. $(LAMBDA_DIR)/process/lib/; fi
+
+lambdas: lambda-process
+	$(MAKE) build-ApiFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/api
+	$(MAKE) build-WebhookFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/webhook
+	$(MAKE) build-SweepFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/sweep
+	$(MAKE) build-UploadFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/upload
+
+# The stack's checks: sam validate --lint; cfn-lint over the template after the SAM transform
+# (cfn-lint applies it); sam build --build-in-source of every zip function through the targets
+# above. The process image needs Docker (not here): lambda-process builds its binary.
+SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
+sam-check: sam-tools $(ZIG_CC)
+	$(SAM) validate --lint --region eu-north-1
+	$(SAM_VENV)/bin/cfn-lint template.yaml
+	for fn in ApiFunction WebhookFunction SweepFunction UploadFunction; do \
+		$(SAM) build --build-in-source --region eu-north-1 $$fn || exit 1; \
+		test -x .aws-sam/build/$$fn/bootstrap || { echo "sam build left no $$fn/bootstrap"; exit 1; }; \
+	done
+
+# The AWS adapters, the Lambda handlers and the state machine against DynamoDB Local, versitygw
+# and moto, started on 127.0.0.1 by the tests themselves (internal/awstest).
+AWS_TEST_ENV := BLUEPRINT_DYNAMODB_LOCAL=$(DDB_LOCAL) BLUEPRINT_VERSITYGW=$(VERSITYGW) \
+	BLUEPRINT_MOTO_SERVER=$(MOTO_VENV)/bin/moto_server BLUEPRINT_LAMBDA_DIR=$(LAMBDA_DIR)
+test-aws: aws-tools lambdas sam-check
+	$(AWS_TEST_ENV) $(GO) test -tags aws -count=1 -v -timeout 30m \
+		./internal/dynamostore/ ./internal/s3blob/ ./internal/awsapp/

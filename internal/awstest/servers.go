@@ -3,8 +3,9 @@
 // (Maven Central), versitygw (an S3 gateway that checks SigV4 signatures,
 // presigned URLs included) and moto's server (Step Functions, which runs
 // the real state machine definition). `make aws-tools` fetches each at the
-// version pinned in the Makefile into .tools/; the tests that use them are
-// built with the "aws" tag (`make test-aws`).
+// version pinned in the Makefile into .tools/ and names it in the
+// environment (EnvDynamoDBLocal, ...); the tests that use them are built
+// with the "aws" tag (`make test-aws`).
 //
 // Each server listens on a random 127.0.0.1 port, is a child of the test
 // process, dies with it (PR_SET_PDEATHSIG) and is stopped by Stop.
@@ -77,17 +78,25 @@ func (s *Server) Stop() {
 	})
 }
 
-// ToolsDir is where `make aws-tools` puts the servers: $BLUEPRINT_TOOLS_DIR,
-// else .tools at the module root.
-func ToolsDir() (string, error) {
-	if d := os.Getenv("BLUEPRINT_TOOLS_DIR"); d != "" {
-		return d, nil
+// Environment variables naming the fetched servers; `make test-aws` sets
+// them to the versions pinned in the Makefile (under .tools/).
+const (
+	EnvDynamoDBLocal = "BLUEPRINT_DYNAMODB_LOCAL" // folder of DynamoDB Local's jars and native libraries
+	EnvVersityGW     = "BLUEPRINT_VERSITYGW"      // the versitygw binary
+	EnvMotoServer    = "BLUEPRINT_MOTO_SERVER"    // moto's moto_server script
+)
+
+// tool returns the path named by the environment variable env, or an
+// error telling how to get it.
+func tool(env string) (string, error) {
+	p := os.Getenv(env)
+	if p == "" {
+		return "", fmt.Errorf("awstest: %s is not set; run the AWS tests with `make test-aws`, which fetches the servers and sets it", env)
 	}
-	root, err := ModuleRoot()
-	if err != nil {
-		return "", err
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("awstest: %s=%s: %w", env, p, err)
 	}
-	return filepath.Join(root, ".tools"), nil
+	return p, nil
 }
 
 // ModuleRoot is the directory of go.mod above the working directory.
@@ -106,20 +115,6 @@ func ModuleRoot() (string, error) {
 		}
 		dir = parent
 	}
-}
-
-// tool returns the path of a fetched tool, or an error telling how to get
-// it.
-func tool(rel string) (string, error) {
-	dir, err := ToolsDir()
-	if err != nil {
-		return "", err
-	}
-	p := filepath.Join(dir, rel)
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("awstest: %s not found; run `make aws-tools` first: %w", p, err)
-	}
-	return p, nil
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
@@ -189,7 +184,7 @@ func answers(method, url string, body []byte) bool {
 // StartDynamoDB starts DynamoDB Local in memory (its sqlite4java native
 // library from the same folder).
 func StartDynamoDB() (*Server, error) {
-	dir, err := tool("dynamodb-local")
+	dir, err := tool(EnvDynamoDBLocal)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +200,7 @@ func StartDynamoDB() (*Server, error) {
 // StartS3 starts versitygw with its posix backend in a new temporary
 // directory (removed by Stop), AccessKey and SecretKey as its root user.
 func StartS3() (*Server, error) {
-	bin, err := tool("bin/versitygw")
+	bin, err := tool(EnvVersityGW)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +223,7 @@ func StartS3() (*Server, error) {
 // Invoke API at http://localhost:<lambdaPort> (moto sends its own
 // service calls to MOTO_PORT), where the test serves the real handlers.
 func StartMoto(lambdaPort int) (*Server, error) {
-	bin, err := tool("moto/bin/moto_server")
+	bin, err := tool(EnvMotoServer)
 	if err != nil {
 		return nil, err
 	}

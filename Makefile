@@ -14,7 +14,7 @@ SAM_CLI_VERSION        := 1.170.0
 CFN_LINT_VERSION       := 1.58.0
 ZIG_VERSION            := 0.15.1
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector \
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process
 
 build:
@@ -36,12 +36,16 @@ staticcheck:
 openapi-lint:
 	npx --yes @redocly/cli@$(REDOCLY_VERSION) lint --config internal/openapi/redocly.yaml internal/openapi/openapi.json
 
+# The review page's browser tests (cmd/blueprintd/browser_test.go) drive a headless Chromium;
+# where none is installed they skip, and this says so (Debian: apt-get install chromium).
 test: vet staticcheck openapi-lint
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || test -n "$$BLUEPRINT_CHROMIUM" || \
+		echo "NOTE: no Chromium found: the review page's browser tests will be skipped (Debian: apt-get install chromium; .ci/run installs it)"
 	$(GO) test -count=1 ./...
 	$(MAKE) test-aws
 
 # Generate synthetic drawings with ground truth (internal/synth):
-# make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster
+# make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster|legend (legend: novel glyphs defined only by each set's legend, docs/legend.md)
 OUT  ?= synth-out
 N    ?= 20
 SEED ?= 1
@@ -65,6 +69,19 @@ BENCH_SEED ?= 4242
 bench-vector:
 	test -d $(BENCH_DIR) || $(GO) run ./cmd/synth -out $(BENCH_DIR) -n $(BENCH_N) -seed $(BENCH_SEED) -kind vector
 	VECTOR_TIMING_DATA=$(BENCH_DIR) $(GO) test -count=1 -timeout 30m -run TestDevTiming -v ./internal/vector/ | grep -v "^=== \|A1 sheet"
+
+# Screenshot of the review page on a synthetic sheet for the README (docs/review-page.png);
+# needs Chromium. Screenshots of ../shared/realdata must never be committed: write them elsewhere
+# with BLUEPRINT_SCREENSHOT_DIR=<dir> BLUEPRINT_SCREENSHOT_REAL=1 go test -run TestReviewScreenshots ./cmd/blueprintd
+review-screenshot:
+	rm -rf $(BIN)/screenshots && mkdir -p $(BIN)/screenshots
+	BLUEPRINT_SCREENSHOT_DIR=$(CURDIR)/$(BIN)/screenshots $(GO) test -count=1 -run 'TestReviewScreenshots$$' -v ./cmd/blueprintd/ | grep -v "^=== "
+	cp $(BIN)/screenshots/review-synthetic.png docs/review-page.png
+
+# Frame times of the review page zooming and panning an A0 sheet with 2000 boxes in headless
+# Chromium [VIEWER_PDF=<a drawing to show instead of a blank A0 page>].
+bench-review:
+	BLUEPRINT_VIEWER_A0=1 BLUEPRINT_VIEWER_PDF=$(VIEWER_PDF) $(GO) test -count=1 -run 'TestReviewPage2000Boxes$$' -v ./cmd/blueprintd/ | grep -v "^=== \|level=INFO"
 
 # ---- AWS: Lambda builds, the stack's checks, and the tests against AWS-compatible servers ----
 TOOLS        := $(CURDIR)/.tools

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"blueprint/internal/apitest"
 	"blueprint/internal/job"
 	"blueprint/internal/signing"
 )
@@ -15,21 +16,14 @@ import (
 // doneJob drives a two-page PDF to done for key and returns its id.
 func doneJob(t *testing.T, e *testEnv, key string, extra map[string]any) string {
 	t.Helper()
-	data := pdfDoc([2]int{144, 72}, [2]int{144, 72})
-	req := map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": len(data)}
-	for k, v := range extra {
-		req[k] = v
-	}
-	created := e.initJob(key, req)
-	if r := e.upload(created, data, "application/pdf"); r.Status != 200 {
-		t.Fatalf("PUT: %d %s", r.Status, r.Body)
-	}
-	id := created["job_id"].(string)
-	if r := e.do("POST", "/v1/jobs/"+id+"/start", key, nil, nil); r.Status != 202 {
-		t.Fatalf("start: %d %s", r.Status, r.Body)
-	}
-	e.waitStatus(key, id, "done")
-	return id
+	return processPDF(t, e, key, "a.pdf", pdfDoc([2]int{144, 72}, [2]int{144, 72}), extra)
+}
+
+// processPDF drives data, uploaded as name with the init fields extra, to
+// done for key and returns the job's id.
+func processPDF(t *testing.T, e *testEnv, key, name string, data []byte, extra map[string]any) string {
+	t.Helper()
+	return apitest.ProcessPDF(t, e, e.api, key, name, data, extra)
 }
 
 func TestUploadAttacks(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -58,6 +59,13 @@ type testEnv struct {
 // HTTP server) over dir. opt.engine nil uses the production engine.
 func startEnv(t *testing.T, dir string, opt options, mods ...func(*config.Config)) *testEnv {
 	t.Helper()
+	return startEnvWrapped(t, dir, opt, nil, mods...)
+}
+
+// startEnvWrapped is startEnv with the service's handler wrapped by wrap
+// (nil: as it is), for tests that watch or alter what the server answers.
+func startEnvWrapped(t *testing.T, dir string, opt options, wrap func(http.Handler) http.Handler, mods ...func(*config.Config)) *testEnv {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	cfg, err := config.Load(func(string) string { return "" })
@@ -83,6 +91,9 @@ func startEnv(t *testing.T, dir string, opt options, mods ...func(*config.Config
 		t.Fatal(err)
 	}
 	srv.Config.Handler = a.handler
+	if wrap != nil {
+		srv.Config.Handler = wrap(a.handler)
+	}
 	srv.Start()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -1,6 +1,6 @@
 // Command synth writes synthetic construction drawings with ground truth:
 //
-//	go run ./cmd/synth -out DIR -n SHEETS -seed N -kind vector|raster [-max-paper A3] [-max-dpi 150]
+//	go run ./cmd/synth -out DIR -n SHEETS -seed N -kind vector|raster|legend [-max-paper A3] [-max-dpi 150]
 //
 // Each sheet is "sheet-NNNNN.pdf" (vector) or "scan-NNNNN.png|jpg" (raster)
 // with "<stem>.json" beside it in the shared dataset format. The same seed
@@ -32,7 +32,7 @@ func run() error {
 	out := flag.String("out", "", "output directory (required)")
 	n := flag.Int("n", 10, "number of sheets")
 	seed := flag.Uint64("seed", 1, "random seed")
-	kindFlag := flag.String("kind", "vector", "vector or raster")
+	kindFlag := flag.String("kind", "vector", "vector, raster or legend")
 	maxPaper := flag.String("max-paper", "", "largest paper size, A4..A0 (default: all)")
 	maxDPI := flag.Int("max-dpi", 0, "highest raster resolution, 150..300 (default 300)")
 	catalogFile := flag.String("catalog", os.Getenv(config.EnvCatalogFile), "catalog override file")

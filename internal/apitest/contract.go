@@ -92,8 +92,14 @@ func forgeSignature(t *testing.T, raw string) string {
 // doneJob drives a two-page PDF to done for key and returns its id.
 func doneJob(t *testing.T, svc Service, api *Client, key string, extra map[string]any) string {
 	t.Helper()
-	data := PDFDoc([2]int{144, 72}, [2]int{144, 72})
-	req := map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": len(data)}
+	return ProcessPDF(t, svc, api, key, "a.pdf", PDFDoc([2]int{144, 72}, [2]int{144, 72}), extra)
+}
+
+// ProcessPDF drives data, uploaded as name with the init fields extra, to
+// done for key and returns the job's id.
+func ProcessPDF(t *testing.T, svc Service, api *Client, key, name string, data []byte, extra map[string]any) string {
+	t.Helper()
+	req := map[string]any{"file_name": name, "mime_type": "application/pdf", "size": len(data)}
 	for k, v := range extra {
 		req[k] = v
 	}
@@ -308,7 +314,7 @@ func contractErrors(t *testing.T, newSvc NewService) {
 		{"icon unknown class", "GET", "/v1/symbols/teapot/icon", KeyA, "", nil, 404, "not_found", [2]string{}},
 		{"icon bad format", "GET", "/v1/symbols/socket_outlet/icon?format=gif", KeyA, "", nil, 422, "unprocessable", [2]string{"parameter", "format"}},
 		{"icon ok", "GET", "/v1/symbols/socket_outlet/icon", KeyA, "", nil, 302, "", [2]string{}},
-		{"unknown v1 route", "GET", "/v1/jobs", KeyA, "", nil, 404, "not_found", [2]string{}},
+		{"unknown v1 route", "GET", "/v1/jobz", KeyA, "", nil, 404, "not_found", [2]string{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -566,10 +572,14 @@ func contractMethodNotAllowed(t *testing.T, newSvc NewService) {
 		{"DELETE", "/v1/openapi.json", "", 405, "method_not_allowed", "GET, HEAD", false},
 		{"DELETE", "/v1/jobs/" + id, "", 405, "method_not_allowed", "GET, HEAD", false},
 		{"GET", "/v1/jobs/init", "bad-key", 405, "method_not_allowed", "POST", false},
-		{"DELETE", "/v1/jobs", "", 401, "unauthorized", "", false},
+		{"DELETE", "/v1/jobs", "", 405, "method_not_allowed", "GET, HEAD", false},
+		{"DELETE", "/v1/jobz", "", 401, "unauthorized", "", false},
+		{"POST", "/v1/jobs/" + id + "/takeoff.csv", KeyA, 405, "method_not_allowed", "GET, HEAD", false},
+		{"POST", "/app/", "", 405, "method_not_allowed", "GET, HEAD", false},
 		{"GET", "/uploads/" + id, "", 405, "method_not_allowed", "PUT", false},
 		{"DELETE", "/files/icons/socket_outlet.svg", "", 405, "method_not_allowed", "GET, HEAD", false},
-		{"DELETE", "/v1/jobs", KeyA, 404, "not_found", "", true},
+		{"DELETE", "/v1/jobz", KeyA, 404, "not_found", "", true},
+		{"GET", "/app/missing.js", "", 404, "not_found", "", false},
 		{"GET", "/v2/jobs/" + id, "", 404, "not_found", "", false},
 	}
 	for _, c := range cases {

@@ -31,12 +31,14 @@ const LockTimeout = time.Second
 //	jobs:     id -> job JSON
 //	byState:  state 0x00 created_at(12 bytes) id -> empty
 //	webhooks: next_attempt_at(12 bytes) id -> empty (pending deliveries only)
+//	byOwner:  len(owner)(4 bytes) owner created_at(12 bytes) id -> empty
 //	idem:     len(owner)(4 bytes) owner key -> record JSON
 var (
 	bucketJobs     = []byte("jobs")
 	bucketByState  = []byte("jobs_by_state")
 	bucketWebhooks = []byte("webhooks_pending")
 	bucketIdem     = []byte("idempotency")
+	bucketByOwner  = []byte("jobs_by_owner")
 )
 
 // Store is a job.Store backed by one bbolt file. It is safe for concurrent
@@ -69,7 +71,7 @@ func Open(path string) (*Store, error) {
 				return fmt.Errorf("create bucket %s: %w", name, err)
 			}
 		}
-		return nil
+		return ensureOwnerIndex(tx)
 	})
 	if err != nil {
 		_ = db.Close()
@@ -205,6 +207,44 @@ func (s *Store) ListJobs(ctx context.Context, state job.State, limit int) ([]str
 	}, prefix)
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: list %s jobs: %w", state, err)
+	}
+	return ids, nil
+}
+
+// ListOwnerJobs returns the IDs of owner's jobs, newest CreatedAt first
+// (ties: greater ID first), strictly after the position after, at most
+// limit of them (limit <= 0: all). It reads only the owner index.
+func (s *Store) ListOwnerJobs(ctx context.Context, owner string, after job.JobCursor, limit int) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("boltstore: list jobs of an owner: %w", err)
+	}
+	prefix := ownerPrefix(owner)
+	// Every key of the owner sorts below bound; the list starts at the
+	// greatest key below it.
+	bound := append(bytes.Clone(prefix), bytes.Repeat([]byte{0xff}, timeLen+1)...)
+	if !after.IsZero() {
+		bound = append(appendTime(bytes.Clone(prefix), after.CreatedAt), after.ID...)
+	}
+	ids := []string{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketByOwner).Cursor()
+		k, _ := c.Seek(bound)
+		if k == nil {
+			k, _ = c.Last()
+		}
+		for k != nil && bytes.Compare(k, bound) >= 0 {
+			k, _ = c.Prev()
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Prev() {
+			ids = append(ids, string(k[len(prefix)+timeLen:]))
+			if limit > 0 && len(ids) >= limit {
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: list jobs of an owner: %w", err)
 	}
 	return ids, nil
 }
@@ -361,9 +401,31 @@ func getJob(tx *bolt.Tx, id string) (*job.Job, error) {
 	return &j, nil
 }
 
+// ensureOwnerIndex creates the owner index, filling it from the stored
+// jobs when a database written before the index existed lacks it.
+func ensureOwnerIndex(tx *bolt.Tx) error {
+	if tx.Bucket(bucketByOwner) != nil {
+		return nil
+	}
+	b, err := tx.CreateBucket(bucketByOwner)
+	if err != nil {
+		return fmt.Errorf("create bucket %s: %w", bucketByOwner, err)
+	}
+	return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
+		var j job.Job
+		if err := json.Unmarshal(v, &j); err != nil {
+			return fmt.Errorf("index owner of job %s: decode: %w", k, err)
+		}
+		return b.Put(ownerKey(&j), nil)
+	})
+}
+
 func addIndexes(tx *bolt.Tx, j *job.Job) error {
 	if err := tx.Bucket(bucketByState).Put(stateKey(j), nil); err != nil {
 		return fmt.Errorf("index state: %w", err)
+	}
+	if err := tx.Bucket(bucketByOwner).Put(ownerKey(j), nil); err != nil {
+		return fmt.Errorf("index owner: %w", err)
 	}
 	if j.Webhook.Pending() {
 		if err := tx.Bucket(bucketWebhooks).Put(webhookKey(j), nil); err != nil {
@@ -376,6 +438,9 @@ func addIndexes(tx *bolt.Tx, j *job.Job) error {
 func removeIndexes(tx *bolt.Tx, j *job.Job) error {
 	if err := tx.Bucket(bucketByState).Delete(stateKey(j)); err != nil {
 		return fmt.Errorf("unindex state: %w", err)
+	}
+	if err := tx.Bucket(bucketByOwner).Delete(ownerKey(j)); err != nil {
+		return fmt.Errorf("unindex owner: %w", err)
 	}
 	if j.Webhook.Pending() {
 		if err := tx.Bucket(bucketWebhooks).Delete(webhookKey(j)); err != nil {
@@ -401,9 +466,19 @@ func webhookKey(j *job.Job) []byte {
 }
 
 func idemKey(owner, key string) []byte {
+	return append(ownerPrefix(owner), key...)
+}
+
+// ownerPrefix is the length-prefixed owner that starts the owner's keys of
+// the idempotency and owner-index buckets (no owner's prefix is another's).
+func ownerPrefix(owner string) []byte {
 	k := binary.BigEndian.AppendUint32(nil, uint32(len(owner)))
-	k = append(k, owner...)
-	return append(k, key...)
+	return append(k, owner...)
+}
+
+func ownerKey(j *job.Job) []byte {
+	k := appendTime(ownerPrefix(j.Owner), j.CreatedAt)
+	return append(k, j.ID...)
 }
 
 // timeLen is the length of an encoded time: seconds with the sign bit

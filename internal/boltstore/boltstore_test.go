@@ -93,6 +93,9 @@ func TestRejectsJobWithoutID(t *testing.T) {
 }
 
 // TestReopenKeepsJobsAndIndexes closes the store and opens the file again.
+// TestReopenKeepsJobsAndIndexes reopens a file: its jobs, indexes and
+// idempotency records are there; the owner index, removed before closing
+// as in a file written before it existed, is rebuilt.
 func TestReopenKeepsJobsAndIndexes(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "jobs.db")
@@ -101,7 +104,7 @@ func TestReopenKeepsJobsAndIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, id := range []string{"b", "a", "c"} {
-		j := &job.Job{ID: id, Status: job.Queued, CreatedAt: t0.Add(time.Duration(i) * time.Second)}
+		j := &job.Job{ID: id, Owner: "k1", Status: job.Queued, CreatedAt: t0.Add(time.Duration(i) * time.Second)}
 		j.Webhook = &job.Delivery{EventID: "evt_" + id, NextAttemptAt: t0.Add(-time.Duration(i) * time.Second)}
 		if err := s.CreateJob(ctx, j); err != nil {
 			t.Fatal(err)
@@ -109,6 +112,9 @@ func TestReopenKeepsJobsAndIndexes(t *testing.T) {
 	}
 	rec := job.IdempotencyRecord{Owner: "k", Key: "i", JobID: "a", ExpiresAt: t0.Add(time.Hour)}
 	if _, err := s.PutIdempotency(ctx, rec, t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketByOwner) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -125,6 +131,9 @@ func TestReopenKeepsJobsAndIndexes(t *testing.T) {
 	}
 	if ids, err := s.ListPendingWebhooks(ctx, t0, 0); err != nil || !slices.Equal(ids, []string{"c", "a", "b"}) {
 		t.Errorf("ListPendingWebhooks after reopen = %v, %v; want earliest first", ids, err)
+	}
+	if ids, err := s.ListOwnerJobs(ctx, "k1", job.JobCursor{}, 0); err != nil || !slices.Equal(ids, []string{"c", "a", "b"}) {
+		t.Errorf("ListOwnerJobs after reopen = %v, %v; want newest first", ids, err)
 	}
 	rec.JobID = "other"
 	if got, err := s.PutIdempotency(ctx, rec, t0); !errors.Is(err, job.ErrExists) || got.JobID != "a" {

@@ -7,6 +7,8 @@ package detect
 import (
 	"context"
 	"image"
+
+	"blueprint/internal/drawing"
 )
 
 // RenderDPI is the raster resolution of every page coordinate on the wire.
@@ -30,14 +32,18 @@ type Detection struct {
 	Confidence float64 // calibrated, 0..1
 	Box        Box
 	Source     Source
+	// LegendRow is the 1-based index into DocumentInfo.Legend of the
+	// legend row whose glyph found this symbol; 0 when none did.
+	LegendRow int
 }
 
 // PDFPage is the vector side of a page from a PDF upload.
 type PDFPage interface {
-	// SVG returns MuPDF's SVG rendering of the page: coordinates in PDF
-	// points of the CropBox with /Rotate applied (multiply by 200/72 for
-	// raster pixels), text drawn as glyph paths referenced by <use>.
-	SVG(ctx context.Context) ([]byte, error)
+	// Drawing returns what the page draws: segments, arcs and positioned
+	// text characters in pixels of the page raster (RenderDPI, CropBox and
+	// /Rotate applied), text kept apart from drawing. The result is shared
+	// by every caller of the page: callers must not modify it.
+	Drawing(ctx context.Context) (*drawing.Page, error)
 }
 
 // Page is one page as an engine sees it.
@@ -60,3 +66,51 @@ type EngineFunc func(ctx context.Context, p Page) ([]Detection, error)
 
 // Detect calls f.
 func (f EngineFunc) Detect(ctx context.Context, p Page) ([]Detection, error) { return f(ctx, p) }
+
+// Page kinds: what the document pass took a page for. Only floor plans
+// (and images, which have no drawing to read) are counted; docs/decisions.md
+// says why.
+const (
+	KindFloorPlan  = "floor_plan"  // an installation layout: symbols are counted
+	KindLegend     = "legend"      // a legend or title sheet
+	KindSchedule   = "schedule"    // schedules, calculations, bills of material, notes
+	KindRiser      = "riser"       // a riser or schematic: repeats installed devices
+	KindSingleLine = "single_line" // a single-line diagram of boards and circuits
+	KindImage      = "image"       // a raster upload: no drawing to read
+)
+
+// Counted reports whether a take-off counts the symbols of a page of
+// that kind.
+func Counted(kind string) bool { return kind == KindFloorPlan || kind == KindImage || kind == "" }
+
+// LegendRow is one row of a legend found in the document.
+type LegendRow struct {
+	PageIndex   int
+	Description string
+	Class       string // "" when the description names no catalog class
+	Quantity    *int   // the printed quantity, nil when none is printed
+}
+
+// DocumentInfo is what the document pass learned about a document: its
+// legend rows and what each page is.
+type DocumentInfo struct {
+	Legend []LegendRow
+	Kinds  []string // per page, one of the Kind constants
+}
+
+// Drawings reads a document's pages' drawings without rendering them.
+type Drawings interface {
+	NumPages() int
+	// Drawing returns page i's drawing, nil for a page without one (an
+	// image upload).
+	Drawing(ctx context.Context, i int) (*drawing.Page, error)
+}
+
+// DocumentEngine is an engine that reads the whole document before its
+// pages: legends found anywhere in it define templates for all its pages.
+// Prepare returns the engine for that document's pages and what it
+// learned. Only templates cross pages, never a page's geometry.
+type DocumentEngine interface {
+	Engine
+	Prepare(ctx context.Context, doc Drawings) (Engine, DocumentInfo, error)
+}

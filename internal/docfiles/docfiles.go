@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 
-	"blueprint/internal/detect"
 	"blueprint/internal/document"
 	"blueprint/internal/job"
 	"blueprint/internal/pipeline"
@@ -63,9 +62,9 @@ func (f *openFile) NumPages() int { return f.doc.NumPages() }
 func (f *openFile) Close() error { return f.doc.Close() }
 
 // Run runs pipeline.Run with PNG encoding on.
-func (f *openFile) Run(ctx context.Context, eng detect.Engine, each func(job.PageResult) error) error {
-	err := pipeline.Run(ctx, f.doc, pipeline.Options{Engine: eng, KeepPNG: true}, func(r pipeline.PageResult) error {
-		return each(job.PageResult{Index: r.Index, Width: r.Width, Height: r.Height, Detections: r.Detections, PNG: r.PNG})
+func (f *openFile) Run(ctx context.Context, opt job.RunOptions, each func(job.PageResult) error) error {
+	err := pipeline.Run(ctx, f.doc, pipeline.Options{Engine: opt.Engine, KeepPNG: true, Document: opt.Document}, func(r pipeline.PageResult) error {
+		return each(job.PageResult{Index: r.Index, Kind: r.Kind, Width: r.Width, Height: r.Height, Detections: r.Detections, PNG: r.PNG})
 	})
 	return convert(err)
 }

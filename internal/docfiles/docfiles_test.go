@@ -71,7 +71,7 @@ func TestRunPages(t *testing.T) {
 		}
 		return []detect.Detection{{Class: "socket_outlet", Confidence: 0.9}}, nil
 	})
-	err = f.Run(context.Background(), eng, func(r job.PageResult) error {
+	err = f.Run(context.Background(), job.RunOptions{Engine: eng}, func(r job.PageResult) error {
 		got = append(got, fmt.Sprintf("%d:%dx%d:%d:%t", r.Index, r.Width, r.Height, len(r.Detections), len(r.PNG) > 8))
 		return nil
 	})

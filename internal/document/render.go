@@ -9,10 +9,12 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
+	"sync"
 
 	fitz "github.com/gen2brain/go-fitz"
 
 	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
 )
 
 // Document is an opened upload, read one page at a time. It is for one
@@ -69,9 +71,9 @@ func (d *Document) NumPages() int { return d.pages }
 // (colour is kept: drawings colour-code symbols; 4 bytes a pixel, about
 // 125 MB for an A1 sheet). A page over MaxPagePixels is refused with a
 // page_too_large *InvalidError before any pixel is allocated. The PDF field
-// serves MuPDF's SVG of the page, produced here once (it also gives the
-// exact page size) and shared by every SVG call: callers must not modify
-// the returned bytes.
+// serves the page's drawing, read from MuPDF's SVG of the page (produced
+// here once; it also gives the exact page size) on the first Drawing call
+// and shared by every later one: callers must not modify it.
 //
 // Images: page 0 only, Raster is the decoded image at its native size and
 // PDF is nil.
@@ -90,29 +92,9 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 		return detect.Page{Index: 0, Width: b.Dx(), Height: b.Dy(), Raster: d.img}, nil
 	}
 
-	// Cheap refusal from whole-point bounds before the SVG pass.
-	bnd, err := d.pdf.Bound(i)
-	if err != nil {
-		return detect.Page{}, fmt.Errorf("render page %d: load: %w", i, err)
-	}
-	if w, h := pixelsAt200(float64(bnd.Dx())), pixelsAt200(float64(bnd.Dy())); int64(w)*int64(h) > d.lim.MaxPagePixels {
-		return detect.Page{}, pageTooLarge(i, w, h, d.lim)
-	}
-	svg, err := d.pdf.SVG(i)
-	if err != nil {
-		return detect.Page{}, fmt.Errorf("render page %d: svg: %w", i, err)
-	}
-	svgBytes := []byte(svg)
-	wpt, hpt, err := parseSVGSize(svgBytes)
+	svgBytes, w, h, err := d.pageSVG(i)
 	if err != nil {
 		return detect.Page{}, fmt.Errorf("render page %d: %w", i, err)
-	}
-	w, h := pixelsAt200(wpt), pixelsAt200(hpt)
-	if int64(w)*int64(h) > d.lim.MaxPagePixels {
-		return detect.Page{}, pageTooLarge(i, w, h, d.lim)
-	}
-	if w <= 0 || h <= 0 {
-		return detect.Page{}, fmt.Errorf("render page %d: empty page (%g × %g pt)", i, wpt, hpt)
 	}
 	if err := ctx.Err(); err != nil {
 		return detect.Page{}, fmt.Errorf("render page %d: %w", i, err)
@@ -126,8 +108,63 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 		Width:  w,
 		Height: h,
 		Raster: fitSize(rgba, w, h),
-		PDF:    svgPage(svgBytes),
+		PDF:    &svgPage{svg: svgBytes},
 	}, nil
+}
+
+// Drawing reads what page i (0-based) of a PDF draws, without rendering
+// its raster: the document pass reads every page this way before the page
+// pass renders them. The page limits are checked as Page checks them. An
+// image has no drawing: (nil, nil).
+func (d *Document) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
+	if d.closed {
+		return nil, errors.New("read page drawing: document is closed")
+	}
+	if i < 0 || i >= d.pages {
+		return nil, fmt.Errorf("read page %d drawing: out of range (%d pages)", i, d.pages)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("read page %d drawing: %w", i, err)
+	}
+	if d.pdf == nil {
+		return nil, nil
+	}
+	svg, _, _, err := d.pageSVG(i)
+	if err != nil {
+		return nil, fmt.Errorf("read page %d drawing: %w", i, err)
+	}
+	return (&svgPage{svg: svg}).Drawing(ctx)
+}
+
+// pageSVG writes page i of the PDF as SVG with MuPDF and returns it with
+// the page's raster size at 200 DPI, refusing a page over MaxPagePixels
+// (page_too_large, before MuPDF writes anything when the whole-point bounds
+// already tell) or of no area.
+func (d *Document) pageSVG(i int) (svg []byte, w, h int, err error) {
+	bnd, err := d.pdf.Bound(i)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("load: %w", err)
+	}
+	if w, h := pixelsAt200(float64(bnd.Dx())), pixelsAt200(float64(bnd.Dy())); int64(w)*int64(h) > d.lim.MaxPagePixels {
+		return nil, 0, 0, pageTooLarge(i, w, h, d.lim)
+	}
+	s, err := d.pdf.SVG(i)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("svg: %w", err)
+	}
+	svg = []byte(s)
+	wpt, hpt, err := parseSVGSize(svg)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	w, h = pixelsAt200(wpt), pixelsAt200(hpt)
+	if int64(w)*int64(h) > d.lim.MaxPagePixels {
+		return nil, 0, 0, pageTooLarge(i, w, h, d.lim)
+	}
+	if w <= 0 || h <= 0 {
+		return nil, 0, 0, fmt.Errorf("empty page (%g × %g pt)", wpt, hpt)
+	}
+	return svg, w, h, nil
 }
 
 // fitSize returns img cut to w × h. MuPDF rounds the page's pixel box
@@ -145,15 +182,28 @@ func fitSize(img *image.RGBA, w, h int) *image.RGBA {
 	return out
 }
 
-// svgPage is a PDF page's SVG, produced once by Page.
-type svgPage []byte
+// svgPage is a PDF page's vector side: MuPDF's SVG of the page, produced
+// once by Page, read into a drawing.Page on the first Drawing call and
+// shared by every later one.
+type svgPage struct {
+	once sync.Once
+	svg  []byte
+	page *drawing.Page
+	err  error
+}
 
-// SVG returns MuPDF's SVG of the page (points of the rotated CropBox).
-func (s svgPage) SVG(ctx context.Context) ([]byte, error) {
+// Drawing returns the page's primitives in raster pixels. The first call
+// reads the SVG (under its context: a cancelled first call leaves the error
+// for every caller) and drops it.
+func (s *svgPage) Drawing(ctx context.Context) (*drawing.Page, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("page svg: %w", err)
+		return nil, fmt.Errorf("page drawing: %w", err)
 	}
-	return s, nil
+	s.once.Do(func() {
+		s.page, s.err = drawing.FromSVG(ctx, s.svg, float64(detect.RenderDPI)/72)
+		s.svg = nil
+	})
+	return s.page, s.err
 }
 
 // Close releases MuPDF's memory. Calling it twice is harmless.

@@ -1,17 +1,18 @@
 package document
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"image"
+	"image/png"
 	"math"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/document/documenttest"
+	"blueprint/internal/glyph"
 )
 
 // darkBox returns the bounds of the pixels darker than mid-grey.
@@ -53,55 +54,6 @@ func rotatePt(u, v, w, h float64, rot int) (float64, float64) {
 func rectPx(x0, y0, x1, y1 float64) image.Rectangle {
 	s := 200.0 / 72
 	return image.Rect(int(math.Round(x0*s)), int(math.Round(y0*s)), int(math.Round(x1*s)), int(math.Round(y1*s))).Canon()
-}
-
-var (
-	svgPathRe   = regexp.MustCompile(`<path transform="matrix\(([^)]*)\)" d="([^"]*)"`)
-	svgNumberRe = regexp.MustCompile(`[MLHVZ]|-?[0-9]*\.?[0-9]+(?:e-?[0-9]+)?`)
-)
-
-// svgFirstPathBox returns the box of the first drawn <path> after <defs>
-// (MuPDF's SVG writes rectangles as absolute M/H/V/Z paths).
-func svgFirstPathBox(t *testing.T, svg string) (x0, y0, x1, y1 float64) {
-	t.Helper()
-	if i := strings.Index(svg, "</defs>"); i >= 0 {
-		svg = svg[i:]
-	}
-	m := svgPathRe.FindStringSubmatch(svg)
-	if m == nil {
-		t.Fatalf("no path in svg: %.400s", svg)
-	}
-	var mat [6]float64
-	for i, f := range strings.Split(m[1], ",") {
-		mat[i], _ = strconv.ParseFloat(f, 64)
-	}
-	x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	add := func(x, y float64) {
-		px, py := mat[0]*x+mat[2]*y+mat[4], mat[1]*x+mat[3]*y+mat[5]
-		x0, y0, x1, y1 = min(x0, px), min(y0, py), max(x1, px), max(y1, py)
-	}
-	toks := svgNumberRe.FindAllString(m[2], -1)
-	var cx, cy float64
-	num := func(i int) float64 { f, _ := strconv.ParseFloat(toks[i], 64); return f }
-	for i := 0; i < len(toks); i++ {
-		switch toks[i] {
-		case "M", "L":
-			cx, cy = num(i+1), num(i+2)
-			i += 2
-		case "H":
-			cx = num(i + 1)
-			i++
-		case "V":
-			cy = num(i + 1)
-			i++
-		case "Z":
-			continue
-		default:
-			t.Fatalf("unexpected svg path token %q in %q", toks[i], m[2])
-		}
-		add(cx, cy)
-	}
-	return
 }
 
 // TestPageGeometry renders a page whose CropBox is smaller than its
@@ -146,22 +98,26 @@ func TestPageGeometry(t *testing.T) {
 				t.Errorf("dark pixels at %v, want %v", got, want)
 			}
 
-			svg, err := p.PDF.SVG(ctx)
+			dr, err := p.PDF.Drawing(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sw, sh, err := parseSVGSize(svg)
-			if err != nil {
-				t.Fatal(err)
+			if pixelsAt200(dr.Width*72/detect.RenderDPI) != wantW || pixelsAt200(dr.Height*72/detect.RenderDPI) != wantH {
+				t.Errorf("drawing size %g × %g px, want the raster's %d × %d px", dr.Width, dr.Height, wantW, wantH)
 			}
-			if pixelsAt200(sw) != wantW || pixelsAt200(sh) != wantH {
-				t.Errorf("svg size %g × %g pt, want the raster's %d × %d px", sw, sh, wantW, wantH)
+			if len(dr.Segments) == 0 {
+				t.Fatal("drawing has no segments")
 			}
-			x0, y0, x1, y1 := svgFirstPathBox(t, string(svg))
+			mn, mx := dr.Segments[0].A, dr.Segments[0].A
+			for _, sg := range dr.Segments {
+				mn, mx = glyph.MinPoint(glyph.MinPoint(mn, sg.A), sg.B), glyph.MaxPoint(glyph.MaxPoint(mx, sg.A), sg.B)
+			}
+			const ppt = float64(detect.RenderDPI) / 72
+			x0, y0, x1, y1 := mn.X/ppt, mn.Y/ppt, mx.X/ppt, mx.Y/ppt
 			wx0, wy0, wx1, wy1 := min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
 			const eps = 0.01
 			if math.Abs(x0-wx0) > eps || math.Abs(y0-wy0) > eps || math.Abs(x1-wx1) > eps || math.Abs(y1-wy1) > eps {
-				t.Errorf("svg rectangle (%g,%g)-(%g,%g) pt, want (%g,%g)-(%g,%g)", x0, y0, x1, y1, wx0, wy0, wx1, wy1)
+				t.Errorf("drawn rectangle (%g,%g)-(%g,%g) pt, want (%g,%g)-(%g,%g)", x0, y0, x1, y1, wx0, wy0, wx1, wy1)
 			}
 		})
 	}
@@ -310,4 +266,55 @@ func BenchmarkEncodePNGA1(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestDrawingWithoutRaster: Drawing reads the same primitives as the page
+// pass's Drawing, refuses an out-of-range page, and gives nil for an image.
+func TestDrawingWithoutRaster(t *testing.T) {
+	ctx := context.Background()
+	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 612 792]", Rotate: 90, Content: "10 20 m 300 400 l S " + documenttest.CircleOps(200, 200, 30) + " S"})
+	doc, err := Open(ctx, pdf, MimePDF, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	got, err := doc.Drawing(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := doc.Page(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := p.PDF.Drawing(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Segments) != len(want.Segments) || len(got.Arcs) != len(want.Arcs) || len(got.Arcs) == 0 ||
+		got.Width != want.Width || got.Height != want.Height || float64(p.Width) != math.Round(got.Width) {
+		t.Errorf("Drawing: %d segments %d arcs %gx%g; page pass: %d segments %d arcs %gx%g (raster %dx%d)",
+			len(got.Segments), len(got.Arcs), got.Width, got.Height, len(want.Segments), len(want.Arcs), want.Width, want.Height, p.Width, p.Height)
+	}
+	if _, err := doc.Drawing(ctx, 1); err == nil {
+		t.Error("page 1 of a 1-page PDF: no error")
+	}
+	img := firstPageImage(t)
+	idoc, err := Open(ctx, img, MimePNG, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idoc.Close()
+	if d, err := idoc.Drawing(ctx, 0); d != nil || err != nil {
+		t.Errorf("image: %v, %v; want nil, nil", d, err)
+	}
+}
+
+// firstPageImage is a small PNG upload.
+func firstPageImage(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 40, 30))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

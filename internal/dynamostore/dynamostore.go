@@ -5,14 +5,16 @@
 // words and are always written through expression attribute names):
 //
 //	job:          pk "job#<id>", version N, job S (the job as JSON),
-//	              status S, status_sort S (<created_at>#<id>), and while a
+//	              status S, status_sort S (<created_at>#<id>), owner S,
+//	              owner_sort S (<created_at>#<id>), and while a
 //	              webhook delivery is pending webhook_pending S ("pending")
 //	              and webhook_due S (<next_attempt_at>#<id>)
 //	idempotency:  pk "idem#<len(owner)>#<owner>#<key>", rec S (JSON),
 //	              expires_at N (Unix nanoseconds), ttl N (Unix seconds)
 //
 // Index by-status (status, status_sort) lists jobs by state oldest first;
-// the sparse index pending-webhooks (webhook_pending, webhook_due) holds
+// by-owner (owner, owner_sort) a key's jobs, read newest first; the sparse
+// index pending-webhooks (webhook_pending, webhook_due) holds
 // only jobs with a pending delivery. Times in sort keys are fixed-width hex
 // that sorts like the time. Every write is conditional: creates on
 // attribute_not_exists, updates on the stored version, idempotency records
@@ -44,6 +46,8 @@ const (
 	attrJob            = "job"
 	attrStatus         = "status"
 	attrStatusSort     = "status_sort"
+	attrOwner          = "owner"
+	attrOwnerSort      = "owner_sort"
 	attrWebhookPending = "webhook_pending"
 	attrWebhookDue     = "webhook_due"
 	attrRecord         = "rec"
@@ -52,6 +56,8 @@ const (
 
 	// IndexByStatus lists jobs of one state, oldest first.
 	IndexByStatus = "by-status"
+	// IndexByOwner lists a key's jobs.
+	IndexByOwner = "by-owner"
 	// IndexPendingWebhooks is the sparse index of pending deliveries.
 	IndexPendingWebhooks = "pending-webhooks"
 
@@ -187,6 +193,31 @@ func (s *Store) ListJobs(ctx context.Context, state job.State, limit int) ([]str
 	return ids, nil
 }
 
+// ListOwnerJobs returns the IDs of owner's jobs, newest CreatedAt first
+// (ties: greater ID first), strictly after the position after, at most
+// limit (limit <= 0: all), from the by-owner index (eventually
+// consistent).
+func (s *Store) ListOwnerJobs(ctx context.Context, owner string, after job.JobCursor, limit int) ([]string, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(IndexByOwner),
+		KeyConditionExpression:    aws.String("#o = :o"),
+		ExpressionAttributeNames:  map[string]string{"#o": attrOwner},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":o": str(owner)},
+		ScanIndexForward:          aws.Bool(false),
+	}
+	if !after.IsZero() {
+		in.KeyConditionExpression = aws.String("#o = :o AND #s < :after")
+		in.ExpressionAttributeNames["#s"] = attrOwnerSort
+		in.ExpressionAttributeValues[":after"] = str(timeKey(after.CreatedAt) + "#" + after.ID)
+	}
+	ids, err := s.query(ctx, in, limit)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: list jobs of %s: %w", owner, err)
+	}
+	return ids, nil
+}
+
 // ListPendingWebhooks returns the IDs of jobs with a pending delivery due
 // at or before before, earliest first, at most limit (limit <= 0: all),
 // from the sparse pending-webhooks index (eventually consistent).
@@ -285,6 +316,8 @@ func jobItem(j *job.Job) (map[string]types.AttributeValue, error) {
 		attrJob:        str(string(data)),
 		attrStatus:     str(string(j.Status)),
 		attrStatusSort: str(timeKey(j.CreatedAt) + "#" + j.ID),
+		attrOwner:      str(j.Owner),
+		attrOwnerSort:  str(timeKey(j.CreatedAt) + "#" + j.ID),
 	}
 	if j.Webhook.Pending() {
 		item[attrWebhookPending] = str(pendingValue)

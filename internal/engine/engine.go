@@ -4,19 +4,35 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
+	"blueprint/internal/glyph"
+	"blueprint/internal/legend"
 	"blueprint/internal/vector"
 )
 
-// New returns the production engine for the catalog's classes: today the
-// vector matcher with every catalog glyph as a template (PDF pages; image
-// pages get no detections until a raster detector lands). The engine is safe
-// for concurrent use by several goroutines working on different pages.
-func New(cat *catalog.Catalog) (detect.Engine, error) {
+// Engine is the production engine. As a detect.Engine it matches the
+// catalog's glyphs on each page; as a detect.DocumentEngine (what the
+// pipeline uses) it first reads the whole document, and its pages are then
+// also matched against the glyphs of the document's own legends.
+type Engine struct {
+	cat     *catalog.Catalog
+	catalog []vector.Template
+	plain   *vector.Engine
+	vocab   *legend.Vocabulary
+}
+
+// New returns the production engine for the catalog's classes: the vector
+// matcher with every catalog glyph as a template, and legend reading
+// (PDF pages; image pages get no detections until a raster detector
+// lands). The engine is safe for concurrent use by several goroutines
+// working on different pages or documents.
+func New(cat *catalog.Catalog) (*Engine, error) {
 	if cat == nil {
 		return nil, errors.New("engine: nil catalog")
 	}
@@ -25,9 +41,150 @@ func New(cat *catalog.Catalog) (detect.Engine, error) {
 	for _, s := range syms {
 		tpls = append(tpls, vector.Template{Class: s.Class, Glyph: s.Glyph})
 	}
-	e, err := vector.NewEngine(tpls)
+	plain, err := vector.NewEngine(tpls)
 	if err != nil {
 		return nil, fmt.Errorf("engine: vector matcher: %w", err)
 	}
-	return e, nil
+	vocab, err := legend.DefaultVocabulary()
+	if err != nil {
+		return nil, fmt.Errorf("engine: legend vocabulary: %w", err)
+	}
+	names := map[string][]string{}
+	for _, s := range syms {
+		names[s.Class] = []string{s.DisplayName, s.DisplayNameFI}
+	}
+	vocab = vocab.WithNames(names)
+	return &Engine{cat: cat, catalog: tpls, plain: plain, vocab: vocab}, nil
+}
+
+// Detect matches the catalog's glyphs on one page, without a document
+// pass (no legends, every page counted).
+func (e *Engine) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	return e.plain.Detect(ctx, p)
+}
+
+// nullClass is the template class of a legend row that names no catalog
+// class: its matches claim their symbols (so no catalog glyph is counted
+// there) and are not reported.
+const nullClass = "-"
+
+// Legend template scale ranges: a glyph with little to tell it apart (a
+// lone circle, a bare box) is searched only near the size the legend
+// draws it.
+const (
+	weakMinScale = 0.8
+	weakMaxScale = 1.25
+)
+
+// Legend glyphs are often drawn larger than the plan's symbols (a
+// legend row is sized to its text): a glyph with text inside, which pins
+// what it is, is searched from legendMinScale of its legend size; others
+// from the matcher's MinScale (smaller, a plain shape finds the parts of
+// other symbols).
+const legendMinScale = 0.3
+
+// Prepare reads the document (legends, page kinds) and returns the engine
+// for its pages: catalog and legend glyphs matched together, the legend's
+// class winning where both find one symbol.
+func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
+	ld, err := legend.Read(ctx, doc, e.vocab)
+	if err != nil {
+		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: document pass: %w", err)
+	}
+	info := detect.DocumentInfo{Kinds: ld.Kinds, Legend: make([]detect.LegendRow, len(ld.Rows))}
+	classes := make([]string, len(ld.Rows))
+	for i, r := range ld.Rows {
+		c := ld.Classes[i]
+		if _, ok := e.cat.Model(c); !ok {
+			c = "" // a class this catalog does not have
+		}
+		classes[i] = c
+		info.Legend[i] = detect.LegendRow{PageIndex: r.Page, Description: r.Description, Class: c, Quantity: r.Quantity}
+	}
+	tpls := append([]vector.Template(nil), e.catalog...)
+	for _, l := range ld.Leaders() {
+		r := ld.Rows[l]
+		class := classes[l]
+		if class == "" {
+			class = nullClass
+		}
+		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1}
+		if r.GlyphText != "" {
+			t.MinScale = legendMinScale
+		}
+		if weak(r.Glyph) {
+			t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
+		}
+		tpls = append(tpls, t)
+	}
+	m, err := vector.NewMatcher(tpls)
+	if err != nil {
+		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: legend templates: %w", err)
+	}
+	return &docEngine{m: m, doc: ld, classes: classes}, info, nil
+}
+
+// weak reports whether a glyph has too little drawing to be told apart
+// from other symbols at any size: no text, and a single closed shape.
+func weak(g glyph.Glyph) bool {
+	lines, arcs := 0, 0
+	for _, s := range g.Shapes {
+		switch s.Kind {
+		case glyph.KindText:
+			return false
+		case glyph.KindCircle, glyph.KindArc:
+			arcs++
+		default:
+			lines++
+		}
+	}
+	return (arcs == 1 && lines == 0) || (arcs == 0 && lines <= 4)
+}
+
+// docEngine detects on the pages of one document.
+type docEngine struct {
+	m       *vector.Matcher
+	doc     *legend.Document
+	classes []string
+}
+
+// Detect matches catalog and legend glyphs on a counted page. Pages the
+// document pass took for legends, schedules, risers or single-line
+// diagrams yield nothing (docs/decisions.md); nor does anything inside a
+// legend table.
+func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	if p.PDF == nil {
+		return nil, nil
+	}
+	if p.Index < len(e.doc.Kinds) && !detect.Counted(e.doc.Kinds[p.Index]) {
+		return nil, nil
+	}
+	pg, err := p.PDF.Drawing(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("engine: page %d: %w", p.Index, err)
+	}
+	ms, err := e.m.Match(ctx, pg)
+	if err != nil {
+		return nil, fmt.Errorf("engine: page %d: %w", p.Index, err)
+	}
+	out := make([]detect.Detection, 0, len(ms))
+	for _, m := range ms {
+		c := glyph.Point{X: m.Box.X + m.Box.W/2, Y: m.Box.Y + m.Box.H/2}
+		if m.Legend || e.doc.InTable(p.Index, c) {
+			continue
+		}
+		d := detect.Detection{Class: m.Class, Confidence: m.Confidence, Box: m.Box, Source: detect.Source{VectorMatching: true}}
+		if m.Row > 0 {
+			row := e.doc.Assign(pg, p.Index, m.Row-1, m.Box)
+			if e.classes[row] == "" {
+				continue
+			}
+			d.Class, d.LegendRow = e.classes[row], row+1
+		}
+		if math.IsNaN(d.Confidence) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }

@@ -194,6 +194,21 @@ func (m Affine) Then(n Affine) Affine {
 	}
 }
 
+// MinPoint is the componentwise minimum of a and b.
+func MinPoint(a, b Point) Point { return Point{X: math.Min(a.X, b.X), Y: math.Min(a.Y, b.Y)} }
+
+// MaxPoint is the componentwise maximum of a and b.
+func MaxPoint(a, b Point) Point { return Point{X: math.Max(a.X, b.X), Y: math.Max(a.Y, b.Y)} }
+
+// AngleDiff is the absolute difference of two angles in degrees, in [0, 180].
+func AngleDiff(a, b float64) float64 {
+	d := math.Mod(math.Abs(a-b), 360)
+	if d > 180 {
+		d = 360 - d
+	}
+	return d
+}
+
 // Scale returns the map of a uniform scale s about the origin.
 func Scale(s float64) Affine { return Affine{A: s, D: s} }
 

@@ -294,3 +294,26 @@ func (s *Server) handleIconFile(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	_, _ = w.Write(data)
 }
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request, c job.Caller) {
+	limit, err := intParam(r, "limit", job.DefaultListLimit, 1, job.MaxListLimit)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	cursor := r.URL.Query()["cursor"]
+	if len(cursor) > 1 {
+		s.writeError(w, r, job.InvalidParameter("cursor", "cursor must be given at most once"))
+		return
+	}
+	o := job.ListOptions{Limit: limit}
+	if len(cursor) == 1 {
+		o.Cursor = cursor[0]
+	}
+	out, err := s.cfg.Service.List(r.Context(), c, o)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+}

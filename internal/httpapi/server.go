@@ -21,6 +21,7 @@ import (
 	"blueprint/internal/catalog"
 	"blueprint/internal/job"
 	"blueprint/internal/ratelimit"
+	"blueprint/internal/webapp"
 )
 
 // Header names of the API.
@@ -87,13 +88,18 @@ func New(cfg Config) *Server {
 	m.HandleFunc("POST /v1/jobs/init", s.authed(s.handleInit))
 	m.HandleFunc("POST /v1/jobs/{job_id}/start", s.authed(s.handleStart))
 	m.HandleFunc("GET /v1/jobs/{job_id}", s.authed(s.handleGet))
+	m.HandleFunc("GET /v1/jobs", s.authed(s.handleList))
 	m.HandleFunc("GET /v1/jobs/{job_id}/pages/{page_index}/detections", s.authed(s.handleDetections))
+	m.HandleFunc("GET /v1/jobs/{job_id}/takeoff.csv", s.authed(s.handleTakeoff(takeoffCSV)))
+	m.HandleFunc("GET /v1/jobs/{job_id}/takeoff.xlsx", s.authed(s.handleTakeoff(takeoffXLSX)))
 	m.HandleFunc("GET /v1/symbols", s.authed(s.handleSymbols))
 	m.HandleFunc("GET /v1/symbols/{class}/icon", s.authed(s.handleIcon))
 	m.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
 	m.HandleFunc("PUT "+uploadPrefix+"{job_id}", s.handleUpload)
 	m.HandleFunc("GET "+pageImagePrefix+"{job_id}/{file}", s.handlePageImage)
 	m.HandleFunc("GET "+iconPrefix+"{file}", s.handleIconFile)
+	m.Handle("GET "+webapp.Prefix, webapp.Handler(http.HandlerFunc(s.notFound)))
+	m.Handle("GET "+strings.TrimSuffix(webapp.Prefix, "/"), http.RedirectHandler(webapp.Prefix, http.StatusMovedPermanently))
 	// "init" is not a job id: GET /v1/jobs/init is a wrong method on init,
 	// not a poll.
 	m.HandleFunc(patternGetInit, s.noRoute)
@@ -118,14 +124,16 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 			Details: map[string]any{"allowed_methods": allowed}})
 		return
 	}
-	notFound := func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, job.Errorf(job.CodeNotFound, "no route for %s %s", r.Method, r.URL.Path))
-	}
 	if strings.HasPrefix(r.URL.Path, patternAnyV1) {
-		s.authed(func(w http.ResponseWriter, r *http.Request, _ job.Caller) { notFound(w, r) })(w, r)
+		s.authed(func(w http.ResponseWriter, r *http.Request, _ job.Caller) { s.notFound(w, r) })(w, r)
 		return
 	}
-	notFound(w, r)
+	s.notFound(w, r)
+}
+
+// notFound answers 404 not_found for a path nothing serves.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.writeError(w, r, job.Errorf(job.CodeNotFound, "no route for %s %s", r.Method, r.URL.Path))
 }
 
 // allowedMethods lists the methods that have a route for r's path (GET

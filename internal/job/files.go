@@ -46,20 +46,32 @@ type Files interface {
 type OpenFile interface {
 	// NumPages is the number of pages (1 for an image).
 	NumPages() int
-	// Run renders each page in order at the service's resolution, runs eng
-	// on it, encodes the page as PNG and hands the result to each before
-	// the next page is rendered. It stops at the first error, wrapped with
-	// the page index: a page that cannot be read gives an *InvalidFile, and
-	// errors of eng and each stay reachable with errors.As.
-	Run(ctx context.Context, eng detect.Engine, each func(PageResult) error) error
+	// Run renders each page in order at the service's resolution, runs
+	// opt.Engine on it, encodes the page as PNG and hands the result to
+	// each before the next page is rendered. An engine that is a
+	// detect.DocumentEngine first reads the whole document (its document
+	// pass; what it learned goes to opt.Document). Run stops at the first
+	// error, wrapped with the page index: a page that cannot be read gives
+	// an *InvalidFile, and errors of the engine and each stay reachable
+	// with errors.As.
+	Run(ctx context.Context, opt RunOptions, each func(PageResult) error) error
 	// Close releases the file.
 	Close() error
 }
 
+// RunOptions configure OpenFile.Run.
+type RunOptions struct {
+	Engine detect.Engine // required
+	// Document, when set, gets what a detect.DocumentEngine's document
+	// pass learned (legend rows, page kinds) before the first page.
+	Document func(detect.DocumentInfo) error
+}
+
 // PageResult is what processing one page produced.
 type PageResult struct {
-	Index         int // 0-based page index
-	Width, Height int // raster pixels
+	Index         int    // 0-based page index
+	Kind          string // what the document pass took the page for ("" without one)
+	Width, Height int    // raster pixels
 	Detections    []detect.Detection
 	PNG           []byte // the page raster as PNG
 }

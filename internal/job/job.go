@@ -51,9 +51,12 @@ type Job struct {
 	// cleanly (a graceful shutdown gives its attempt back); a job found
 	// processing after MaxProcessingAttempts such starts has crashed the
 	// worker each time and is failed instead of retried.
-	ProcessingAttempts int      `json:"processing_attempts,omitempty"`
-	Pages              []Page   `json:"pages,omitempty"` // filled as pages finish
-	Error              *Failure `json:"error,omitempty"` // set when Failed
+	ProcessingAttempts int    `json:"processing_attempts,omitempty"`
+	Pages              []Page `json:"pages,omitempty"` // filled as pages finish
+	// Legend holds the rows of the legends the document pass found (see
+	// LegendRow); their detections carry the row's number.
+	Legend []LegendRow `json:"legend,omitempty"`
+	Error  *Failure    `json:"error,omitempty"` // set when Failed
 
 	Webhook *Delivery `json:"webhook,omitempty"` // pending or finished webhook delivery
 
@@ -76,9 +79,18 @@ type Upload struct {
 // Page is the stored result summary of one processed page. Its detections
 // are stored as a blob (see ResultKey).
 type Page struct {
-	Index  int `json:"index"`
-	Width  int `json:"width"`  // raster pixels at RenderDPI (images: native pixels)
-	Height int `json:"height"` // raster pixels
+	Index  int    `json:"index"`
+	Width  int    `json:"width"`          // raster pixels at RenderDPI (images: native pixels)
+	Height int    `json:"height"`         // raster pixels
+	Kind   string `json:"kind,omitempty"` // what the document pass took the page for (detect.Kind…)
+}
+
+// LegendRow is one legend row found in a job's document.
+type LegendRow struct {
+	PageIndex   int    `json:"page_index"`
+	Description string `json:"description"`
+	Class       string `json:"class,omitempty"` // "" when it names no catalog class
+	Quantity    *int   `json:"quantity,omitempty"`
 }
 
 // Failure is the error reported by a failed job.

@@ -34,6 +34,12 @@ type Store interface {
 	// at most limit of them (limit <= 0: all). The runner uses it to resume
 	// work after a restart and to find jobs to expire.
 	ListJobs(ctx context.Context, state State, limit int) ([]string, error)
+	// ListOwnerJobs returns the IDs of the jobs owned by owner (an API key
+	// ID), newest CreatedAt first (ties: greater ID first), starting
+	// strictly after the position after (the zero JobCursor: from the
+	// newest), at most limit of them (limit > 0). It pages the list of a
+	// key's jobs (GET /v1/jobs).
+	ListOwnerJobs(ctx context.Context, owner string, after JobCursor, limit int) ([]string, error)
 	// ListPendingWebhooks returns the IDs of jobs whose webhook delivery is
 	// pending with NextAttemptAt <= before.
 	ListPendingWebhooks(ctx context.Context, before time.Time, limit int) ([]string, error)
@@ -43,6 +49,16 @@ type Store interface {
 	// Expired records count as absent and are replaced.
 	PutIdempotency(ctx context.Context, rec IdempotencyRecord, now time.Time) (*IdempotencyRecord, error)
 }
+
+// JobCursor is a position in a list of jobs ordered by CreatedAt and then
+// ID; the zero JobCursor is the start of the list.
+type JobCursor struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// IsZero reports whether c is the start of the list.
+func (c JobCursor) IsZero() bool { return c.ID == "" && c.CreatedAt.IsZero() }
 
 // Blobs stores files: uploads, page images and per-page detections.
 type Blobs interface {

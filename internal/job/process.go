@@ -38,7 +38,7 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 				// let one file take the service down in a loop.
 				gaveUp = true
 				s.finish(j, &failure{msg: fmt.Sprintf("processing was interrupted %d times; the file may exhaust the service's memory or time limits", j.ProcessingAttempts),
-					err: errors.New("too many interrupted attempts")}, nil)
+					err: errors.New("too many interrupted attempts")}, nil, nil)
 				return nil
 			}
 			j.ProcessingAttempts++
@@ -57,7 +57,7 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 		return nil
 	}
 	s.log.Info("processing job", "job_id", jobID, "file_name", j.FileName, "attempt", j.ProcessingAttempts)
-	pages, perr := s.run(ctx, j)
+	pages, legend, perr := s.run(ctx, j)
 	if perr != nil && ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			s.releaseAttempt(ctx, jobID)
@@ -68,7 +68,7 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 		if j.Status != Processing {
 			return errSkip
 		}
-		s.finish(j, perr, pages)
+		s.finish(j, perr, pages, legend)
 		return nil
 	})
 	if errors.Is(err, errSkip) {
@@ -110,18 +110,18 @@ func (s *Service) releaseAttempt(ctx context.Context, jobID string) {
 
 // finish moves a processing job to done (perr nil) or failed and schedules
 // its webhook event.
-func (s *Service) finish(j *Job, perr error, pages []Page) {
+func (s *Service) finish(j *Job, perr error, pages []Page, legend []LegendRow) {
 	now := s.now()
 	j.CompletedAt = &now
 	ev := webhook.EventDone
 	if perr != nil {
 		j.Status = Failed
 		j.Error = &Failure{Code: CodeProcessingFailed, Message: failureMessage(perr)}
-		j.Pages = nil
+		j.Pages, j.Legend = nil, nil
 		ev = webhook.EventFailed
 	} else {
 		j.Status = Done
-		j.Pages = pages
+		j.Pages, j.Legend = pages, legend
 		n := len(pages)
 		j.PagesTotal, j.PagesDone = &n, &n
 	}
@@ -177,25 +177,26 @@ func pageFailure(i int, err error) error {
 	}
 }
 
-// run does the work of Process and returns the pages to record.
-func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
+// run does the work of Process and returns the pages and legend rows to
+// record.
+func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) {
 	if s.cfg.Files == nil || s.cfg.Engine == nil {
-		return nil, &failure{msg: "the service is not set up to process files (a service-side error)", err: errors.New("Config.Files or Config.Engine is nil")}
+		return nil, nil, &failure{msg: "the service is not set up to process files (a service-side error)", err: errors.New("Config.Files or Config.Engine is nil")}
 	}
 	if j.Upload == nil {
-		return nil, &failure{msg: "the job has no uploaded file", err: errors.New("no upload")}
+		return nil, nil, &failure{msg: "the job has no uploaded file", err: errors.New("no upload")}
 	}
 	data, err := s.readBlob(ctx, j.Upload.BlobKey, MaxUploadBytes+1)
 	if err != nil {
-		return nil, &failure{msg: "the uploaded file could not be read from storage (a service-side error)", err: err}
+		return nil, nil, &failure{msg: "the uploaded file could not be read from storage (a service-side error)", err: err}
 	}
 	doc, err := s.cfg.Files.Open(ctx, data, CanonicalMime(j.MimeType))
 	if err != nil {
 		var inv *InvalidFile
 		if errors.As(err, &inv) {
-			return nil, &failure{msg: "the file could not be opened: " + inv.Message, err: err}
+			return nil, nil, &failure{msg: "the file could not be opened: " + inv.Message, err: err}
 		}
-		return nil, &failure{msg: "the file could not be opened; it may be damaged or of an unsupported kind", err: err}
+		return nil, nil, &failure{msg: "the file could not be opened; it may be damaged or of an unsupported kind", err: err}
 	}
 	defer doc.Close()
 	total := doc.NumPages()
@@ -204,7 +205,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 		j.PagesTotal, j.PagesDone = &total, &zero
 		return nil
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var pages []Page
 	var found [][]detect.Detection
@@ -212,7 +213,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 		if err := s.putBlob(ctx, ImageKey(j.ID, r.Index), r.PNG); err != nil {
 			return &stepError{step: "storing the page image", err: err}
 		}
-		pages = append(pages, Page{Index: r.Index, Width: r.Width, Height: r.Height})
+		pages = append(pages, Page{Index: r.Index, Width: r.Width, Height: r.Height, Kind: r.Kind})
 		found = append(found, s.ofModels(j, r.Detections))
 		done := len(pages)
 		_, err := s.update(ctx, j.ID, func(j *Job) error {
@@ -224,31 +225,69 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, error) {
 		}
 		return nil
 	}
-	eng := detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
-		ds, err := s.cfg.Engine.Detect(ctx, p)
-		if err != nil {
-			return nil, &stepError{step: "symbol detection", err: err}
-		}
-		return ds, nil
-	})
-	if err := doc.Run(ctx, eng, each); err != nil {
-		return nil, pageFailure(len(pages), err)
+	var legend []LegendRow
+	var eng detect.Engine = stepEngine{s.cfg.Engine}
+	if de, ok := s.cfg.Engine.(detect.DocumentEngine); ok {
+		eng = stepDocEngine{stepEngine{s.cfg.Engine}, de}
 	}
+	opt := RunOptions{Engine: eng, Document: func(info detect.DocumentInfo) error {
+		for _, r := range info.Legend {
+			legend = append(legend, LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity})
+		}
+		return nil
+	}}
+	if err := doc.Run(ctx, opt, each); err != nil {
+		var step *stepError
+		if errors.As(err, &step) && step.step == stepDocument {
+			return nil, nil, &failure{msg: "reading the document's legends and page kinds failed (a service-side error)", err: err}
+		}
+		return nil, nil, pageFailure(len(pages), err)
+	}
+
 	kept := detect.KeepStored(found)
 	for i, p := range pages {
 		sp := storedPage{Detections: make([]storedDetection, 0, len(kept[i]))}
 		for _, d := range kept[i] {
-			sp.Detections = append(sp.Detections, storedDetection{ID: uuid.NewString(), Class: d.Class, Confidence: d.Confidence, Box: d.Box, Source: d.Source})
+			sp.Detections = append(sp.Detections, storedDetection{ID: uuid.NewString(), Class: d.Class, Confidence: d.Confidence, Box: d.Box, Source: d.Source, LegendRow: d.LegendRow})
 		}
 		b, err := json.Marshal(sp)
 		if err != nil {
-			return nil, fmt.Errorf("encode detections of page %d: %w", p.Index, err)
+			return nil, nil, fmt.Errorf("encode detections of page %d: %w", p.Index, err)
 		}
 		if err := s.putBlob(ctx, ResultKey(j.ID, p.Index), b); err != nil {
-			return nil, pageFailure(p.Index, &stepError{step: "storing the detections", err: err})
+			return nil, nil, pageFailure(p.Index, &stepError{step: "storing the detections", err: err})
 		}
 	}
-	return pages, nil
+	return pages, legend, nil
+}
+
+// stepDocument names the document pass in failures.
+const stepDocument = "the document pass"
+
+// stepEngine marks detection errors as the symbol detection step.
+type stepEngine struct{ e detect.Engine }
+
+func (s stepEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	ds, err := s.e.Detect(ctx, p)
+	if err != nil {
+		return nil, &stepError{step: "symbol detection", err: err}
+	}
+	return ds, nil
+}
+
+// stepDocEngine keeps a document engine's document pass, marking its
+// errors and those of the engine it returns.
+type stepDocEngine struct {
+	stepEngine
+	de detect.DocumentEngine
+}
+
+func (s stepDocEngine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
+	e, info, err := s.de.Prepare(ctx, doc)
+	if err != nil {
+		return nil, info, &stepError{step: stepDocument, err: err}
+	}
+	return stepEngine{e}, info, nil
 }
 
 // ofModels keeps the detections of classes that belong to the job's models.

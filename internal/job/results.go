@@ -141,27 +141,27 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 	v := &DoneView{
 		JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CompletedAt: timestampPtr(j.CompletedAt),
 		FileName: strPtr(j.FileName), PageCount: len(j.Pages), ConfidenceMode: f.Mode(),
-		InferenceThresholds: s.thresholds(j), Pages: []PageView{},
-		Summary: Summary{BySymbol: []SymbolCount{}, ByCategory: map[string]int{}},
+		InferenceThresholds: s.thresholds(j), Pages: []PageView{}, Legend: make([]LegendView, len(j.Legend)),
+	}
+	for i, r := range j.Legend {
+		v.Legend[i] = LegendView{PageIndex: r.PageIndex, Description: r.Description, Class: strPtr(r.Class), PrintedQuantity: r.Quantity}
 	}
 	counts := map[string]int{}
 	expires := s.now().Add(SignedGetTTL)
-	for _, p := range j.Pages {
-		sp, err := s.loadPage(ctx, j.ID, p.Index)
-		if err != nil {
-			return nil, internal("load results", err)
-		}
+	err := s.eachPage(ctx, j, f, func(p Page, kept []storedDetection) error {
 		pv := PageView{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
-			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index)}
+			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index), Kind: p.Kind}
 		img, err := s.cfg.Links.PageImageURL(ctx, j.ID, p.Index, expires)
 		if err != nil {
-			return nil, internal("sign the page image URL", err)
+			return internal("sign the page image URL", err)
 		}
 		pv.ImageURL = &img
-		kept := sp.visible(f)
 		pv.DetectionCount = len(kept)
 		for _, d := range kept {
 			counts[d.Class]++
+			if d.LegendRow > 0 && d.LegendRow <= len(v.Legend) {
+				v.Legend[d.LegendRow-1].Detected++
+			}
 		}
 		if o.IncludeDetections {
 			inline := make([]DetectionView, 0, len(kept))
@@ -173,25 +173,53 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 		if pv.DetectionCount > 0 {
 			v.PagesWithDetections++
 		}
-		v.Summary.TotalDetections += pv.DetectionCount
 		v.Pages = append(v.Pages, pv)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	for class, n := range counts {
-		sym := s.Symbol(class, o.Lang)
-		v.Summary.BySymbol = append(v.Summary.BySymbol, SymbolCount{Class: class, DisplayName: sym.DisplayName,
-			Talo2010Code: sym.Talo2010Code, Category: sym.Category, Count: n})
-		if sym.Category != nil {
-			v.Summary.ByCategory[*sym.Category] += n
+	v.Summary = s.summary(counts, o.Lang)
+	return v, nil
+}
+
+// eachPage calls fn with every page of a done job, in order, and the
+// page's detections that pass f, and stops at fn's first error.
+func (s *Service) eachPage(ctx context.Context, j *Job, f detect.Filter, fn func(p Page, kept []storedDetection) error) error {
+	for _, p := range j.Pages {
+		sp, err := s.loadPage(ctx, j.ID, p.Index)
+		if err != nil {
+			return internal("load results", err)
+		}
+		if err := fn(p, sp.visible(f)); err != nil {
+			return err
 		}
 	}
-	sort.Slice(v.Summary.BySymbol, func(a, b int) bool {
-		x, y := v.Summary.BySymbol[a], v.Summary.BySymbol[b]
+	return nil
+}
+
+// summary is the take-off of counts (class -> detections): rows by
+// symbol, most counted first (ties by class), and totals by category.
+// The poll's summary and every export are built by it, so they agree.
+func (s *Service) summary(counts map[string]int, lang string) Summary {
+	sum := Summary{BySymbol: make([]SymbolCount, 0, len(counts)), ByCategory: map[string]int{}}
+	for class, n := range counts {
+		sym := s.Symbol(class, lang)
+		sum.BySymbol = append(sum.BySymbol, SymbolCount{Class: class, DisplayName: sym.DisplayName,
+			Talo2010Code: sym.Talo2010Code, Category: sym.Category, Count: n})
+		if sym.Category != nil {
+			sum.ByCategory[*sym.Category] += n
+		}
+		sum.TotalDetections += n
+	}
+	sort.Slice(sum.BySymbol, func(a, b int) bool {
+		x, y := sum.BySymbol[a], sum.BySymbol[b]
 		if x.Count != y.Count {
 			return x.Count > y.Count
 		}
 		return x.Class < y.Class
 	})
-	return v, nil
+	return sum
 }
 
 // PageOptions are the query of the per-page detections endpoint, already

@@ -72,3 +72,26 @@ func TestErrorCode(t *testing.T) {
 		t.Fatal("ErrorCode does not see through wrapping or defaults wrongly")
 	}
 }
+
+// TestPrinted: printed quantities are summed by class over mapped rows
+// that print one, for the whole job or one page's rows.
+func TestPrinted(t *testing.T) {
+	q := func(n int) *int { return &n }
+	rows := []LegendRow{
+		{PageIndex: 0, Class: "speaker_visual", Quantity: q(26)},
+		{PageIndex: 0, Class: "speaker_visual", Quantity: q(16)},
+		{PageIndex: 1, Class: "speaker_visual", Quantity: q(5)},
+		{PageIndex: 0, Class: "smoke_detector"},   // no quantity printed
+		{PageIndex: 0, Class: "", Quantity: q(3)}, // mapped to no class
+		{PageIndex: 1, Class: "manual_call_point", Quantity: q(11)},
+	}
+	if got := printed(rows, -1); len(got) != 2 || got["speaker_visual"] != 47 || got["manual_call_point"] != 11 {
+		t.Errorf("whole job: %v", got)
+	}
+	if got := printed(rows, 0); len(got) != 1 || got["speaker_visual"] != 42 {
+		t.Errorf("page 0: %v", got)
+	}
+	if got := printed(rows, 2); got != nil {
+		t.Errorf("page without rows: %v, want nil", got)
+	}
+}

@@ -135,6 +135,20 @@ type PageView struct {
 	DetectionsURL  string           `json:"detections_url"`
 	ImageURL       *string          `json:"image_url"`
 	Detections     *[]DetectionView `json:"detections,omitempty"`
+	// Kind is what the page was taken for: floor_plan, legend, schedule,
+	// riser, single_line or image (absent for jobs processed before
+	// pages had kinds).
+	Kind string `json:"kind,omitempty"`
+}
+
+// LegendView is one row of a legend found in the document, with the
+// detections its glyph found under the active confidence filter.
+type LegendView struct {
+	PageIndex       int     `json:"page_index"`
+	Description     string  `json:"description"`
+	Class           *string `json:"class"`
+	PrintedQuantity *int    `json:"printed_quantity"`
+	Detected        int     `json:"detected"`
 }
 
 // DoneView is the poll response (and webhook payload) of a done job.
@@ -150,6 +164,11 @@ type DoneView struct {
 	InferenceThresholds map[string]Thresholds `json:"inference_thresholds"`
 	Summary             Summary               `json:"summary"`
 	Pages               []PageView            `json:"pages"`
+	// Legend lists the legend rows read from the document (empty when it
+	// has none): what each row's description names, its printed quantity
+	// and how many detections its glyph found, to check one against the
+	// other.
+	Legend []LegendView `json:"legend"`
 }
 
 // FailureView is the error object of a failed job.
@@ -216,6 +235,9 @@ type storedDetection struct {
 	Confidence float64       `json:"confidence"`
 	Box        detect.Box    `json:"box"`
 	Source     detect.Source `json:"source"`
+	// LegendRow is the 1-based index into Job.Legend of the row whose
+	// glyph found it, 0 when none did.
+	LegendRow int `json:"legend_row,omitempty"`
 }
 
 // storedPage is the content of a page's result blob.

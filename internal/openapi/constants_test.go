@@ -64,6 +64,8 @@ func TestDocumentAgreesWithCode(t *testing.T) {
 	num(detections+"2/schema/maximum", job.MaxPageLimit)
 	num(detections+"2/schema/default", job.DefaultPageLimit)
 	num("/paths/~1v1~1jobs~1init/post/parameters/0/schema/maxLength", job.MaxIdempotencyKeyLen)
+	num("/paths/~1v1~1jobs/get/parameters/0/schema/maximum", job.MaxListLimit)
+	num("/paths/~1v1~1jobs/get/parameters/0/schema/default", job.DefaultListLimit)
 	str(s+"JobExpired/properties/expiry_reason/enum/0", job.ReasonUploadNotReceived)
 	str(s+"JobExpired/properties/expiry_reason/enum/1", job.ReasonRetentionElapsed)
 

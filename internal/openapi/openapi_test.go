@@ -33,7 +33,8 @@ func TestDocument(t *testing.T) {
 		t.Fatal("Document returns shared memory")
 	}
 	for _, p := range []string{"/v1/jobs/init", "/uploads/{job_id}", "/v1/jobs/{job_id}/start", "/v1/jobs/{job_id}",
-		"/v1/jobs/{job_id}/pages/{page_index}/detections", "/v1/symbols", "/v1/symbols/{class}/icon", "/v1/openapi.json"} {
+		"/v1/jobs/{job_id}/pages/{page_index}/detections", "/v1/symbols", "/v1/symbols/{class}/icon", "/v1/openapi.json",
+		"/v1/jobs", "/v1/jobs/{job_id}/takeoff.csv", "/v1/jobs/{job_id}/takeoff.xlsx"} {
 		if _, ok := d.Paths[p]; !ok {
 			t.Errorf("path %s missing", p)
 		}
@@ -161,6 +162,9 @@ func TestValidateResponse(t *testing.T) {
 		return with(t, pageDetections, "detections", "["+with(t, detection, key, raw)+"]")
 	}
 	const job = "/v1/jobs/0b6f8a4e-3f7e-4a37-9d6b-3b1cbb0d9a11"
+	listItem := `{"job_id":"j1","status":"done","external_ref":null,"file_name":"plan.pdf","created_at":"2026-11-22T05:30:00Z",` +
+		`"completed_at":"2026-11-22T05:31:00Z","poll_url":"http://127.0.0.1:8080/v1/jobs/j1"}`
+	jobList := `{"jobs":[` + listItem + `,` + with(t, with(t, listItem, "status", `"queued"`), "completed_at", "null") + `],"next":"MTc2Mzc.ajE"}`
 
 	cases := []struct {
 		name         string
@@ -261,6 +265,27 @@ func TestValidateResponse(t *testing.T) {
 		{"detections limit over 2000", "GET", job + "/pages/0/detections", 200, keyed(), with(t, pageDetections, "limit", "5000"), ErrInvalid},
 		{"detections 404", "GET", job + "/pages/7/detections", 404, keyed(), errBody("not_found"), nil},
 		{"detections 409 undocumented", "GET", job + "/pages/7/detections", 409, keyed(), errBody("conflict"), ErrUndocumented},
+
+		// list of a key's jobs
+		{"list", "GET", "/v1/jobs?limit=2", 200, keyed(), jobList, nil},
+		{"list last page", "GET", "/v1/jobs", 200, keyed(), with(t, jobList, "next", "null"), nil},
+		{"list empty", "GET", "/v1/jobs", 200, keyed(), `{"jobs":[],"next":null}`, nil},
+		{"list without next", "GET", "/v1/jobs", 200, keyed(), with(t, jobList, "next", ""), ErrInvalid},
+		{"list item without poll_url", "GET", "/v1/jobs", 200, keyed(), with(t, jobList, "jobs", "["+with(t, listItem, "poll_url", "")+"]"), ErrInvalid},
+		{"list item unknown status", "GET", "/v1/jobs", 200, keyed(), with(t, jobList, "jobs", "["+with(t, listItem, "status", `"paused"`)+"]"), ErrInvalid},
+		{"list 422 cursor", "GET", "/v1/jobs?cursor=x", 422, keyed(), `{"error":{"code":"unprocessable","message":"m","details":{"parameter":"cursor"}}}`, nil},
+		{"list 404 undocumented", "GET", "/v1/jobs", 404, keyed(), errBody("not_found"), ErrUndocumented},
+
+		// take-off exports
+		{"takeoff csv", "GET", job + "/takeoff.csv?confidence=0.5", 200,
+			keyed("Content-Type", "text/csv; charset=utf-8; header=present", "Content-Disposition", "attachment; filename=plan-takeoff.csv"), "class,count\r\n", nil},
+		{"takeoff csv without Content-Disposition", "GET", job + "/takeoff.csv", 200, keyed("Content-Type", "text/csv"), "class\r\n", ErrInvalid},
+		{"takeoff csv as JSON", "GET", job + "/takeoff.csv", 200, keyed("Content-Disposition", "attachment; filename=a.csv"), "{}", ErrInvalid},
+		{"takeoff csv empty body", "GET", job + "/takeoff.csv", 200, keyed("Content-Type", "text/csv", "Content-Disposition", "attachment; filename=a.csv"), "", ErrInvalid},
+		{"takeoff xlsx", "GET", job + "/takeoff.xlsx", 200,
+			keyed("Content-Type", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "Content-Disposition", "attachment; filename=plan-takeoff.xlsx"), "PK\x03\x04", nil},
+		{"takeoff 404", "GET", job + "/takeoff.xlsx", 404, keyed(), errBody("not_found"), nil},
+		{"takeoff 422", "GET", job + "/takeoff.csv", 422, keyed(), `{"error":{"code":"unprocessable","message":"m","details":{"parameter":"confidence"}}}`, nil},
 
 		// catalog and icon
 		{"symbols", "GET", "/v1/symbols", 200, keyed(), symbols, nil},

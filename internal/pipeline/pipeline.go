@@ -15,6 +15,7 @@ import (
 // PageResult is what one page produced.
 type PageResult struct {
 	Index         int                // 0-based page index
+	Kind          string             // what the document pass took the page for ("" without one)
 	Width, Height int                // raster size in pixels (200 DPI for PDFs, native for images)
 	Detections    []detect.Detection // as the engine returned them
 	PNG           []byte             // the page raster as PNG when Options.KeepPNG, else nil
@@ -26,12 +27,20 @@ type PageResult struct {
 type Options struct {
 	Engine  detect.Engine // required
 	KeepPNG bool          // encode each page raster as PNG into PageResult.PNG
+	// Document, when set, gets what the document pass learned (legend
+	// rows, page kinds) before the first page is detected. It is called
+	// only for an engine that is a detect.DocumentEngine.
+	Document func(detect.DocumentInfo) error
 }
 
 // Run renders each page of doc in order, runs opt.Engine on it, optionally
 // encodes the raster as PNG, and hands the result to each before the next
 // page is rendered; the page's raster is released once each returns (keep
 // only what PageResult holds). Memory is bounded by one page.
+//
+// When opt.Engine is a detect.DocumentEngine, Run first reads the whole
+// document with it (the document pass: each page's drawing, not rendered,
+// released once read) and detects the pages with the engine it returns.
 //
 // Run stops at the first error: a page that does not render (a
 // *document.InvalidError such as page_too_large stays reachable with
@@ -42,6 +51,19 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 	if opt.Engine == nil {
 		return errors.New("pipeline: no engine configured")
 	}
+	var kinds []string
+	if de, ok := opt.Engine.(detect.DocumentEngine); ok {
+		eng, info, err := de.Prepare(ctx, doc)
+		if err != nil {
+			return fmt.Errorf("pipeline: document pass: %w", err)
+		}
+		if opt.Document != nil {
+			if err := opt.Document(info); err != nil {
+				return fmt.Errorf("pipeline: document pass: %w", err)
+			}
+		}
+		opt.Engine, kinds = eng, info.Kinds
+	}
 	for i := range doc.NumPages() {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("pipeline: before page %d: %w", i, err)
@@ -49,6 +71,9 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		res, err := runPage(ctx, doc, i, opt)
 		if err != nil {
 			return err
+		}
+		if i < len(kinds) {
+			res.Kind = kinds[i]
 		}
 		if err := each(res); err != nil {
 			return fmt.Errorf("pipeline: page %d: %w", i, err)

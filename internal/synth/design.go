@@ -69,6 +69,7 @@ type design struct {
 	fi       bool // Finnish texts
 	legend   bool
 	empty    bool
+	page     int // index in the sheet's pages
 	ops      []func(*pen) error
 	insts    []instance
 	occupied []rect
@@ -174,6 +175,7 @@ func (g *Generator) design(seed uint64, i int, opt Options) (*design, error) {
 func (g *Generator) designPage(seed uint64, i, k int, first *design) *design {
 	d := &design{g: g, r: rngFor(seed, i, 10+uint64(k))}
 	d.paper, d.scaleDen, d.fi = first.paper, first.scaleDen, first.fi
+	d.page = k
 	d.finish()
 	return d
 }
@@ -187,7 +189,11 @@ func (g *Generator) sheet(seed uint64, i int, opt Options) ([]*design, error) {
 	}
 	pages := []*design{first}
 	pr := rngFor(seed, i, 3)
-	if pr.Float64() < 0.12 {
+	multi := 0.12
+	if g.novel {
+		multi = 0.35 // legend sets: the legend on the first sheet only
+	}
+	if pr.Float64() < multi {
 		for k := 1; k < 2+pr.IntN(2); k++ {
 			pages = append(pages, g.designPage(seed, i, k, first))
 		}
@@ -199,6 +205,9 @@ func (g *Generator) sheet(seed uint64, i int, opt Options) ([]*design, error) {
 func (d *design) finish() {
 	d.empty = d.chance(0.08)
 	d.legend = !d.empty && d.chance(0.35)
+	if d.g.novel {
+		d.empty, d.legend = false, d.page == 0
+	}
 	d.symWidth = 0.13 + 0.57*math.Pow(d.r.Float64(), 2)
 	d.symScale = d.uni(0.6, 1.8)
 	d.colorMode = d.r.IntN(3)
@@ -219,6 +228,9 @@ func (d *design) choosePool() {
 		{"lighting", "sockets", "switches", "telecom", "emergency", "distribution", "heating", "controls", "detectors", "call_points"},
 	}
 	theme := themes[d.r.IntN(len(themes))]
+	if d.g.novel {
+		theme = nil // a legend set uses all its devices
+	}
 	for k, s := range d.g.symbols {
 		for _, c := range theme {
 			if s.Category == c {

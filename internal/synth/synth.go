@@ -34,13 +34,13 @@ const (
 	KindRaster Kind = "raster"
 )
 
-// ParseKind accepts "vector" or "raster".
+// ParseKind accepts "vector", "raster" or "legend".
 func ParseKind(s string) (Kind, error) {
 	switch Kind(s) {
-	case KindVector, KindRaster:
+	case KindVector, KindRaster, KindLegend:
 		return Kind(s), nil
 	}
-	return "", fmt.Errorf("synth: unknown kind %q (want vector or raster)", s)
+	return "", fmt.Errorf("synth: unknown kind %q (want vector, raster or legend)", s)
 }
 
 // Symbol is what the generator needs to know about one catalog class.
@@ -67,6 +67,9 @@ type Options struct {
 type Generator struct {
 	symbols []Symbol
 	met     *metrics
+	// novel is set on the generator of one legend set (KindLegend):
+	// every sheet has the set's legend on its first page.
+	novel bool
 }
 
 // New returns a generator for the given symbols (at least one, each with
@@ -98,8 +101,11 @@ type Sheet struct {
 // "sheet-00001" for vector sheets, "scan-00001" for their raster
 // variants, so that both kinds can share one dataset directory.
 func SheetName(kind Kind, i int) string {
-	if kind == KindRaster {
+	switch kind {
+	case KindRaster:
 		return fmt.Sprintf("scan-%05d", i+1)
+	case KindLegend:
+		return fmt.Sprintf("legend-%05d", i+1)
 	}
 	return fmt.Sprintf("sheet-%05d", i+1)
 }
@@ -123,6 +129,26 @@ func (g *Generator) Vector(seed uint64, i int, opt Options) (Sheet, error) {
 		return Sheet{}, fmt.Errorf("synth: sheet %s: %w", stem, err)
 	}
 	return Sheet{Name: stem + ".pdf", Data: data, Truth: vectorTruth(pages, stem+".pdf", seed)}, nil
+}
+
+// Legend draws sheet i of the run with seed as a legend set (KindLegend):
+// one to three pages whose devices use novel glyphs defined only by the
+// legend on the first page. Its ground truth names each instance by the
+// class of its legend row.
+func (g *Generator) Legend(seed uint64, i int, opt Options) (Sheet, error) {
+	ng := &Generator{symbols: g.novelSymbols(rngFor(seed, i, 20)), met: g.met, novel: true}
+	pages, err := ng.sheet(seed, i, opt)
+	if err != nil {
+		return Sheet{}, err
+	}
+	stem := SheetName(KindLegend, i)
+	data, err := pagesPDF(pages)
+	if err != nil {
+		return Sheet{}, fmt.Errorf("synth: sheet %s: %w", stem, err)
+	}
+	t := vectorTruth(pages, stem+".pdf", seed)
+	t.Kind = KindLegend
+	return Sheet{Name: stem + ".pdf", Data: data, Truth: t}, nil
 }
 
 // Raster draws sheet i of the run with seed as a degraded PNG or JPEG
@@ -153,9 +179,12 @@ func (g *Generator) Run(ctx context.Context, dir string, n int, seed uint64, kin
 			s   Sheet
 			err error
 		)
-		if kind == KindRaster {
+		switch kind {
+		case KindRaster:
 			s, err = g.Raster(ctx, seed, i, opt)
-		} else {
+		case KindLegend:
+			s, err = g.Legend(seed, i, opt)
+		default:
 			s, err = g.Vector(seed, i, opt)
 		}
 		if err != nil {

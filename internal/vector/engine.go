@@ -7,6 +7,9 @@ import (
 	"blueprint/internal/detect"
 )
 
+// PixelsPerPoint converts PDF points to pixels of the page raster.
+const PixelsPerPoint = float64(detect.RenderDPI) / 72
+
 // Engine is a detect.Engine that finds templates in the vector drawing of
 // PDF pages. Pages without a vector side (image uploads) yield nothing. It
 // holds no per-page state, so it is safe for concurrent use; each page's
@@ -24,16 +27,12 @@ func NewEngine(tpls []Template) (*Engine, error) {
 	return &Engine{m: m}, nil
 }
 
-// Detect extracts the page's primitives and matches the templates.
+// Detect reads the page's drawing and matches the templates.
 func (e *Engine) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
 	if p.PDF == nil {
 		return nil, nil
 	}
-	svg, err := p.PDF.SVG(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("vector: page %d: %w", p.Index, err)
-	}
-	pg, err := Extract(ctx, svg)
+	pg, err := p.PDF.Drawing(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("vector: page %d: %w", p.Index, err)
 	}

@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"blueprint/internal/drawing"
 	"math"
 
 	"blueprint/internal/glyph"
@@ -135,7 +136,7 @@ func walkCells(pts []glyph.Point, add func(p glyph.Point)) {
 }
 
 // arcPoints samples an arc every few pixels.
-func arcPoints(a Arc) []glyph.Point {
+func arcPoints(a drawing.Arc) []glyph.Point {
 	n := int(math.Abs(a.Sweep)*math.Pi/180*a.R/(cellPx/4)) + 2
 	pts := make([]glyph.Point, n+1)
 	for i := 0; i <= n; i++ {
@@ -147,7 +148,7 @@ func arcPoints(a Arc) []glyph.Point {
 
 // inSweep reports whether angle deg lies on the arc's sweep, with slack
 // degrees either side.
-func inSweep(a Arc, deg, slack float64) bool {
+func inSweep(a drawing.Arc, deg, slack float64) bool {
 	if math.Abs(a.Sweep) >= 360-2*slack {
 		return true
 	}

@@ -120,7 +120,7 @@ func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
 	hi := glyph.Point{X: math.Inf(-1), Y: math.Inf(-1)}
 	for _, p := range t.hull {
 		q := m.Apply(p)
-		lo, hi = minPt(lo, q), maxPt(hi, q)
+		lo, hi = glyph.MinPoint(lo, q), glyph.MaxPoint(hi, q)
 	}
 	// unexplainedPx measures the unexplained length of a polyline in page
 	// pixels, or returns false when any of it leaves the interior.

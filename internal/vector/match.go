@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"blueprint/internal/drawing"
 	"context"
 	"fmt"
 	"math"
@@ -51,6 +52,8 @@ type Match struct {
 	// different symbols, each with its description to the right): a key
 	// to the drawing, not an instance.
 	Legend bool
+	// Row is the matched template's Row.
+	Row int
 }
 
 // Matcher finds its templates on pages. It is immutable after NewMatcher
@@ -87,7 +90,7 @@ type cornerFeat struct {
 // pageIndex is one page's geometry prepared for queries. It lives only
 // while the page is matched.
 type pageIndex struct {
-	pg      *Page
+	pg      *drawing.Page
 	segDir  []glyph.Point // unit direction per segment
 	segLen  []float64
 	pieces  *grid // segments 0..n-1, then arcs
@@ -105,7 +108,7 @@ type pageIndex struct {
 	verified int
 }
 
-func newPageIndex(pg *Page) *pageIndex {
+func newPageIndex(pg *drawing.Page) *pageIndex {
 	ix := &pageIndex{pg: pg}
 	ns := len(pg.Segments)
 	ix.segDir = make([]glyph.Point, ns)
@@ -165,7 +168,7 @@ func (ix *pageIndex) buildCircles() {
 		}
 		used[i] = true
 		f := circleFeat{c: a.C, r: a.R, sweep: math.Abs(a.Sweep)}
-		tol := arcFitTol + 2*arcFitRel*a.R + 0.5
+		tol := drawing.ArcFitTol + 2*drawing.ArcFitRel*a.R + 0.5
 		k := key{int(math.Floor(a.C.X / 2)), int(math.Floor(a.C.Y / 2))}
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
@@ -360,6 +363,24 @@ type scored struct {
 	box      detect.Box
 }
 
+// priorityBoost is how much more geometry a match of a template with
+// priority 1 counts as explaining when overlapping matches are ranked: a
+// drawing's own legend glyph wins over a catalog glyph that explains
+// about as much there, not over one that explains clearly more (a
+// symbol that contains the legend glyph's shape).
+const priorityBoost = 0.15
+
+// rank orders overlapping matches: explained geometry times confidence,
+// boosted by the template's priority for good matches (a weak find of a
+// preferred template must not hide a strong one of another).
+func (s scored) rank() float64 {
+	r := s.explains * confidence(s.cov)
+	if s.t.priority > 0 && confidence(s.cov) >= 0.5 {
+		r *= 1 + priorityBoost*float64(s.t.priority)
+	}
+	return r
+}
+
 // verify scores a pose: the fraction of template samples (and text
 // characters) that page geometry explains. It stops early once the pose
 // cannot reach minCoverage.
@@ -509,13 +530,13 @@ func (ix *pageIndex) charsWithin(p glyph.Point, radius float64, fn func(i int32)
 }
 
 // Match finds the matcher's templates on one page.
-func (mt *Matcher) Match(ctx context.Context, pg *Page) ([]Match, error) {
+func (mt *Matcher) Match(ctx context.Context, pg *drawing.Page) ([]Match, error) {
 	ms, _, err := mt.match(ctx, pg)
 	return ms, err
 }
 
 // match is Match, also returning the page index (for its counters).
-func (mt *Matcher) match(ctx context.Context, pg *Page) ([]Match, *pageIndex, error) {
+func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageIndex, error) {
 	ix := newPageIndex(pg)
 	seen := map[hypKey]bool{}
 	// done marks where a template was already found whole: other poses
@@ -531,7 +552,7 @@ func (mt *Matcher) match(ctx context.Context, pg *Page) ([]Match, *pageIndex, er
 	// try verifies a pose and returns its coverage (1 where the template
 	// was already found whole there, 0 where the pose fails).
 	try := func(h hypothesis) float64 {
-		if h.pl.Scale < MinScale || h.pl.Scale > MaxScale {
+		if h.pl.Scale < h.t.minScale || h.pl.Scale > h.t.maxScale {
 			return 0
 		}
 		px, py := int(math.Floor(h.pl.At.X/doneCell)), int(math.Floor(h.pl.At.Y/doneCell))
@@ -613,7 +634,7 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64)
 	var blocks []blockPose
 	remember := func(r float64, h hypothesis) {
 		for _, b := range blocks {
-			if b.mir == h.pl.Mirrored && angDiff(b.rot, h.pl.Rotation) < 0.5 && math.Abs(b.r-r) < 0.1 {
+			if b.mir == h.pl.Mirrored && glyph.AngleDiff(b.rot, h.pl.Rotation) < 0.5 && math.Abs(b.r-r) < 0.1 {
 				return
 			}
 		}
@@ -626,7 +647,7 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64)
 			continue
 		}
 		s := f.r / (t.r * PixelsPerMM)
-		if s < MinScale || s > MaxScale {
+		if s < t.minScale || s > t.maxScale {
 			continue
 		}
 		if !t.hasQ {
@@ -759,7 +780,7 @@ func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
 			for i := ix.cornerStart[bk]; i < ix.cornerStart[bk+1]; i++ {
 				c := &ix.cornerArms[i]
 				s := c.la / (lu * PixelsPerMM)
-				if s < MinScale || s > MaxScale {
+				if s < t.minScale || s > t.maxScale {
 					continue
 				}
 				if r := math.Hypot(c.b.X, c.b.Y) / (lw * PixelsPerMM) / s; r < 0.9 || r > 1.1 {
@@ -781,7 +802,7 @@ func (ix *pageIndex) segmentHypotheses(t *prepared, try func(hypothesis)) {
 	lu := math.Hypot(u.X, u.Y) * PixelsPerMM
 	for i, sg := range ix.pg.Segments {
 		s := ix.segLen[i] / lu
-		if s < MinScale || s > MaxScale {
+		if s < t.minScale || s > t.maxScale {
 			continue
 		}
 		for _, ends := range [2][2]glyph.Point{{sg.A, sg.B}, {sg.B, sg.A}} {
@@ -818,7 +839,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 	}
 	sort.SliceStable(found, func(i, j int) bool {
 		a, b := found[i], found[j]
-		sa, sb := a.explains*confidence(a.cov), b.explains*confidence(b.cov)
+		sa, sb := a.rank(), b.rank()
 		if sa != sb {
 			return sa > sb
 		}
@@ -865,7 +886,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 	legend := ix.legendRows(kept)
 	out := make([]Match, 0, len(kept))
 	for i, k := range kept {
-		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i]})
+		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i], Row: k.t.row})
 	}
 	return out
 }
@@ -1009,7 +1030,7 @@ func boxOf(t *prepared, pl glyph.Placement, w, h float64) detect.Box {
 	hi := glyph.Point{X: math.Inf(-1), Y: math.Inf(-1)}
 	for _, p := range t.outline {
 		q := m.Apply(p)
-		lo, hi = minPt(lo, q), maxPt(hi, q)
+		lo, hi = glyph.MinPoint(lo, q), glyph.MaxPoint(hi, q)
 	}
 	lo.X, lo.Y = math.Max(lo.X, 0), math.Max(lo.Y, 0)
 	hi.X, hi.Y = math.Min(hi.X, w), math.Min(hi.Y, h)

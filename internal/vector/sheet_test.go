@@ -13,6 +13,8 @@ import (
 
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
+	"blueprint/internal/document/documenttest"
+	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
 )
 
@@ -148,7 +150,7 @@ func (s *sheet) glyph(g glyph.Glyph, pl glyph.Placement) {
 }
 
 func (s *sheet) pdf() []byte {
-	return testPDF(s.wPt, s.hPt, s.b.String(), "", "1 0 0 1 0 0", "")
+	return documenttest.FormPDF(s.wPt, s.hPt, s.b.String(), "", "1 0 0 1 0 0", "")
 }
 
 type placed struct {
@@ -233,7 +235,7 @@ func iou(a, b detect.Box) float64 {
 // extracted is one page of a PDF as the matcher receives it, with the time
 // MuPDF took to write its SVG and the time extraction took.
 type extracted struct {
-	page     *Page
+	page     *drawing.Page
 	svgBytes int
 	svgTime  time.Duration
 	extract  time.Duration
@@ -249,7 +251,7 @@ func extractPage(t testing.TB, doc *fitz.Document, label string, i int) extracte
 		t.Fatalf("%s page %d: svg: %v", label, i, err)
 	}
 	t1 := time.Now()
-	pg, err := Extract(context.Background(), []byte(svg))
+	pg, err := drawing.FromSVG(context.Background(), []byte(svg), PixelsPerPoint)
 	if err != nil {
 		t.Fatalf("%s page %d: extract: %v", label, i, err)
 	}
@@ -267,7 +269,7 @@ func openPDF(t testing.TB, pdf []byte) *fitz.Document {
 }
 
 // pageOf returns the extracted first page of pdf.
-func pageOf(t testing.TB, pdf []byte) *Page {
+func pageOf(t testing.TB, pdf []byte) *drawing.Page {
 	t.Helper()
 	doc := openPDF(t, pdf)
 	defer doc.Close()

@@ -26,6 +26,16 @@ const (
 type Template struct {
 	Class string
 	Glyph glyph.Glyph
+	// Row is reported with every match of the template (Match.Row): a
+	// legend row's number, 0 for catalog glyphs.
+	Row int
+	// MinScale and MaxScale bound the drawn size relative to the glyph;
+	// zero means the package's MinScale and MaxScale.
+	MinScale, MaxScale float64
+	// Priority ranks overlapping matches before the geometry they
+	// explain: a drawing's own legend glyph wins over a catalog glyph
+	// found at the same place.
+	Priority int
 }
 
 // sampleStepMM is the spacing of verification samples along a template's
@@ -66,13 +76,17 @@ const (
 
 // prepared is a template ready for matching.
 type prepared struct {
-	class   string
-	g       glyph.Glyph
-	samples []sample // in verification order (spread out first)
-	lenMM   float64  // geometry length, mm
-	texts   []tplText
-	nChars  int
-	outline []glyph.Point // for the box
+	class string
+	row   int
+	// minScale and maxScale bound the pose scale searched.
+	minScale, maxScale float64
+	priority           int
+	g                  glyph.Glyph
+	samples            []sample // in verification order (spread out first)
+	lenMM              float64  // geometry length, mm
+	texts              []tplText
+	nChars             int
+	outline            []glyph.Point // for the box
 	// arcEnds are open arc ends with outward directions: a page arc
 	// running on past one means the template is only part of a larger
 	// circle.
@@ -120,7 +134,16 @@ func prepare(t Template) (*prepared, error) {
 	if strings.TrimSpace(t.Class) == "" {
 		return nil, fmt.Errorf("vector: template without a class")
 	}
-	p := &prepared{class: t.Class, g: t.Glyph}
+	p := &prepared{class: t.Class, g: t.Glyph, row: t.Row, minScale: MinScale, maxScale: MaxScale, priority: t.Priority}
+	if t.MinScale > 0 {
+		p.minScale = t.MinScale
+	}
+	if t.MaxScale > 0 {
+		p.maxScale = t.MaxScale
+	}
+	if p.minScale > p.maxScale {
+		return nil, fmt.Errorf("vector: template %s: scale range %g–%g is empty", t.Class, p.minScale, p.maxScale)
+	}
 	var samples []sample
 	var keypoints []glyph.Point
 	type end struct {

@@ -110,3 +110,21 @@ func CircleOps(cx, cy, r float64) string {
 		cx-r, cy-k, cx-k, cy-r, cx, cy-r,
 		cx+k, cy-r, cx+r, cy-k, cx+r, cy)
 }
+
+// FormPDF writes a one-page PDF by hand: content is the page's content
+// stream, form the stream of form XObject /X1 (its /Matrix is formMatrix),
+// pageExtra goes into the page dictionary (CropBox, Rotate).
+func FormPDF(mediaW, mediaH float64, content, form, formMatrix, pageExtra string) []byte {
+	var b Builder
+	catalog, pages, page := b.Reserve(), b.Reserve(), b.Reserve()
+	contents := b.Add(Stream("", []byte(content), false))
+	font := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	outer, inner := b.Reserve(), b.Reserve()
+	b.Set(outer, Stream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [-1000 -1000 1000 1000] /Matrix [%s] /Resources << /XObject << /X2 %d 0 R >> >>", formMatrix, inner), []byte(form), false))
+	b.Set(inner, Stream("/Type /XObject /Subtype /Form /BBox [-1000 -1000 1000 1000] /Matrix [0 1 -1 0 0 0]", []byte("0 0 m 20 0 l S"), false))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	b.Set(page, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] %s /Resources << /Font << /F1 %d 0 R >> /XObject << /X1 %d 0 R >> >> /Contents %d 0 R >>",
+		pages, mediaW, mediaH, pageExtra, font, outer, contents))
+	return b.Bytes(catalog, "")
+}

@@ -42,6 +42,8 @@ func RunStoreConformance(t *testing.T, newStore func(t *testing.T) job.Store) {
 		{"Delete", storeDelete},
 		{"ListJobsOldestFirst", storeListJobsOldestFirst},
 		{"ListJobsFollowsStateChanges", storeListJobsFollowsStateChanges},
+		{"ListOwnerJobsNewestFirst", storeListOwnerJobs},
+		{"ListOwnerJobsFollowsDeletes", storeListOwnerJobsFollowsDeletes},
 		{"ListPendingWebhooks", storeListPendingWebhooks},
 		{"ListPendingWebhooksFollowsUpdates", storeListPendingWebhooksFollowsUpdates},
 		{"IdempotencyPutIfAbsent", storeIdempotencyPutIfAbsent},
@@ -428,6 +430,73 @@ func storeListJobsFollowsStateChanges(t *testing.T, s job.Store) {
 	}
 	wantJobs(t, s, job.Processing, 0, nil)
 	wantJobs(t, s, job.Done, 0, []string{"j1", "j3"})
+}
+
+// wantOwnerJobs checks that ListOwnerJobs(owner, after, limit) returns
+// exactly want, in order.
+func wantOwnerJobs(t *testing.T, s job.Store, owner string, after job.JobCursor, limit int, want []string) {
+	t.Helper()
+	got, err := settle(func() ([]string, error) {
+		return s.ListOwnerJobs(context.Background(), owner, after, limit)
+	}, func(ids []string) bool { return slices.Equal(ids, want) })
+	if err != nil {
+		t.Fatalf("ListOwnerJobs(%s, %+v, %d): %v", owner, after, limit, err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ListOwnerJobs(%s, %+v, %d) = %q, want %q (newest first)", owner, after, limit, got, want)
+	}
+}
+
+func storeListOwnerJobs(t *testing.T, s job.Store) {
+	// Created out of order, in every state, for two owners whose names
+	// share a prefix; b_1 and b_2 share a creation time.
+	jobs := []struct {
+		id, owner string
+		state     job.State
+		age       time.Duration // before t0
+	}{
+		{"a_3", "key_1", job.Done, 1 * time.Minute},
+		{"a_1", "key_1", job.Queued, 3 * time.Hour},
+		{"o_1", "key_10", job.Done, 2 * time.Minute},
+		{"b_2", "key_1", job.Failed, 2 * time.Hour},
+		{"b_1", "key_1", job.AwaitingUpload, 2 * time.Hour},
+		{"a_2", "key_1", job.Expired, 90 * time.Minute},
+		{"o_2", "key_2", job.Done, 1 * time.Second},
+	}
+	created := map[string]time.Time{}
+	for _, j := range jobs {
+		sj := simpleJob(j.id, j.state, t0.Add(-j.age))
+		sj.Owner = j.owner
+		mustCreate(t, s, sj)
+		created[j.id] = sj.CreatedAt
+	}
+	all := []string{"a_3", "a_2", "b_2", "b_1", "a_1"}
+	wantOwnerJobs(t, s, "key_1", job.JobCursor{}, 0, all)
+	wantOwnerJobs(t, s, "key_1", job.JobCursor{}, 100, all)
+	wantOwnerJobs(t, s, "key_1", job.JobCursor{}, 2, all[:2])
+	// Paging: each page starts strictly after the last ID of the previous.
+	for i, id := range all {
+		wantOwnerJobs(t, s, "key_1", job.JobCursor{CreatedAt: created[id], ID: id}, 2, all[i+1:min(i+3, len(all))])
+	}
+	wantOwnerJobs(t, s, "key_10", job.JobCursor{}, 0, []string{"o_1"})
+	wantOwnerJobs(t, s, "key_3", job.JobCursor{}, 0, nil)
+	// A position between stored jobs (a job deleted since) still works.
+	wantOwnerJobs(t, s, "key_1", job.JobCursor{CreatedAt: t0.Add(-100 * time.Minute), ID: "zzz"}, 0, []string{"b_2", "b_1", "a_1"})
+	// A state change does not move or duplicate a job in its owner's list.
+	j := mustGet(t, s, "a_1")
+	j.Status = job.Processing
+	mustUpdate(t, s, j)
+	wantOwnerJobs(t, s, "key_1", job.JobCursor{}, 0, all)
+}
+
+func storeListOwnerJobsFollowsDeletes(t *testing.T, s job.Store) {
+	for i, id := range []string{"j1", "j2", "j3"} {
+		mustCreate(t, s, simpleJob(id, job.Done, t0.Add(time.Duration(i)*time.Minute)))
+	}
+	if err := s.DeleteJob(context.Background(), "j2"); err != nil {
+		t.Fatal(err)
+	}
+	wantOwnerJobs(t, s, "key_1", job.JobCursor{}, 0, []string{"j3", "j1"})
 }
 
 func withWebhook(j *job.Job, next time.Time) *job.Job {

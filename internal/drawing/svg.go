@@ -1,8 +1,4 @@
-// Package vector finds catalog symbols in the drawing geometry of vector PDF
-// pages: it extracts a page's primitives from MuPDF's SVG rendering of the
-// page and matches glyph templates against them at any rotation, mirror and
-// uniform scale.
-package vector
+package drawing
 
 import (
 	"context"
@@ -12,67 +8,19 @@ import (
 	"strconv"
 	"strings"
 
-	"blueprint/internal/detect"
 	"blueprint/internal/glyph"
 )
 
-// PixelsPerPoint converts PDF points (the unit of MuPDF's SVG) to pixels of
-// the 200-DPI page raster.
-const PixelsPerPoint = float64(detect.RenderDPI) / 72
-
-// Style is the paint of one drawn path: colours as "#rrggbb" ("" when the
-// path is not stroked or not filled) and stroke width in raster pixels.
-type Style struct {
-	Stroke string
-	Fill   string
-	Width  float64
-}
-
-// Segment is a straight piece of a drawn path, in raster pixels.
-type Segment struct {
-	A, B  glyph.Point
-	Style int32 // index into Page.Styles
-}
-
-// Arc is a circular piece of a drawn path, in raster pixels: centre C,
-// radius R, from Start sweeping Sweep degrees (y down, so positive sweeps
-// turn clockwise on screen). A full circle has |Sweep| = 360.
-type Arc struct {
-	C            glyph.Point
-	R            float64
-	Start, Sweep float64
-	Style        int32
-}
-
-// Char is one drawn text character: its Unicode text as MuPDF reports it,
-// its box corners in raster pixels (glyph outline bounds mapped by the text
-// matrix), baseline origin, em size in pixels and baseline direction in
-// degrees.
-type Char struct {
-	Text   string
-	Min    glyph.Point
-	Max    glyph.Point
-	Origin glyph.Point
-	Size   float64
-	Angle  float64
-}
-
-// Page holds the drawing primitives of one page in pixels of its 200-DPI
-// raster (top-left origin, y down, CropBox and /Rotate applied). Text is kept
-// apart from drawing: a character's outline never becomes a Segment or Arc.
-type Page struct {
-	Width, Height float64
-	Styles        []Style
-	Segments      []Segment
-	Arcs          []Arc
-	Chars         []Char
-}
-
-// Extract reads the primitives of one page from MuPDF's SVG device output
-// (detect.PDFPage.SVG). Clipping is applied with the clip path's bounding box;
-// primitives wholly outside it are dropped, segments are cut at its edge.
-func Extract(ctx context.Context, svg []byte) (*Page, error) {
-	x := &extractor{page: &Page{}, defs: map[string]defPath{}, styleIdx: map[Style]int32{}}
+// FromSVG reads the primitives of one page from MuPDF's SVG device output,
+// whose unit is the PDF point (CropBox and /Rotate applied); pxPerPt scales
+// them to raster pixels (200/72 for the service's 200-DPI raster). Clipping
+// is applied with the clip path's bounding box; primitives wholly outside it
+// are dropped, segments are cut at its edge.
+func FromSVG(ctx context.Context, svg []byte, pxPerPt float64) (*Page, error) {
+	if !(pxPerPt > 0) {
+		return nil, fmt.Errorf("drawing: scale %g pixels per point is not positive", pxPerPt)
+	}
+	x := &extractor{page: &Page{}, defs: map[string]defPath{}, styleIdx: map[Style]int32{}, scale: pxPerPt}
 	if err := x.run(ctx, svg); err != nil {
 		return nil, err
 	}
@@ -103,9 +51,9 @@ type extractor struct {
 	// clipID is the clipPath being read, "" outside one.
 	clipID  string
 	clipAcc *clipBox
+	// scale is raster pixels per SVG unit (PDF point).
+	scale float64
 }
-
-var pxMatrix = glyph.Scale(PixelsPerPoint)
 
 func (x *extractor) top() frame {
 	if len(x.stack) == 0 {
@@ -120,7 +68,7 @@ func (x *extractor) run(ctx context.Context, svg []byte) error {
 	for n := 0; ; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("vector: extract: %w", err)
+				return fmt.Errorf("drawing: extract: %w", err)
 			}
 		}
 		ok, err := sc.next()
@@ -164,10 +112,10 @@ func (x *extractor) start(t *svgElement) error {
 		h, errH := strconv.ParseFloat(strings.TrimSuffix(t.attr("height"), "pt"), 64)
 		if err := errors.Join(errW, errH); err != nil {
 			// Without the page size nothing could be indexed or found.
-			return fmt.Errorf("vector: page size on <svg>: %w", err)
+			return fmt.Errorf("drawing: page size on <svg>: %w", err)
 		}
-		x.page.Width, x.page.Height = w*PixelsPerPoint, h*PixelsPerPoint
-		f.tf = pxMatrix
+		x.page.Width, x.page.Height = w*x.scale, h*x.scale
+		f.tf = glyph.Scale(x.scale)
 	case "defs", "mask", "pattern", "symbol", "marker":
 		f.ignore = true
 	case "clipPath":
@@ -193,7 +141,7 @@ func (x *extractor) start(t *svgElement) error {
 				if x.clipAcc == nil {
 					x.clipAcc = &clipBox{mn, mx}
 				} else {
-					x.clipAcc = &clipBox{minPt(x.clipAcc.min, mn), maxPt(x.clipAcc.max, mx)}
+					x.clipAcc = &clipBox{glyph.MinPoint(x.clipAcc.min, mn), glyph.MaxPoint(x.clipAcc.max, mx)}
 				}
 			}
 			break
@@ -251,15 +199,8 @@ func intersectClip(a *clipBox, b clipBox) *clipBox {
 	if a == nil {
 		return &b
 	}
-	c := clipBox{maxPt(a.min, b.min), minPt(a.max, b.max)}
+	c := clipBox{glyph.MaxPoint(a.min, b.min), glyph.MinPoint(a.max, b.max)}
 	return &c
-}
-
-func minPt(a, b glyph.Point) glyph.Point {
-	return glyph.Point{X: math.Min(a.X, b.X), Y: math.Min(a.Y, b.Y)}
-}
-func maxPt(a, b glyph.Point) glyph.Point {
-	return glyph.Point{X: math.Max(a.X, b.X), Y: math.Max(a.Y, b.Y)}
 }
 
 func (x *extractor) style(t *svgElement, tf glyph.Affine) int32 {

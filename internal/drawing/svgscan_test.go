@@ -1,4 +1,4 @@
-package vector
+package drawing
 
 import (
 	"strings"
@@ -50,12 +50,12 @@ func TestSVGScanner(t *testing.T) {
 // is an error, not an empty page on which nothing can be found.
 func TestExtractNeedsPageSize(t *testing.T) {
 	ok := `<svg width="100pt" height="50pt"><path d="M0 0L10 10" stroke="#000000"/></svg>`
-	pg, err := Extract(t.Context(), []byte(ok))
-	if err != nil || pg.Width != 100*PixelsPerPoint || pg.Height != 50*PixelsPerPoint {
+	pg, err := FromSVG(t.Context(), []byte(ok), pxPerPt)
+	if err != nil || pg.Width != 100*pxPerPt || pg.Height != 50*pxPerPt {
 		t.Fatalf("page %+v, %v", pg, err)
 	}
 	for _, bad := range []string{`<svg width="100pt"></svg>`, `<svg width="wide" height="50"></svg>`} {
-		if _, err := Extract(t.Context(), []byte(bad)); err == nil {
+		if _, err := FromSVG(t.Context(), []byte(bad), pxPerPt); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
 	}

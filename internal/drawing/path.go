@@ -1,4 +1,4 @@
-package vector
+package drawing
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func parsePathData(d string) ([]pathCmd, error) {
 			op = c
 			p.i++
 		} else if op == 0 {
-			return nil, fmt.Errorf("vector: path data %.40q: number before any command", d)
+			return nil, fmt.Errorf("drawing: path data %.40q: number before any command", d)
 		}
 		rel := op >= 'a'
 		up := op &^ 0x20
@@ -157,7 +157,7 @@ func parsePathData(d string) ([]pathCmd, error) {
 			out = append(out, arcToCubics(cur, e, v[0], v[1], v[2], v[3] != 0, v[4] != 0)...)
 			cur = e
 		default:
-			return nil, fmt.Errorf("vector: path data %.40q: unknown command %q", d, op)
+			return nil, fmt.Errorf("drawing: path data %.40q: unknown command %q", d, op)
 		}
 		prevOp = op
 	}
@@ -165,7 +165,7 @@ func parsePathData(d string) ([]pathCmd, error) {
 }
 
 func pathErr(d string, err error) error {
-	return fmt.Errorf("vector: path data %.40q: %w", d, err)
+	return fmt.Errorf("drawing: path data %.40q: %w", d, err)
 }
 
 func isCmd(c byte) bool { return strings.IndexByte("MmLlHhVvCcSsQqTtAaZz", c) >= 0 }
@@ -310,7 +310,7 @@ func parseTransform(s string) (glyph.Affine, error) {
 		open := strings.IndexByte(rest, '(')
 		closeIdx := strings.IndexByte(rest, ')')
 		if open < 0 || closeIdx < open {
-			return m, fmt.Errorf("vector: transform %q: malformed", s)
+			return m, fmt.Errorf("drawing: transform %q: malformed", s)
 		}
 		name := strings.TrimSpace(strings.TrimLeft(rest[:open], ", "))
 		var args []float64
@@ -322,7 +322,7 @@ func parseTransform(s string) (glyph.Affine, error) {
 			}
 			v, err := lx.number()
 			if err != nil {
-				return m, fmt.Errorf("vector: transform %q: %w", s, err)
+				return m, fmt.Errorf("drawing: transform %q: %w", s, err)
 			}
 			args = append(args, v)
 		}
@@ -353,7 +353,7 @@ func parseTransform(s string) (glyph.Affine, error) {
 		case name == "skewY" && len(args) == 1:
 			t = glyph.Affine{A: 1, D: 1, B: math.Tan(args[0] * math.Pi / 180)}
 		default:
-			return m, fmt.Errorf("vector: transform %q: unsupported %s with %d arguments", s, name, len(args))
+			return m, fmt.Errorf("drawing: transform %q: unsupported %s with %d arguments", s, name, len(args))
 		}
 		// In "A B", B applies first: total = B then A, and what has been
 		// read so far (A) applies after the new one.
@@ -377,7 +377,7 @@ func boundsOf(cmds []pathCmd, tf glyph.Affine) (mn, mx glyph.Point, ok bool) {
 		}
 		for _, p := range c.P[:n] {
 			q := tf.Apply(p)
-			mn, mx = minPt(mn, q), maxPt(mx, q)
+			mn, mx = glyph.MinPoint(mn, q), glyph.MaxPoint(mx, q)
 			ok = true
 		}
 	}

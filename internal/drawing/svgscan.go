@@ -1,4 +1,4 @@
-package vector
+package drawing
 
 import (
 	"bytes"
@@ -59,20 +59,20 @@ func (s *svgScanner) next() (bool, error) {
 		}
 		s.i += j + 1
 		if s.i >= len(s.b) {
-			return false, fmt.Errorf("vector: page SVG ends inside a tag")
+			return false, fmt.Errorf("drawing: page SVG ends inside a tag")
 		}
 		switch c := s.b[s.i]; {
 		case bytes.HasPrefix(s.b[s.i:], []byte("!--")):
 			k := bytes.Index(s.b[s.i:], []byte("-->"))
 			if k < 0 {
-				return false, fmt.Errorf("vector: page SVG: unterminated comment")
+				return false, fmt.Errorf("drawing: page SVG: unterminated comment")
 			}
 			s.i += k + 3
 			continue
 		case c == '?' || c == '!':
 			k := bytes.IndexByte(s.b[s.i:], '>')
 			if k < 0 {
-				return false, fmt.Errorf("vector: page SVG: unterminated declaration")
+				return false, fmt.Errorf("drawing: page SVG: unterminated declaration")
 			}
 			s.i += k + 1
 			continue
@@ -81,7 +81,7 @@ func (s *svgScanner) next() (bool, error) {
 			name := s.name()
 			k := bytes.IndexByte(s.b[s.i:], '>')
 			if k < 0 {
-				return false, fmt.Errorf("vector: page SVG: unterminated end tag")
+				return false, fmt.Errorf("drawing: page SVG: unterminated end tag")
 			}
 			s.i += k + 1
 			s.el = svgElement{name: name, end: true}
@@ -124,12 +124,12 @@ func (s *svgScanner) startTag() error {
 	s.buf = s.buf[:0]
 	name := s.name()
 	if name == "" {
-		return fmt.Errorf("vector: page SVG: bad tag at offset %d", s.i)
+		return fmt.Errorf("drawing: page SVG: bad tag at offset %d", s.i)
 	}
 	for {
 		s.skipSpace()
 		if s.i >= len(s.b) {
-			return fmt.Errorf("vector: page SVG ends inside <%s>", name)
+			return fmt.Errorf("drawing: page SVG ends inside <%s>", name)
 		}
 		switch s.b[s.i] {
 		case '>':
@@ -142,25 +142,25 @@ func (s *svgScanner) startTag() error {
 				s.el = svgElement{name: name, attrs: s.buf, selfClosing: true}
 				return nil
 			}
-			return fmt.Errorf("vector: page SVG: stray / in <%s>", name)
+			return fmt.Errorf("drawing: page SVG: stray / in <%s>", name)
 		}
 		an := s.name()
 		if an == "" {
-			return fmt.Errorf("vector: page SVG: bad attribute in <%s> at offset %d", name, s.i)
+			return fmt.Errorf("drawing: page SVG: bad attribute in <%s> at offset %d", name, s.i)
 		}
 		s.skipSpace()
 		if s.i >= len(s.b) || s.b[s.i] != '=' {
-			return fmt.Errorf("vector: page SVG: attribute %s of <%s> has no value", an, name)
+			return fmt.Errorf("drawing: page SVG: attribute %s of <%s> has no value", an, name)
 		}
 		s.i++
 		s.skipSpace()
 		if s.i >= len(s.b) || (s.b[s.i] != '"' && s.b[s.i] != '\'') {
-			return fmt.Errorf("vector: page SVG: attribute %s of <%s> is not quoted", an, name)
+			return fmt.Errorf("drawing: page SVG: attribute %s of <%s> is not quoted", an, name)
 		}
 		q := s.b[s.i]
 		k := bytes.IndexByte(s.b[s.i+1:], q)
 		if k < 0 {
-			return fmt.Errorf("vector: page SVG: unterminated attribute %s of <%s>", an, name)
+			return fmt.Errorf("drawing: page SVG: unterminated attribute %s of <%s>", an, name)
 		}
 		raw := s.b[s.i+1 : s.i+1+k]
 		s.i += k + 2

@@ -1,4 +1,4 @@
-package vector
+package drawing
 
 import (
 	"context"
@@ -13,23 +13,8 @@ import (
 	"blueprint/internal/glyph"
 )
 
-// testPDF writes a one-page PDF by hand: content is the page's content
-// stream, form the stream of form XObject /X1 (its /Matrix is formMatrix),
-// pageExtra goes into the page dictionary (CropBox, Rotate).
-func testPDF(mediaW, mediaH float64, content, form, formMatrix, pageExtra string) []byte {
-	var b documenttest.Builder
-	catalog, pages, page := b.Reserve(), b.Reserve(), b.Reserve()
-	contents := b.Add(documenttest.Stream("", []byte(content), false))
-	font := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	outer, inner := b.Reserve(), b.Reserve()
-	b.Set(outer, documenttest.Stream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [-1000 -1000 1000 1000] /Matrix [%s] /Resources << /XObject << /X2 %d 0 R >> >>", formMatrix, inner), []byte(form), false))
-	b.Set(inner, documenttest.Stream("/Type /XObject /Subtype /Form /BBox [-1000 -1000 1000 1000] /Matrix [0 1 -1 0 0 0]", []byte("0 0 m 20 0 l S"), false))
-	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
-	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
-	b.Set(page, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] %s /Resources << /Font << /F1 %d 0 R >> /XObject << /X1 %d 0 R >> >> /Contents %d 0 R >>",
-		pages, mediaW, mediaH, pageExtra, font, outer, contents))
-	return b.Bytes(catalog, "")
-}
+// pxPerPt is the service's raster scale: 200 DPI.
+const pxPerPt = 200.0 / 72
 
 // darkBounds returns the box and centroid of dark pixels of img inside r.
 func darkBounds(img image.Image, r image.Rectangle) (image.Rectangle, glyph.Point, int) {
@@ -74,7 +59,7 @@ func TestExtractMatchesRaster(t *testing.T) {
 	form := "q 2 0 0 2 0 0 cm /X2 Do Q 30 0 m 30 40 l S" // /X2 is a rotated 20-pt line
 	for _, rot := range []int{0, 90, 180, 270} {
 		t.Run(fmt.Sprintf("rotate%d", rot), func(t *testing.T) {
-			pdf := testPDF(420, 300, content, form, "1 0 0 1 10 5", fmt.Sprintf("/CropBox [10 20 400 290] /Rotate %d", rot))
+			pdf := documenttest.FormPDF(420, 300, content, form, "1 0 0 1 10 5", fmt.Sprintf("/CropBox [10 20 400 290] /Rotate %d", rot))
 			doc, err := fitz.NewFromMemory(pdf)
 			if err != nil {
 				t.Fatal(err)
@@ -88,7 +73,7 @@ func TestExtractMatchesRaster(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pg, err := Extract(context.Background(), []byte(svg))
+			pg, err := FromSVG(context.Background(), []byte(svg), pxPerPt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +91,7 @@ func TestExtractMatchesRaster(t *testing.T) {
 			}
 			clipped := false
 			for _, s := range pg.Segments {
-				if l := math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y); math.Abs(l-60*PixelsPerPoint) < 1.5 {
+				if l := math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y); math.Abs(l-60*pxPerPt) < 1.5 {
 					clipped = true
 				}
 			}
@@ -114,8 +99,8 @@ func TestExtractMatchesRaster(t *testing.T) {
 				t.Errorf("no segment cut to the 60-pt clip box: %+v", pg.Segments)
 			}
 			a := pg.Arcs[0]
-			if math.Abs(math.Abs(a.Sweep)-360) > 1e-6 || math.Abs(a.R-20*PixelsPerPoint) > 0.5 {
-				t.Errorf("circle: sweep %.1f radius %.2f, want 360 and %.2f", a.Sweep, a.R, 20*PixelsPerPoint)
+			if math.Abs(math.Abs(a.Sweep)-360) > 1e-6 || math.Abs(a.R-20*pxPerPt) > 0.5 {
+				t.Errorf("circle: sweep %.1f radius %.2f, want 360 and %.2f", a.Sweep, a.R, 20*pxPerPt)
 			}
 			check := func(name string, mn, mx glyph.Point, centre glyph.Point) {
 				t.Helper()
@@ -129,7 +114,7 @@ func TestExtractMatchesRaster(t *testing.T) {
 				}
 				// Stroke 1 pt is 2.8 px: the ink extends half a
 				// width around the centreline geometry.
-				hw := 0.5 * PixelsPerPoint
+				hw := 0.5 * pxPerPt
 				if dx, dy := math.Abs(c.X-centre.X), math.Abs(c.Y-centre.Y); dx > 1 || dy > 1 {
 					t.Errorf("%s: ink centroid %.2f,%.2f, extracted %.2f,%.2f", name, c.X, c.Y, centre.X, centre.Y)
 				}
@@ -148,7 +133,7 @@ func TestExtractMatchesRaster(t *testing.T) {
 			}
 			for i, s := range pg.Segments {
 				mid := glyph.Point{X: (s.A.X + s.B.X) / 2, Y: (s.A.Y + s.B.Y) / 2}
-				check(fmt.Sprintf("segment %d", i), minPt(s.A, s.B), maxPt(s.A, s.B), mid)
+				check(fmt.Sprintf("segment %d", i), glyph.MinPoint(s.A, s.B), glyph.MaxPoint(s.A, s.B), mid)
 			}
 			check("circle", glyph.Point{X: a.C.X - a.R, Y: a.C.Y - a.R}, glyph.Point{X: a.C.X + a.R, Y: a.C.Y + a.R}, a.C)
 		})

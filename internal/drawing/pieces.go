@@ -1,4 +1,4 @@
-package vector
+package drawing
 
 import (
 	"math"
@@ -8,10 +8,10 @@ import (
 
 // Normalisation tolerances, in raster pixels.
 const (
-	// arcFitTol is how far a curve or a run of short segments may stray
-	// from a circle (plus arcFitRel of its radius) to be taken as an arc.
-	arcFitTol = 0.35
-	arcFitRel = 0.01
+	// ArcFitTol is how far a curve or a run of short segments may stray
+	// from a circle (plus ArcFitRel of its radius) to be taken as an arc.
+	ArcFitTol = 0.35
+	ArcFitRel = 0.01
 	// maxArcRadius: flatter curves are treated as straight pieces.
 	maxArcRadius = 5000.0
 	// flattenTol is the chord error allowed when a non-circular curve is
@@ -139,7 +139,7 @@ func polylineArc(ch []glyph.Point, i int) (int, Arc, bool) {
 	if !ok || r > maxArcRadius {
 		return 0, Arc{}, false
 	}
-	tol := arcFitTol + arcFitRel*r
+	tol := ArcFitTol + ArcFitRel*r
 	for _, p := range ch[i : j+1] {
 		if math.Abs(math.Hypot(p.X-c.X, p.Y-c.Y)-r) > tol {
 			return 0, Arc{}, false
@@ -231,7 +231,7 @@ func cubicArc(p0, p1, p2, p3 glyph.Point) (Arc, bool) {
 	if !ok || r > maxArcRadius || r < 0.05 {
 		return Arc{}, false
 	}
-	tol := arcFitTol + arcFitRel*r
+	tol := ArcFitTol + ArcFitRel*r
 	for _, t := range []float64{0.125, 0.25, 0.375, 0.625, 0.75, 0.875} {
 		q := bez(p0, p1, p2, p3, t)
 		if math.Abs(math.Hypot(q.X-c.X, q.Y-c.Y)-r) > tol {
@@ -265,10 +265,10 @@ func mergeArcs(arcs []Arc) []Arc {
 	out := []Arc{arcs[0]}
 	for _, a := range arcs[1:] {
 		l := &out[len(out)-1]
-		tol := arcFitTol + 2*arcFitRel*math.Max(l.R, a.R)
+		tol := ArcFitTol + 2*ArcFitRel*math.Max(l.R, a.R)
 		sameCircle := math.Hypot(l.C.X-a.C.X, l.C.Y-a.C.Y) < tol && math.Abs(l.R-a.R) < tol
 		endDeg := l.Start + l.Sweep
-		contiguous := angDiff(endDeg, a.Start) < 3 && (l.Sweep > 0) == (a.Sweep > 0)
+		contiguous := glyph.AngleDiff(endDeg, a.Start) < 3 && (l.Sweep > 0) == (a.Sweep > 0)
 		if sameCircle && contiguous && math.Abs(l.Sweep+a.Sweep) <= 361 {
 			w := math.Abs(l.Sweep) / (math.Abs(l.Sweep) + math.Abs(a.Sweep))
 			l.C = glyph.Point{X: w*l.C.X + (1-w)*a.C.X, Y: w*l.C.Y + (1-w)*a.C.Y}
@@ -282,13 +282,4 @@ func mergeArcs(arcs []Arc) []Arc {
 		out = append(out, a)
 	}
 	return out
-}
-
-// angDiff is the absolute difference of two angles in degrees, in [0, 180].
-func angDiff(a, b float64) float64 {
-	d := math.Mod(math.Abs(a-b), 360)
-	if d > 180 {
-		d = 360 - d
-	}
-	return d
 }

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"mime"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// TestTakeoffExports checks the CSV and XLSX take-off of a real job against
+// the poll's summary under the same filter: one row per class with the
+// summary's name, category, code and count, counts summing to
+// total_detections, and (XLSX) one sheet per page summing to the page's
+// detection_count.
+func TestTakeoffExports(t *testing.T) {
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine()})
+	id := doneJob(t, e, keyA, nil)
+	for _, c := range []struct {
+		query, lang, sheet, page string
+	}{
+		{"", "", "Take-off", "Page %d"},
+		{"?confidence=0.3", "", "Take-off", "Page %d"},
+		{"?confidence=0.95", "", "Take-off", "Page %d"},
+		{"?confidence=0", "fi", "Määrälaskenta", "Sivu %d"},
+	} {
+		t.Run(c.query+c.lang, func(t *testing.T) {
+			hdr := map[string]string{"Accept-Language": c.lang}
+			poll := e.do("GET", "/v1/jobs/"+id+c.query, keyA, nil, hdr).JSON(t)
+			sum := poll["summary"].(map[string]any)
+			total := int(sum["total_detections"].(float64))
+			var want [][]string
+			for _, r := range sum["by_symbol"].([]any) {
+				m := r.(map[string]any)
+				s := func(k string) string { v, _ := m[k].(string); return v }
+				want = append(want, []string{s("class"), s("display_name"), s("category"), s("talo2010_code"), strconv.Itoa(int(m["count"].(float64)))})
+			}
+
+			r := e.do("GET", "/v1/jobs/"+id+"/takeoff.csv"+c.query, keyA, nil, hdr)
+			if r.Status != 200 {
+				t.Fatalf("csv: %d %s", r.Status, r.Body)
+			}
+			if _, p, err := mime.ParseMediaType(r.Header.Get("Content-Disposition")); err != nil || p["filename"] != "a-takeoff.csv" {
+				t.Errorf("Content-Disposition %q", r.Header.Get("Content-Disposition"))
+			}
+			rows, err := csv.NewReader(bytes.NewReader(r.Body)).ReadAll()
+			if err != nil {
+				t.Fatalf("csv: %v\n%s", err, r.Body)
+			}
+			if !slices.Equal(rows[0], []string{"class", "display_name", "category", "talo2010_code", "count", "printed_quantity"}) {
+				t.Fatalf("csv header %q", rows[0])
+			}
+			got, n := [][]string{}, 0
+			for _, row := range rows[1:] {
+				got = append(got, row[:5])
+				k, _ := strconv.Atoi(row[4])
+				n += k
+			}
+			if n != total || !slices.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("csv rows %q (sum %d), want the summary's %q (total %d)", got, n, want, total)
+			}
+
+			r = e.do("GET", "/v1/jobs/"+id+"/takeoff.xlsx"+c.query, keyA, nil, hdr)
+			if r.Status != 200 {
+				t.Fatalf("xlsx: %d %s", r.Status, r.Body)
+			}
+			f, err := excelize.OpenReader(bytes.NewReader(r.Body))
+			if err != nil {
+				t.Fatalf("xlsx does not open: %v", err)
+			}
+			defer f.Close()
+			pages := poll["pages"].([]any)
+			wantSheets := []string{c.sheet}
+			for i := range pages {
+				wantSheets = append(wantSheets, fmt.Sprintf(c.page, i+1))
+			}
+			if !slices.Equal(f.GetSheetList(), wantSheets) {
+				t.Fatalf("sheets %q, want %q", f.GetSheetList(), wantSheets)
+			}
+			sheetSum := func(name string) (rows [][]string, sum int) {
+				all, err := f.GetRows(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, row := range all[1 : len(all)-1] {
+					k, _ := strconv.Atoi(row[4])
+					sum += k
+				}
+				if last := all[len(all)-1]; last[4] != strconv.Itoa(sum) {
+					t.Errorf("sheet %s: total row %q, rows sum to %d", name, last, sum)
+				}
+				return all[1 : len(all)-1], sum
+			}
+			first, n := sheetSum(c.sheet)
+			if n != total || len(first) != len(want) {
+				t.Errorf("xlsx take-off: %d rows summing to %d, want %d rows summing to %d", len(first), n, len(want), total)
+			}
+			for i, row := range first {
+				if row[0] != want[i][1] || row[1] != want[i][0] || row[4] != want[i][4] {
+					t.Errorf("xlsx row %d %q, want %q", i, row, want[i])
+				}
+			}
+			for i, p := range pages {
+				if _, n := sheetSum(wantSheets[i+1]); n != int(p.(map[string]any)["detection_count"].(float64)) {
+					t.Errorf("page %d sheet sums to %d, page detection_count %v", i, n, p.(map[string]any)["detection_count"])
+				}
+			}
+		})
+	}
+
+	created := e.initJob(keyA, map[string]any{"file_name": "b.pdf", "mime_type": "application/pdf", "size": 100})
+	for _, c := range []struct {
+		name, path, key string
+		status          int
+	}{
+		{"not done", "/v1/jobs/" + created["job_id"].(string) + "/takeoff.csv", keyA, 404},
+		{"other key", "/v1/jobs/" + id + "/takeoff.xlsx", keyB, 404},
+		{"unknown job", "/v1/jobs/nope/takeoff.csv", keyA, 404},
+		{"no key", "/v1/jobs/" + id + "/takeoff.csv", "", 401},
+		{"bad confidence", "/v1/jobs/" + id + "/takeoff.xlsx?confidence=2", keyA, 422},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if r := e.do("GET", c.path, c.key, nil, nil); r.Status != c.status {
+				t.Fatalf("%d, want %d: %s", r.Status, c.status, r.Body)
+			}
+		})
+	}
+}
+
+// TestTakeoffFileName checks the suggested download name of odd uploads.
+func TestTakeoffFileName(t *testing.T) {
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine()})
+	for name, want := range map[string]string{
+		"Pohjapiirros 2.krs ä.pdf": "Pohjapiirros 2.krs ä-takeoff.csv",
+		`C:\plans\"quoted";x.pdf`:  `"quoted";x-takeoff.csv`,
+		"noext":                    "noext-takeoff.csv",
+	} {
+		id := doneJob(t, e, keyA, map[string]any{"file_name": name})
+		r := e.do("GET", "/v1/jobs/"+id+"/takeoff.csv", keyA, nil, nil)
+		_, p, err := mime.ParseMediaType(r.Header.Get("Content-Disposition"))
+		if err != nil || p["filename"] != want {
+			t.Errorf("%q: Content-Disposition %q (%v), want filename %q", name, r.Header.Get("Content-Disposition"), err, want)
+		}
+	}
+}
+
+// TestListJobs pages through a key's jobs, newest first, and never shows
+// another key's.
+func TestListJobs(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)}
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
+	var ids []string
+	for i := range 5 {
+		c := e.initJob(keyA, map[string]any{"file_name": fmt.Sprintf("p%d.pdf", i), "mime_type": "application/pdf", "size": 100, "external_ref": fmt.Sprint("ref-", i)})
+		ids = append(ids, c["job_id"].(string))
+		clock.Advance(time.Second)
+	}
+	other := e.initJob(keyB, map[string]any{"file_name": "b.pdf", "mime_type": "application/pdf", "size": 100})["job_id"].(string)
+	slices.Reverse(ids) // newest first
+
+	var got []string
+	cursor := ""
+	for pages := 0; ; pages++ {
+		q := "/v1/jobs?limit=2"
+		if cursor != "" {
+			q += "&cursor=" + cursor
+		}
+		m := e.do("GET", q, keyA, nil, nil).JSON(t)
+		for _, j := range m["jobs"].([]any) {
+			jm := j.(map[string]any)
+			got = append(got, jm["job_id"].(string))
+			if jm["status"] != "awaiting_upload" || jm["poll_url"] != e.base+"/v1/jobs/"+jm["job_id"].(string) {
+				t.Errorf("item %v", jm)
+			}
+		}
+		if m["next"] == nil {
+			break
+		}
+		cursor = m["next"].(string)
+		if pages > 5 {
+			t.Fatal("the list does not end")
+		}
+	}
+	if !slices.Equal(got, ids) {
+		t.Errorf("paged list %q, want %q (newest first)", got, ids)
+	}
+	if m := e.do("GET", "/v1/jobs", keyB, nil, nil).JSON(t); len(m["jobs"].([]any)) != 1 || m["jobs"].([]any)[0].(map[string]any)["job_id"] != other || m["next"] != nil {
+		t.Errorf("key B sees %v", m)
+	}
+	for _, q := range []string{"?limit=0", "?limit=101", "?limit=x", "?cursor=%25%25", "?cursor=bm9wZQ", "?cursor=a&cursor=b"} {
+		r := e.do("GET", "/v1/jobs"+q, keyA, nil, nil)
+		if r.Status != 422 {
+			t.Errorf("%s: %d %s, want 422", q, r.Status, r.Body)
+		}
+	}
+}

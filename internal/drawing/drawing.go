@@ -1,0 +1,55 @@
+// Package drawing holds what a PDF page draws, as the detectors read it:
+// straight segments, circular arcs and text characters with their paint, in
+// pixels of the page raster, text kept apart from drawing. FromSVG builds a
+// Page from MuPDF's SVG rendering of a page.
+package drawing
+
+import "blueprint/internal/glyph"
+
+// Style is the paint of one drawn path: colours as "#rrggbb" ("" when the
+// path is not stroked or not filled) and stroke width in raster pixels.
+type Style struct {
+	Stroke string
+	Fill   string
+	Width  float64
+}
+
+// Segment is a straight piece of a drawn path, in raster pixels.
+type Segment struct {
+	A, B  glyph.Point
+	Style int32 // index into Page.Styles
+}
+
+// Arc is a circular piece of a drawn path, in raster pixels: centre C,
+// radius R, from Start sweeping Sweep degrees (y down, so positive sweeps
+// turn clockwise on screen). A full circle has |Sweep| = 360.
+type Arc struct {
+	C            glyph.Point
+	R            float64
+	Start, Sweep float64
+	Style        int32
+}
+
+// Char is one drawn text character: its Unicode text as MuPDF reports it,
+// its box corners in raster pixels (glyph outline bounds mapped by the text
+// matrix), baseline origin, em size in pixels and baseline direction in
+// degrees.
+type Char struct {
+	Text   string
+	Min    glyph.Point
+	Max    glyph.Point
+	Origin glyph.Point
+	Size   float64
+	Angle  float64
+}
+
+// Page holds the drawing primitives of one page in pixels of its 200-DPI
+// raster (top-left origin, y down, CropBox and /Rotate applied). Text is kept
+// apart from drawing: a character's outline never becomes a Segment or Arc.
+type Page struct {
+	Width, Height float64
+	Styles        []Style
+	Segments      []Segment
+	Arcs          []Arc
+	Chars         []Char
+}

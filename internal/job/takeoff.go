@@ -1,0 +1,85 @@
+package job
+
+import (
+	"context"
+	"fmt"
+)
+
+// Takeoff is the quantity take-off of a done job under one read filter,
+// as the exports (CSV, XLSX) present it: the poll's summary for the whole
+// job and the same rows for each page. Every count is a count of
+// detections under the filter, so the rows of Summary sum to
+// Summary.TotalDetections, the summary of a poll with the same options.
+type Takeoff struct {
+	JobID          string
+	FileName       string
+	ExternalRef    *string
+	CompletedAt    *string
+	ConfidenceMode string
+	// Lang is the language of the display names ("fi" or "en").
+	Lang    string
+	Summary Summary
+	Pages   []PageTakeoff
+	// Printed maps a class to the quantity the drawing's own legend prints
+	// for it, summed over the legend's rows of that class; nil when the
+	// job has no legend reading. Never part of Summary: a printed quantity
+	// is a claim of the drawing, not a detection.
+	Printed map[string]float64
+}
+
+// PageTakeoff is the take-off of one page.
+type PageTakeoff struct {
+	PageIndex int
+	Summary   Summary
+	// Printed is Takeoff.Printed for the legend rows read on this page.
+	Printed map[string]float64
+}
+
+// Takeoff returns the take-off of a done job the caller owns under the
+// read options' filter (o.IncludeDetections is ignored). A job that is not
+// done has no take-off yet: 404, as for its pages.
+func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOptions) (*Takeoff, error) {
+	j, err := s.owned(ctx, c, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if j.Status != Done {
+		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("job is %s; its take-off exists once it is done", j.Status)}
+	}
+	f := s.filter(j, o.Confidence)
+	t := &Takeoff{JobID: j.ID, FileName: j.FileName, ExternalRef: j.ExternalRef, CompletedAt: timestampPtr(j.CompletedAt),
+		ConfidenceMode: f.Mode(), Lang: o.Lang, Pages: make([]PageTakeoff, 0, len(j.Pages))}
+	total := map[string]int{}
+	err = s.eachPage(ctx, j, f, func(p Page, kept []storedDetection) error {
+		counts := map[string]int{}
+		for _, d := range kept {
+			counts[d.Class]++
+			total[d.Class]++
+		}
+		t.Pages = append(t.Pages, PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang), Printed: printed(j.Legend, p.Index)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Summary = s.summary(total, o.Lang)
+	t.Printed = printed(j.Legend, -1)
+	return t, nil
+}
+
+// printed sums the printed quantities of the legend rows mapped to a class,
+// by class: the rows read on page (every page's rows when page < 0). Nil
+// when no such row prints a quantity.
+func printed(rows []LegendRow, page int) map[string]float64 {
+	var out map[string]float64
+	for _, r := range rows {
+		if r.Class == "" || r.Quantity == nil || page >= 0 && r.PageIndex != page {
+			continue
+		}
+		if out == nil {
+			out = map[string]float64{}
+		}
+		out[r.Class] += float64(*r.Quantity)
+	}
+	return out
+}

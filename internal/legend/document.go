@@ -1,0 +1,300 @@
+package legend
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyph"
+)
+
+// Document is what the document pass learned about one document: its
+// legend rows (every page's, in page order), where its legend tables are,
+// and what each page is. It holds no page geometry, only the rows'
+// glyphs, so it stays small whatever the document.
+type Document struct {
+	Rows    []Row
+	Classes []string // per row: its class, "" when it names none
+	Kinds   []string // per page
+	tables  map[int][]Rect
+	// leader[i] is the first row drawn with the same glyph as row i:
+	// one template serves all of them and tags tell them apart.
+	leader []int
+	// same[i] is the first row with row i's description and class (a
+	// legend repeated on every sheet, its glyph drawn at each sheet's
+	// size).
+	same []int
+}
+
+// Read is the document pass: it reads every page's drawing once, finds
+// legend tables and page kinds, and maps each row to a class. Page
+// drawings are released as soon as they are read.
+func Read(ctx context.Context, doc detect.Drawings, vocab *Vocabulary) (*Document, error) {
+	d := &Document{tables: map[int][]Rect{}}
+	for i := range doc.NumPages() {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("legend: before page %d: %w", i, err)
+		}
+		pg, err := doc.Drawing(ctx, i)
+		if err != nil {
+			return nil, fmt.Errorf("legend: page %d: %w", i, err)
+		}
+		d.addPage(i, pg, vocab)
+	}
+	d.group()
+	return d, nil
+}
+
+func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) {
+	tables := Find(pg, i)
+	d.Kinds = append(d.Kinds, Kind(pg, tables))
+	for _, t := range tables {
+		d.tables[i] = append(d.tables[i], t.Box)
+		for _, r := range t.Rows {
+			class, _ := vocab.Class(r.Description + " " + r.GlyphText + " " + strings.Join(r.Tags, " "))
+			d.Rows = append(d.Rows, r)
+			d.Classes = append(d.Classes, class)
+		}
+	}
+}
+
+// group finds rows that share a glyph (told apart by their tags only) and
+// rows repeated on several sheets.
+func (d *Document) group() {
+	n := len(d.Rows)
+	d.leader = make([]int, n)
+	d.same = make([]int, n)
+	for i := range d.Rows {
+		d.leader[i], d.same[i] = i, i
+		for j := range i {
+			if d.leader[j] != j || !sameGlyph(d.Rows[i], d.Rows[j]) {
+				continue
+			}
+			d.leader[i] = j
+			break
+		}
+		for j := range i {
+			if d.same[j] == j && d.Classes[j] == d.Classes[i] && normDesc(d.Rows[j]) == normDesc(d.Rows[i]) {
+				d.same[i] = j
+				break
+			}
+		}
+	}
+}
+
+func normDesc(r Row) string {
+	return strings.Join(normWords(r.Description+" "+strings.Join(r.Tags, " "), false), " ")
+}
+
+// sameGlyph reports whether two rows draw the same glyph: the same text
+// inside and each one's drawing within a small tolerance of the other's.
+func sameGlyph(a, b Row) bool {
+	if a.GlyphText != b.GlyphText || len(a.Glyph.Shapes) == 0 || len(b.Glyph.Shapes) == 0 {
+		return false
+	}
+	pa, pb := glyphPoints(a.Glyph), glyphPoints(b.Glyph)
+	// Each sheet may draw its legend at its own size: compare at one.
+	sa, sb := spread(pa), spread(pb)
+	if sa == 0 || sb == 0 || sa > 3*sb || sb > 3*sa {
+		return false
+	}
+	k := sa / sb
+	for i := range pb {
+		pb[i] = glyph.Point{X: pb[i].X * k, Y: pb[i].Y * k}
+	}
+	tol := 0.06 * sa
+	return covers(pa, pb, tol) >= 0.9 && covers(pb, pa, tol) >= 0.9 && colourClose(a.Color, b.Color)
+}
+
+func glyphPoints(g glyph.Glyph) []glyph.Point {
+	var out []glyph.Point
+	for _, pl := range g.Polylines(0.05) {
+		for i := 1; i < len(pl); i++ {
+			a, b := pl[i-1], pl[i]
+			n := max(1, int(math.Hypot(b.X-a.X, b.Y-a.Y)/0.1))
+			for k := range n {
+				f := float64(k) / float64(n)
+				out = append(out, glyph.Point{X: a.X + f*(b.X-a.X), Y: a.Y + f*(b.Y-a.Y)})
+			}
+		}
+	}
+	return out
+}
+
+// spread is the root mean square distance of the points from their mean.
+func spread(ps []glyph.Point) float64 {
+	if len(ps) == 0 {
+		return 0
+	}
+	var m glyph.Point
+	for _, p := range ps {
+		m.X += p.X
+		m.Y += p.Y
+	}
+	m.X /= float64(len(ps))
+	m.Y /= float64(len(ps))
+	var s float64
+	for _, p := range ps {
+		s += (p.X-m.X)*(p.X-m.X) + (p.Y-m.Y)*(p.Y-m.Y)
+	}
+	return math.Sqrt(s / float64(len(ps)))
+}
+
+// covers is the fraction of a within tol of some point of b.
+func covers(a, b []glyph.Point, tol float64) float64 {
+	n := 0
+	for _, p := range a {
+		for _, q := range b {
+			if math.Abs(p.X-q.X) <= tol && math.Abs(p.Y-q.Y) <= tol {
+				n++
+				break
+			}
+		}
+	}
+	return float64(n) / float64(max(1, len(a)))
+}
+
+// colourClose: colours within a small distance in RGB (exporters round).
+func colourClose(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, ga, ba, ok1 := hexRGB(a)
+	rb, gb, bb, ok2 := hexRGB(b)
+	if !ok1 || !ok2 {
+		return false
+	}
+	return math.Abs(ra-rb)+math.Abs(ga-gb)+math.Abs(ba-bb) <= 48
+}
+
+func hexRGB(s string) (float64, float64, float64, bool) {
+	var r, g, b int
+	if _, err := fmt.Sscanf(s, "#%02x%02x%02x", &r, &g, &b); err != nil {
+		return 0, 0, 0, false
+	}
+	return float64(r), float64(g), float64(b), true
+}
+
+// InTable reports whether p lies inside a legend table of the page.
+func (d *Document) InTable(page int, p glyph.Point) bool {
+	for _, r := range d.tables[page] {
+		if r.Contains(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Leaders returns the rows that define templates: one per distinct glyph
+// (the first row drawing it).
+func (d *Document) Leaders() []int {
+	var out []int
+	for i, l := range d.leader {
+		if l == i && len(d.Rows[i].Glyph.Shapes) > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Assign returns the row a match of leader row l's glyph belongs to on
+// page: among the rows drawing that glyph, the one whose tags are written
+// nearest to the match (rows without a distinguishing tag when none is
+// near), and of repeated rows the one on the match's own page.
+func (d *Document) Assign(pg *drawing.Page, page, l int, box detect.Box) int {
+	var group []int
+	for i, x := range d.leader {
+		if x == l && d.same[i] == i {
+			group = append(group, i)
+		}
+	}
+	row := d.same[l]
+	if len(group) > 1 {
+		row = d.byTag(pg, group, box)
+	}
+	// A legend repeated on several sheets: the sheet's own row.
+	for i, s := range d.same {
+		if s == row && d.Rows[i].Page == page {
+			return i
+		}
+	}
+	return row
+}
+
+// tagReach is how far from a symbol, in symbol sizes, its tag may be
+// written (labels stack beside and above symbols).
+const tagReach = 4.0
+
+// byTag picks the row of group whose distinguishing tag is written
+// nearest to the box; the first row when no tag is near.
+func (d *Document) byTag(pg *drawing.Page, group []int, box detect.Box) int {
+	// A row's distinguishing words: its tags that other rows of the group
+	// do not carry.
+	count := map[string]int{}
+	for _, i := range group {
+		for _, t := range uniq(d.Rows[i].Tags) {
+			count[strings.ToUpper(t)]++
+		}
+	}
+	c := glyph.Point{X: box.X + box.W/2, Y: box.Y + box.H/2}
+	reach := tagReach * math.Max(box.W, box.H)
+	best, bestD := group[0], math.Inf(1)
+	for _, i := range group {
+		for _, t := range uniq(d.Rows[i].Tags) {
+			t = strings.ToUpper(t)
+			if count[t] != 1 {
+				continue
+			}
+			if dist := nearestWord(pg, t, c, reach); dist < bestD {
+				best, bestD = i, dist
+			}
+		}
+	}
+	return best
+}
+
+func uniq(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// nearestWord returns the distance from c to the nearest text run word
+// equal to w within reach, +Inf when none.
+func nearestWord(pg *drawing.Page, w string, c glyph.Point, reach float64) float64 {
+	best := math.Inf(1)
+	// Characters near c, grouped into words along their baseline.
+	var near []int
+	for i, ch := range pg.Chars {
+		if math.Abs(ch.Origin.X-c.X) <= reach && math.Abs(ch.Origin.Y-c.Y) <= reach {
+			near = append(near, i)
+		}
+	}
+	if len(near) == 0 {
+		return best
+	}
+	sub := &drawing.Page{Chars: make([]drawing.Char, len(near))}
+	for k, i := range near {
+		sub.Chars[k] = pg.Chars[i]
+	}
+	for _, r := range runs(sub) {
+		for _, f := range strings.Fields(strings.ToUpper(r.text)) {
+			if f != w {
+				continue
+			}
+			if dist := math.Hypot(r.centre().X-c.X, r.centre().Y-c.Y); dist < best {
+				best = dist
+			}
+		}
+	}
+	return best
+}

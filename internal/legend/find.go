@@ -1,0 +1,699 @@
+package legend
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyph"
+)
+
+// Row is one legend row as read from a page: the glyph drawn in its symbol
+// cell (table rules excluded), the text inside the glyph, the tags beside
+// it, its description and its printed quantity.
+type Row struct {
+	Page        int
+	Description string
+	// GlyphText is the text inside the glyph's drawing ("F", "FACP").
+	GlyphText string
+	// Tags are the words written beside the glyph, before the description
+	// ("15CD", "0.25W", "S").
+	Tags []string
+	// Quantity is the printed quantity, nil when the legend has no
+	// quantity column or the row's cell is empty.
+	Quantity *int
+	// Glyph is the row's drawing in the canonical glyph frame (mm at the
+	// size drawn in the legend, centred on its box), text inside it
+	// included; empty when the cell holds no usable drawing.
+	Glyph glyph.Glyph
+	// Color is the dominant stroke colour of the glyph, "#rrggbb".
+	Color string
+	// Box is the row's extent on its page (raster pixels): glyph,
+	// description and quantity.
+	Box Rect
+	// GlyphBox is the extent of the glyph's drawing.
+	GlyphBox Rect
+}
+
+// Rect is an axis-aligned rectangle in raster pixels.
+type Rect struct{ Min, Max glyph.Point }
+
+// Contains reports whether p lies inside r.
+func (r Rect) Contains(p glyph.Point) bool {
+	return p.X >= r.Min.X && p.X <= r.Max.X && p.Y >= r.Min.Y && p.Y <= r.Max.Y
+}
+
+func (r Rect) union(o Rect) Rect {
+	return Rect{glyph.MinPoint(r.Min, o.Min), glyph.MaxPoint(r.Max, o.Max)}
+}
+
+func (r Rect) w() float64 { return r.Max.X - r.Min.X }
+func (r Rect) h() float64 { return r.Max.Y - r.Min.Y }
+func (r Rect) centre() glyph.Point {
+	return glyph.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}
+}
+
+func emptyRect() Rect {
+	return Rect{glyph.Point{X: math.Inf(1), Y: math.Inf(1)}, glyph.Point{X: math.Inf(-1), Y: math.Inf(-1)}}
+}
+
+// Table is one legend table found on a page: its extent (header included)
+// and its rows in reading order.
+type Table struct {
+	Page int
+	Box  Rect
+	Rows []Row
+}
+
+// Legend finding parameters, in em sizes of the description text.
+const (
+	// glyphReach is how far left of a description its glyph may start.
+	glyphReach = 20.0
+	// maxPieceEm: a drawn piece longer than this is a table rule or
+	// other drawing, never part of a legend glyph.
+	maxPieceEm = 6.0
+	// clusterGap joins pieces of one glyph.
+	clusterGap = 0.6
+	// columnChain: glyph centres of one column lie within this of the
+	// next one.
+	columnChain = 2.0
+	// maxPitchEm: rows of one table lie at most this far apart.
+	maxPitchEm = 6.0
+)
+
+// headerWords open a legend table (upper case, compared on whole words or
+// phrases of the header's text).
+var headerWords = []string{
+	"LEGEND", "SYMBOL LEGEND", "SYMBOLS", "SYMBOL", "KEY", "LEGEND OF SYMBOLS",
+	"SELITYKSET", "MERKKIEN SELITYKSET", "MERKINNÄT", "MERKKISELITYKSET", "MERKKI", "SELITE",
+	"DESCRIPTION", "TECKENFÖRKLARING", "SYMBOLER",
+}
+
+// qtyWords head a quantity column.
+var qtyWords = []string{"QTY", "QTYS", "QTY.", "QUANTITY", "KPL", "KPL.", "MÄÄRÄ", "NO.", "COUNT", "ANTAL", "Qty."}
+
+var intRe = regexp.MustCompile(`^\(?\s*(\d{1,5})\s*\)?$`)
+
+// piece is a drawn segment or arc with its box.
+type piece struct {
+	seg  int // index into Segments, or -1
+	arc  int // index into Arcs, or -1
+	box  Rect
+	size float64 // longest side of the box
+}
+
+type pageIndex struct {
+	pg     *drawing.Page
+	pieces []piece
+	cell   float64
+	nx, ny int
+	grid   map[int][]int32
+	runs   []run
+}
+
+func newIndex(pg *drawing.Page) *pageIndex {
+	ix := &pageIndex{pg: pg, cell: 48, grid: map[int][]int32{}}
+	ix.nx = int(pg.Width/ix.cell) + 1
+	ix.ny = int(pg.Height/ix.cell) + 1
+	add := func(p piece) {
+		p.size = math.Max(p.box.w(), p.box.h())
+		ix.pieces = append(ix.pieces, p)
+		c := p.box.centre()
+		k := ix.key(c)
+		ix.grid[k] = append(ix.grid[k], int32(len(ix.pieces)-1))
+	}
+	for i, s := range pg.Segments {
+		add(piece{seg: i, arc: -1, box: Rect{glyph.MinPoint(s.A, s.B), glyph.MaxPoint(s.A, s.B)}})
+	}
+	for i, a := range pg.Arcs {
+		add(piece{seg: -1, arc: i, box: arcBox(a)})
+	}
+	ix.runs = runs(pg)
+	return ix
+}
+
+func (ix *pageIndex) key(p glyph.Point) int {
+	x := min(max(int(p.X/ix.cell), 0), ix.nx-1)
+	y := min(max(int(p.Y/ix.cell), 0), ix.ny-1)
+	return y*ix.nx + x
+}
+
+// piecesIn calls fn for pieces whose box centre lies in r.
+func (ix *pageIndex) piecesIn(r Rect, fn func(i int32)) {
+	x0, x1 := max(int(r.Min.X/ix.cell), 0), min(int(r.Max.X/ix.cell), ix.nx-1)
+	y0, y1 := max(int(r.Min.Y/ix.cell), 0), min(int(r.Max.Y/ix.cell), ix.ny-1)
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			for _, i := range ix.grid[y*ix.nx+x] {
+				if r.Contains(ix.pieces[i].box.centre()) {
+					fn(i)
+				}
+			}
+		}
+	}
+}
+
+func arcBox(a drawing.Arc) Rect {
+	r := emptyRect()
+	n := max(4, int(math.Abs(a.Sweep)/10))
+	for k := 0; k <= n; k++ {
+		t := (a.Start + a.Sweep*float64(k)/float64(n)) * math.Pi / 180
+		p := glyph.Point{X: a.C.X + a.R*math.Cos(t), Y: a.C.Y + a.R*math.Sin(t)}
+		r.Min, r.Max = glyph.MinPoint(r.Min, p), glyph.MaxPoint(r.Max, p)
+	}
+	return r
+}
+
+// cluster is the drawing of one glyph candidate.
+type cluster struct {
+	pieces []int32
+	box    Rect
+}
+
+// glyphLeftOf returns the cluster of small drawn pieces nearest to the
+// left of x within the band [y0, y1], reaching at most reach pixels.
+func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64) (cluster, bool) {
+	area := Rect{glyph.Point{X: x - reach, Y: y0}, glyph.Point{X: x, Y: y1}}
+	var cand []int32
+	ix.piecesIn(area, func(i int32) {
+		if ix.pieces[i].size <= maxPieceEm*em {
+			cand = append(cand, i)
+		}
+	})
+	if len(cand) == 0 {
+		return cluster{}, false
+	}
+	cs := clusterPieces(ix, cand, clusterGap*em)
+	best := -1
+	for k, c := range cs {
+		// A thin cluster is a rule between cells or a leader line.
+		if math.Min(c.box.w(), c.box.h()) < 0.25*em {
+			continue
+		}
+		if best < 0 || c.box.Max.X > cs[best].box.Max.X {
+			best = k
+		}
+	}
+	if best < 0 {
+		return cluster{}, false
+	}
+	return cs[best], true
+}
+
+// clusterPieces groups pieces whose boxes come within gap of each other.
+func clusterPieces(ix *pageIndex, idx []int32, gap float64) []cluster {
+	parent := make([]int, len(idx))
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	sort.Slice(idx, func(a, b int) bool { return ix.pieces[idx[a]].box.Min.X < ix.pieces[idx[b]].box.Min.X })
+	for a := range idx {
+		ba := ix.pieces[idx[a]].box
+		for b := a + 1; b < len(idx); b++ {
+			bb := ix.pieces[idx[b]].box
+			if bb.Min.X > ba.Max.X+gap {
+				break
+			}
+			if bb.Min.Y <= ba.Max.Y+gap && ba.Min.Y <= bb.Max.Y+gap {
+				parent[find(a)] = find(b)
+			}
+		}
+	}
+	groups := map[int]*cluster{}
+	var order []int
+	for a, i := range idx {
+		r := find(a)
+		c, ok := groups[r]
+		if !ok {
+			c = &cluster{box: emptyRect()}
+			groups[r] = c
+			order = append(order, r)
+		}
+		c.pieces = append(c.pieces, i)
+		c.box = c.box.union(ix.pieces[i].box)
+	}
+	out := make([]cluster, 0, len(order))
+	for _, r := range order {
+		out = append(out, *groups[r])
+	}
+	return out
+}
+
+// candidate is a text run with a glyph to its left.
+type candidate struct {
+	run   int
+	glyph cluster
+	em    float64
+}
+
+// Find reads the legend tables of one page. vocab maps descriptions to
+// classes when the rows are resolved (see Resolve); Find only reads.
+func Find(pg *drawing.Page, page int) []Table {
+	if pg == nil || len(pg.Chars) == 0 {
+		return nil
+	}
+	ix := newIndex(pg)
+	var cands []candidate
+	for i := range ix.runs {
+		r := &ix.runs[i]
+		if !r.upright() || r.letters() < 2 {
+			continue
+		}
+		em := r.size
+		cy := (r.min.Y + r.max.Y) / 2
+		c, ok := ix.glyphLeftOf(r.min.X-0.2*em, cy-0.8*em, cy+0.8*em, glyphReach*em, em)
+		if !ok || math.Max(c.box.w(), c.box.h()) < 0.5*em || math.Min(c.box.w(), c.box.h()) < 0.25*em {
+			continue
+		}
+		if ix.crossed(c.box, em) {
+			continue // drawing runs through it: part of a plan, not a key
+		}
+		cands = append(cands, candidate{run: i, glyph: c, em: em})
+	}
+	// One entry per glyph: several runs (tags, the description) may have
+	// found the same drawing.
+	type gkey struct{ x, y int }
+	byGlyph := map[gkey]int{}
+	var glyphs []candidate
+	for _, c := range cands {
+		k := gkey{int(math.Round(c.glyph.box.Min.X)), int(math.Round(c.glyph.box.Min.Y))}
+		if j, ok := byGlyph[k]; ok {
+			// The same drawing seen from another run: keep the
+			// fuller view of it (text inside a glyph hides part of it).
+			em := math.Max(c.em, glyphs[j].em)
+			if area(c.glyph.box) > area(glyphs[j].glyph.box) {
+				glyphs[j] = c
+			}
+			glyphs[j].em = em
+			continue
+		}
+		byGlyph[k] = len(glyphs)
+		glyphs = append(glyphs, c)
+	}
+	cols := columns(glyphs)
+	// A row's text ends where the next column of glyphs to its right
+	// starts (legends set side by side).
+	boxes := make([]Rect, len(cols))
+	for k, col := range cols {
+		boxes[k] = emptyRect()
+		for _, c := range col {
+			boxes[k] = boxes[k].union(c.glyph.box)
+		}
+	}
+	var tables []Table
+	for k, col := range cols {
+		limit := math.Inf(1)
+		for j, b := range boxes {
+			if j != k && len(cols[j]) >= 2 && b.Min.X > boxes[k].Max.X && b.Min.Y < boxes[k].Max.Y && b.Max.Y > boxes[k].Min.Y {
+				limit = math.Min(limit, b.Min.X)
+			}
+		}
+		if t, ok := ix.table(col, page, limit); ok {
+			tables = append(tables, t)
+		}
+	}
+	return tables
+}
+
+// columns groups glyph candidates into vertical runs: centres chained in x
+// within columnChain em, then split where the vertical gap is unusual.
+func columns(gs []candidate) [][]candidate {
+	sort.Slice(gs, func(a, b int) bool { return gs[a].glyph.box.centre().X < gs[b].glyph.box.centre().X })
+	var out [][]candidate
+	for a := 0; a < len(gs); {
+		b := a + 1
+		for b < len(gs) && gs[b].glyph.box.centre().X-gs[b-1].glyph.box.centre().X <= columnChain*gs[b].em {
+			b++
+		}
+		col := append([]candidate(nil), gs[a:b]...)
+		a = b
+		sort.Slice(col, func(p, q int) bool { return col[p].glyph.box.centre().Y < col[q].glyph.box.centre().Y })
+		// Pieces of one glyph found from different runs of its row
+		// (a strobe's rays, a speaker's horn) are one glyph.
+		merged := col[:0]
+		for _, c := range col {
+			if k := len(merged) - 1; k >= 0 {
+				p := &merged[k]
+				ov := math.Min(p.glyph.box.Max.Y, c.glyph.box.Max.Y) - math.Max(p.glyph.box.Min.Y, c.glyph.box.Min.Y)
+				if ov > 0.5*math.Min(p.glyph.box.h(), c.glyph.box.h()) {
+					p.glyph.box = p.glyph.box.union(c.glyph.box)
+					p.glyph.pieces = append(p.glyph.pieces, c.glyph.pieces...)
+					p.em = math.Max(p.em, c.em)
+					continue
+				}
+			}
+			merged = append(merged, c)
+		}
+		col = merged
+		// Split at gaps much larger than the typical pitch.
+		var pitches []float64
+		for i := 1; i < len(col); i++ {
+			pitches = append(pitches, col[i].glyph.box.centre().Y-col[i-1].glyph.box.centre().Y)
+		}
+		// The typical pitch is that of the closest rows (a column may run
+		// on into unrelated drawing far below); a gap of a row or two
+		// (a row without a glyph) stays inside the table.
+		pitch := quantile(pitches, 0.25)
+		s := 0
+		for i := 1; i <= len(col); i++ {
+			if i == len(col) || col[i].glyph.box.centre().Y-col[i-1].glyph.box.centre().Y > math.Max(3.2*pitch, 3*col[i].em) {
+				out = append(out, col[s:i])
+				s = i
+			}
+		}
+	}
+	return out
+}
+
+// quantile returns the q-quantile (0..1) of v, 0 for none.
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[int(q*float64(len(s)-1))]
+}
+
+func hasWord(text string, words []string) bool {
+	up := " " + strings.Join(strings.Fields(strings.ToUpper(strings.NewReplacer(":", " ", ",", " ", "-", " ").Replace(text))), " ") + " "
+	for _, w := range words {
+		if strings.Contains(up, " "+strings.ToUpper(w)+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// table checks a column of glyph candidates and reads its rows.
+func (ix *pageIndex) table(col []candidate, page int, limit float64) (Table, bool) {
+	if len(col) < 2 {
+		return Table{}, false
+	}
+	em := 0.0
+	for _, c := range col {
+		em += c.em
+	}
+	em /= float64(len(col))
+	colBox := emptyRect()
+	for _, c := range col {
+		colBox = colBox.union(c.glyph.box)
+	}
+	// Row bands: halfway between neighbouring glyph centres.
+	n := len(col)
+	ys := make([]float64, n)
+	for i, c := range col {
+		ys[i] = c.glyph.box.centre().Y
+	}
+	band := func(i int) (float64, float64) {
+		var up, down float64
+		switch {
+		case n == 1:
+			up, down = 1.5*em, 1.5*em
+		case i == 0:
+			down = (ys[1] - ys[0]) / 2
+			up = down
+		case i == n-1:
+			up = (ys[i] - ys[i-1]) / 2
+			down = up
+		default:
+			up, down = (ys[i]-ys[i-1])/2, (ys[i+1]-ys[i])/2
+		}
+		return ys[i] - up, ys[i] + down
+	}
+	left := colBox.Min.X - 0.5*em
+	rows := make([]Row, 0, n)
+	sigs := map[string]bool{}
+	tableBox := emptyRect()
+	var kept []int
+	for i := range col {
+		y0, y1 := band(i)
+		r, sig, ok := ix.readRow(left, limit, y0, y1, em, col[i])
+		if !ok {
+			continue
+		}
+		kept = append(kept, i)
+		r.Page = page
+		sigs[sig] = true
+		rows = append(rows, r)
+		tableBox = tableBox.union(r.Box)
+	}
+	// Header words above the first row and over the table's width.
+	header := false
+	hdrBox := Rect{glyph.Point{X: tableBox.Min.X - 2*em, Y: tableBox.Min.Y - 6*em}, glyph.Point{X: tableBox.Max.X + 2*em, Y: tableBox.Min.Y + 0.5*em}}
+	// A quantity column may stand further right, past part numbers.
+	qtyBox := hdrBox
+	qtyBox.Max.X += 3 * glyphReach * em
+	var qtyHeaders []*run
+	for i := range ix.runs {
+		r := &ix.runs[i]
+		if !r.upright() {
+			continue
+		}
+		if hdrBox.Contains(r.centre()) && hasWord(r.text, headerWords) {
+			header = true
+		}
+		if qtyBox.Contains(r.centre()) && hasWord(r.text, qtyWords) {
+			qtyHeaders = append(qtyHeaders, r)
+		}
+	}
+	if len(qtyHeaders) > 0 {
+		header = true
+	}
+	// Rows of a table follow one another closely.
+	for i := 1; i < len(kept); i++ {
+		if ys[kept[i]]-ys[kept[i-1]] > maxPitchEm*em {
+			return Table{}, false
+		}
+	}
+	// Legends show different devices: a column of one repeated glyph is
+	// a riser or a row of instances. Without header words a column of
+	// glyphs with text beside them is a stack of labels as often as a
+	// legend: it is not taken.
+	if !header || len(rows) < 2 || 2*len(sigs) < len(rows) {
+		return Table{}, false
+	}
+	// Quantities: an integer in the band under the quantity header
+	// nearest to the right of the descriptions.
+	var qh *run
+	for _, q := range qtyHeaders {
+		if q.min.X > colBox.Max.X && q.min.X < limit && (qh == nil || q.min.X < qh.min.X) {
+			qh = q
+		}
+	}
+	if qh != nil {
+		for i := range rows {
+			y0, y1 := band(kept[i])
+			cx0, cx1 := qh.min.X-2*em, qh.max.X+2*em
+			for k := range ix.runs {
+				r := &ix.runs[k]
+				c := r.centre()
+				if !r.upright() || c.Y < y0 || c.Y > y1 || c.X < cx0 || c.X > cx1 {
+					continue
+				}
+				if m := intRe.FindStringSubmatch(r.text); m != nil {
+					v, err := strconv.Atoi(m[1])
+					if err == nil {
+						rows[i].Quantity = &v
+						rows[i].Box = rows[i].Box.union(Rect{r.min, r.max})
+					}
+				}
+			}
+		}
+		tableBox = tableBox.union(Rect{qh.min, qh.max})
+	}
+	for _, r := range rows {
+		tableBox = tableBox.union(r.Box)
+	}
+	tableBox = tableBox.union(Rect{glyph.Point{X: tableBox.Min.X, Y: hdrBox.Min.Y}, tableBox.Min})
+	return Table{Page: page, Box: tableBox, Rows: rows}, true
+}
+
+func area(r Rect) float64 { return math.Max(r.w(), 0) * math.Max(r.h(), 0) }
+
+// crossed reports whether a long drawn piece (a wall, a wire) passes
+// through the inside of box: legend glyphs stand alone in their cells,
+// whose rules run around them.
+func (ix *pageIndex) crossed(box Rect, em float64) bool {
+	in := Rect{glyph.Point{X: box.Min.X + 0.15*box.w(), Y: box.Min.Y + 0.15*box.h()}, glyph.Point{X: box.Max.X - 0.15*box.w(), Y: box.Max.Y - 0.15*box.h()}}
+	hit := false
+	// Long pieces are indexed at their centres, which may lie far away:
+	// scan the segments near the box by their ends instead.
+	for i := range ix.pg.Segments {
+		s := ix.pg.Segments[i]
+		if math.Max(math.Abs(s.B.X-s.A.X), math.Abs(s.B.Y-s.A.Y)) <= maxPieceEm*em {
+			continue
+		}
+		if segHitsRect(s.A, s.B, in) {
+			hit = true
+			break
+		}
+	}
+	return hit
+}
+
+// segHitsRect reports whether segment ab meets rectangle r (Liang–Barsky).
+func segHitsRect(a, b glyph.Point, r Rect) bool {
+	t0, t1 := 0.0, 1.0
+	dx, dy := b.X-a.X, b.Y-a.Y
+	for _, e := range [4][2]float64{{-dx, a.X - r.Min.X}, {dx, r.Max.X - a.X}, {-dy, a.Y - r.Min.Y}, {dy, r.Max.Y - a.Y}} {
+		p, q := e[0], e[1]
+		if p == 0 {
+			if q < 0 {
+				return false
+			}
+			continue
+		}
+		t := q / p
+		if p < 0 {
+			t0 = math.Max(t0, t)
+		} else {
+			t1 = math.Min(t1, t)
+		}
+		if t0 > t1 {
+			return false
+		}
+	}
+	return true
+}
+
+// readRow reads one row: the glyph drawn between left and the description,
+// inside the band, the text inside and beside it, and the description.
+func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate) (Row, string, bool) {
+	// The description: the run with the most letters right of the glyph
+	// in the band; runs between the glyph and it are tags.
+	gRight := c.glyph.box.Max.X
+	var inBand []int
+	for i := range ix.runs {
+		r := &ix.runs[i]
+		cy := r.centre().Y
+		if !r.upright() || cy < y0 || cy > y1 || r.max.X < left || r.min.X > gRight+1.5*glyphReach*em || r.min.X >= limit {
+			continue
+		}
+		inBand = append(inBand, i)
+	}
+	desc := -1
+	for _, i := range inBand {
+		r := &ix.runs[i]
+		if r.min.X < gRight-0.5*em {
+			continue
+		}
+		if desc < 0 || r.letters() > ix.runs[desc].letters() || (r.letters() == ix.runs[desc].letters() && r.min.X < ix.runs[desc].min.X) {
+			if r.letters() >= 2 {
+				desc = i
+			}
+		}
+	}
+	if desc < 0 {
+		return Row{}, "", false
+	}
+	d := &ix.runs[desc]
+	// Continuation lines of a wrapped description: runs in the band that
+	// start where the description starts.
+	text := d.text
+	rowBox := Rect{d.min, d.max}
+	for _, i := range inBand {
+		r := &ix.runs[i]
+		if i != desc && math.Abs(r.min.X-d.min.X) < 1.5*em && r.centre().Y > d.centre().Y+0.5*em {
+			text += " " + r.text
+			rowBox = rowBox.union(Rect{r.min, r.max})
+		}
+	}
+	// The glyph: small pieces whose centres lie in the symbol cell.
+	cell := Rect{glyph.Point{X: left, Y: y0}, glyph.Point{X: d.min.X - 0.2*em, Y: y1}}
+	var idx []int32
+	ix.piecesIn(cell, func(i int32) {
+		if ix.pieces[i].size <= maxPieceEm*em {
+			idx = append(idx, i)
+		}
+	})
+	if len(idx) == 0 {
+		return Row{}, "", false
+	}
+	// Keep the clusters that belong to the glyph: the one found first and
+	// those within a glyph's reach of it (a tag marker, a second part).
+	cs := clusterPieces(ix, idx, clusterGap*em)
+	gbox := emptyRect()
+	var keep []int32
+	core := c.glyph.box
+	for _, k := range cs {
+		// A thin piece across the whole band is a rule of the table.
+		if math.Min(k.box.w(), k.box.h()) < 0.15*em && math.Max(k.box.w(), k.box.h()) >= 0.8*(y1-y0) {
+			continue
+		}
+		if k.box.Max.X >= core.Min.X-1.5*em && k.box.Min.X <= core.Max.X+1.5*em {
+			keep = append(keep, k.pieces...)
+			gbox = gbox.union(k.box)
+		}
+	}
+	if len(keep) == 0 {
+		return Row{}, "", false
+	}
+	// Text inside the glyph belongs to it; other text before the
+	// description is its tags.
+	var inside []int32
+	var tags []string
+	for _, i := range inBand {
+		if i == desc {
+			continue
+		}
+		r := &ix.runs[i]
+		if r.min.X >= d.min.X {
+			continue
+		}
+		var out []string
+		var cur strings.Builder
+		flush := func() {
+			if s := strings.TrimSpace(cur.String()); s != "" {
+				out = append(out, s)
+			}
+			cur.Reset()
+		}
+		for _, ci := range r.chars {
+			ch := ix.pg.Chars[ci]
+			cc := glyph.Point{X: (ch.Min.X + ch.Max.X) / 2, Y: (ch.Min.Y + ch.Max.Y) / 2}
+			if strings.TrimSpace(ch.Text) != "" && gbox.Contains(cc) {
+				inside = append(inside, ci)
+				flush()
+				continue
+			}
+			cur.WriteString(ch.Text)
+		}
+		flush()
+		for _, s := range out {
+			tags = append(tags, strings.Fields(s)...)
+		}
+		rowBox = rowBox.union(Rect{r.min, r.max})
+	}
+	row := Row{Description: text, Tags: tags, GlyphBox: gbox}
+	row.Box = rowBox.union(gbox)
+	row.Glyph, row.GlyphText, row.Color = ix.glyphOf(keep, inside, gbox)
+	return row, signature(row), true
+}
+
+// signature tells glyphs apart for the legend check: counts of pieces by
+// kind, the box's proportions and the text inside.
+func signature(r Row) string {
+	var nl, na int
+	for _, s := range r.Glyph.Shapes {
+		switch s.Kind {
+		case glyph.KindArc, glyph.KindCircle:
+			na++
+		case glyph.KindText:
+		default:
+			nl++
+		}
+	}
+	asp := math.Round(4 * r.GlyphBox.w() / math.Max(r.GlyphBox.h(), 1))
+	return strconv.Itoa(nl) + "/" + strconv.Itoa(na) + "/" + strconv.FormatFloat(asp, 'f', 0, 64) + "/" + r.GlyphText + "/" + r.Color
+}

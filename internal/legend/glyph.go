@@ -1,0 +1,114 @@
+package legend
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/glyph"
+)
+
+// pxPerMM converts raster pixels to the glyph frame's millimetres.
+const pxPerMM = float64(detect.RenderDPI) / 25.4
+
+// glyphOf builds the canonical glyph of a legend row from its pieces and
+// the characters inside it: millimetres at the legend's drawn size,
+// centred on the drawing's box. Pieces drawn twice (a filled path stroked
+// again) are kept once. It also returns the inside text and the dominant
+// stroke colour.
+func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Glyph, string, string) {
+	c := box.centre()
+	mm := func(p glyph.Point) glyph.Point {
+		return glyph.Point{X: (p.X - c.X) / pxPerMM, Y: (p.Y - c.Y) / pxPerMM}
+	}
+	type key struct{ a, b, c, d int64 }
+	q := func(v float64) int64 { return int64(math.Round(v * 4)) }
+	seen := map[key]int{}
+	var g glyph.Glyph
+	colourLen := map[string]float64{}
+	for _, i := range pieces {
+		p := ix.pieces[i]
+		var k key
+		var sh glyph.Shape
+		var style int32
+		var length float64
+		if p.seg >= 0 {
+			s := ix.pg.Segments[p.seg]
+			a, b := s.A, s.B
+			if b.X < a.X || (b.X == a.X && b.Y < a.Y) {
+				a, b = b, a
+			}
+			k = key{q(a.X), q(a.Y), q(b.X), q(b.Y)}
+			sh = glyph.Shape{Kind: glyph.KindLine, Pts: []glyph.Point{mm(a), mm(b)}}
+			style = s.Style
+			length = math.Hypot(b.X-a.X, b.Y-a.Y)
+		} else {
+			a := ix.pg.Arcs[p.arc]
+			k = key{q(a.C.X), q(a.C.Y), q(a.R), q(math.Mod(a.Start+720, 360)*10 + a.Sweep)}
+			if math.Abs(a.Sweep) >= 359.5 {
+				sh = glyph.Shape{Kind: glyph.KindCircle, Pts: []glyph.Point{mm(a.C)}, R: a.R / pxPerMM}
+			} else {
+				sh = glyph.Shape{Kind: glyph.KindArc, Pts: []glyph.Point{mm(a.C)}, R: a.R / pxPerMM, Start: a.Start, Sweep: a.Sweep}
+			}
+			style = a.Style
+			length = math.Abs(a.Sweep) * math.Pi / 180 * a.R
+		}
+		st := ix.pg.Styles[style]
+		fill := st.Fill != ""
+		if j, ok := seen[k]; ok {
+			g.Shapes[j].Fill = g.Shapes[j].Fill || fill
+			continue
+		}
+		if length < 0.5 { // specks
+			continue
+		}
+		sh.Fill = fill
+		seen[k] = len(g.Shapes)
+		g.Shapes = append(g.Shapes, sh)
+		col := st.Stroke
+		if col == "" {
+			col = st.Fill
+		}
+		colourLen[col] += length
+	}
+	// Inside text: one text shape per line of characters.
+	sort.Slice(inside, func(a, b int) bool {
+		ca, cb := ix.pg.Chars[inside[a]], ix.pg.Chars[inside[b]]
+		if math.Abs(ca.Origin.Y-cb.Origin.Y) > 0.3*ca.Size {
+			return ca.Origin.Y < cb.Origin.Y
+		}
+		return ca.Origin.X < cb.Origin.X
+	})
+	var texts []string
+	for s := 0; s < len(inside); {
+		e := s + 1
+		first := ix.pg.Chars[inside[s]]
+		lo, hi := first.Min, first.Max
+		str := first.Text
+		for e < len(inside) {
+			ch := ix.pg.Chars[inside[e]]
+			prev := ix.pg.Chars[inside[e-1]]
+			if math.Abs(ch.Origin.Y-first.Origin.Y) > 0.3*first.Size || ch.Min.X-prev.Max.X > 0.6*first.Size {
+				break
+			}
+			str += ch.Text
+			lo, hi = glyph.MinPoint(lo, ch.Min), glyph.MaxPoint(hi, ch.Max)
+			e++
+		}
+		str = strings.TrimSpace(str)
+		if str != "" {
+			at := glyph.Point{X: (lo.X + hi.X) / 2, Y: (lo.Y+hi.Y)/2 + 0.35*first.Size}
+			g.Shapes = append(g.Shapes, glyph.Shape{Kind: glyph.KindText, Text: str, Pts: []glyph.Point{mm(at)}, Size: 0.7 * first.Size / pxPerMM})
+			texts = append(texts, str)
+		}
+		s = e
+	}
+	best, bestLen := "", 0.0
+	for col, l := range colourLen {
+		if l > bestLen || (l == bestLen && col < best) {
+			best, bestLen = col, l
+		}
+	}
+	return g, strings.Join(texts, " "), best
+}

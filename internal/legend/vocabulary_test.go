@@ -1,0 +1,70 @@
+package legend
+
+import "testing"
+
+// TestVocabularyRealRows: descriptions as the real sets print them map to
+// the classes an estimator expects; devices without a class stay null.
+func TestVocabularyRealRows(t *testing.T) {
+	v, err := DefaultVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{
+		"ENCLOSURE, COMMAND CENTER, BLACK, SIZE D FACP":        "fire_alarm_panel",
+		"9 AMP NAC POWER SUPPLY W/SYNCH NAC 1":                 "power_supply",
+		"COLOR TOUCHSCREEN ANNUNCIATOR FAA":                    "fire_brigade_panel",
+		"FIRE ALARM COMMUNICATOR IPGSM":                        "alarm_transmitter",
+		"DOCUMENT STORAGE BOX, 12 IN. X 13 IN. DOC":            "",
+		"PULL STATION, DOUBLE ACTION, ADDRESSABLE F":           "manual_call_point",
+		"INTELLIGENT DUCT DETECTOR HOUSING WITHOUT SMOKE HEAD": "duct_detector",
+		"OUTPUT RELAY CONTROL MODULE, ADDRESSABLE AOM":         "io_module",
+		"L-SERIES SPEAKER/STROBE, WHITE, WALL 15CD 0.25W":      "speaker_visual",
+		"L-SERIES STROBE, WHITE, WALL":                         "visual_alarm",
+		"HORN/STROBE, 2 WIRE, M-C, RED, OUTDOOR":               "sounder_visual",
+		"1lever ,1 Way Switch @ 1200mm above FFL.":             "switch_one_way",
+		"2 lever,1 Way Switch @ 1200mm above FFL.":             "switch_series",
+		"16A Double Switched Socket @300mm above FFL.":         "socket_outlet_double",
+		"16A Single Switched Socket @1100mm above FFL.":        "socket_outlet_switched",
+		"DATA SOCKET OUTLET CAT 6":                             "data_outlet",
+		"18W LED Ceiling light surface mount":                  "luminaire",
+		"30W LED flood light":                                  "spotlight",
+		"Day/night switch @ 2000mm Abone FFL.":                 "",
+		"200 mm GALVANIZED GABLE TRAY - (AIRCON)":              "",
+		"Kaksoispistorasia":                                    "socket_outlet_double",
+		"Optinen savuilmaisin":                                 "smoke_detector",
+	}
+	for text, want := range cases {
+		if got, _ := v.Class(text); got != want {
+			t.Errorf("%q: %q, want %q", text, got, want)
+		}
+	}
+	if _, ok := v.Class("Wardrobe"); ok {
+		t.Error("a description naming nothing matched a rule")
+	}
+}
+
+// TestWithNames: a description that is a class's own name maps to it first.
+func TestWithNames(t *testing.T) {
+	v, err := DefaultVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = v.WithNames(map[string][]string{"sounder_visual": {"Äänimerkinantolaite vilkkuvalolla"}})
+	if got, _ := v.Class("Äänimerkinantolaite vilkkuvalolla"); got != "sounder_visual" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestNamesOnlyWhole: a catalog name inside a longer description does not
+// outrank the vocabulary ("data socket outlet" is a data outlet, not a
+// "Socket outlet").
+func TestNamesOnlyWhole(t *testing.T) {
+	v, err := DefaultVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = v.WithNames(map[string][]string{"socket_outlet": {"Socket outlet"}})
+	if got, _ := v.Class("DATA SOCKET OUTLET CAT 6"); got != "data_outlet" {
+		t.Errorf("got %q, want data_outlet", got)
+	}
+}

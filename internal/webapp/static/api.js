@@ -1,0 +1,119 @@
+// A small client of the partner API, written as a partner's code would be:
+// the key travels only in the X-API-Key header, errors arrive in the
+// contract's shape {"error": {"code", "message", "details"?}}.
+
+import { lang } from './i18n.js';
+
+// A request over the key's rate (429) is repeated after Retry-After when
+// that is at most MAX_WAIT_S seconds, at most MAX_RETRIES times.
+const MAX_RETRIES = 2;
+const MAX_WAIT_S = 30;
+
+// ApiError is a failed API call: HTTP status, contract code and message.
+export class ApiError extends Error {
+  constructor(status, code, message, details) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+async function failure(resp) {
+  let body = null;
+  try { body = await resp.json(); } catch { /* not JSON */ }
+  const e = (body && body.error) || {};
+  return new ApiError(resp.status, e.code || 'http_' + resp.status, e.message || resp.statusText, e.details);
+}
+
+export class Client {
+  // base is the service's origin; '' means this page's own.
+  constructor(key, base = '') {
+    this.key = key;
+    this.base = base;
+  }
+
+  // request calls the API and returns the Response of a 2xx, or throws
+  // ApiError. path may be a path or an absolute URL the API handed out.
+  async request(method, path, { body, query, headers } = {}) {
+    const url = new URL(path, this.base || location.origin);
+    for (const [k, v] of Object.entries(query || {})) {
+      if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+    }
+    const h = { 'X-API-Key': this.key, 'Accept-Language': lang, ...headers };
+    if (body !== undefined) h['Content-Type'] = 'application/json';
+    for (let attempt = 0; ; attempt++) {
+      const resp = await fetch(url, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+      if (resp.ok) return resp;
+      // Over the key's rate: wait as told (a short wait only) and try again.
+      const wait = Number(resp.headers.get('Retry-After'));
+      if (resp.status === 429 && attempt < MAX_RETRIES && wait >= 0 && wait <= MAX_WAIT_S) {
+        await new Promise((r) => setTimeout(r, wait * 1000 + 100));
+        continue;
+      }
+      throw await failure(resp);
+    }
+  }
+
+  async json(method, path, opts) {
+    return (await this.request(method, path, opts)).json();
+  }
+
+  init(req) { return this.json('POST', '/v1/jobs/init', { body: req }); }
+  start(id) { return this.json('POST', `/v1/jobs/${encodeURIComponent(id)}/start`); }
+  list(query) { return this.json('GET', '/v1/jobs', { query }); }
+
+  // job polls a job; confidence null keeps the default filter.
+  job(id, confidence) {
+    return this.json('GET', `/v1/jobs/${encodeURIComponent(id)}`, { query: { confidence } });
+  }
+
+  // detections reads every detection of a page (following next) under
+  // the filter, at the endpoint's largest page size.
+  async detections(detectionsURL, confidence) {
+    const all = [];
+    let offset = 0;
+    for (;;) {
+      const page = await this.json('GET', detectionsURL, { query: { limit: 2000, offset, confidence } });
+      all.push(...page.detections);
+      if (page.next == null) return { total: page.total, detections: all };
+      offset = page.next;
+    }
+  }
+
+  // takeoff downloads an export ('csv' or 'xlsx') as a Blob with the file
+  // name the service suggests.
+  async takeoff(id, format, confidence) {
+    const resp = await this.request('GET', `/v1/jobs/${encodeURIComponent(id)}/takeoff.${format}`, { query: { confidence } });
+    const cd = resp.headers.get('Content-Disposition') || '';
+    const m = /filename\*=utf-8''([^;]+)/i.exec(cd) || /filename="?([^";]+)"?/i.exec(cd);
+    const name = m ? decodeURIComponent(m[1]) : `takeoff.${format}`;
+    return { blob: await resp.blob(), name };
+  }
+
+  // icon fetches a symbol's icon through its icon_url (a 302 to a signed
+  // image URL, followed by fetch) and returns an object URL for <img>.
+  async icon(iconURL) {
+    const resp = await this.request('GET', iconURL);
+    return URL.createObjectURL(await resp.blob());
+  }
+}
+
+// put uploads file to a signed upload descriptor with progress events;
+// no API key is sent (the token is in the URL).
+export function put(upload, file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(upload.method || 'PUT', upload.url);
+    xhr.setRequestHeader('Content-Type', upload.content_type);
+    xhr.upload.onprogress = (ev) => { if (ev.lengthComputable) onProgress(ev.loaded / ev.total); };
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) { resolve(); return; }
+      let e = {};
+      try { e = JSON.parse(xhr.responseText).error || {}; } catch { /* not JSON */ }
+      reject(new ApiError(xhr.status, e.code || 'http_' + xhr.status, e.message || xhr.statusText, e.details));
+    };
+    xhr.onerror = () => reject(new ApiError(0, 'network', 'the upload did not reach the service'));
+    xhr.send(file);
+  });
+}

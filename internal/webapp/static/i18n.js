@@ -1,0 +1,97 @@
+// Texts of the page in English and Finnish. The language follows the
+// browser's preference order as the API follows Accept-Language: Finnish
+// when a Finnish language comes before any English one.
+
+const texts = {
+  en: {
+    title: 'Blueprint review', apiKey: 'API key', useKey: 'Use key', forgetKey: 'Forget',
+    upload: 'Upload a drawing', uploadStart: 'Upload and process', jobs: 'Recent jobs', jobId: 'Job id',
+    open: 'Open', more: 'More', confidence: 'Confidence', perClass: 'Per-class defaults',
+    detections: 'detections', onPage: 'on this page', downloadCSV: 'Download CSV', downloadXLSX: 'Download XLSX',
+    bySymbol: 'By symbol', byCategory: 'By category', showAll: 'Show all', symbol: 'Symbol', category: 'Category',
+    count: 'Count', legend: 'Legend on the drawing', legendRow: 'Legend row', printed: 'Printed', found: 'Found',
+    fit: 'Fit', empty: 'Enter an API key, then upload a drawing or open a job.',
+    noKey: 'Enter an API key first.', keySaved: 'Key kept for this browser tab.', keyForgotten: 'Key forgotten.',
+    noJobs: 'No jobs yet.', page: 'Page', pages: 'pages', onePage: 'page', status: {
+      awaiting_upload: 'awaiting upload', queued: 'queued', processing: 'processing', done: 'done',
+      failed: 'failed', expired: 'expired',
+    },
+    creating: 'Creating the job…', uploading: 'Uploading… {p} %', starting: 'Starting…',
+    queued: 'Queued…', processing: 'Processing… page {d} of {t}', processingStart: 'Processing…',
+    done: 'Done.', failed: 'Processing failed: {m}', expired: 'The job has expired ({m}).',
+    chooseFile: 'Choose a drawing first.', loading: 'Loading…', notDone: 'This job is {s}.',
+    confidenceDefault: 'per class', mismatch: 'differs from the legend', noClass: 'not mapped to a symbol',
+    className: 'Class', conf: 'Confidence', source: 'Source', vector: 'vector matching', detector: 'detector',
+    box: 'Box (px)', downloaded: 'Downloaded {f}.', noDetections: 'No detections under this filter.',
+  },
+  fi: {
+    title: 'Piirustusten tarkastus', apiKey: 'API-avain', useKey: 'Käytä avainta', forgetKey: 'Unohda',
+    upload: 'Lähetä piirustus', uploadStart: 'Lähetä ja käsittele', jobs: 'Viimeisimmät työt', jobId: 'Työn tunnus',
+    open: 'Avaa', more: 'Lisää', confidence: 'Luottamus', perClass: 'Luokkakohtaiset oletukset',
+    detections: 'tunnistusta', onPage: 'tällä sivulla', downloadCSV: 'Lataa CSV', downloadXLSX: 'Lataa XLSX',
+    bySymbol: 'Symboleittain', byCategory: 'Ryhmittäin', showAll: 'Näytä kaikki', symbol: 'Symboli', category: 'Ryhmä',
+    count: 'Määrä', legend: 'Piirustuksen selite', legendRow: 'Selitteen rivi', printed: 'Selitteessä', found: 'Löydetty',
+    fit: 'Sovita', empty: 'Anna API-avain ja lähetä piirustus tai avaa työ.',
+    noKey: 'Anna ensin API-avain.', keySaved: 'Avain säilyy tässä välilehdessä.', keyForgotten: 'Avain unohdettu.',
+    noJobs: 'Ei vielä töitä.', page: 'Sivu', pages: 'sivua', onePage: 'sivu', status: {
+      awaiting_upload: 'odottaa tiedostoa', queued: 'jonossa', processing: 'käsittelyssä', done: 'valmis',
+      failed: 'epäonnistui', expired: 'vanhentunut',
+    },
+    creating: 'Luodaan työtä…', uploading: 'Lähetetään… {p} %', starting: 'Käynnistetään…',
+    queued: 'Jonossa…', processing: 'Käsitellään… sivu {d}/{t}', processingStart: 'Käsitellään…',
+    done: 'Valmis.', failed: 'Käsittely epäonnistui: {m}', expired: 'Työ on vanhentunut ({m}).',
+    chooseFile: 'Valitse ensin piirustus.', loading: 'Ladataan…', notDone: 'Työn tila: {s}.',
+    confidenceDefault: 'luokittain', mismatch: 'eroaa selitteestä', noClass: 'ei vastaa symbolia',
+    className: 'Luokka', conf: 'Luottamus', source: 'Lähde', vector: 'vektorivertailu', detector: 'tunnistin',
+    box: 'Laatikko (px)', downloaded: 'Ladattu {f}.', noDetections: 'Ei tunnistuksia tällä suodattimella.',
+  },
+};
+
+// Category keys of the catalog, named for people.
+const categories = {
+  en: {
+    alarm_devices: 'Alarm devices', call_points: 'Call points', controls: 'Controls', detectors: 'Detectors',
+    distribution: 'Distribution', emergency: 'Emergency lighting', heating: 'Heating', interfaces: 'Interfaces',
+    lighting: 'Lighting', panels: 'Panels', sockets: 'Sockets', switches: 'Switches', telecom: 'Telecom',
+  },
+  fi: {
+    alarm_devices: 'Hälyttimet', call_points: 'Painikkeet', controls: 'Ohjaimet', detectors: 'Ilmaisimet',
+    distribution: 'Jakelu', emergency: 'Turvavalaistus', heating: 'Lämmitys', interfaces: 'Liitännät',
+    lighting: 'Valaistus', panels: 'Keskukset', sockets: 'Pistorasiat', switches: 'Kytkimet', telecom: 'Tele',
+  },
+};
+
+// pickLanguage returns 'fi' or 'en' for a browser's preference list.
+export function pickLanguage(prefs) {
+  for (const tag of prefs || []) {
+    const primary = String(tag).toLowerCase().split('-')[0];
+    if (primary === 'fi') return 'fi';
+    if (primary === 'en') return 'en';
+  }
+  return 'en';
+}
+
+export const lang = pickLanguage(navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language]);
+
+// t returns the text of key in the page's language, with {name}
+// placeholders replaced from args.
+export function t(key, args = {}) {
+  const v = key.split('.').reduce((o, k) => (o == null ? o : o[k]), texts[lang]);
+  const s = v == null ? key : String(v);
+  return s.replace(/\{(\w+)\}/g, (_, k) => (k in args ? String(args[k]) : `{${k}}`));
+}
+
+// categoryName names a category key (an unknown key is shown as is).
+export function categoryName(key) {
+  if (key == null) return '—';
+  return categories[lang][key] || key;
+}
+
+// translate fills every element marked data-i18n (text) and
+// data-i18n-placeholder (placeholder) under root.
+export function translate(root) {
+  document.documentElement.lang = lang;
+  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll('[data-i18n-placeholder]')) el.placeholder = t(el.dataset.i18nPlaceholder);
+  document.title = t('title');
+}

@@ -141,6 +141,7 @@ lambda-process: $(ZIG_CC)
 	mkdir -p $(LAMBDA_DIR)/process/models $(LAMBDA_DIR)/process/lib
 	if [ -d models ]; then cp -R models/. $(LAMBDA_DIR)/process/models/; fi
 	if [ -d layers/onnxruntime/lib ]; then cp -R layers/onnxruntime/lib/. $(LAMBDA_DIR)/process/lib/; fi
+	cd $(LAMBDA_DIR)/process/lib && for f in libonnxruntime.so.*; do [ -e "$$f" ] && ln -sf "$$f" libonnxruntime.so; done; true
 
 lambdas: lambda-process
 	$(MAKE) build-ApiFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/api

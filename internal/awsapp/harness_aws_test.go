@@ -232,7 +232,7 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 		s.env[config.EnvAllowPrivateCallbacks] = "1"
 	}
 	getenv := func(k string) string { return s.env[k] }
-	logs := &syncBuffer{}
+	logs := awstest.NewTailBuffer(4 << 20)
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -414,24 +414,6 @@ func (s *awsService) objectCreated(t *testing.T, key string, size int, etag stri
 	if _, err := s.upload.Invoke(context.Background(), payload); err != nil {
 		t.Fatalf("upload function: %v", err)
 	}
-}
-
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // ListJobs lists the deployment's jobs in a state.

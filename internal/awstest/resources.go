@@ -86,9 +86,9 @@ type keyElement struct {
 	KeyType       string `yaml:"KeyType"`
 }
 
-// TemplateTable reads the properties of the resource named logicalID in
-// the repository's template.yaml.
-func templateTable(logicalID string) (*tableProperties, error) {
+// parseTemplate parses the repository's template.yaml; CloudFormation's
+// short tags (!Ref, !Sub) stay on the nodes.
+func parseTemplate() (*yaml.Node, error) {
 	root, err := ModuleRoot()
 	if err != nil {
 		return nil, err
@@ -101,7 +101,17 @@ func templateTable(logicalID string) (*tableProperties, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("parse template.yaml: %w", err)
 	}
-	props := lookup(lookup(lookup(lookup(doc.Content[0], "Resources"), logicalID), "Properties"), "")
+	return doc.Content[0], nil
+}
+
+// templateTable reads the properties of the resource named logicalID in
+// the repository's template.yaml.
+func templateTable(logicalID string) (*tableProperties, error) {
+	tmpl, err := parseTemplate()
+	if err != nil {
+		return nil, err
+	}
+	props := lookup(lookup(lookup(tmpl, "Resources"), logicalID), "Properties")
 	if props == nil {
 		return nil, fmt.Errorf("template.yaml has no Resources.%s.Properties", logicalID)
 	}

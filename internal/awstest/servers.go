@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -50,7 +51,7 @@ type Server struct {
 	Port int
 
 	cmd     *exec.Cmd
-	out     *tailBuffer
+	out     *TailBuffer
 	cleanup []func()
 	done    chan struct{}
 	once    sync.Once
@@ -117,6 +118,19 @@ func ModuleRoot() (string, error) {
 	}
 }
 
+// Main starts one server for a test package's TestMain, runs the tests and
+// stops it, returning the exit code; *srv is the server while they run.
+func Main(m *testing.M, srv **Server, start func() (*Server, error)) int {
+	s, err := start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer s.Stop()
+	*srv = s
+	return m.Run()
+}
+
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func FreePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -130,7 +144,7 @@ func FreePort() (int, error) {
 // start runs cmd as a server on port and waits until ready answers true.
 func start(name string, port int, cmd *exec.Cmd, ready func(url string) bool, cleanup ...func()) (*Server, error) {
 	s := &Server{Name: name, URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, cmd: cmd,
-		out: &tailBuffer{max: 64 << 10}, cleanup: cleanup, done: make(chan struct{})}
+		out: NewTailBuffer(64 << 10), cleanup: cleanup, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = s.out, s.out
 	// Its own process group, so Stop reaches the children it spawns; and
 	// it dies with the test process even if that is killed.
@@ -252,14 +266,19 @@ func StartMoto(lambdaPort int) (*Server, error) {
 	return s, nil
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
+// NewTailBuffer returns a writer, safe for concurrent use, that keeps the
+// last max bytes written to it (String returns them).
+func NewTailBuffer(max int) *TailBuffer { return &TailBuffer{max: max} }
+
+// TailBuffer keeps the last bytes written to it.
+type TailBuffer struct {
 	mu  sync.Mutex
 	buf []byte
 	max int
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+// Write keeps p, dropping the oldest bytes over the limit.
+func (t *TailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, p...)
@@ -269,7 +288,8 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tailBuffer) String() string {
+// String returns the bytes kept.
+func (t *TailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)

@@ -14,19 +14,11 @@ import (
 // loadTemplate parses template.yaml.
 func loadTemplate(t *testing.T) *yaml.Node {
 	t.Helper()
-	root, err := ModuleRoot()
+	tmpl, err := parseTemplate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	return doc.Content[0]
+	return tmpl
 }
 
 var subRef = regexp.MustCompile(`\$\{([A-Za-z0-9]+)(\.[A-Za-z0-9.]+)?\}`)

@@ -19,17 +19,7 @@ import (
 // server is DynamoDB Local, started once for the package's tests.
 var server *awstest.Server
 
-func TestMain(m *testing.M) {
-	var err error
-	server, err = awstest.StartDynamoDB()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	server.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(awstest.Main(m, &server, awstest.StartDynamoDB)) }
 
 var tables atomic.Int64
 

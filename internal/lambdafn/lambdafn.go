@@ -145,25 +145,21 @@ func Sweep(svc *job.Service) func(context.Context) error {
 // same facts in S3's own notification shape, a record list; only the
 // bucket and key matter.
 type UploadEvent struct {
-	DetailType string `json:"detail-type"`
-	Detail     struct {
-		Bucket struct {
-			Name string `json:"name"`
-		} `json:"bucket"`
-		Object struct {
-			Key string `json:"key"`
-		} `json:"object"`
-	} `json:"detail"`
-	Records []struct {
-		S3 struct {
-			Bucket struct {
-				Name string `json:"name"`
-			} `json:"bucket"`
-			Object struct {
-				Key string `json:"key"`
-			} `json:"object"`
-		} `json:"s3"`
+	DetailType string   `json:"detail-type"`
+	Detail     s3Object `json:"detail"`
+	Records    []struct {
+		S3 s3Object `json:"s3"`
 	} `json:"Records"`
+}
+
+// s3Object names an object in both event shapes.
+type s3Object struct {
+	Bucket struct {
+		Name string `json:"name"`
+	} `json:"bucket"`
+	Object struct {
+		Key string `json:"key"`
+	} `json:"object"`
 }
 
 // keys lists the object keys of the event in bucket. S3 notification

@@ -4,7 +4,9 @@ package awsapp_test
 
 import (
 	"debug/elf"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -100,6 +102,23 @@ func TestPureGoFunctionsAreStatic(t *testing.T) {
 		}
 		if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
 			t.Errorf("%s needs shared libraries %v", fn, libs)
+		}
+	}
+}
+
+// TestBinariesStart runs each built function outside Lambda with no
+// configuration: it must load (its dynamic libraries resolve, the Go
+// runtime starts) and stop at init saying what is missing, as it would
+// log in CloudWatch on a misconfigured stack.
+func TestBinariesStart(t *testing.T) {
+	dir := os.Getenv("BLUEPRINT_LAMBDA_DIR")
+	for _, fn := range []string{"api", "process", "webhook", "sweep", "upload"} {
+		cmd := exec.Command(filepath.Join(dir, fn, "bootstrap"))
+		cmd.Env = []string{"PATH=/usr/bin:/bin"}
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "BLUEPRINT_JOBS_TABLE") {
+			t.Errorf("%s without configuration: %v\n%s", fn, err, out)
 		}
 	}
 }

@@ -14,21 +14,37 @@ SAM_CLI_VERSION        := 1.170.0
 CFN_LINT_VERSION       := 1.58.0
 ZIG_VERSION            := 0.15.1
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review \
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process
 
-build:
+# MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
+# the static MuPDF library it links (go-fitz v1.24.15: MuPDF 1.24.9), copied
+# from the Go module cache into internal/mupdf/include (ignored by git).
+# Every target that compiles Go depends on it; bumping go-fitz in go.mod
+# copies them again.
+MUPDF_INCLUDE := internal/mupdf/include
+mupdf-headers: $(MUPDF_INCLUDE)/.go-fitz-headers
+
+$(MUPDF_INCLUDE)/.go-fitz-headers: go.mod go.sum
+	$(GO) mod download github.com/gen2brain/go-fitz
+	rm -rf $(MUPDF_INCLUDE) && mkdir -p $(MUPDF_INCLUDE)
+	cp -R "$$($(GO) list -m -f '{{.Dir}}' github.com/gen2brain/go-fitz)/include/mupdf" $(MUPDF_INCLUDE)/
+	chmod -R u+w $(MUPDF_INCLUDE)
+	find $(MUPDF_INCLUDE) -name '*.go' -delete
+	touch $@
+
+build: mupdf-headers
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 run: build
 	./$(BIN)/blueprintd
 
-vet:
+vet: mupdf-headers
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags aws ./...
 
-staticcheck:
+staticcheck: mupdf-headers
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags aws ./...
 
@@ -50,37 +66,49 @@ OUT  ?= synth-out
 N    ?= 20
 SEED ?= 1
 KIND ?= vector
-synth:
+synth: mupdf-headers
 	$(GO) run ./cmd/synth -out $(OUT) -n $(N) -seed $(SEED) -kind $(KIND)
 
 # Score the production engine on a labelled dataset (docs/evaluation.md):
 # make eval DATA=<dir> REPORT=<file.json> [EVAL_FLAGS="-confidence 0.3 -max-sheets 20 -quiet"]
 DATA   ?= testdata/synth
 REPORT ?= eval-report.json
-eval:
+eval: mupdf-headers
 	$(GO) run ./cmd/eval -data $(DATA) -report $(REPORT) $(EVAL_FLAGS)
 
-# Time the vector matcher (MuPDF SVG, extraction, matching) per page by paper
+# Time the vector matcher (reading the drawing, matching) per page by paper
 # size on a generated set, and print its peak RSS (docs/vector.md):
 # make bench-vector [BENCH_DIR=/tmp/bench-vector BENCH_N=200 BENCH_SEED=4242]
 BENCH_DIR  ?= /tmp/bench-vector
 BENCH_N    ?= 200
 BENCH_SEED ?= 4242
-bench-vector:
+bench-vector: mupdf-headers
 	test -d $(BENCH_DIR) || $(GO) run ./cmd/synth -out $(BENCH_DIR) -n $(BENCH_N) -seed $(BENCH_SEED) -kind vector
 	VECTOR_TIMING_DATA=$(BENCH_DIR) $(GO) test -count=1 -timeout 30m -run TestDevTiming -v ./internal/vector/ | grep -v "^=== \|A1 sheet"
+
+# Whole jobs through the local server, one fresh server per document, against
+# `mutool draw -r 200` of the same file in the same run (Debian's mupdf-tools;
+# the ratio is skipped without it): pages, seconds from start to done, ratio,
+# peak and idle RSS, over ../shared/realdata and a generated dense A0/A1 set
+# (docs/page-reading.md):
+# make bench-real [BENCH_REAL_FILES="a.pdf b.pdf" BENCH_DENSE=/tmp/bench-dense BENCH_REPEAT=3]
+BENCH_REAL_FILES ?= $(wildcard ../shared/realdata/*.pdf)
+BENCH_DENSE      ?= /tmp/bench-dense
+BENCH_REPEAT     ?= 3
+bench-real: build
+	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat $(BENCH_REPEAT) -dense $(BENCH_DENSE) $(BENCH_REAL_FILES)
 
 # Screenshot of the review page on a synthetic sheet for the README (docs/review-page.png);
 # needs Chromium. Screenshots of ../shared/realdata must never be committed: write them elsewhere
 # with BLUEPRINT_SCREENSHOT_DIR=<dir> BLUEPRINT_SCREENSHOT_REAL=1 go test -run TestReviewScreenshots ./cmd/blueprintd
-review-screenshot:
+review-screenshot: mupdf-headers
 	rm -rf $(BIN)/screenshots && mkdir -p $(BIN)/screenshots
 	BLUEPRINT_SCREENSHOT_DIR=$(CURDIR)/$(BIN)/screenshots $(GO) test -count=1 -run 'TestReviewScreenshots$$' -v ./cmd/blueprintd/ | grep -v "^=== "
 	cp $(BIN)/screenshots/review-synthetic.png docs/review-page.png
 
 # Frame times of the review page zooming and panning an A0 sheet with 2000 boxes in headless
 # Chromium [VIEWER_PDF=<a drawing to show instead of a blank A0 page>].
-bench-review:
+bench-review: mupdf-headers
 	BLUEPRINT_VIEWER_A0=1 BLUEPRINT_VIEWER_PDF=$(VIEWER_PDF) $(GO) test -count=1 -run 'TestReviewPage2000Boxes$$' -v ./cmd/blueprintd/ | grep -v "^=== \|level=INFO"
 
 # ---- AWS: Lambda builds, the stack's checks, and the tests against AWS-compatible servers ----
@@ -128,7 +156,7 @@ $(ZIG_CC):
 # sam build (BuildMethod: makefile) runs these with ARTIFACTS_DIR set; `make lambdas` runs them
 # into build/lambda/<function>/ for the tests. The process function is a container image:
 # lambda-process puts its binary, the detector model and ONNX Runtime where its Dockerfile takes them.
-build-ApiFunction: $(ZIG_CC)
+build-ApiFunction: $(ZIG_CC) mupdf-headers
 	$(LAMBDA_CGO) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/api
 build-WebhookFunction:
 	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhook
@@ -136,7 +164,7 @@ build-SweepFunction:
 	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/sweep
 build-UploadFunction:
 	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/upload
-lambda-process: $(ZIG_CC)
+lambda-process: $(ZIG_CC) mupdf-headers
 	$(LAMBDA_CGO) $(GO) build $(LAMBDA_FLAGS) -o $(LAMBDA_DIR)/process/bootstrap ./functions/process
 	mkdir -p $(LAMBDA_DIR)/process/models $(LAMBDA_DIR)/process/lib
 	if [ -d models ]; then cp -R models/. $(LAMBDA_DIR)/process/models/; fi
@@ -165,6 +193,6 @@ sam-check: sam-tools $(ZIG_CC)
 # and moto, started on 127.0.0.1 by the tests themselves (internal/awstest).
 AWS_TEST_ENV := BLUEPRINT_DYNAMODB_LOCAL=$(DDB_LOCAL) BLUEPRINT_VERSITYGW=$(VERSITYGW) \
 	BLUEPRINT_MOTO_SERVER=$(MOTO_VENV)/bin/moto_server BLUEPRINT_LAMBDA_DIR=$(LAMBDA_DIR)
-test-aws: aws-tools lambdas sam-check
+test-aws: aws-tools lambdas sam-check mupdf-headers
 	$(AWS_TEST_ENV) $(GO) test -tags aws -count=1 -v -timeout 30m \
 		./internal/dynamostore/ ./internal/s3blob/ ./internal/awsapp/

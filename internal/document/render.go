@@ -1,29 +1,22 @@
 package document
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
-	"image/draw"
-	"image/png"
-	"sync"
-
-	fitz "github.com/gen2brain/go-fitz"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/drawing"
+	"blueprint/internal/mupdf"
 )
 
 // Document is an opened upload, read one page at a time. It is for one
-// goroutine at a time: MuPDF renders one page of a document at a time
-// (go-fitz serialises its calls), so render several documents, not several
-// pages of one, to use more cores.
+// goroutine at a time; each PDF page is rendered on one core and read for
+// its drawing on the other (see Page).
 type Document struct {
-	pdf    *fitz.Document // PDFs
-	img    image.Image    // images: the decoded upload
+	pdf    *mupdf.Document // PDFs
+	img    image.Image     // images: the decoded upload
 	pages  int
 	lim    Limits
 	closed bool
@@ -32,20 +25,20 @@ type Document struct {
 // Open prepares a file for rendering. It expects a file that passed
 // Validate with the same mime and limits; it still refuses what it cannot
 // open (the same *InvalidError reasons) and Page re-checks each page's
-// pixels before rendering it. Images are decoded here, once. MuPDF reads a
-// PDF from data in place: do not modify data until Close. Close the
-// Document when done.
+// pixels before rendering it. Images are decoded here, once. PDFs are
+// opened with MuPDF (package mupdf) from a copy of data. Close the Document
+// when done.
 func Open(ctx context.Context, data []byte, mime string, lim Limits) (*Document, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("open document: %w", err)
 	}
 	mime = NormalizeMIME(mime)
 	if mime == MimePDF {
-		doc, err := openPDF(data)
+		doc, err := openMuPDF(data)
 		if err != nil {
 			return nil, err
 		}
-		n := doc.NumPage()
+		n := doc.NumPages()
 		if err := checkPageCount(n, lim); err != nil {
 			doc.Close()
 			return nil, err
@@ -59,9 +52,31 @@ func Open(ctx context.Context, data []byte, mime string, lim Limits) (*Document,
 	return &Document{img: img, pages: 1, lim: lim}, nil
 }
 
+// openMuPDF opens a PDF for rendering, starting at its "%PDF-" header, with
+// the reasons of openPDF.
+func openMuPDF(data []byte) (*mupdf.Document, error) {
+	start := pdfStart(data)
+	if start < 0 {
+		return nil, invalid(ReasonCorrupt, nil, "the file has no PDF header")
+	}
+	doc, err := mupdf.Open(data[start:])
+	if errors.Is(err, mupdf.ErrNeedsPassword) {
+		return nil, invalid(ReasonEncrypted, nil,
+			"the PDF is protected by a password; upload a copy without a password")
+	}
+	if err != nil {
+		return nil, invalid(ReasonCorrupt, nil,
+			"the PDF cannot be opened: it is damaged or not a PDF (%v)", err)
+	}
+	return doc, nil
+}
+
 // NumPages returns the number of pages: the PDF's page count, 1 for an
 // image.
 func (d *Document) NumPages() int { return d.pages }
+
+// pxPerPt is the scale of the page raster: pixels per PDF point.
+const pxPerPt = float64(detect.RenderDPI) / 72
 
 // Page renders page i (0-based).
 //
@@ -70,46 +85,41 @@ func (d *Document) NumPages() int { return d.pages }
 // rotated box, and Raster is an opaque *image.RGBA of exactly that size
 // (colour is kept: drawings colour-code symbols; 4 bytes a pixel, about
 // 125 MB for an A1 sheet). A page over MaxPagePixels is refused with a
-// page_too_large *InvalidError before any pixel is allocated. The PDF field
-// serves the page's drawing, read from MuPDF's SVG of the page (produced
-// here once; it also gives the exact page size) on the first Drawing call
-// and shared by every later one: callers must not modify it.
+// page_too_large *InvalidError before its content is read. MuPDF reads the
+// page's content once into a display list; the raster is rendered from it
+// while a second goroutine reads the page's drawing from it (both cores).
+// The PDF field serves that drawing: its Drawing waits for it, and the
+// result is shared by every caller: callers must not modify it.
 //
 // Images: page 0 only, Raster is the decoded image at its native size and
 // PDF is nil.
 func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
-	if d.closed {
-		return detect.Page{}, errors.New("render page: document is closed")
-	}
-	if i < 0 || i >= d.pages {
-		return detect.Page{}, fmt.Errorf("render page %d: out of range (%d pages)", i, d.pages)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := d.check(ctx, i); err != nil {
 		return detect.Page{}, fmt.Errorf("render page %d: %w", i, err)
 	}
 	if d.pdf == nil {
 		b := d.img.Bounds()
 		return detect.Page{Index: 0, Width: b.Dx(), Height: b.Dy(), Raster: d.img}, nil
 	}
-
-	svgBytes, w, h, err := d.pageSVG(i)
+	list, w, h, err := d.list(i)
 	if err != nil {
 		return detect.Page{}, fmt.Errorf("render page %d: %w", i, err)
 	}
-	if err := ctx.Err(); err != nil {
-		return detect.Page{}, fmt.Errorf("render page %d: %w", i, err)
-	}
-	rgba, err := d.pdf.ImageDPI(i, detect.RenderDPI)
+	vec := &listPage{done: make(chan struct{})}
+	go func() {
+		defer close(vec.done)
+		vec.page, vec.err = walk(ctx, list)
+	}()
+	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
+	err = list.Render(ctx, pxPerPt, rgba)
+	go func() {
+		<-vec.done
+		list.Close()
+	}()
 	if err != nil {
 		return detect.Page{}, fmt.Errorf("render page %d: %w", i, err)
 	}
-	return detect.Page{
-		Index:  i,
-		Width:  w,
-		Height: h,
-		Raster: fitSize(rgba, w, h),
-		PDF:    &svgPage{svg: svgBytes},
-	}, nil
+	return detect.Page{Index: i, Width: w, Height: h, Raster: rgba, PDF: vec}, nil
 }
 
 // Drawing reads what page i (0-based) of a PDF draws, without rendering
@@ -117,96 +127,88 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 // pass renders them. The page limits are checked as Page checks them. An
 // image has no drawing: (nil, nil).
 func (d *Document) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
-	if d.closed {
-		return nil, errors.New("read page drawing: document is closed")
-	}
-	if i < 0 || i >= d.pages {
-		return nil, fmt.Errorf("read page %d drawing: out of range (%d pages)", i, d.pages)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := d.check(ctx, i); err != nil {
 		return nil, fmt.Errorf("read page %d drawing: %w", i, err)
 	}
 	if d.pdf == nil {
 		return nil, nil
 	}
-	svg, _, _, err := d.pageSVG(i)
+	list, _, _, err := d.list(i)
 	if err != nil {
 		return nil, fmt.Errorf("read page %d drawing: %w", i, err)
 	}
-	return (&svgPage{svg: svg}).Drawing(ctx)
+	defer list.Close()
+	pg, err := walk(ctx, list)
+	if err != nil {
+		return nil, fmt.Errorf("read page %d drawing: %w", i, err)
+	}
+	return pg, nil
 }
 
-// pageSVG writes page i of the PDF as SVG with MuPDF and returns it with
-// the page's raster size at 200 DPI, refusing a page over MaxPagePixels
-// (page_too_large, before MuPDF writes anything when the whole-point bounds
-// already tell) or of no area.
-func (d *Document) pageSVG(i int) (svg []byte, w, h int, err error) {
-	bnd, err := d.pdf.Bound(i)
+func (d *Document) check(ctx context.Context, i int) error {
+	if d.closed {
+		return errors.New("document is closed")
+	}
+	if i < 0 || i >= d.pages {
+		return fmt.Errorf("out of range (%d pages)", d.pages)
+	}
+	return ctx.Err()
+}
+
+// list reads page i of the PDF into a display list and returns it with the
+// page's raster size at 200 DPI, refusing a page over MaxPagePixels
+// (page_too_large, decided from the page box before the content is read)
+// or of no area.
+func (d *Document) list(i int) (*mupdf.List, int, int, error) {
+	r, err := d.pdf.Bounds(i)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("load: %w", err)
 	}
-	if w, h := pixelsAt200(float64(bnd.Dx())), pixelsAt200(float64(bnd.Dy())); int64(w)*int64(h) > d.lim.MaxPagePixels {
-		return nil, 0, 0, pageTooLarge(i, w, h, d.lim)
-	}
-	s, err := d.pdf.SVG(i)
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("svg: %w", err)
-	}
-	svg = []byte(s)
-	wpt, hpt, err := parseSVGSize(svg)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	w, h = pixelsAt200(wpt), pixelsAt200(hpt)
+	wpt, hpt := float64(float32(r.X1-r.X0)), float64(float32(r.Y1-r.Y0))
+	w, h := pixelsAt200(wpt), pixelsAt200(hpt)
 	if int64(w)*int64(h) > d.lim.MaxPagePixels {
 		return nil, 0, 0, pageTooLarge(i, w, h, d.lim)
 	}
 	if w <= 0 || h <= 0 {
 		return nil, 0, 0, fmt.Errorf("empty page (%g × %g pt)", wpt, hpt)
 	}
-	return svg, w, h, nil
-}
-
-// fitSize returns img cut to w × h. MuPDF rounds the page's pixel box
-// outwards (a partly covered last column or row is kept); the raster of the
-// contract is round(pt × 200 / 72), at most one pixel less per side. A
-// raster smaller than that is padded with white.
-func fitSize(img *image.RGBA, w, h int) *image.RGBA {
-	b := img.Bounds()
-	if b.Min == (image.Point{}) && b.Dx() >= w && b.Dy() >= h {
-		return img.SubImage(image.Rect(0, 0, w, h)).(*image.RGBA)
+	l, err := d.pdf.List(i)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("load: %w", err)
 	}
-	out := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.Draw(out, out.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
-	draw.Draw(out, out.Bounds(), img, b.Min, draw.Src)
-	return out
+	return l, w, h, nil
 }
 
-// svgPage is a PDF page's vector side: MuPDF's SVG of the page, produced
-// once by Page, read into a drawing.Page on the first Drawing call and
-// shared by every later one.
-type svgPage struct {
-	once sync.Once
-	svg  []byte
+// walk reads a listed page's drawing in raster pixels.
+func walk(ctx context.Context, l *mupdf.List) (*drawing.Page, error) {
+	b := drawing.NewBuilder(float64(float32(l.Bounds.X1-l.Bounds.X0)), float64(float32(l.Bounds.Y1-l.Bounds.Y0)), pxPerPt)
+	if err := l.Walk(ctx, b); err != nil {
+		return nil, fmt.Errorf("page drawing: %w", err)
+	}
+	return b.Page(), nil
+}
+
+// listPage is a PDF page's vector side: its drawing, read from the page's
+// display list beside the render.
+type listPage struct {
+	done chan struct{}
 	page *drawing.Page
 	err  error
 }
 
-// Drawing returns the page's primitives in raster pixels. The first call
-// reads the SVG (under its context: a cancelled first call leaves the error
-// for every caller) and drops it.
-func (s *svgPage) Drawing(ctx context.Context) (*drawing.Page, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("page drawing: %w", err)
+// Drawing returns the page's primitives in raster pixels, waiting for them
+// to be read (or for ctx).
+func (p *listPage) Drawing(ctx context.Context) (*drawing.Page, error) {
+	select {
+	case <-p.done:
+		return p.page, p.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("page drawing: %w", ctx.Err())
 	}
-	s.once.Do(func() {
-		s.page, s.err = drawing.FromSVG(ctx, s.svg, float64(detect.RenderDPI)/72)
-		s.svg = nil
-	})
-	return s.page, s.err
 }
 
-// Close releases MuPDF's memory. Calling it twice is harmless.
+// Close releases MuPDF's memory, after any drawing still being read. Calling
+// it twice is harmless.
 func (d *Document) Close() error {
 	if d.closed {
 		return nil
@@ -219,15 +221,4 @@ func (d *Document) Close() error {
 		}
 	}
 	return nil
-}
-
-// EncodePNG encodes a page raster as PNG, favouring speed over size (the
-// page images of image_url are large and written once).
-func EncodePNG(img image.Image) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, img); err != nil {
-		return nil, fmt.Errorf("encode png: %w", err)
-	}
-	return buf.Bytes(), nil
 }

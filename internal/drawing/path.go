@@ -9,9 +9,9 @@ import (
 	"blueprint/internal/glyph"
 )
 
-// pathCmd is one absolute path command: 'M' and 'L' use P[0], 'C' uses
+// PathCmd is one absolute path command: 'M' and 'L' use P[0], 'C' uses
 // P[0..2] (two controls and the end point), 'Z' closes the subpath.
-type pathCmd struct {
+type PathCmd struct {
 	Op byte
 	P  [3]glyph.Point
 }
@@ -19,8 +19,8 @@ type pathCmd struct {
 // parsePathData reads SVG path data (M L H V C S Q T A Z, absolute and
 // relative) into absolute M/L/C/Z commands; quadratic curves and elliptical
 // arcs become cubic curves.
-func parsePathData(d string) ([]pathCmd, error) {
-	var out []pathCmd
+func parsePathData(d string) ([]PathCmd, error) {
+	var out []PathCmd
 	var cur, start, lastCtl glyph.Point
 	var prevOp byte
 	p := pathLexer{s: d}
@@ -55,7 +55,7 @@ func parsePathData(d string) ([]pathCmd, error) {
 		}
 		switch up {
 		case 'Z':
-			out = append(out, pathCmd{Op: 'Z'})
+			out = append(out, PathCmd{Op: 'Z'})
 			cur = start
 			// A command letter must follow Z.
 			op = 0
@@ -64,7 +64,7 @@ func parsePathData(d string) ([]pathCmd, error) {
 			if err != nil {
 				return nil, pathErr(d, err)
 			}
-			out = append(out, pathCmd{Op: 'M', P: [3]glyph.Point{q}})
+			out = append(out, PathCmd{Op: 'M', P: [3]glyph.Point{q}})
 			cur, start = q, q
 			// Further pairs after M are implicit L.
 			if rel {
@@ -77,7 +77,7 @@ func parsePathData(d string) ([]pathCmd, error) {
 			if err != nil {
 				return nil, pathErr(d, err)
 			}
-			out = append(out, pathCmd{Op: 'L', P: [3]glyph.Point{q}})
+			out = append(out, PathCmd{Op: 'L', P: [3]glyph.Point{q}})
 			cur = q
 		case 'H', 'V':
 			v, err := num()
@@ -95,7 +95,7 @@ func parsePathData(d string) ([]pathCmd, error) {
 			default:
 				q.Y = v
 			}
-			out = append(out, pathCmd{Op: 'L', P: [3]glyph.Point{q}})
+			out = append(out, PathCmd{Op: 'L', P: [3]glyph.Point{q}})
 			cur = q
 		case 'C', 'S':
 			var c1 glyph.Point
@@ -118,7 +118,7 @@ func parsePathData(d string) ([]pathCmd, error) {
 			if err != nil {
 				return nil, pathErr(d, err)
 			}
-			out = append(out, pathCmd{Op: 'C', P: [3]glyph.Point{c1, c2, e}})
+			out = append(out, PathCmd{Op: 'C', P: [3]glyph.Point{c1, c2, e}})
 			lastCtl, cur = c2, e
 		case 'Q', 'T':
 			var q1 glyph.Point
@@ -139,7 +139,7 @@ func parsePathData(d string) ([]pathCmd, error) {
 			}
 			c1 := glyph.Point{X: cur.X + 2.0/3*(q1.X-cur.X), Y: cur.Y + 2.0/3*(q1.Y-cur.Y)}
 			c2 := glyph.Point{X: e.X + 2.0/3*(q1.X-e.X), Y: e.Y + 2.0/3*(q1.Y-e.Y)}
-			out = append(out, pathCmd{Op: 'C', P: [3]glyph.Point{c1, c2, e}})
+			out = append(out, PathCmd{Op: 'C', P: [3]glyph.Point{c1, c2, e}})
 			lastCtl, cur = q1, e
 		case 'A':
 			var v [5]float64
@@ -240,9 +240,9 @@ func (p *pathLexer) flagOrNumber(flag bool) (float64, error) {
 }
 
 // arcToCubics converts an SVG elliptical arc to cubic curves of at most 90°.
-func arcToCubics(p0, p1 glyph.Point, rx, ry, phiDeg float64, large, sweep bool) []pathCmd {
+func arcToCubics(p0, p1 glyph.Point, rx, ry, phiDeg float64, large, sweep bool) []PathCmd {
 	if rx == 0 || ry == 0 || (p0 == p1) {
-		return []pathCmd{{Op: 'L', P: [3]glyph.Point{p1}}}
+		return []PathCmd{{Op: 'L', P: [3]glyph.Point{p1}}}
 	}
 	rx, ry = math.Abs(rx), math.Abs(ry)
 	phi := phiDeg * math.Pi / 180
@@ -278,7 +278,7 @@ func arcToCubics(p0, p1 glyph.Point, rx, ry, phiDeg float64, large, sweep bool) 
 		dt += 2 * math.Pi
 	}
 	n := int(math.Ceil(math.Abs(dt) / (math.Pi / 2)))
-	out := make([]pathCmd, 0, n)
+	out := make([]PathCmd, 0, n)
 	step := dt / float64(n)
 	k := 4.0 / 3 * math.Tan(step/4)
 	at := func(t float64) (glyph.Point, glyph.Point) {
@@ -291,7 +291,7 @@ func arcToCubics(p0, p1 glyph.Point, rx, ry, phiDeg float64, large, sweep bool) 
 		a, b := t1+step*float64(i), t1+step*float64(i+1)
 		pa, ta := at(a)
 		pb, tb := at(b)
-		out = append(out, pathCmd{Op: 'C', P: [3]glyph.Point{
+		out = append(out, PathCmd{Op: 'C', P: [3]glyph.Point{
 			{X: pa.X + k*ta.X, Y: pa.Y + k*ta.Y},
 			{X: pb.X - k*tb.X, Y: pb.Y - k*tb.Y},
 			pb,
@@ -364,7 +364,7 @@ func parseTransform(s string) (glyph.Affine, error) {
 
 // boundsOf returns the box of the path's points (control points included,
 // which bounds the curve) mapped by tf.
-func boundsOf(cmds []pathCmd, tf glyph.Affine) (mn, mx glyph.Point, ok bool) {
+func boundsOf(cmds []PathCmd, tf glyph.Affine) (mn, mx glyph.Point, ok bool) {
 	mn = glyph.Point{X: math.Inf(1), Y: math.Inf(1)}
 	mx = glyph.Point{X: math.Inf(-1), Y: math.Inf(-1)}
 	for _, c := range cmds {

@@ -24,7 +24,7 @@ const (
 // one circle merge, so a circle written as four curves is one 360° arc),
 // other curves are flattened, and runs of short segments that follow a
 // circle (curves exported as polylines) become arcs as well.
-func appendPieces(pg *Page, cmds []pathCmd, tf glyph.Affine, st int32) {
+func appendPieces(pg *Page, cmds []PathCmd, tf glyph.Affine, st int32) {
 	var cur, start glyph.Point
 	var chain []glyph.Point // vertices of the current run of straight pieces
 	var arcs []Arc          // arcs of the current subpath, in order

@@ -20,16 +20,16 @@ func FromSVG(ctx context.Context, svg []byte, pxPerPt float64) (*Page, error) {
 	if !(pxPerPt > 0) {
 		return nil, fmt.Errorf("drawing: scale %g pixels per point is not positive", pxPerPt)
 	}
-	x := &extractor{page: &Page{}, defs: map[string]defPath{}, styleIdx: map[Style]int32{}, scale: pxPerPt}
+	x := &extractor{b: NewBuilder(0, 0, pxPerPt), defs: map[string]defPath{}, scale: pxPerPt}
 	if err := x.run(ctx, svg); err != nil {
 		return nil, err
 	}
-	return x.page, nil
+	return x.b.Page(), nil
 }
 
 // defPath is a path declared in <defs>: a font glyph outline or a clip path.
 type defPath struct {
-	cmds []pathCmd
+	cmds []PathCmd
 }
 
 type clipBox struct{ min, max glyph.Point }
@@ -43,11 +43,10 @@ type frame struct {
 }
 
 type extractor struct {
-	page     *Page
-	defs     map[string]defPath
-	clips    map[string]clipBox
-	styleIdx map[Style]int32
-	stack    []frame
+	b     *Builder
+	defs  map[string]defPath
+	clips map[string]clipBox
+	stack []frame
 	// clipID is the clipPath being read, "" outside one.
 	clipID  string
 	clipAcc *clipBox
@@ -114,7 +113,7 @@ func (x *extractor) start(t *svgElement) error {
 			// Without the page size nothing could be indexed or found.
 			return fmt.Errorf("drawing: page size on <svg>: %w", err)
 		}
-		x.page.Width, x.page.Height = w*x.scale, h*x.scale
+		x.b.page.Width, x.b.page.Height = w*x.scale, h*x.scale
 		f.tf = glyph.Scale(x.scale)
 	case "defs", "mask", "pattern", "symbol", "marker":
 		f.ignore = true
@@ -203,58 +202,32 @@ func intersectClip(a *clipBox, b clipBox) *clipBox {
 	return &c
 }
 
+// style reads a path element's paint: stroke (width 1 unless given) and
+// fill (black unless given, "none" for none).
 func (x *extractor) style(t *svgElement, tf glyph.Affine) int32 {
-	s := Style{}
+	stroke, fill, w := "", "", 0.0
 	if v := t.attr("stroke"); v != "" && v != "none" {
-		s.Stroke = v
-		w := 1.0
+		stroke = v
+		w = 1.0
 		if sw := t.attr("stroke-width"); sw != "" {
 			w, _ = strconv.ParseFloat(sw, 64)
 		}
-		s.Width = w * math.Sqrt(math.Abs(tf.A*tf.D-tf.B*tf.C))
 	}
 	if v, ok := t.attrOK("fill"); !ok {
-		s.Fill = "#000000" // SVG default paint
+		fill = "#000000" // SVG default paint
 	} else if v != "none" {
-		s.Fill = v
+		fill = v
 	}
-	if i, ok := x.styleIdx[s]; ok {
-		return i
-	}
-	i := int32(len(x.page.Styles))
-	x.page.Styles = append(x.page.Styles, s)
-	x.styleIdx[s] = i
-	return i
+	return x.b.style(stroke, fill, w, tf)
 }
 
 // addPath maps a path's commands to pixels and appends its pieces.
-func (x *extractor) addPath(cmds []pathCmd, f frame, t *svgElement) {
-	st := x.style(t, f.tf)
-	before := len(x.page.Segments)
-	beforeArcs := len(x.page.Arcs)
-	appendPieces(x.page, cmds, f.tf, st)
-	if f.clip == nil {
-		return
-	}
-	x.page.Segments = clipSegments(x.page.Segments, before, *f.clip)
-	x.page.Arcs = clipArcs(x.page.Arcs, beforeArcs, *f.clip)
+func (x *extractor) addPath(cmds []PathCmd, f frame, t *svgElement) {
+	x.b.addPath(cmds, f.tf, x.style(t, f.tf), f.clip)
 }
 
-func (x *extractor) addChar(text string, cmds []pathCmd, f frame) {
-	tf := f.tf
-	mn, mx, ok := boundsOf(cmds, tf)
-	origin := tf.Apply(glyph.Point{})
-	if !ok { // a space: no outline
-		mn, mx = origin, origin
-	}
-	if f.clip != nil && (mx.X < f.clip.min.X || mn.X > f.clip.max.X || mx.Y < f.clip.min.Y || mn.Y > f.clip.max.Y) {
-		return
-	}
-	size := math.Sqrt(math.Abs(tf.A*tf.D - tf.B*tf.C))
-	// Font space is y up inside a y-down page: the baseline direction is
-	// the image of +x.
-	angle := math.Atan2(tf.B, tf.A) * 180 / math.Pi
-	x.page.Chars = append(x.page.Chars, Char{Text: text, Min: mn, Max: mx, Origin: origin, Size: size, Angle: angle})
+func (x *extractor) addChar(text string, cmds []PathCmd, f frame) {
+	x.b.addChar(text, cmds, f.tf, f.clip)
 }
 
 // clipSegments cuts the segments from index from on with the box, dropping

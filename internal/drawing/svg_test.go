@@ -169,14 +169,14 @@ func TestParsePathData(t *testing.T) {
 }
 
 func TestPolylineCircleBecomesArc(t *testing.T) {
-	var cmds []pathCmd
+	var cmds []PathCmd
 	for i := 0; i <= 36; i++ {
 		a := float64(i) * 10 * math.Pi / 180
 		op := byte('L')
 		if i == 0 {
 			op = 'M'
 		}
-		cmds = append(cmds, pathCmd{Op: op, P: [3]glyph.Point{{X: 100 + 30*math.Cos(a), Y: 100 + 30*math.Sin(a)}}})
+		cmds = append(cmds, PathCmd{Op: op, P: [3]glyph.Point{{X: 100 + 30*math.Cos(a), Y: 100 + 30*math.Sin(a)}}})
 	}
 	pg := &Page{}
 	appendPieces(pg, cmds, glyph.Identity, 0)

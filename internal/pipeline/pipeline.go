@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"blueprint/internal/detect"
@@ -19,7 +21,7 @@ type PageResult struct {
 	Width, Height int                // raster size in pixels (200 DPI for PDFs, native for images)
 	Detections    []detect.Detection // as the engine returned them
 	PNG           []byte             // the page raster as PNG when Options.KeepPNG, else nil
-	RenderSeconds float64            // rendering the page, plus PNG encoding when KeepPNG
+	RenderSeconds float64            // rendering the page, plus PNG encoding when KeepPNG (which runs beside Detect)
 	DetectSeconds float64            // the engine's Detect call
 }
 
@@ -78,12 +80,17 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		if err := each(res); err != nil {
 			return fmt.Errorf("pipeline: page %d: %w", i, err)
 		}
+		// The page's raster (up to ~250 MB for A0) is garbage now:
+		// collect it before the next page allocates its own, so that a
+		// job holds one raster, not two (docs/page-reading.md).
+		runtime.GC()
 	}
 	return nil
 }
 
 // runPage renders, detects and encodes one page. The page raster lives
-// only in this call.
+// only in this call. The PNG is encoded on another goroutine while the
+// engine runs, so a page uses both cores.
 func runPage(ctx context.Context, doc *document.Document, i int, opt Options) (PageResult, error) {
 	start := time.Now()
 	page, err := doc.Page(ctx, i)
@@ -91,26 +98,35 @@ func runPage(ctx context.Context, doc *document.Document, i int, opt Options) (P
 		return PageResult{}, fmt.Errorf("pipeline: render page %d: %w", i, err)
 	}
 	rendered := time.Now()
+	var png []byte
+	var pngErr error
+	var pngSeconds float64
+	var wg sync.WaitGroup
+	if opt.KeepPNG {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			png, pngErr = document.EncodePNG(page.Raster)
+			pngSeconds = time.Since(t0).Seconds()
+		}()
+	}
 	dets, err := opt.Engine.Detect(ctx, page)
+	detected := time.Now()
+	wg.Wait()
 	if err != nil {
 		return PageResult{}, fmt.Errorf("pipeline: detect on page %d: %w", i, err)
 	}
-	detected := time.Now()
-	res := PageResult{
+	if pngErr != nil {
+		return PageResult{}, fmt.Errorf("pipeline: page %d: %w", i, pngErr)
+	}
+	return PageResult{
 		Index:         i,
 		Width:         page.Width,
 		Height:        page.Height,
 		Detections:    dets,
-		RenderSeconds: rendered.Sub(start).Seconds(),
+		PNG:           png,
+		RenderSeconds: rendered.Sub(start).Seconds() + pngSeconds,
 		DetectSeconds: detected.Sub(rendered).Seconds(),
-	}
-	if opt.KeepPNG {
-		png, err := document.EncodePNG(page.Raster)
-		if err != nil {
-			return PageResult{}, fmt.Errorf("pipeline: page %d: %w", i, err)
-		}
-		res.PNG = png
-		res.RenderSeconds += time.Since(detected).Seconds()
-	}
-	return res, nil
+	}, nil
 }

@@ -5,8 +5,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/glyph"
@@ -105,7 +108,7 @@ type pageIndex struct {
 	cornerStart []int32
 	cornerArms  []cornerArms
 	// verified counts pose verifications (the matcher's unit of work).
-	verified int
+	verified atomic.Int64
 }
 
 func newPageIndex(pg *drawing.Page) *pageIndex {
@@ -385,7 +388,7 @@ func (s scored) rank() float64 {
 // characters) that page geometry explains. It stops early once the pose
 // cannot reach minCoverage.
 func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
-	ix.verified++
+	ix.verified.Add(1)
 	t := h.t
 	m := h.pl.Matrix(PixelsPerMM)
 	k := h.pl.Scale * PixelsPerMM
@@ -535,17 +538,49 @@ func (mt *Matcher) Match(ctx context.Context, pg *drawing.Page) ([]Match, error)
 	return ms, err
 }
 
-// match is Match, also returning the page index (for its counters).
+// match is Match, also returning the page index (for its counters). The
+// templates are shared out to one goroutine per core; each template's poses
+// are tried as before (its own seen and done sets: their keys hold the
+// template), and the poses found are gathered in template order, so the
+// result is the one of a single goroutine.
 func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageIndex, error) {
 	ix := newPageIndex(pg)
+	ix.hashCorners() // built before the goroutines share the index
+	perTpl := make([][]scored, len(mt.tpls))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(mt.tpls))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				n := int(next.Add(1)) - 1
+				if n >= len(mt.tpls) || ctx.Err() != nil {
+					return
+				}
+				perTpl[n] = ix.matchTemplate(mt.tpls[n])
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("vector: match: %w", err)
+	}
+	var found []scored
+	for _, f := range perTpl {
+		found = append(found, f...)
+	}
+	return mt.finish(ix, found), ix, nil
+}
+
+// matchTemplate tries the poses of one template's anchors on the page and
+// returns those that verify.
+func (ix *pageIndex) matchTemplate(t *prepared) []scored {
 	seen := map[hypKey]bool{}
-	// done marks where a template was already found whole: other poses
+	// done marks where the template was already found whole: other poses
 	// of it there (symmetries, other anchors of the same instance) need
 	// no verification.
-	type place struct {
-		t    *prepared
-		x, y int
-	}
+	type place struct{ x, y int }
 	done := map[place]bool{}
 	const doneCell = 4.0
 	var found []scored
@@ -558,7 +593,7 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 		px, py := int(math.Floor(h.pl.At.X/doneCell)), int(math.Floor(h.pl.At.Y/doneCell))
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
-				if done[place{h.t, px + dx, py + dy}] {
+				if done[place{px + dx, py + dy}] {
 					return 1
 				}
 			}
@@ -574,26 +609,19 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 		}
 		found = append(found, s)
 		if s.cov >= wholeCoverage {
-			done[place{h.t, px, py}] = true
+			done[place{px, py}] = true
 		}
 		return s.cov
 	}
-	for n, t := range mt.tpls {
-		if n%8 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, fmt.Errorf("vector: match: %w", err)
-			}
-		}
-		switch t.kind {
-		case anchorCircle:
-			ix.circleHypotheses(t, try)
-		case anchorCorner:
-			ix.cornerHypotheses(t, func(h hypothesis) { try(h) })
-		default:
-			ix.segmentHypotheses(t, func(h hypothesis) { try(h) })
-		}
+	switch t.kind {
+	case anchorCircle:
+		ix.circleHypotheses(t, try)
+	case anchorCorner:
+		ix.cornerHypotheses(t, func(h hypothesis) { try(h) })
+	default:
+		ix.segmentHypotheses(t, func(h hypothesis) { try(h) })
 	}
-	return mt.finish(ix, found), ix, nil
+	return found
 }
 
 type hypKey struct {

@@ -25,7 +25,7 @@ func TestRealData(t *testing.T) {
 			t.Fatal(err)
 		}
 		doc := openPDF(t, data)
-		for i := 0; i < doc.NumPage(); i++ {
+		for i := 0; i < doc.NumPages(); i++ {
 			x := extractPage(t, doc, f, i)
 			pg := x.page
 			t0 := time.Now()
@@ -40,9 +40,9 @@ func TestRealData(t *testing.T) {
 					count[d.Class]++
 				}
 			}
-			t.Logf("%s p%d %.0fx%.0f px: svg %d KB, %d segs %d arcs %d chars; svg %v extract %v match %v; found %v",
-				filepath.Base(f), i, pg.Width, pg.Height, x.svgBytes/1024, len(pg.Segments), len(pg.Arcs), len(pg.Chars),
-				x.svgTime.Round(time.Millisecond), x.extract.Round(time.Millisecond), matchTime.Round(time.Millisecond), count)
+			t.Logf("%s p%d %.0fx%.0f px: %d segs %d arcs %d chars; read %v match %v; found %v",
+				filepath.Base(f), i, pg.Width, pg.Height, len(pg.Segments), len(pg.Arcs), len(pg.Chars),
+				x.read.Round(time.Millisecond), matchTime.Round(time.Millisecond), count)
 		}
 		doc.Close()
 	}

@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	fitz "github.com/gen2brain/go-fitz"
-
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
+	"blueprint/internal/document"
 	"blueprint/internal/document/documenttest"
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
@@ -233,35 +232,29 @@ func iou(a, b detect.Box) float64 {
 }
 
 // extracted is one page of a PDF as the matcher receives it, with the time
-// MuPDF took to write its SVG and the time extraction took.
+// reading its drawing took (MuPDF's display list and the walk device, as
+// the service reads pages).
 type extracted struct {
-	page     *drawing.Page
-	svgBytes int
-	svgTime  time.Duration
-	extract  time.Duration
+	page *drawing.Page
+	read time.Duration
 }
 
-// extractPage writes page i of doc as SVG with MuPDF and extracts its
-// primitives; label names the document in failures.
-func extractPage(t testing.TB, doc *fitz.Document, label string, i int) extracted {
+// extractPage reads the drawing of page i of doc; label names the document
+// in failures.
+func extractPage(t testing.TB, doc *document.Document, label string, i int) extracted {
 	t.Helper()
 	t0 := time.Now()
-	svg, err := doc.SVG(i)
+	pg, err := doc.Drawing(context.Background(), i)
 	if err != nil {
-		t.Fatalf("%s page %d: svg: %v", label, i, err)
+		t.Fatalf("%s page %d: %v", label, i, err)
 	}
-	t1 := time.Now()
-	pg, err := drawing.FromSVG(context.Background(), []byte(svg), PixelsPerPoint)
-	if err != nil {
-		t.Fatalf("%s page %d: extract: %v", label, i, err)
-	}
-	return extracted{page: pg, svgBytes: len(svg), svgTime: t1.Sub(t0), extract: time.Since(t1)}
+	return extracted{page: pg, read: time.Since(t0)}
 }
 
-// openPDF opens pdf with go-fitz; the caller closes it.
-func openPDF(t testing.TB, pdf []byte) *fitz.Document {
+// openPDF opens pdf as the service does; the caller closes it.
+func openPDF(t testing.TB, pdf []byte) *document.Document {
 	t.Helper()
-	doc, err := fitz.NewFromMemory(pdf)
+	doc, err := document.Open(context.Background(), pdf, document.MimePDF, document.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,8 +441,8 @@ func TestDenseA1(t *testing.T) {
 	}
 	matchTime := time.Since(t0)
 	tp, fp, fn, missed := score(ms, truth, 0.5)
-	t.Logf("A1 300 symbols: %d segments, %d arcs, %d chars; SVG %v, extract %v, match %v; tp %d fp %d fn %d %v",
-		len(pg.Segments), len(pg.Arcs), len(pg.Chars), x.svgTime, x.extract, matchTime, tp, fp, fn, missed)
+	t.Logf("A1 300 symbols: %d segments, %d arcs, %d chars; read %v, match %v; tp %d fp %d fn %d %v",
+		len(pg.Segments), len(pg.Arcs), len(pg.Chars), x.read, matchTime, tp, fp, fn, missed)
 	if fp > 0 || fn > 0 {
 		t.Errorf("tp %d, false positives %d, misses %d: %v", tp, fp, fn, missed)
 	}
@@ -522,7 +515,7 @@ func TestRepeatedBlocksCheap(t *testing.T) {
 				n++
 			}
 		}
-		return n, ix.verified
+		return n, int(ix.verified.Load())
 	}
 	nSame, vSame := count(func(int) float64 { return 30 })
 	nVar, vVar := count(func(i int) float64 { return float64(7 * i) })

@@ -1,0 +1,68 @@
+// C side of package mupdf: a MuPDF context of our own, PDF pages through
+// display lists, rendering into caller memory, and a device that writes
+// what a page draws as a word stream for Go (bp.c). Every function catches
+// MuPDF's exceptions and reports them as a return code and a message.
+#ifndef BP_H
+#define BP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__has_include)
+#if !__has_include(<mupdf/fitz.h>)
+#error "MuPDF headers missing: run `make mupdf-headers` (copies go-fitz's MuPDF headers into internal/mupdf/include)"
+#endif
+#endif
+
+#include <mupdf/fitz.h>
+
+// Return codes.
+enum {
+	BP_OK = 0,
+	BP_ERROR = 1,
+	BP_NEEDS_PASSWORD = 2,
+	BP_ABORTED = 3,
+};
+
+// Record kinds of the walk stream. Every record is a header word (kind),
+// a length word (number of words that follow), then its words.
+enum {
+	BP_FILL = 1,        // ctm[6], rgb|BP_NONE, path
+	BP_STROKE = 2,      // ctm[6], rgb|BP_NONE, linewidth, path
+	BP_CLIP = 3,        // ctm[6], path
+	BP_CLIP_OTHER = 4,  // a clip that is not a fill path (mask, text, stroke, image)
+	BP_POP = 5,
+	BP_OUTLINE = 6,     // font, gid, has (0: no outline), path (font units)
+	BP_GLYPH = 7,       // font, gid, ucs, mtx[6], fill rgb|BP_NONE, stroke rgb|BP_NONE, stroke width
+	BP_LAYER_BEGIN = 8, // byte length, name bytes padded to words
+	BP_LAYER_END = 9,
+};
+
+// Path operators inside records: op word, then 2 (M, L), 6 (C) or 0 (Z) floats.
+enum { BP_M = 'M', BP_L = 'L', BP_C = 'C', BP_Z = 'Z' };
+
+#define BP_NONE 0xFFFFFFFFu
+
+typedef struct bp_doc bp_doc;
+
+int bp_open(const unsigned char *data, size_t len, size_t store, bp_doc **out, char *err, int errlen);
+void bp_close(bp_doc *d);
+int bp_count_pages(bp_doc *d, int *n, char *err, int errlen);
+int bp_page_bounds(bp_doc *d, int page, float rect[4], char *err, int errlen);
+int bp_load_list(bp_doc *d, int page, fz_display_list **list, float rect[4], char *err, int errlen);
+void bp_drop_list(bp_doc *d, fz_display_list *list);
+
+fz_cookie *bp_new_cookie(void);
+void bp_abort(fz_cookie *c);
+void bp_free_cookie(fz_cookie *c);
+
+// Renders and walks run on a clone of the document's context (bp_clone,
+// taken while no other call uses the document), one clone per goroutine.
+fz_context *bp_clone(bp_doc *d);
+void bp_drop_clone(fz_context *ctx);
+
+int bp_render_list(fz_context *ctx, fz_display_list *list, float scale, int w, int h, unsigned char *dst, fz_cookie *cookie, char *err, int errlen);
+int bp_render_page_direct(bp_doc *d, int page, float scale, int w, int h, unsigned char *dst, char *err, int errlen);
+int bp_walk_list(fz_context *ctx, fz_display_list *list, uintptr_t handle, fz_cookie *cookie, char *err, int errlen);
+
+#endif

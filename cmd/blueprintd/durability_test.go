@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -348,5 +351,33 @@ func TestGracefulStopsAreNotCrashes(t *testing.T) {
 	e = startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
 	if m := e.waitStatus(keyA, id, "failed", "done"); m["status"] != "done" {
 		t.Fatalf("after %d graceful restarts: %v", job.MaxProcessingAttempts+1, m)
+	}
+}
+
+// TestDamageFoundWhileProcessing: an image whose header and chunks are
+// whole but whose compressed pixels are damaged passes the header-only
+// start check; the damage shows when it is decoded, and the job ends
+// failed with processing_failed, never done.
+func TestDamageFoundWhileProcessing(t *testing.T) {
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
+	data := pngImage(300, 200)
+	// Overwrite the middle of the IDAT data and fix its checksum, so the
+	// chunk structure stays valid and only the inflated pixels break.
+	i := bytes.Index(data, []byte("IDAT"))
+	n := int(binary.BigEndian.Uint32(data[i-4:]))
+	for k := i + 4 + n/3; k < i+4+2*n/3; k++ {
+		data[k] ^= 0x5a
+	}
+	binary.BigEndian.PutUint32(data[i+4+n:], crc32.ChecksumIEEE(data[i:i+4+n]))
+	created := e.initJob(keyA, map[string]any{"file_name": "a.png", "mime_type": "image/png", "size": len(data)})
+	id := created["job_id"].(string)
+	e.upload(created, data, "image/png")
+	if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
+		t.Fatalf("start: %d %s", r.Status, r.Body)
+	}
+	m := e.waitStatus(keyA, id, "done", "failed")
+	errObj, _ := m["error"].(map[string]any)
+	if m["status"] != "failed" || errObj["code"] != "processing_failed" || !strings.Contains(errObj["message"].(string), "damaged") {
+		t.Fatalf("job with damaged pixels: %v", m)
 	}
 }

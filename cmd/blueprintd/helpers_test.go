@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -175,4 +176,24 @@ var (
 // runnerOpts is a fast runner for tests.
 func runnerOpts() runner.Options {
 	return runner.Options{Poll: 20 * time.Millisecond, SweepEvery: time.Hour}
+}
+
+// rawCall sends one request with keyA outside any test helper (safe from
+// any goroutine, no test failure on errors) and returns status and body.
+func rawCall(client *http.Client, method, url string, body []byte, hdr map[string]string) (int, []byte, error) {
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("X-API-Key", keyA)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
 }

@@ -33,8 +33,12 @@ import (
 // test binary re-executed by TestKillNine as a real server process.
 const childServerEnv = "BLUEPRINT_TEST_CHILD_SERVER"
 
-// childLifetime bounds a child server that nobody stops.
-const childLifetime = 90 * time.Second
+// childLifetime bounds a child server that nobody stops; childLifetimeEnv
+// (a Go duration) sets a longer one for the long runs (make mem, chaos).
+const (
+	childLifetime    = 90 * time.Second
+	childLifetimeEnv = "BLUEPRINT_TEST_CHILD_LIFETIME"
+)
 
 // TestHelperServer is not a test: run as a child process of TestKillNine
 // (childServerEnv=1), it serves the whole service exactly as main does,
@@ -44,7 +48,11 @@ func TestHelperServer(t *testing.T) {
 	if os.Getenv(childServerEnv) != "1" {
 		t.Skip("runs only as the child server process of TestKillNine")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), childLifetime)
+	lifetime := childLifetime
+	if d, err := time.ParseDuration(os.Getenv(childLifetimeEnv)); err == nil && d > 0 {
+		lifetime = d
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
 	defer cancel()
 	go func() {
 		_, _ = io.Copy(io.Discard, os.Stdin) // EOF: the parent test is gone
@@ -84,17 +92,17 @@ type childServer struct {
 
 // startChild runs the service in a new process on addr over dir and waits
 // until it answers.
-func startChild(t *testing.T, dir, addr string, n int) *childServer {
+func startChild(t *testing.T, dir, addr string, n int, env ...string) *childServer {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServer$", "-test.count=1")
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(append(os.Environ(),
 		childServerEnv+"=1",
 		config.EnvListenAddr+"="+addr,
 		config.EnvBaseURL+"=http://"+addr,
 		config.EnvDataDir+"="+dir,
 		config.EnvAPIKeys+"="+keyA+":"+secretA+":100000",
 		config.EnvAllowPrivateCallbacks+"=1",
-	)
+	), env...)
 	c := &childServer{cmd: cmd, log: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = c.log, c.log
 	var err error
@@ -150,6 +158,31 @@ type received struct {
 	status         int
 }
 
+// webhookRequest is what a test receiver reads from one delivery.
+type webhookRequest struct {
+	JobID   string `json:"job_id"`
+	Status  string `json:"status"`
+	eventID string
+}
+
+// readWebhook reads one delivery, checking its signature with keyA's
+// secret and that its body names a job; ok is false when the body could
+// not be read (the service was killed mid-request).
+func readWebhook(t *testing.T, req *http.Request) (p webhookRequest, ok bool) {
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return p, false
+	}
+	if err := webhook.Verify([]byte(secretA), req.Header.Get(webhook.SignatureHeader), body, time.Now()); err != nil {
+		t.Errorf("webhook signature: %v", err)
+	}
+	if err := json.Unmarshal(body, &p); err != nil || p.JobID == "" {
+		t.Errorf("webhook body: %v: %s", err, body)
+	}
+	p.eventID = req.Header.Get(webhook.EventIDHeader)
+	return p, true
+}
+
 // killReceiver is a partner's webhook endpoint on 127.0.0.1.
 type killReceiver struct {
 	t     *testing.T
@@ -163,18 +196,9 @@ type killReceiver struct {
 func newKillReceiver(t *testing.T) *killReceiver {
 	r := &killReceiver{t: t, acked: make(chan struct{}, 1)}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, err := io.ReadAll(req.Body)
-		if err != nil {
+		p, ok := readWebhook(t, req)
+		if !ok {
 			return // the service was killed mid-request
-		}
-		if err := webhook.Verify([]byte(secretA), req.Header.Get(webhook.SignatureHeader), body, time.Now()); err != nil {
-			t.Errorf("webhook signature: %v", err)
-		}
-		var p struct {
-			JobID string `json:"job_id"`
-		}
-		if err := json.Unmarshal(body, &p); err != nil || p.JobID == "" {
-			t.Errorf("webhook body: %v: %s", err, body)
 		}
 		r.mu.Lock()
 		mode := r.mode
@@ -182,7 +206,7 @@ func newKillReceiver(t *testing.T) *killReceiver {
 		if mode == refuse {
 			status = http.StatusInternalServerError
 		}
-		r.log = append(r.log, received{jobID: p.JobID, eventID: req.Header.Get(webhook.EventIDHeader), status: status})
+		r.log = append(r.log, received{jobID: p.JobID, eventID: p.eventID, status: status})
 		if mode == ackAndSignal {
 			r.mode = ack
 		}

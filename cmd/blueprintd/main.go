@@ -15,12 +15,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
 
 	"blueprint/internal/apikey"
 	"blueprint/internal/boltstore"
+	"blueprint/internal/budget"
 	"blueprint/internal/catalog"
 	"blueprint/internal/config"
 	"blueprint/internal/detect"
@@ -41,6 +43,11 @@ const (
 	blobsDir = "blobs"
 )
 
+// memoryHeadroom is the memory beyond the document budget the process
+// expects to need (HTTP, store, catalog, engine): its soft memory limit is
+// the budget plus this.
+const memoryHeadroom = 256 << 20
+
 // shutdownGrace bounds the wait for in-flight requests at shutdown.
 const shutdownGrace = 15 * time.Second
 
@@ -49,7 +56,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Getenv, os.Stdout, log); err != nil {
-		log.Error("blueprintd stopped", "err", err)
+		// One plain line: a configuration error names its variable.
+		fmt.Fprintln(os.Stderr, "blueprintd:", err)
 		os.Exit(1)
 	}
 }
@@ -113,7 +121,13 @@ func newApp(cfg config.Config, log *slog.Logger, opt options) (a *app, devKey ap
 	if err != nil {
 		return nil, devKey, fmt.Errorf("open store: %w", err)
 	}
+	gate := budget.New(cfg.MemoryBudget, cfg.MaxDocuments)
 	ropt := opt.runner
+	if ropt.Workers == 0 {
+		// One document slot stays free for start checks, which a partner
+		// waits on, whenever there are two or more.
+		ropt.Workers = max(1, cfg.MaxDocuments-1)
+	}
 	ropt.Logger = log
 	ropt.Clock = opt.clock
 	ropt.Idempotency = store
@@ -128,7 +142,7 @@ func newApp(cfg config.Config, log *slog.Logger, opt options) (a *app, devKey ap
 			k, ok := keys.ByID(keyID)
 			return k.WebhookSecret, ok
 		},
-		UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, Logger: log,
+		Admission: gate, UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, Logger: log,
 	})
 	if err != nil {
 		store.Close()
@@ -155,6 +169,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, log 
 	}
 	if cfg.AllowPrivateCallbacks {
 		log.Warn(config.EnvAllowPrivateCallbacks + " is on: http:// and private callback URLs are accepted; for local testing only")
+	}
+	if getenv("GOMEMLIMIT") == "" {
+		// The collector keeps the heap near the document budget rather
+		// than letting garbage grow to twice the live heap.
+		debug.SetMemoryLimit(cfg.MemoryBudget + memoryHeadroom)
 	}
 	a, devKey, err := newApp(cfg, log, options{})
 	if err != nil {
@@ -184,7 +203,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, log 
 		defer wg.Done()
 		_ = a.runner.Run(runCtx, a.service)
 	}()
-	log.Info("blueprintd listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data_dir", cfg.DataDir)
+	log.Info("blueprintd listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data_dir", cfg.DataDir,
+		"max_documents", cfg.MaxDocuments, "memory_budget_bytes", cfg.MemoryBudget)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	select {

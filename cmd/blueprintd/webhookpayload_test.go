@@ -29,6 +29,10 @@ func TestWebhookPayloadUnbuildable(t *testing.T) {
 	}
 	waitDelivery(t, e, id, func(d *job.Delivery) bool { return d.Attempts == 1 })
 
+	// The results are lost from storage, and a restart clears the
+	// service's memory of them (it keeps decoded pages of done jobs,
+	// whose results never change while the job is readable).
+	e.stop()
 	blobs, err := localblob.New(filepath.Join(dir, blobsDir))
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +40,7 @@ func TestWebhookPayloadUnbuildable(t *testing.T) {
 	if err := blobs.Delete(ctx, job.ResultKey(id, 0)); err != nil {
 		t.Fatal(err)
 	}
+	e = startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
 	for attempt := 2; attempt <= 1+webhook.MaxRetries; attempt++ {
 		// Not due yet: the runner polls every 20 ms but must wait for the
 		// backoff, so the count does not move while the clock stands.

@@ -19,6 +19,10 @@ import (
 // DefaultRequestsPerMinute is the rate of a key that does not name one.
 const DefaultRequestsPerMinute = 120
 
+// MinKeyLength is the shortest API key accepted from configuration: a
+// shorter one can be guessed.
+const MinKeyLength = 16
+
 // DevKeyFile is the file in the data directory holding the development key
 // created when no keys are configured, as "key:webhook_secret".
 const DevKeyFile = "dev-api-key"
@@ -48,14 +52,14 @@ type Entry struct {
 	RequestsPerMinute int
 }
 
-// NewKeyring hashes the entries. Empty keys or secrets, non-positive rates
-// and duplicate keys are errors.
+// NewKeyring hashes the entries. Keys shorter than MinKeyLength, empty
+// secrets, non-positive rates and duplicate keys are errors.
 func NewKeyring(entries []Entry) (*Keyring, error) {
 	r := &Keyring{}
 	seen := map[[sha256.Size]byte]bool{}
 	for i, e := range entries {
-		if e.Key == "" || e.WebhookSecret == "" {
-			return nil, fmt.Errorf("apikey: entry %d: key and webhook secret must not be empty", i+1)
+		if len(e.Key) < MinKeyLength || e.WebhookSecret == "" {
+			return nil, fmt.Errorf("apikey: entry %d: the key must have at least %d characters and the webhook secret must not be empty", i+1, MinKeyLength)
 		}
 		if e.RequestsPerMinute <= 0 {
 			return nil, fmt.Errorf("apikey: entry %d: requests per minute must be positive", i+1)
@@ -76,7 +80,11 @@ func NewKeyring(entries []Entry) (*Keyring, error) {
 }
 
 // ParseEntries parses BLUEPRINT_API_KEYS: comma-separated
-// "key:webhook_secret[:requests_per_minute]" items.
+// "key:webhook_secret[:requests_per_minute]" items. Blank items (a
+// trailing comma) are skipped, but a non-empty spec must hold at least one
+// key: " , " is an error, not "no keys". Keys shorter than MinKeyLength,
+// empty secrets and rates that are not positive integers are errors; an
+// error names the item by its position, never by the key.
 func ParseEntries(spec string) ([]Entry, error) {
 	var out []Entry
 	for i, item := range strings.Split(spec, ",") {
@@ -86,17 +94,26 @@ func ParseEntries(spec string) ([]Entry, error) {
 		}
 		parts := strings.Split(item, ":")
 		if len(parts) < 2 || len(parts) > 3 {
-			return nil, fmt.Errorf("apikey: item %d: want key:webhook_secret[:requests_per_minute]", i+1)
+			return nil, fmt.Errorf("item %d: want key:webhook_secret[:requests_per_minute]", i+1)
 		}
 		e := Entry{Key: parts[0], WebhookSecret: parts[1], RequestsPerMinute: DefaultRequestsPerMinute}
+		if len(e.Key) < MinKeyLength {
+			return nil, fmt.Errorf("item %d: the key has %d characters; at least %d are required", i+1, len(e.Key), MinKeyLength)
+		}
+		if e.WebhookSecret == "" {
+			return nil, fmt.Errorf("item %d: the webhook secret is empty", i+1)
+		}
 		if len(parts) == 3 {
 			n, err := strconv.Atoi(parts[2])
 			if err != nil || n <= 0 {
-				return nil, fmt.Errorf("apikey: item %d: requests per minute %q is not a positive integer", i+1, parts[2])
+				return nil, fmt.Errorf("item %d: requests per minute %q is not a positive integer", i+1, parts[2])
 			}
 			e.RequestsPerMinute = n
 		}
 		out = append(out, e)
+	}
+	if len(out) == 0 && spec != "" {
+		return nil, fmt.Errorf("%q holds no key; give key:webhook_secret[:requests_per_minute] items, or leave it unset for a development key", spec)
 	}
 	return out, nil
 }

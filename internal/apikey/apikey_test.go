@@ -1,9 +1,12 @@
 package apikey
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseAndAuthenticate(t *testing.T) {
-	es, err := ParseEntries("k1:s1, k2:s2:600,")
+	es, err := ParseEntries("key1-0123456789ab:s1, key2-0123456789ab:s2:600,")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -17,11 +20,11 @@ func TestParseAndAuthenticate(t *testing.T) {
 		rpm    int
 		secret string
 	}{
-		{"k1", true, DefaultRequestsPerMinute, "s1"},
-		{"k2", true, 600, "s2"},
-		{"k3", false, 0, ""},
+		{"key1-0123456789ab", true, DefaultRequestsPerMinute, "s1"},
+		{"key2-0123456789ab", true, 600, "s2"},
+		{"key3-0123456789ab", false, 0, ""},
 		{"", false, 0, ""},
-		{"k1 ", false, 0, ""},
+		{"key1-0123456789ab ", false, 0, ""},
 	}
 	for _, c := range cases {
 		k, ok := r.Authenticate(c.raw)
@@ -34,20 +37,34 @@ func TestParseAndAuthenticate(t *testing.T) {
 			}
 		}
 	}
-	k1, _ := r.Authenticate("k1")
-	k2, _ := r.Authenticate("k2")
+	k1, _ := r.Authenticate("key1-0123456789ab")
+	k2, _ := r.Authenticate("key2-0123456789ab")
 	if k1.ID == k2.ID {
 		t.Fatal("two keys share an ID")
 	}
 }
 
 func TestParseErrors(t *testing.T) {
-	for _, spec := range []string{"k1", "k1:s1:0", "k1:s1:x", "a:b:c:d"} {
-		if _, err := ParseEntries(spec); err == nil {
+	const k = "key1-0123456789ab"
+	for _, spec := range []string{
+		k, k + ":s1:0", k + ":s1:x", k + ":s1:1:2", // malformed items and rates
+		" , ", ",", " ", // set, but no usable key
+		"short:s1", "key1-0123456789:s1", // shorter than MinKeyLength
+		k + ":", k + "::5", // empty secret
+	} {
+		_, err := ParseEntries(spec)
+		if err == nil {
 			t.Errorf("ParseEntries(%q) accepted", spec)
+			continue
+		}
+		if strings.Contains(err.Error(), "key1-0123456789a") {
+			t.Errorf("ParseEntries(%q): the error shows the key: %v", spec, err)
 		}
 	}
-	if _, err := NewKeyring([]Entry{{"a", "s", 1}, {"a", "t", 1}}); err == nil {
+	if es, err := ParseEntries(""); err != nil || len(es) != 0 {
+		t.Errorf(`ParseEntries("") = %v, %v; want no entries (a development key)`, es, err)
+	}
+	if _, err := NewKeyring([]Entry{{k, "s", 1}, {k, "t", 1}}); err == nil {
 		t.Error("duplicate key accepted")
 	}
 }

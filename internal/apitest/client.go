@@ -17,6 +17,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -36,7 +39,7 @@ const (
 	SecretA = "whsec-a"
 	KeyB    = "key-b-0123456789"
 	SecretB = "whsec-b"
-	KeyC    = "key-c-slow"
+	KeyC    = "key-c-slow-012345"
 	// RateC is KeyC's requests per minute.
 	RateC = 3
 )
@@ -110,7 +113,8 @@ func NewClient(t *testing.T, base string) *Client {
 // undocumented reports the paths the OpenAPI document deliberately leaves
 // out: unknown routes and the review page's files (a page, not the API).
 func undocumented(path string) bool {
-	return strings.HasPrefix(path, "/v2/") || path == "/v1/jobz" || strings.HasPrefix(path, "/app")
+	return strings.HasPrefix(path, "/v2/") || path == "/v1/jobz" || strings.HasPrefix(path, "/app") || path == "/v1" ||
+		strings.Contains(path, "//") || strings.Contains(path, "/.") // not in canonical form
 }
 
 // Do sends a request; key "" sends no X-API-Key; url may be a path of the
@@ -222,6 +226,21 @@ func PDFDoc(sizes ...[2]int) []byte {
 		}
 	}
 	return documenttest.PDF(pages...)
+}
+
+// SyntheticSheet reads testdata/synth/sheet-00002.pdf of the repository, a
+// generated drawing with 130 symbols.
+func SyntheticSheet(t *testing.T) []byte {
+	t.Helper()
+	_, here, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("apitest: no source path to find testdata from")
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "..", "testdata", "synth", "sheet-00002.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // PNGImage encodes a w×h white image with a dark square.

@@ -51,6 +51,7 @@ func RunContract(t *testing.T, newSvc NewService) {
 		{"MethodNotAllowed", contractMethodNotAllowed},
 		{"SpecValidatorBites", contractSpecValidatorBites},
 		{"UnknownRoute", contractUnknownRoute},
+		{"NonCanonicalPathsAndInitBody", contractNonCanonicalPathsAndInitBody},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newSvc) })
@@ -396,6 +397,11 @@ func contractStartValidation(t *testing.T, newSvc NewService) {
 	}
 	// 20 MiB of spaces deflate to a few KiB: far over 100× the file size.
 	bomb := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 100 100]", Content: strings.Repeat(" ", 20<<20)})
+	sheet := SyntheticSheet(t) // a real-looking drawing, 130 symbols
+	noise := make([]byte, 5<<10)
+	for i := range noise {
+		noise[i] = byte(i * 7919 >> 3)
+	}
 	cases := []struct {
 		name, mime string
 		data       []byte
@@ -412,6 +418,10 @@ func contractStartValidation(t *testing.T, newSvc NewService) {
 		{"decompression bomb", "application/pdf", bomb, "decompression_bomb", map[string]string{"max_decompressed_bytes": fmt.Sprint(100 * len(bomb))}},
 		{"200 x 200 inch page", "application/pdf", huge, "page_too_large", map[string]string{"page_index": "0", "width_px": "40000", "height_px": "40000"}},
 		{"10 000 pages", "application/pdf", PDFDoc(many...), "too_many_pages", map[string]string{"pages": "10000", "max_pages": "500"}},
+		// Issue 11: files MuPDF repairs or pads, which used to end done with nothing found.
+		{"sheet cut in half, %%EOF appended", "application/pdf", append(bytes.Clone(sheet[:len(sheet)/2]), "\n%%EOF\n"...), "corrupt", map[string]string{"damage": "truncated"}},
+		{"200 bytes of a PDF, 5 KB noise, %%EOF", "application/pdf", append(append(bytes.Clone(sheet[:200]), noise...), "\n%%EOF\n"...), "corrupt", map[string]string{"damage": "truncated"}},
+		{"MediaBox [0 0 0 0]", "application/pdf", documenttest.PDF(documenttest.Page{MediaBox: "[0 0 0 0]", Content: "0 0 0 rg 10 10 50 50 re f"}), "corrupt", map[string]string{"damage": "page_size"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -732,5 +742,42 @@ func contractUnknownRoute(t *testing.T, newSvc NewService) {
 	r := api.Do("GET", "/v2/nothing", "", nil, nil)
 	if r.Status != http.StatusNotFound || r.Code(t) != "not_found" {
 		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+}
+
+// contractNonCanonicalPathsAndInitBody: a path the mux would redirect with
+// an HTML body answers the JSON error instead (after the key check on
+// /v1); an init body over 64 KiB says it is too large; a wrongly typed
+// size says "an integer".
+func contractNonCanonicalPathsAndInitBody(t *testing.T, newSvc NewService) {
+	_, api := newSvc(t, Options{})
+	for _, c := range []struct {
+		path, key string
+		status    int
+		code      string
+	}{
+		{"//v1/symbols", KeyA, 404, "not_found"},
+		{"//v1/symbols", "", 401, "unauthorized"},
+		{"/v1/./symbols", KeyA, 404, "not_found"},
+		{"/v1/jobs/../symbols", KeyA, 404, "not_found"},
+		{"/v1", KeyA, 404, "not_found"},
+		{"//x", "", 404, "not_found"},
+	} {
+		r := api.Do("GET", c.path, c.key, nil, nil)
+		if r.Status != c.status || r.Code(t) != c.code || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("GET %s: %d %s %s", c.path, r.Status, r.Header.Get("Content-Type"), r.Body)
+		}
+		if c.status == 404 && !strings.Contains(string(r.Body), "canonical") {
+			t.Errorf("GET %s: the message does not name the canonical path: %s", c.path, r.Body)
+		}
+	}
+	big := fmt.Sprintf(`{"file_name":"a.pdf","mime_type":"application/pdf","size":10,"external_ref":%q}`, strings.Repeat("x", 70<<10))
+	r := api.Do("POST", "/v1/jobs/init", KeyA, []byte(big), nil)
+	if r.Status != 422 || !strings.Contains(string(r.Body), "too large") || r.JSON(t)["error"].(map[string]any)["details"].(map[string]any)["max_bytes"] != float64(65536) {
+		t.Errorf("init body of 70 KiB: %d %s", r.Status, r.Body)
+	}
+	r = api.Do("POST", "/v1/jobs/init", KeyA, []byte(`{"file_name":"a","mime_type":"image/png","size":"10"}`), nil)
+	if msg := string(r.Body); r.Status != 422 || !strings.Contains(msg, "size must be an integer") {
+		t.Errorf("size as a string: %d %s", r.Status, msg)
 	}
 }

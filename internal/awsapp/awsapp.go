@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"blueprint/internal/apikey"
+	"blueprint/internal/budget"
 	"blueprint/internal/catalog"
 	"blueprint/internal/config"
 	"blueprint/internal/detect"
@@ -154,6 +155,14 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 		UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, Clock: needs.Clock, Logger: log}
 	if needs.Files != nil {
 		jc.Files = needs.Files(cfg.Config)
+		// The same admission gate as the local server's, sized from the
+		// function's memory (BLUEPRINT_MEMORY_BUDGET, else half of what the
+		// environment may use). Lambda runs one invocation per environment
+		// at a time, so it seldom waits here; it still refuses nothing,
+		// bounds a check or a document that the budget cannot hold beside
+		// another to run alone, and returns a large page raster's memory to
+		// the system at once in an environment that stays warm.
+		jc.Admission = budget.New(cfg.MemoryBudget, cfg.MaxDocuments)
 	}
 	if needs.Engine != nil {
 		if jc.Engine, err = needs.Engine(cat); err != nil {

@@ -4,6 +4,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -25,6 +26,17 @@ const (
 	EnvUploadTTL             = "BLUEPRINT_UPLOAD_TTL"
 	EnvMaxPages              = "BLUEPRINT_MAX_PAGES"
 	EnvMaxPagePixels         = "BLUEPRINT_MAX_PAGE_PIXELS"
+	EnvMaxDocuments          = "BLUEPRINT_MAX_DOCUMENTS"
+	EnvMemoryBudget          = "BLUEPRINT_MEMORY_BUDGET"
+)
+
+// Defaults of the document budget when the environment names none:
+// MemoryShare of the memory the process may use (the cgroup limit or the
+// machine's), and one document per core, fewer when the budget gives each
+// less than MinBytesPerDocument.
+const (
+	MemoryShare         = 0.5
+	MinBytesPerDocument = 1 << 30
 )
 
 // Defaults of the settings without a contract constant.
@@ -53,10 +65,26 @@ type Config struct {
 	// the defaults of docs/decisions.md (docfiles.New applies them).
 	MaxPages      int
 	MaxPagePixels int64
+	// MaxDocuments is how many documents are checked or processed at
+	// once; MemoryBudget the bytes their work may hold together.
+	MaxDocuments int
+	MemoryBudget int64
 }
 
-// Load reads the configuration through getenv (os.Getenv in production).
+// Machine is what the defaults are derived from.
+type Machine struct {
+	MemoryBytes int64 // memory the process may use
+	Cores       int
+}
+
+// Load reads the configuration through getenv (os.Getenv in production),
+// with the document budget's defaults derived from this machine.
 func Load(getenv func(string) string) (Config, error) {
+	return LoadFor(getenv, ThisMachine())
+}
+
+// LoadFor reads the configuration for the given machine.
+func LoadFor(getenv func(string) string, m Machine) (Config, error) {
 	c := Config{
 		ListenAddr:  orDefault(getenv(EnvListenAddr), DefaultListenAddr),
 		DataDir:     orDefault(getenv(EnvDataDir), DefaultDataDir),
@@ -101,7 +129,46 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.MaxPagePixels = n
 	}
+	c.MemoryBudget = int64(float64(m.MemoryBytes) * MemoryShare)
+	if v := getenv(EnvMemoryBudget); v != "" {
+		n, err := ParseBytes(v)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", EnvMemoryBudget, err)
+		}
+		c.MemoryBudget = n
+	}
+	c.MaxDocuments = max(1, min(m.Cores, int(c.MemoryBudget/MinBytesPerDocument)))
+	if v := getenv(EnvMaxDocuments); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1024 {
+			return c, fmt.Errorf("%s: %q is not an integer from 1 to 1024", EnvMaxDocuments, v)
+		}
+		c.MaxDocuments = n
+	}
 	return c, nil
+}
+
+// byteUnits are the suffixes ParseBytes accepts.
+var byteUnits = []struct {
+	suffix string
+	mult   int64
+}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+
+// ParseBytes reads a positive size: an integer of bytes, optionally with a
+// unit (KiB, MiB, GiB, TiB, KB, MB, GB, TB, B), for example "1536MiB".
+func ParseBytes(v string) (int64, error) {
+	num, mult := strings.TrimSpace(v), int64(1)
+	for _, u := range byteUnits {
+		if n, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 1 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a positive size in bytes (e.g. 1536MiB or 2GiB)", v)
+	}
+	return n * mult, nil
 }
 
 func orDefault(v, def string) string {

@@ -53,11 +53,25 @@ func (r *Reader) Open(ctx context.Context, data []byte, mime string) (job.OpenFi
 	return &openFile{doc: doc}, nil
 }
 
+// CheckBytes is document.CheckBytes: Check's memory for a file of size
+// bytes.
+func (r *Reader) CheckBytes(mime string, size int64) int64 {
+	return document.CheckBytes(mime, size)
+}
+
+// OpenBytes is document.OpenBytes: Open's memory for data before any page
+// is rendered.
+func (r *Reader) OpenBytes(data []byte, mime string) int64 {
+	return document.OpenBytes(data, mime)
+}
+
 type openFile struct {
 	doc *document.Document
 }
 
 func (f *openFile) NumPages() int { return f.doc.NumPages() }
+
+func (f *openFile) PeakBytes() int64 { return f.doc.PeakBytes() }
 
 func (f *openFile) Close() error { return f.doc.Close() }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 )
@@ -45,23 +46,37 @@ func decompressionLimit(n int, lim Limits) int64 {
 // compression (a few kilobytes of CCITT can declare gigabytes of pixels).
 // DCT (JPEG) images are not charged: MuPDF decodes them downscaled to the
 // resolution drawn. Work is bounded by the limit plus one read buffer.
-func scanStreams(ctx context.Context, data []byte, lim Limits) error {
+//
+// On the way it looks for damage that MuPDF would paper over, returned as
+// damage (nil when none) for the caller to report once the file is known
+// not to be encrypted (encrypted streams do not inflate): a stream whose
+// dictionary names /FlateDecode first but whose data is not zlib or breaks
+// off (MuPDF reads such a page as blank), and a /MediaBox array, in the
+// file or in an inflated object stream, that gives no usable page size
+// (MuPDF silently puts a Letter page in its place).
+func scanStreams(ctx context.Context, data []byte, lim Limits) (damage *InvalidError, err error) {
 	budget := &inflateBudget{limit: decompressionLimit(len(data), lim)}
 	budget.inline.budget = budget
 	// Inline images of uncompressed content streams lie in the file as is.
-	_, err := budget.inline.scan(data, true)
+	_, err = budget.inline.scan(data, true)
 	if errors.Is(err, errOverBudget) {
-		return bombError(budget, lim)
+		return nil, bombError(budget, lim)
 	}
+	budget.boxes.scan(data, true)
+	defer func() {
+		if damage == nil && err == nil && budget.boxes.bad != "" {
+			damage = damaged(DamagePageSize, "a page box of the PDF gives no usable page size (%s): the page would be read as a blank Letter page; export the drawing again with its real page size", budget.boxes.bad)
+		}
+	}()
 	keyword := []byte("stream")
 	prev := 0 // end of the previous keyword: dictionaries never overlap
 	for pos := 0; ; {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("scan pdf streams: %w", err)
+			return nil, fmt.Errorf("scan pdf streams: %w", err)
 		}
 		i := bytes.Index(data[pos:], keyword)
 		if i < 0 {
-			return nil
+			return damage, nil
 		}
 		kw := pos + i
 		start := kw + len(keyword)
@@ -81,9 +96,12 @@ func scanStreams(ctx context.Context, data []byte, lim Limits) error {
 			continue
 		}
 		before := budget.used
+		budget.streamErr = nil
+		budget.boxes.pending = budget.boxes.pending[:0]
 		err := budget.drain(bytes.NewReader(data[start:]), 0)
+		dict := streamDict(data[from:kw])
 		if err == nil {
-			if decoded, ok := imageDecodedBytes(streamDict(data[from:kw])); ok {
+			if decoded, ok := imageDecodedBytes(dict); ok {
 				budget.used += max(0, decoded-(budget.used-before))
 				if budget.used > budget.limit {
 					err = errOverBudget
@@ -91,9 +109,36 @@ func scanStreams(ctx context.Context, data []byte, lim Limits) error {
 			}
 		}
 		if errors.Is(err, errOverBudget) {
-			return bombError(budget, lim)
+			return nil, bombError(budget, lim)
+		}
+		if damage == nil && flateFirst.Match(dict) && !bytes.HasPrefix(bytes.TrimLeft(data[start:min(len(data), start+16)], "\r\n"), []byte("endstream")) {
+			switch {
+			case !zlibHeader(data[start:min(len(data), start+2)]):
+				damage = damaged(DamageStream, "a stream of the PDF (%s) is declared FlateDecode but its data is not zlib data: its content cannot be read; export the drawing again", objectName(data[from:kw]))
+			case budget.streamErr != nil:
+				damage = damaged(DamageStream, "a compressed stream of the PDF (%s) is damaged (%v): its content cannot be read; export the drawing again", objectName(data[from:kw]), budget.streamErr)
+			}
 		}
 	}
+}
+
+// flateFirst matches a stream dictionary whose first filter is FlateDecode.
+var flateFirst = regexp.MustCompile(`/Filter\s*(?:\[\s*)?/FlateDecode\b`)
+
+// objectHeader matches "N G obj" before a stream's dictionary.
+var objectHeader = regexp.MustCompile(`(\d+)\s+\d+\s+obj\s*$`)
+
+// objectName names the object whose dictionary ends before (the bytes
+// ahead of its "stream" keyword), as "object N", or "an object".
+func objectName(before []byte) string {
+	i := bytes.LastIndex(before, []byte("obj"))
+	if i < 0 {
+		return "an object"
+	}
+	if m := objectHeader.FindSubmatch(before[:i+3]); m != nil {
+		return "object " + string(m[1])
+	}
+	return "an object"
 }
 
 func bombError(budget *inflateBudget, lim Limits) *InvalidError {
@@ -112,6 +157,10 @@ type inflateBudget struct {
 	used   int64
 	layers [maxNestedFlate + 1]inflateLayer
 	inline inlineScanner
+	boxes  boxScanner
+	// streamErr is the first error that ended inflating the current
+	// stream early (damaged data; a wrong checksum does not count).
+	streamErr error
 }
 
 // inflateLayer is the reusable state of one zlib layer.
@@ -138,9 +187,12 @@ func (bu *inflateBudget) drain(r io.Reader, depth int) error {
 		}
 		// Counted by the layer above; inline images in it are charged too.
 		bu.inline.pending = bu.inline.pending[:0]
-		_, err := io.Copy(&bu.inline, l.br)
+		_, err := io.Copy(io.MultiWriter(&bu.inline, &bu.boxes), l.br)
 		if errors.Is(err, errOverBudget) {
 			return err
+		}
+		if err != nil && !errors.Is(err, zlib.ErrChecksum) && bu.streamErr == nil {
+			bu.streamErr = err
 		}
 		return nil
 	}
@@ -359,4 +411,94 @@ func isPDFSpace(c byte) bool {
 		return true
 	}
 	return false
+}
+
+// mediaBoxKey starts the page box that sets a page's size.
+var mediaBoxKey = []byte("/MediaBox")
+
+// maxBoxArray is the longest /MediaBox array looked at.
+const maxBoxArray = 256
+
+// maxBoxSide is the largest page side in points that MuPDF honours as
+// written; it replaces a box with a side far beyond any paper (or not
+// finite) by a Letter page.
+const maxBoxSide = 1e7
+
+// boxScanner finds /MediaBox arrays in bytes as they stream past and
+// remembers the first that gives no usable page size.
+type boxScanner struct {
+	pending []byte // an unfinished /MediaBox carried to the next Write
+	bad     string // the first unusable box as written
+}
+
+// Write scans p after what is pending.
+func (s *boxScanner) Write(p []byte) (int, error) {
+	buf := append(s.pending, p...)
+	rest := s.scan(buf, false)
+	s.pending = append(buf[:0], rest...) // rest lies at or after buf[0]
+	return len(p), nil
+}
+
+// scan checks the direct /MediaBox arrays in buf and returns the tail that
+// may hold one cut by the end of buf (nothing when final).
+func (s *boxScanner) scan(buf []byte, final bool) []byte {
+	for {
+		i := bytes.Index(buf, mediaBoxKey)
+		if i < 0 {
+			if final {
+				return nil
+			}
+			return buf[max(0, len(buf)-len(mediaBoxKey)+1):]
+		}
+		j := i + len(mediaBoxKey)
+		for j < len(buf) && isPDFSpace(buf[j]) {
+			j++
+		}
+		if j >= len(buf) {
+			if final {
+				return nil
+			}
+			return buf[i:]
+		}
+		if buf[j] != '[' { // an indirect reference: MuPDF resolves it
+			buf = buf[j:]
+			continue
+		}
+		k := bytes.IndexByte(buf[j:min(len(buf), j+maxBoxArray)], ']')
+		if k < 0 {
+			if !final && len(buf)-j < maxBoxArray {
+				return buf[i:]
+			}
+			buf = buf[j:]
+			continue
+		}
+		if s.bad == "" && !usableBox(buf[j+1:j+k]) {
+			s.bad = "/MediaBox [" + string(bytes.Join(bytes.Fields(buf[j+1:j+k]), []byte(" "))) + "]"
+		}
+		buf = buf[j+k+1:]
+	}
+}
+
+// usableBox reports whether the inside of a box array gives a page size
+// MuPDF uses as written: four numbers (more are ignored) spanning at least
+// one point and at most maxBoxSide each way. An array with an indirect
+// reference in it is left to MuPDF.
+func usableBox(inner []byte) bool {
+	f := bytes.Fields(inner)
+	if bytes.Contains(inner, []byte("R")) {
+		return true
+	}
+	if len(f) < 4 {
+		return false
+	}
+	var v [4]float64
+	for k := range v {
+		x, err := strconv.ParseFloat(string(f[k]), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+		v[k] = x
+	}
+	w, h := math.Abs(v[2]-v[0]), math.Abs(v[3]-v[1])
+	return w >= 1 && h >= 1 && w <= maxBoxSide && h <= maxBoxSide
 }

@@ -20,6 +20,8 @@ type Document struct {
 	pages  int
 	lim    Limits
 	closed bool
+	// openBytes is OpenBytes of the file: what opening it holds.
+	openBytes int64
 }
 
 // Open prepares a file for rendering. It expects a file that passed
@@ -43,13 +45,13 @@ func Open(ctx context.Context, data []byte, mime string, lim Limits) (*Document,
 			doc.Close()
 			return nil, err
 		}
-		return &Document{pdf: doc, pages: n, lim: lim}, nil
+		return &Document{pdf: doc, pages: n, lim: lim, openBytes: OpenBytes(data, mime)}, nil
 	}
 	img, err := decodeImage(ctx, data, mime, lim)
 	if err != nil {
 		return nil, err
 	}
-	return &Document{img: img, pages: 1, lim: lim}, nil
+	return &Document{img: img, pages: 1, lim: lim, openBytes: OpenBytes(data, mime)}, nil
 }
 
 // openMuPDF opens a PDF for rendering, starting at its "%PDF-" header, with

@@ -5,16 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
-	"image/jpeg"
-	"image/png"
-	"io"
 	"math"
 	"regexp"
 	"strconv"
 
 	fitz "github.com/gen2brain/go-fitz"
-	"golang.org/x/image/webp"
 )
 
 // Info is what validation learned about a file.
@@ -37,16 +32,22 @@ type Info struct {
 // from the page count alone, before any page is loaded), a page that does
 // not load (corrupt), and a page whose rotated CropBox at 200 DPI exceeds
 // MaxPagePixels (page_too_large, decided from the page box, nothing
-// rendered). Images: the header's dimensions are checked against
-// MaxPagePixels before the pixels are decoded (the decompression-bomb guard
-// for images), then a full decode must succeed (corrupt).
+// rendered). Images: only the header is read, never the pixels (see
+// readImageHeader): the dimensions must be within MaxPagePixels and what
+// decoding holds within MaxPagePixels × PageBytesPerPixel bytes
+// (page_too_large), and the structure that needs no decoding must be
+// whole (corrupt); damage inside the compressed pixels shows when the job
+// is processed.
 //
-// A PDF without "%%EOF" in its last 1024 bytes (where Acrobat also looks
-// for it) is truncated (corrupt): MuPDF would repair it by inventing blank
-// default-size pages for what was cut off.
-// Other damage that MuPDF repairs (wrong xref offsets, a broken object
-// inside a complete file) is accepted when every page still loads. Validate
-// does not render PDF pages.
+// Damage MuPDF would repair or paper over is refused as corrupt, with
+// details["damage"] naming it (the Damage constants): a PDF without
+// "%%EOF" in its last 1024 bytes (where Acrobat also looks for it) or
+// without startxref is truncated, since MuPDF would invent blank
+// default-size pages for what was cut off; a cross-reference that does not
+// match the file (checkXref); a FlateDecode stream whose data is damaged;
+// a /MediaBox or page of no usable size (MuPDF would put a Letter page in
+// its place). Validate does not render PDF pages, so damage inside a
+// content stream's operators shows only when the page is rendered.
 func Validate(ctx context.Context, data []byte, declaredMime string, lim Limits) (Info, error) {
 	if err := ctx.Err(); err != nil {
 		return Info{}, fmt.Errorf("validate document: %w", err)
@@ -72,10 +73,16 @@ func Validate(ctx context.Context, data []byte, declaredMime string, lim Limits)
 
 func validatePDF(ctx context.Context, data []byte, lim Limits) (Info, error) {
 	if !hasEOFMarker(data) {
-		return Info{}, invalid(ReasonCorrupt, nil,
+		return Info{}, damaged(DamageTruncated,
 			"the PDF ends early (no %%%%EOF marker near its end): the file looks truncated; upload the complete file")
 	}
-	if err := scanStreams(ctx, data, lim); err != nil {
+	if start := pdfStart(data); start >= 0 {
+		if err := checkXref(data[start:]); err != nil {
+			return Info{}, err
+		}
+	}
+	damage, err := scanStreams(ctx, data, lim)
+	if err != nil {
 		return Info{}, err
 	}
 	doc, err := openPDF(data)
@@ -83,6 +90,9 @@ func validatePDF(ctx context.Context, data []byte, lim Limits) (Info, error) {
 		return Info{}, err
 	}
 	defer doc.Close()
+	if damage != nil {
+		return Info{}, damage
+	}
 
 	n := doc.NumPage()
 	if err := checkPageCount(n, lim); err != nil {
@@ -168,6 +178,10 @@ func pageSizePx(doc *fitz.Document, i int, maxPixels int64) (int, int, error) {
 			"page %d of the PDF cannot be loaded: the file is damaged (%v)", i, err)
 	}
 	wpt, hpt := float64(b.Dx()), float64(b.Dy())
+	if wpt < 1 || hpt < 1 {
+		return 0, 0, invalid(ReasonCorrupt, map[string]any{"page_index": i, "damage": DamagePageSize},
+			"page %d of the PDF has no usable size (%g × %g pt); export the drawing again with its real page size", i, wpt, hpt)
+	}
 	lo := int64(pixelsAt200(wpt)) * int64(pixelsAt200(hpt))
 	hi := int64(pixelsAt200(wpt+1)) * int64(pixelsAt200(hpt+1))
 	if lo > maxPixels || hi <= maxPixels {
@@ -217,59 +231,19 @@ func parseSVGSize(svg []byte) (float64, float64, error) {
 	return w, h, nil
 }
 
-// imageCodec decodes one image format.
-type imageCodec struct {
-	config func(io.Reader) (image.Config, error)
-	decode func(io.Reader) (image.Image, error)
-}
-
-// codecFor returns the decoder of an image MIME type; ok is false for
-// anything that is not PNG, JPEG or WebP.
-func codecFor(mime string) (imageCodec, bool) {
-	switch mime {
-	case MimePNG:
-		return imageCodec{png.DecodeConfig, png.Decode}, true
-	case MimeJPEG:
-		return imageCodec{jpeg.DecodeConfig, jpeg.Decode}, true
-	case MimeWebP:
-		return imageCodec{webp.DecodeConfig, webp.Decode}, true
-	}
-	return imageCodec{}, false
-}
-
 func validateImage(ctx context.Context, data []byte, mime string, lim Limits) (Info, error) {
-	if _, err := decodeImage(ctx, data, mime, lim); err != nil {
+	if err := ctx.Err(); err != nil {
+		return Info{}, fmt.Errorf("validate image: %w", err)
+	}
+	hd, err := readImageHeader(data, mime)
+	if err != nil {
 		return Info{}, err
 	}
+	if err := checkImageLimits(hd, lim); err != nil {
+		return Info{}, err
+	}
+	if hd.damage != nil {
+		return Info{}, hd.damage
+	}
 	return Info{Pages: 1}, nil
-}
-
-// decodeImage reads the header, refuses images over MaxPagePixels before
-// decoding their pixels, then decodes.
-func decodeImage(ctx context.Context, data []byte, mime string, lim Limits) (image.Image, error) {
-	codec, ok := codecFor(mime)
-	if !ok {
-		return nil, invalid(ReasonTypeMismatch, map[string]any{"declared": mime, "detected": mime},
-			"%s is not a supported upload type", mime)
-	}
-	cfg, err := codec.config(bytes.NewReader(data))
-	if err != nil {
-		return nil, invalid(ReasonCorrupt, nil,
-			"the image header cannot be read: the file is damaged (%v)", err)
-	}
-	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, invalid(ReasonCorrupt, nil, "the image has no pixels (%d × %d)", cfg.Width, cfg.Height)
-	}
-	if int64(cfg.Width)*int64(cfg.Height) > lim.MaxPagePixels {
-		return nil, pageTooLarge(0, cfg.Width, cfg.Height, lim)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("decode image: %w", err)
-	}
-	img, err := codec.decode(bytes.NewReader(data))
-	if err != nil {
-		return nil, invalid(ReasonCorrupt, nil,
-			"the image cannot be decoded: the file is damaged (%v)", err)
-	}
-	return img, nil
 }

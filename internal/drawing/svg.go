@@ -54,6 +54,10 @@ type extractor struct {
 	scale float64
 }
 
+// maxPagePoints bounds a page side read from the <svg> header: far above
+// any page the start check admits (MuPDF's own limit on page boxes).
+const maxPagePoints = 1e7
+
 func (x *extractor) top() frame {
 	if len(x.stack) == 0 {
 		return frame{tf: glyph.Identity}
@@ -112,6 +116,9 @@ func (x *extractor) start(t *svgElement) error {
 		if err := errors.Join(errW, errH); err != nil {
 			// Without the page size nothing could be indexed or found.
 			return fmt.Errorf("drawing: page size on <svg>: %w", err)
+		}
+		if !(w >= 0 && h >= 0 && w <= maxPagePoints && h <= maxPagePoints) { // NaN fails too
+			return fmt.Errorf("drawing: page size on <svg>: %g × %g pt is not a page", w, h)
 		}
 		x.b.page.Width, x.b.page.Height = w*x.scale, h*x.scale
 		f.tf = glyph.Scale(x.scale)

@@ -77,11 +77,15 @@ const (
 )
 
 // Legend glyphs are often drawn larger than the plan's symbols (a
-// legend row is sized to its text): a glyph with text inside, which pins
-// what it is, is searched from legendMinScale of its legend size; others
-// from the matcher's MinScale (smaller, a plain shape finds the parts of
-// other symbols).
+// legend row is sized to its text): every legend glyph but a lone shape
+// is searched from legendMinScale of its legend size. A small pose that
+// finds part of a larger symbol loses to that symbol's own match, which
+// explains more of the page (matches are ranked at the page's size).
 const legendMinScale = 0.3
+
+// legendMaxScale: a legend may also draw a glyph smaller than the plan
+// does (a tall glyph shrunk to its row).
+const legendMaxScale = 3.0
 
 // Prepare reads the document (legends, page kinds) and returns the engine
 // for its pages: catalog and legend glyphs matched together, the legend's
@@ -108,10 +112,7 @@ func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engin
 		if class == "" {
 			class = nullClass
 		}
-		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1}
-		if r.GlyphText != "" {
-			t.MinScale = legendMinScale
-		}
+		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1, MinScale: legendMinScale, MaxScale: legendMaxScale}
 		if weak(r.Glyph) {
 			t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
 		}

@@ -17,7 +17,7 @@ import (
 
 func (s *Server) handleInit(w http.ResponseWriter, r *http.Request, c job.Caller) {
 	var req job.InitRequest
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxInitBody+1))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxInitBody))
 	if err := dec.Decode(&req); err != nil {
 		s.writeError(w, r, decodeError(err))
 		return
@@ -42,22 +42,29 @@ func (s *Server) handleInit(w http.ResponseWriter, r *http.Request, c job.Caller
 func decodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return &job.Error{Code: job.CodeUnprocessable, Message: fmt.Sprintf("%s must be a %s, not a JSON %s", te.Field, expected(te), te.Value),
+		return &job.Error{Code: job.CodeUnprocessable, Message: fmt.Sprintf("%s must be %s, not a JSON %s", te.Field, expected(te), te.Value),
 			Details: map[string]any{"field": te.Field}}
+	}
+	var big *http.MaxBytesError
+	if errors.As(err, &big) {
+		return &job.Error{Code: job.CodeUnprocessable, Message: fmt.Sprintf("request body is too large: at most %d bytes are accepted", big.Limit),
+			Details: map[string]any{"max_bytes": big.Limit}}
 	}
 	return &job.Error{Code: job.CodeUnprocessable, Message: "request body is not a valid JSON object: " + err.Error()}
 }
 
+// expected names, with its article, the JSON type a field of the init
+// body takes.
 func expected(te *json.UnmarshalTypeError) string {
 	switch te.Field {
 	case "size":
-		return "integer"
+		return "an integer"
 	case "confidence":
-		return "number"
+		return "a number"
 	case "models":
-		return "array of strings"
+		return "an array of strings"
 	}
-	return "string"
+	return "a string"
 }
 
 func (s *Server) handleStart(w http.ResponseWriter, r *http.Request, c job.Caller) {

@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"blueprint/internal/apikey"
@@ -193,7 +195,59 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, job.Errorf(job.CodeInternal, "internal error"))
 		}
 	}()
+	if target := s.redirectTarget(r); target != "" {
+		s.nonCanonical(w, r, target)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// redirectTarget returns the path the mux would redirect r to with an HTML
+// body ("//v1/symbols" to "/v1/symbols", "/v1" to "/v1/"), or "" when it
+// would route r.
+func (s *Server) redirectTarget(r *http.Request) string {
+	if r.Method == http.MethodConnect {
+		return ""
+	}
+	if c := cleanPath(r.URL.Path); c != r.URL.Path {
+		return c
+	}
+	if _, pattern := s.mux.Handler(r); pattern == r.URL.Path+"/" {
+		return pattern // the mux's trailing-slash redirect
+	}
+	return ""
+}
+
+// nonCanonical answers a path that is not in canonical form like any path
+// without a route (a JSON 404, after the key check on /v1 paths), naming
+// the canonical path. It does not redirect: a redirect would answer HTML,
+// and clients must not learn to rely on non-canonical paths.
+func (s *Server) nonCanonical(w http.ResponseWriter, r *http.Request, target string) {
+	notFound := func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, &job.Error{Code: job.CodeNotFound,
+			Message: fmt.Sprintf("no route for %s %s: the path is not in canonical form (the canonical path is %s)", r.Method, r.URL.Path, target)})
+	}
+	if strings.HasPrefix(target, patternAnyV1) || strings.HasPrefix(r.URL.Path, patternAnyV1) {
+		s.authed(func(w http.ResponseWriter, r *http.Request, _ job.Caller) { notFound(w, r) })(w, r)
+		return
+	}
+	notFound(w, r)
+}
+
+// cleanPath is net/http's canonical form of a request path: path.Clean,
+// rooted, keeping a trailing slash.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 func newRequestID() string {
@@ -266,13 +320,30 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // anything is written, so a value that does not encode becomes a 500
 // instead of a truncated body under status.
 func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	body, err := encodeJSON(v)
-	if err != nil {
+	b := jsonBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if b.Cap() <= maxPooledBuffer {
+			b.Reset()
+			jsonBuffers.Put(b)
+		}
+	}()
+	b.Reset()
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		s.writeError(w, r, fmt.Errorf("encode %d response: %w", status, err))
 		return
 	}
-	sendJSON(w, status, body)
+	sendJSON(w, status, b.Bytes())
 }
+
+// jsonBuffers keeps response buffers between requests: a page of 2000
+// detections is half a megabyte of JSON, and growing a fresh buffer for
+// each of many concurrent reads keeps the collector busy.
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer is the largest buffer kept for reuse.
+const maxPooledBuffer = 4 << 20
 
 func encodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
@@ -286,6 +357,8 @@ func encodeJSON(v any) ([]byte, error) {
 
 func sendJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	// A known length spares large bodies the chunked framing.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body) // the client went away; nothing to do
 }

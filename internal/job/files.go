@@ -40,12 +40,22 @@ type Files interface {
 	// Check. The caller must Close the result; data must not change until
 	// then.
 	Open(ctx context.Context, data []byte, mime string) (OpenFile, error)
+	// CheckBytes estimates the memory, in bytes, that Check holds for a
+	// file of size bytes of type mime (the file included), for the
+	// admission gate (Config.Admission) before the file is read.
+	CheckBytes(mime string, size int64) int64
+	// OpenBytes estimates the memory Open holds for data of type mime
+	// before any page is rendered (the file included).
+	OpenBytes(data []byte, mime string) int64
 }
 
 // OpenFile is an upload opened for processing, one page at a time.
 type OpenFile interface {
 	// NumPages is the number of pages (1 for an image).
 	NumPages() int
+	// PeakBytes estimates the most memory Run holds at once: what
+	// opening held plus the rendering and encoding of the largest page.
+	PeakBytes() int64
 	// Run renders each page in order at the service's resolution, runs
 	// opt.Engine on it, encodes the page as PNG and hands the result to
 	// each before the next page is rendered. An engine that is a

@@ -48,8 +48,9 @@ func BenchmarkFilterAndViews(b *testing.B) {
 		if len(kept) == 0 || len(kept) == len(sp.Detections) {
 			b.Fatalf("kept %d of %d", len(kept), len(sp.Detections))
 		}
+		syms := s.symbolViews("en")
 		for _, d := range kept {
-			_ = s.detectionView(d, p, "en")
+			_ = s.detectionView(d, p, syms)
 		}
 	}
 }

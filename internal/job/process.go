@@ -190,6 +190,14 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 	if err != nil {
 		return nil, nil, &failure{msg: "the uploaded file could not be read from storage (a service-side error)", err: err}
 	}
+	// Wait for the memory of opening the file, then, once its pages are
+	// known, for that of its largest page.
+	held := s.cfg.Files.OpenBytes(data, CanonicalMime(j.MimeType))
+	release, err := s.cfg.Admission.Acquire(ctx, held)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() { release() }()
 	doc, err := s.cfg.Files.Open(ctx, data, CanonicalMime(j.MimeType))
 	if err != nil {
 		var inv *InvalidFile
@@ -199,6 +207,13 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 		return nil, nil, &failure{msg: "the file could not be opened; it may be damaged or of an unsupported kind", err: err}
 	}
 	defer doc.Close()
+	if need := doc.PeakBytes(); need > held {
+		release()
+		if release, err = s.cfg.Admission.Acquire(ctx, need); err != nil {
+			release = func() {}
+			return nil, nil, err
+		}
+	}
 	total := doc.NumPages()
 	if _, err := s.update(ctx, j.ID, func(j *Job) error {
 		zero := 0

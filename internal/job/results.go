@@ -87,15 +87,23 @@ func (s *Service) view(ctx context.Context, j *Job, o ReadOptions) (any, error) 
 	return nil, internal("view job", fmt.Errorf("unknown state %q", j.Status))
 }
 
+// loadPage returns the stored detections of a page of a done job (the
+// only callers), from the Service's cache of decoded pages when it is
+// there; the result is shared and must not be modified.
 func (s *Service) loadPage(ctx context.Context, jobID string, page int) (storedPage, error) {
+	key := ResultKey(jobID, page)
+	if sp, ok := s.pages.get(key); ok {
+		return sp, nil
+	}
 	var sp storedPage
-	data, err := s.readBlob(ctx, ResultKey(jobID, page), 1<<30)
+	data, err := s.readBlob(ctx, key, 1<<30)
 	if err != nil {
 		return sp, fmt.Errorf("read detections of page %d: %w", page, err)
 	}
 	if err := json.Unmarshal(data, &sp); err != nil {
 		return sp, fmt.Errorf("decode detections of page %d: %w", page, err)
 	}
+	s.pages.put(key, sp)
 	return sp, nil
 }
 
@@ -115,9 +123,31 @@ func (s *Service) Symbol(class, lang string) SymbolView {
 	return v
 }
 
-func (s *Service) detectionView(d storedDetection, p Page, lang string) DetectionView {
+// symbolViews memoises Symbol for one response: the detections of one
+// class share one SymbolView (its fields are read-only), instead of
+// allocating its strings again for each of thousands of detections.
+type symbolViews struct {
+	s    *Service
+	lang string
+	m    map[string]SymbolView
+}
+
+func (s *Service) symbolViews(lang string) *symbolViews {
+	return &symbolViews{s: s, lang: lang, m: map[string]SymbolView{}}
+}
+
+func (v *symbolViews) of(class string) SymbolView {
+	sv, ok := v.m[class]
+	if !ok {
+		sv = v.s.Symbol(class, v.lang)
+		v.m[class] = sv
+	}
+	return sv
+}
+
+func (s *Service) detectionView(d storedDetection, p Page, syms *symbolViews) DetectionView {
 	v := DetectionView{
-		ID: d.ID, SymbolView: s.Symbol(d.Class, lang), Confidence: d.Confidence,
+		ID: d.ID, SymbolView: syms.of(d.Class), Confidence: d.Confidence,
 		BBoxPx: BoxView{X: d.Box.X, Y: d.Box.Y, Width: d.Box.W, Height: d.Box.H},
 		Source: SourceView{Detector: d.Source.Detector, VectorMatching: d.Source.VectorMatching},
 	}
@@ -147,6 +177,7 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 		v.Legend[i] = LegendView{PageIndex: r.PageIndex, Description: r.Description, Class: strPtr(r.Class), PrintedQuantity: r.Quantity}
 	}
 	counts := map[string]int{}
+	syms := s.symbolViews(o.Lang)
 	expires := s.now().Add(SignedGetTTL)
 	err := s.eachPage(ctx, j, f, func(p Page, kept []storedDetection) error {
 		pv := PageView{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
@@ -166,7 +197,7 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 		if o.IncludeDetections {
 			inline := make([]DetectionView, 0, len(kept))
 			for _, d := range kept {
-				inline = append(inline, s.detectionView(d, p, o.Lang))
+				inline = append(inline, s.detectionView(d, p, syms))
 			}
 			pv.Detections = &inline
 		}
@@ -267,8 +298,10 @@ func (s *Service) PageDetections(ctx context.Context, c Caller, jobID string, pa
 	if o.Limit < end-start {
 		end = start + o.Limit
 	}
+	syms := s.symbolViews(o.Lang)
+	out.Detections = make([]DetectionView, 0, end-start)
 	for _, d := range kept[start:end] {
-		out.Detections = append(out.Detections, s.detectionView(d, *p, o.Lang))
+		out.Detections = append(out.Detections, s.detectionView(d, *p, syms))
 	}
 	if end < len(kept) {
 		out.Next = &end

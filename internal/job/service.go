@@ -80,6 +80,19 @@ type Links interface {
 	IconURL(class string) string
 }
 
+// Admission admits document work within a memory budget
+// (*budget.Gate implements it).
+type Admission interface {
+	// Acquire waits until work holding about bytes may run, and returns
+	// the function that ends it; it fails only when ctx ends first.
+	Acquire(ctx context.Context, bytes int64) (release func(), err error)
+}
+
+// noAdmission admits everything at once.
+type noAdmission struct{}
+
+func (noAdmission) Acquire(context.Context, int64) (func(), error) { return func() {}, nil }
+
 // Caller is the authenticated partner making a request.
 type Caller struct {
 	KeyID string
@@ -109,9 +122,13 @@ type Config struct {
 	Guard webhook.Guard
 	// WebhookSecret returns the webhook signing secret of an API key ID.
 	WebhookSecret func(keyID string) ([]byte, bool)
-	UploadTTL     time.Duration // 0: DefaultUploadTTL
-	Retention     time.Duration // 0: DefaultRetention
-	Logger        *slog.Logger  // nil: slog.Default()
+	// Admission bounds the documents checked (Start) and processed
+	// (Process) at once and the memory they hold, as estimated by Files;
+	// nil bounds nothing.
+	Admission Admission
+	UploadTTL time.Duration // 0: DefaultUploadTTL
+	Retention time.Duration // 0: DefaultRetention
+	Logger    *slog.Logger  // nil: slog.Default()
 }
 
 // Service is the job domain: every operation of the partner API on jobs,
@@ -122,6 +139,7 @@ type Service struct {
 	clock   Clock
 	log     *slog.Logger
 	webhook *http.Client
+	pages   *pageCache // decoded results of done jobs' pages
 }
 
 // NewService checks cfg and returns a Service.
@@ -135,7 +153,10 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Retention <= 0 {
 		cfg.Retention = DefaultRetention
 	}
-	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger}
+	if cfg.Admission == nil {
+		cfg.Admission = noAdmission{}
+	}
+	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, pages: newPageCache(maxCachedDetections)}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -608,8 +629,20 @@ func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, 
 // returns the upload record to store (Invalid set when the file is
 // refused) and the refusal, errUploadChanged when a PUT replaced the file
 // meanwhile, or another error (a 4xx *Error, or a service-side failure).
+//
+// It waits first for the admission gate (Config.Admission) to admit the
+// memory Files says checking a file of the declared size holds, and holds
+// it until the check ends.
 func (s *Service) checkUpload(ctx context.Context, j *Job) (Upload, *InvalidFile, error) {
 	var up Upload
+	if s.cfg.Direct == nil && j.Upload == nil {
+		return up, nil, errNoUpload()
+	}
+	release, err := s.cfg.Admission.Acquire(ctx, s.cfg.Files.CheckBytes(CanonicalMime(j.MimeType), j.Size))
+	if err != nil {
+		return up, nil, internal("wait to check the upload", err)
+	}
+	defer release()
 	if s.cfg.Direct != nil {
 		pinned, err := s.pinDirectUpload(ctx, j)
 		if err != nil {
@@ -617,9 +650,6 @@ func (s *Service) checkUpload(ctx context.Context, j *Job) (Upload, *InvalidFile
 		}
 		up = pinned
 	} else {
-		if j.Upload == nil {
-			return up, nil, errNoUpload()
-		}
 		up = *j.Upload
 	}
 	data, err := s.readBlob(ctx, up.BlobKey, MaxUploadBytes+1)

@@ -34,6 +34,8 @@ type Document struct {
 // drawings are released as soon as they are read.
 func Read(ctx context.Context, doc detect.Drawings, vocab *Vocabulary) (*Document, error) {
 	d := &Document{tables: map[int][]Rect{}}
+	var bare []int
+	doors := false
 	for i := range doc.NumPages() {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("legend: before page %d: %w", i, err)
@@ -42,23 +44,43 @@ func Read(ctx context.Context, doc detect.Drawings, vocab *Vocabulary) (*Documen
 		if err != nil {
 			return nil, fmt.Errorf("legend: page %d: %w", i, err)
 		}
-		d.addPage(i, pg, vocab)
+		if d.addPage(i, pg, vocab) {
+			bare = append(bare, i)
+		}
+		doors = doors || (d.Kinds[i] == detect.KindFloorPlan && hasDoorSwing(pg))
+	}
+	// A set whose plans draw doors: a sheet with neither doors nor words
+	// nor a title is one of its diagrams (single-line or schematic, their
+	// text drawn as outlines), not a plan.
+	if doors {
+		for _, i := range bare {
+			d.Kinds[i] = detect.KindRiser
+		}
 	}
 	d.group()
 	return d, nil
 }
 
-func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) {
+// addPage reads page i's legends and kind; it reports whether the page
+// is a plan only by default (kindOf).
+func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 	tables := Find(pg, i)
-	d.Kinds = append(d.Kinds, Kind(pg, tables))
+	kind, bare := kindOf(pg, tables)
+	d.Kinds = append(d.Kinds, kind)
 	for _, t := range tables {
 		d.tables[i] = append(d.tables[i], t.Box)
 		for _, r := range t.Rows {
-			class, _ := vocab.Class(r.Description + " " + r.GlyphText + " " + strings.Join(r.Tags, " "))
+			// A description that is a catalog name says it all; else the
+			// vocabulary reads it with the glyph's text and tags.
+			class, ok := vocab.Name(r.Description)
+			if !ok {
+				class, _ = vocab.Class(r.Description + " " + r.GlyphText + " " + strings.Join(r.Tags, " "))
+			}
 			d.Rows = append(d.Rows, r)
 			d.Classes = append(d.Classes, class)
 		}
 	}
+	return bare
 }
 
 // group finds rows that share a glyph (told apart by their tags only) and
@@ -70,17 +92,24 @@ func (d *Document) group() {
 	for i := range d.Rows {
 		d.leader[i], d.same[i] = i, i
 		for j := range i {
+			if d.same[j] == j && d.Classes[j] == d.Classes[i] && normDesc(d.Rows[j]) == normDesc(d.Rows[i]) {
+				d.same[i] = j
+				break
+			}
+		}
+		// A row repeated from an earlier sheet's legend is matched with
+		// that row's template (one template per glyph, not per sheet);
+		// Assign gives each sheet's matches to its own row.
+		if s := d.same[i]; s != i && len(d.Rows[s].Glyph.Shapes) > 0 {
+			d.leader[i] = d.leader[s]
+			continue
+		}
+		for j := range i {
 			if d.leader[j] != j || !sameGlyph(d.Rows[i], d.Rows[j]) {
 				continue
 			}
 			d.leader[i] = j
 			break
-		}
-		for j := range i {
-			if d.same[j] == j && d.Classes[j] == d.Classes[i] && normDesc(d.Rows[j]) == normDesc(d.Rows[i]) {
-				d.same[i] = j
-				break
-			}
 		}
 	}
 }
@@ -88,6 +117,11 @@ func (d *Document) group() {
 func normDesc(r Row) string {
 	return strings.Join(normWords(r.Description+" "+strings.Join(r.Tags, " "), false), " ")
 }
+
+// sameCover is how much of each glyph's drawing the other must cover for
+// two rows to draw the same glyph: a switch with one more lever (a
+// tenth more drawing) is another glyph.
+const sameCover = 0.97
 
 // sameGlyph reports whether two rows draw the same glyph: the same text
 // inside and each one's drawing within a small tolerance of the other's.
@@ -106,7 +140,41 @@ func sameGlyph(a, b Row) bool {
 		pb[i] = glyph.Point{X: pb[i].X * k, Y: pb[i].Y * k}
 	}
 	tol := 0.06 * sa
-	return covers(pa, pb, tol) >= 0.9 && covers(pb, pa, tol) >= 0.9 && colourClose(a.Color, b.Color)
+	// One CAD block drawn twice has the same make-up of curves and
+	// straight lines: a hexagon is not a circle, however close.
+	if math.Abs(curvedShare(a.Glyph)-curvedShare(b.Glyph)) > 0.15 {
+		return false
+	}
+	return covers(pa, pb, tol) >= sameCover && covers(pb, pa, tol) >= sameCover && colourClose(a.Color, b.Color)
+}
+
+// curvedShare is the fraction of a glyph's drawn length that is arcs and
+// circles.
+func curvedShare(g glyph.Glyph) float64 {
+	var curved, all float64
+	for _, s := range g.Shapes {
+		var l float64
+		switch s.Kind {
+		case glyph.KindCircle:
+			l = 2 * math.Pi * s.R
+			curved += l
+		case glyph.KindArc:
+			l = math.Abs(s.Sweep) * math.Pi / 180 * s.R
+			curved += l
+		case glyph.KindText:
+		default:
+			for _, pl := range (glyph.Glyph{Shapes: []glyph.Shape{s}}).Polylines(0.05) {
+				for i := 1; i < len(pl); i++ {
+					l += math.Hypot(pl[i].X-pl[i-1].X, pl[i].Y-pl[i-1].Y)
+				}
+			}
+		}
+		all += l
+	}
+	if all == 0 {
+		return 0
+	}
+	return curved / all
 }
 
 func glyphPoints(g glyph.Glyph) []glyph.Point {

@@ -3,6 +3,7 @@ package legend
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,7 +113,23 @@ type pageIndex struct {
 	nx, ny int
 	grid   map[int][]int32
 	runs   []run
+	// hrules are the long horizontal lines of the page (table rules,
+	// walls), sorted by y.
+	hrules []hrule
+	// long are the segments longer than minLong, listed on first use.
+	long []int32
 }
+
+// minLong is the shortest segment crossed tests, in pixels: 6 em of the
+// smallest text legends are read at (about 0.5 mm).
+const minLong = 24.0
+
+// hrule is a long horizontal line at y from x0 to x1.
+type hrule struct{ y, x0, x1 float64 }
+
+// minRule is the shortest horizontal line kept as a possible table rule,
+// in pixels (about 1 mm at the raster's resolution).
+const minRule = 8.0
 
 func newIndex(pg *drawing.Page) *pageIndex {
 	ix := &pageIndex{pg: pg, cell: 48, grid: map[int][]int32{}}
@@ -132,6 +149,12 @@ func newIndex(pg *drawing.Page) *pageIndex {
 		add(piece{seg: -1, arc: i, box: arcBox(a)})
 	}
 	ix.runs = runs(pg)
+	for _, s := range pg.Segments {
+		if dx, dy := math.Abs(s.B.X-s.A.X), math.Abs(s.B.Y-s.A.Y); dx >= minRule && dy <= 0.02*dx {
+			ix.hrules = append(ix.hrules, hrule{y: (s.A.Y + s.B.Y) / 2, x0: math.Min(s.A.X, s.B.X), x1: math.Max(s.A.X, s.B.X)})
+		}
+	}
+	sort.Slice(ix.hrules, func(a, b int) bool { return ix.hrules[a].y < ix.hrules[b].y })
 	return ix
 }
 
@@ -174,12 +197,30 @@ type cluster struct {
 }
 
 // glyphLeftOf returns the cluster of small drawn pieces nearest to the
-// left of x within the band [y0, y1], reaching at most reach pixels.
+// left of x on the row whose text runs through [y0, y1], reaching at most
+// reach pixels. Pieces are first taken by their centres in the band; a
+// glyph taller than its text (a box, a diamond) also has pieces wholly
+// above and below it, so the cluster of every piece that meets the band,
+// up to the rules above and below the row (or 3 em where none is drawn),
+// is taken whole.
 func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64) (cluster, bool) {
-	area := Rect{glyph.Point{X: x - reach, Y: y0}, glyph.Point{X: x, Y: y1}}
+	band, ok := ix.glyphIn(Rect{glyph.Point{X: x - reach, Y: y0}, glyph.Point{X: x, Y: y1}}, y0, y1, em, false)
+	top, bottom := ix.rulesAround(x, y0, y1, em, band, ok)
+	whole, wok := ix.glyphIn(Rect{glyph.Point{X: x - reach, Y: top - 0.1*em}, glyph.Point{X: x, Y: bottom + 0.1*em}}, y0, y1, em, true)
+	if !wok || (ok && whole.box.Max.X < band.box.Max.X) {
+		return band, ok
+	}
+	return whole, true
+}
+
+// glyphIn clusters the small pieces in area and returns the nearest to
+// the right that is not thin and has a piece meeting [y0, y1] (with
+// whole, pieces must lie wholly in area; otherwise their centres do).
+func (ix *pageIndex) glyphIn(area Rect, y0, y1, em float64, whole bool) (cluster, bool) {
 	var cand []int32
 	ix.piecesIn(area, func(i int32) {
-		if ix.pieces[i].size <= maxPieceEm*em {
+		p := ix.pieces[i]
+		if p.size <= maxPieceEm*em && (!whole || (p.box.Min.Y >= area.Min.Y && p.box.Max.Y <= area.Max.Y)) {
 			cand = append(cand, i)
 		}
 	})
@@ -193,6 +234,17 @@ func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64) (cluster, bool) {
 		if math.Min(c.box.w(), c.box.h()) < 0.25*em {
 			continue
 		}
+		meets := false
+		for _, i := range c.pieces {
+			b := ix.pieces[i].box
+			if b.Max.Y >= y0 && b.Min.Y <= y1 {
+				meets = true
+				break
+			}
+		}
+		if !meets {
+			continue
+		}
 		if best < 0 || c.box.Max.X > cs[best].box.Max.X {
 			best = k
 		}
@@ -201,6 +253,37 @@ func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64) (cluster, bool) {
 		return cluster{}, false
 	}
 	return cs[best], true
+}
+
+// rulesAround returns how far up and down from the band [y0, y1] a row's
+// glyph may reach: to the nearest rule above and below the band's middle,
+// at most 3 em away. A rule runs past both sides of what the band found
+// of the glyph (core, when found; tables ruled cell by cell have short
+// rules), or, without a core, is a long line reaching the description's
+// start x1.
+func (ix *pageIndex) rulesAround(x1, y0, y1, em float64, core cluster, found bool) (top, bottom float64) {
+	top, bottom = y0-3*em, y1+3*em
+	lo := sort.Search(len(ix.hrules), func(i int) bool { return ix.hrules[i].y >= top })
+	for _, r := range ix.hrules[lo:] {
+		if r.y > bottom {
+			break
+		}
+		rule := r.x1-r.x0 >= maxPieceEm*em && r.x0 <= x1-em && r.x1 >= x1
+		if found {
+			rule = r.x1-r.x0 >= em && r.x0 <= core.box.Min.X-0.2*em && r.x1 >= core.box.Max.X+0.2*em
+		}
+		if !rule {
+			continue
+		}
+		// Tight rows: a rule may run through the edge of the band.
+		switch mid := (y0 + y1) / 2; {
+		case r.y < mid-0.25*em:
+			top = math.Max(top, r.y)
+		case r.y > mid+0.25*em:
+			bottom = math.Min(bottom, r.y)
+		}
+	}
+	return top, bottom
 }
 
 // clusterPieces groups pieces whose boxes come within gap of each other.
@@ -526,20 +609,26 @@ func area(r Rect) float64 { return math.Max(r.w(), 0) * math.Max(r.h(), 0) }
 // whose rules run around them.
 func (ix *pageIndex) crossed(box Rect, em float64) bool {
 	in := Rect{glyph.Point{X: box.Min.X + 0.15*box.w(), Y: box.Min.Y + 0.15*box.h()}, glyph.Point{X: box.Max.X - 0.15*box.w(), Y: box.Max.Y - 0.15*box.h()}}
-	hit := false
 	// Long pieces are indexed at their centres, which may lie far away:
-	// scan the segments near the box by their ends instead.
-	for i := range ix.pg.Segments {
+	// test the page's long segments by their ends instead.
+	if ix.long == nil {
+		ix.long = []int32{}
+		for i, s := range ix.pg.Segments {
+			if math.Max(math.Abs(s.B.X-s.A.X), math.Abs(s.B.Y-s.A.Y)) > minLong {
+				ix.long = append(ix.long, int32(i))
+			}
+		}
+	}
+	for _, i := range ix.long {
 		s := ix.pg.Segments[i]
 		if math.Max(math.Abs(s.B.X-s.A.X), math.Abs(s.B.Y-s.A.Y)) <= maxPieceEm*em {
 			continue
 		}
 		if segHitsRect(s.A, s.B, in) {
-			hit = true
-			break
+			return true
 		}
 	}
-	return hit
+	return false
 }
 
 // segHitsRect reports whether segment ab meets rectangle r (Liang–Barsky).
@@ -598,17 +687,33 @@ func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate) (Row,
 		return Row{}, "", false
 	}
 	d := &ix.runs[desc]
-	// Continuation lines of a wrapped description: runs in the band that
-	// start where the description starts.
-	text := d.text
-	rowBox := Rect{d.min, d.max}
+	// A wrapped description: the runs in the band that start where the
+	// description starts, on consecutive lines above and below it, read
+	// top to bottom.
+	lines := []int{desc}
 	for _, i := range inBand {
 		r := &ix.runs[i]
-		if i != desc && math.Abs(r.min.X-d.min.X) < 1.5*em && r.centre().Y > d.centre().Y+0.5*em {
-			text += " " + r.text
-			rowBox = rowBox.union(Rect{r.min, r.max})
+		if i != desc && math.Abs(r.min.X-d.min.X) < 1.5*em && r.letters() >= 1 {
+			lines = append(lines, i)
 		}
 	}
+	sort.Slice(lines, func(a, b int) bool { return ix.runs[lines[a]].centre().Y < ix.runs[lines[b]].centre().Y })
+	at := slices.Index(lines, desc)
+	lo, hi := at, at
+	for lo > 0 && ix.runs[lines[lo]].centre().Y-ix.runs[lines[lo-1]].centre().Y <= 1.8*em {
+		lo--
+	}
+	for hi < len(lines)-1 && ix.runs[lines[hi+1]].centre().Y-ix.runs[lines[hi]].centre().Y <= 1.8*em {
+		hi++
+	}
+	var parts []string
+	rowBox := emptyRect()
+	for _, i := range lines[lo : hi+1] {
+		r := &ix.runs[i]
+		parts = append(parts, r.text)
+		rowBox = rowBox.union(Rect{r.min, r.max})
+	}
+	text := strings.Join(parts, " ")
 	// The glyph: small pieces whose centres lie in the symbol cell.
 	cell := Rect{glyph.Point{X: left, Y: y0}, glyph.Point{X: d.min.X - 0.2*em, Y: y1}}
 	var idx []int32
@@ -644,7 +749,7 @@ func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate) (Row,
 	var inside []int32
 	var tags []string
 	for _, i := range inBand {
-		if i == desc {
+		if slices.Contains(lines[lo:hi+1], i) {
 			continue
 		}
 		r := &ix.runs[i]

@@ -6,8 +6,11 @@ import (
 	"strings"
 
 	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
 )
+
+type drawingSegment = drawing.Segment
 
 // pxPerMM converts raster pixels to the glyph frame's millimetres.
 const pxPerMM = float64(detect.RenderDPI) / 25.4
@@ -24,6 +27,29 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 	}
 	type key struct{ a, b, c, d int64 }
 	q := func(v float64) int64 { return int64(math.Round(v * 4)) }
+	segKey := func(s drawingSegment) key {
+		a, b := s.A, s.B
+		if b.X < a.X || (b.X == a.X && b.Y < a.Y) {
+			a, b = b, a
+		}
+		return key{q(a.X), q(a.Y), q(b.X), q(b.Y)}
+	}
+	// A fill drawn as many small polygons (a hatched or fanned region)
+	// shares its inner edges between two of them: those edges are not
+	// drawing anyone sees and only make the template dear to match.
+	fillEdges, stroked := map[key]int{}, map[key]bool{}
+	for _, i := range pieces {
+		if p := ix.pieces[i]; p.seg >= 0 {
+			s := ix.pg.Segments[p.seg]
+			st := ix.pg.Styles[s.Style]
+			k := segKey(s)
+			if st.Stroke != "" {
+				stroked[k] = true
+			} else if st.Fill != "" {
+				fillEdges[k]++
+			}
+		}
+	}
 	seen := map[key]int{}
 	var g glyph.Glyph
 	colourLen := map[string]float64{}
@@ -39,7 +65,10 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 			if b.X < a.X || (b.X == a.X && b.Y < a.Y) {
 				a, b = b, a
 			}
-			k = key{q(a.X), q(a.Y), q(b.X), q(b.Y)}
+			k = segKey(s)
+			if fillEdges[k] >= 2 && !stroked[k] {
+				continue
+			}
 			sh = glyph.Shape{Kind: glyph.KindLine, Pts: []glyph.Point{mm(a), mm(b)}}
 			style = s.Style
 			length = math.Hypot(b.X-a.X, b.Y-a.Y)
@@ -72,6 +101,7 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 		}
 		colourLen[col] += length
 	}
+	g.Shapes = thinFills(g.Shapes)
 	// Inside text: one text shape per line of characters.
 	sort.Slice(inside, func(a, b int) bool {
 		ca, cb := ix.pg.Chars[inside[a]], ix.pg.Chars[inside[b]]
@@ -111,4 +141,53 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 		}
 	}
 	return g, strings.Join(texts, " "), best
+}
+
+// thinFill is the width under which a filled strip is drawn as a line: a
+// hatch line exported as a thin filled polygon (mm).
+const thinFill = 1.5 / pxPerMM
+
+// thinFills draws each thin filled strip (a hatch line exported as a
+// polygon: two long edges and two short ends) as one line: its short
+// ends and one of its long edges are dropped, which keeps hatched glyphs
+// cheap to match.
+func thinFills(shapes []glyph.Shape) []glyph.Shape {
+	out := shapes[:0]
+	var kept []glyph.Shape
+	for _, s := range shapes {
+		if s.Kind != glyph.KindLine || !s.Fill {
+			out = append(out, s)
+			continue
+		}
+		a, b := s.Pts[0], s.Pts[1]
+		l := math.Hypot(b.X-a.X, b.Y-a.Y)
+		if l < thinFill {
+			continue // the end of a strip
+		}
+		dup := false
+		for _, k := range kept {
+			if nearLine(a, k, thinFill) && nearLine(b, k, thinFill) {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		kept = append(kept, s)
+		out = append(out, s)
+	}
+	return out
+}
+
+// nearLine reports whether p lies within d of line shape k's segment.
+func nearLine(p glyph.Point, k glyph.Shape, d float64) bool {
+	a, b := k.Pts[0], k.Pts[1]
+	dx, dy := b.X-a.X, b.Y-a.Y
+	l2 := dx*dx + dy*dy
+	t := 0.0
+	if l2 > 0 {
+		t = math.Max(0, math.Min(1, ((p.X-a.X)*dx+(p.Y-a.Y)*dy)/l2))
+	}
+	return math.Hypot(p.X-a.X-t*dx, p.Y-a.Y-t*dy) <= d
 }

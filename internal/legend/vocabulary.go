@@ -90,15 +90,10 @@ func (v *Vocabulary) Classes() []string {
 // Class returns the class that text names and whether any rule matched
 // (a matched rule of class "-" returns "", true).
 func (v *Vocabulary) Class(text string) (string, bool) {
-	words := normWords(text, false)
-	// The whole text is a class's name.
-	for _, r := range v.rules {
-		if r.name && len(r.words) == len(words) {
-			if _, ok := matchWords(r.words, words); ok {
-				return r.class, true
-			}
-		}
+	if c, ok := v.Name(text); ok {
+		return c, true
 	}
+	words := normWords(text, false)
 	best := -1
 	var bestKey [3]int
 	for i, r := range v.rules {
@@ -118,6 +113,20 @@ func (v *Vocabulary) Class(text string) (string, bool) {
 		return "", false
 	}
 	return v.rules[best].class, true
+}
+
+// Name returns the class whose catalog name (WithNames) the whole text
+// is, and whether one is.
+func (v *Vocabulary) Name(text string) (string, bool) {
+	words := normWords(text, false)
+	for _, r := range v.rules {
+		if r.name && len(r.words) == len(words) {
+			if _, ok := matchWords(r.words, words); ok {
+				return r.class, true
+			}
+		}
+	}
+	return "", false
 }
 
 // matchWords reports where each pattern word occurs in words (the first

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"blueprint/internal/detect"
+	docpkg "blueprint/internal/document"
 	"blueprint/internal/job"
 	"blueprint/internal/webhook"
 )
@@ -68,6 +69,10 @@ func TestDocumentAgreesWithCode(t *testing.T) {
 	num("/paths/~1v1~1jobs/get/parameters/0/schema/default", job.DefaultListLimit)
 	str(s+"JobExpired/properties/expiry_reason/enum/0", job.ReasonUploadNotReceived)
 	str(s+"JobExpired/properties/expiry_reason/enum/1", job.ReasonRetentionElapsed)
+	for i, d := range []string{docpkg.DamageTruncated, docpkg.DamageXref, docpkg.DamageObjectOffsets,
+		docpkg.DamageNoCatalog, docpkg.DamagePageSize, docpkg.DamageStream} {
+		str(fmt.Sprintf("%sStartValidationDetails/properties/damage/enum/%d", s, i), d)
+	}
 
 	for _, ev := range []string{webhook.EventDone, webhook.EventFailed} {
 		post := "/webhooks/" + ev + "/post/parameters/"

@@ -99,12 +99,15 @@ func (s *Signer) sign(method, path, expires string) string {
 }
 
 // URL returns base+path with the expires and sig query parameters. base is
-// the public base URL without a trailing slash; path starts with "/".
+// the public base URL without a trailing slash; path starts with "/" and
+// is escaped as a URL path (a "#" or "?" in it stays part of the path),
+// so the server sees it, decoded, as the path that was signed.
 func (s *Signer) URL(base, method, path string, expires time.Time) string {
 	q := url.Values{}
 	q.Set(ParamExpires, strconv.FormatInt(expires.Unix(), 10))
 	q.Set(ParamSig, s.Sign(method, path, expires))
-	return strings.TrimRight(base, "/") + path + "?" + q.Encode()
+	u := url.URL{Path: path}
+	return strings.TrimRight(base, "/") + u.EscapedPath() + "?" + q.Encode()
 }
 
 // Verify checks the query of a signed request to path. It returns ErrForged

@@ -70,6 +70,10 @@ type design struct {
 	legend   bool
 	empty    bool
 	page     int // index in the sheet's pages
+	role     int // rolePlan, or a legend set's title sheet or riser
+	// counts are the devices a title sheet's legend counts (the set's);
+	// nil counts the page's own instances.
+	counts   map[string]int
 	ops      []func(*pen) error
 	insts    []instance
 	occupied []rect
@@ -206,7 +210,7 @@ func (d *design) finish() {
 	d.empty = d.chance(0.08)
 	d.legend = !d.empty && d.chance(0.35)
 	if d.g.novel {
-		d.empty, d.legend = false, d.page == 0
+		d.empty, d.legend = false, d.page == 0 && !d.g.layout.titleSheet && d.role == rolePlan
 	}
 	d.symWidth = 0.13 + 0.57*math.Pow(d.r.Float64(), 2)
 	d.symScale = d.uni(0.6, 1.8)
@@ -342,6 +346,10 @@ func (d *design) layout() {
 		area.x1 = strip.x0 - 6
 	}
 
+	if d.role != rolePlan {
+		d.drawSetPage(area)
+		return
+	}
 	var legendArea rect
 	if d.legend {
 		lw := math.Min(110, 0.45*area.w())
@@ -356,7 +364,10 @@ func (d *design) layout() {
 		}
 	}
 	d.plan(area)
-	if d.legend {
+	switch {
+	case d.legend && d.g.novel:
+		d.drawNovelLegend(legendArea)
+	case d.legend:
 		d.drawLegend(legendArea)
 	}
 }
@@ -410,10 +421,16 @@ func (d *design) titleBlock(tb rect) {
 		firm, proj = firmsFI[d.r.IntN(len(firmsFI))], projectsFI[d.r.IntN(len(projectsFI))]
 		kind = [...]string{"SÄHKÖSUUNNITELMA", "PALOILMOITINSUUNNITELMA", "VALAISTUSSUUNNITELMA"}[d.r.IntN(3)]
 		title = fmt.Sprintf("%d. KERROS TASOPIIRUSTUS", 1+d.r.IntN(4))
+		if t := d.sheetTitle(); t != "" {
+			kind, title = t, t
+		}
 	} else {
 		firm, proj = firmsEN[d.r.IntN(len(firmsEN))], projectsEN[d.r.IntN(len(projectsEN))]
 		kind = [...]string{"ELECTRICAL LAYOUT", "FIRE ALARM LAYOUT", "LIGHTING LAYOUT"}[d.r.IntN(3)]
 		title = fmt.Sprintf("LEVEL %d FLOOR PLAN", 1+d.r.IntN(4))
+		if t := d.sheetTitle(); t != "" {
+			kind, title = t, t
+		}
 	}
 	cells := [][2]string{
 		{firm, d.texts("Suunnittelija", "Designer") + ": " + [...]string{"J. Virtanen", "A. Smith", "M. Korhonen"}[d.r.IntN(3)]},

@@ -458,13 +458,7 @@ func (d *design) drawLegend(r rect) {
 		y += rowH
 		d.lines(black, 0.18, nil, glyph.Point{X: r.x0, Y: y}, glyph.Point{X: r.x1, Y: y})
 		s := d.g.symbols[k]
-		lo, hi := s.Glyph.Bounds()
-		sc := math.Min((rowH-1.5)/math.Max(hi.Y-lo.Y, 0.1), (glyphW-3)/math.Max(hi.X-lo.X, 0.1))
-		sc = math.Min(sc, 1.5)
-		at := glyph.Point{X: r.x0 + glyphW/2 - sc*(lo.X+hi.X)/2, Y: y + rowH/2 - sc*(lo.Y+hi.Y)/2}
-		g, c, w := s.Glyph, d.symColour(k), d.symWidth
-		pl := glyph.Placement{At: at, Scale: sc}
-		d.op(func(p *pen) error { return p.drawGlyph(g, pl, c, math.Min(w, 0.35)) })
+		d.legendGlyph(k, rect{r.x0, y, r.x0 + glyphW, y + rowH})
 		desc := s.NameEN
 		if d.fi {
 			desc = s.NameFI

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"blueprint/internal/glyph"
 )
@@ -118,21 +119,23 @@ func novelGlyph(r *rand.Rand) (glyph.Glyph, string) {
 		}
 		g.Shapes = append(g.Shapes, glyph.Shape{Kind: glyph.KindPolygon, Pts: pts})
 	}
-	key := fmt.Sprint(base)
 	marks := 1 + r.IntN(2)
 	used := map[int]bool{}
+	// The key lists the marks in a fixed order: the same marks drawn in
+	// another order are the same glyph.
+	var keyMarks [6]string
 	for range marks {
 		m := r.IntN(6)
 		if used[m] {
 			continue
 		}
 		used[m] = true
-		key += fmt.Sprint(",", m)
+		keyMarks[m] = fmt.Sprint(",", m)
 		s := size * 0.45
 		switch m {
 		case 0:
 			txt := string(rune('A'+r.IntN(26))) + []string{"", string(rune('A' + r.IntN(26))), fmt.Sprint(r.IntN(9) + 1)}[r.IntN(3)]
-			key += txt
+			keyMarks[m] += txt
 			g.Shapes = append(g.Shapes, glyph.Shape{Kind: glyph.KindText, Text: txt, Pts: []glyph.Point{{X: 0, Y: s * 0.9}}, Size: s * 1.6})
 		case 1:
 			g.Shapes = append(g.Shapes, glyph.Shape{Kind: glyph.KindPolygon, Pts: []glyph.Point{{X: -s, Y: 0}, {X: s, Y: 0}, {X: s, Y: s}, {X: -s, Y: s}}, Fill: true})
@@ -148,6 +151,7 @@ func novelGlyph(r *rand.Rand) (glyph.Glyph, string) {
 			g.Shapes = append(g.Shapes, glyph.Shape{Kind: glyph.KindCircle, Pts: []glyph.Point{{}}, R: s})
 		}
 	}
+	key := fmt.Sprint(base) + strings.Join(keyMarks[:], "")
 	if r.IntN(3) == 0 {
 		key += ",tail"
 		g.Shapes = append(g.Shapes, glyph.Shape{Kind: glyph.KindLine, Pts: []glyph.Point{{X: 0, Y: -size}, {X: 0, Y: -size * 1.6}}})

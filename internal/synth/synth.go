@@ -70,6 +70,8 @@ type Generator struct {
 	// novel is set on the generator of one legend set (KindLegend):
 	// every sheet has the set's legend on its first page.
 	novel bool
+	// layout is a legend set's layout (title sheet, riser).
+	layout setLayout
 }
 
 // New returns a generator for the given symbols (at least one, each with
@@ -136,8 +138,8 @@ func (g *Generator) Vector(seed uint64, i int, opt Options) (Sheet, error) {
 // legend on the first page. Its ground truth names each instance by the
 // class of its legend row.
 func (g *Generator) Legend(seed uint64, i int, opt Options) (Sheet, error) {
-	ng := &Generator{symbols: g.novelSymbols(rngFor(seed, i, 20)), met: g.met, novel: true}
-	pages, err := ng.sheet(seed, i, opt)
+	ng := &Generator{symbols: g.novelSymbols(rngFor(seed, i, 20)), met: g.met, novel: true, layout: newSetLayout(rngFor(seed, i, 30))}
+	pages, err := ng.legendSheet(seed, i, opt)
 	if err != nil {
 		return Sheet{}, err
 	}

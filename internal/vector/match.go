@@ -362,7 +362,7 @@ type hypothesis struct {
 type scored struct {
 	hypothesis
 	cov      float64
-	explains float64 // explained template geometry, mm
+	explains float64 // explained geometry, mm at the page's size
 	box      detect.Box
 }
 
@@ -461,10 +461,12 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 	}
 	// What the pose explains, for ranking overlapping matches: drawn
 	// geometry in full, text found near it at a quarter weight (a label
-	// beside a symbol may read like a glyph's text).
+	// beside a symbol may read like a glyph's text). It is measured at the
+	// size the pose draws it: a legend glyph drawn twice the plan's size
+	// explains no more of a plan symbol than the plan draws.
 	textMM := textCharWeightMM * float64(charsFound)
 	geomMM := total - missed - off - textMM
-	return scored{hypothesis: h, cov: cov, explains: geomMM + textMM/4}, true
+	return scored{hypothesis: h, cov: cov, explains: (geomMM + textMM/4) * h.pl.Scale}, true
 }
 
 // missingChars counts the characters of a template text that the page does

@@ -1,0 +1,71 @@
+package budget
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestGateBoundsBytesAndSlots: concurrent work never holds more than the
+// budget or the slots, all of it runs (waiting, not failing), and work
+// larger than the budget runs alone.
+func TestGateBoundsBytesAndSlots(t *testing.T) {
+	g := New(100, 3)
+	var held, docs, maxHeld, maxDocs atomic.Int64
+	var wg sync.WaitGroup
+	sizes := []int64{10, 60, 40, 30, 250, 5, 90, 50, 20, 70}
+	for _, n := range sizes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			release, err := g.Acquire(context.Background(), n)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			h, d := held.Add(min(n, 100)), docs.Add(1)
+			for _, p := range []struct {
+				m *atomic.Int64
+				v int64
+			}{{&maxHeld, h}, {&maxDocs, d}} {
+				for old := p.m.Load(); p.v > old && !p.m.CompareAndSwap(old, p.v); old = p.m.Load() {
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+			held.Add(-min(n, 100))
+			docs.Add(-1)
+			release()
+		}()
+	}
+	wg.Wait()
+	if maxHeld.Load() > 100 || maxDocs.Load() > 3 {
+		t.Fatalf("held %d bytes and %d documents at once; budget 100 and 3", maxHeld.Load(), maxDocs.Load())
+	}
+	if maxDocs.Load() < 2 {
+		t.Errorf("never more than %d document at once: the gate serialised everything", maxDocs.Load())
+	}
+}
+
+// TestGateWaitEndsWithContext: a waiter whose context ends gets its error
+// and holds nothing.
+func TestGateWaitEndsWithContext(t *testing.T) {
+	g := New(10, 1)
+	release, err := g.Acquire(context.Background(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := g.Acquire(ctx, 1); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v, want the deadline", err)
+	}
+	release()
+	r2, err := g.Acquire(context.Background(), 10)
+	if err != nil {
+		t.Fatalf("the cancelled waiter kept something: %v", err)
+	}
+	r2()
+}

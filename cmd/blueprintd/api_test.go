@@ -27,7 +27,7 @@ func processPDF(t *testing.T, e *testEnv, key, name string, data []byte, extra m
 }
 
 func TestUploadAttacks(t *testing.T) {
-	clock := &fakeClock{t: time.Now().UTC()}
+	clock := apitest.NewClock(time.Now().UTC())
 	dir := t.TempDir()
 	e := startEnv(t, dir, options{runner: runnerOpts(), clock: clock})
 	data := pdfDoc([2]int{100, 100})

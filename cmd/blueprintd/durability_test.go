@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"blueprint/internal/apitest"
 	"blueprint/internal/boltstore"
 	"blueprint/internal/detect"
 	"blueprint/internal/job"
@@ -101,7 +102,7 @@ func TestWebhookSurvivesRestart(t *testing.T) {
 // TestWebhookGivesUp counts 1 + MaxRetries attempts against a receiver
 // that always fails.
 func TestWebhookGivesUp(t *testing.T) {
-	clock := &fakeClock{t: time.Now().UTC()}
+	clock := apitest.NewClock(time.Now().UTC())
 	sink := newSink(t, 500, 500, 500, 500, 500, 500, 500, 500, 500)
 	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
 	id := doneJob(t, e, keyA, map[string]any{"callback_url": sink.URL})
@@ -132,7 +133,7 @@ func TestWebhookGivesUp(t *testing.T) {
 // webhook still waits for a retry gives the delivery up: the retry would
 // otherwise send the expired record as a job.done event.
 func TestExpiryEndsPendingWebhook(t *testing.T) {
-	clock := &fakeClock{t: time.Now().UTC()}
+	clock := apitest.NewClock(time.Now().UTC())
 	sink := newSink(t, 500, 500)
 	// No polling: after the first attempt only the explicit calls below
 	// deliver.
@@ -201,7 +202,7 @@ func TestFailedJob(t *testing.T) {
 
 // TestExpiry walks the expiry rules with a fake clock.
 func TestExpiry(t *testing.T) {
-	clock := &fakeClock{t: time.Now().UTC()}
+	clock := apitest.NewClock(time.Now().UTC())
 	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
 	ctx := context.Background()
 	done := doneJob(t, e, keyA, nil)

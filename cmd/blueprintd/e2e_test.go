@@ -18,7 +18,7 @@ import (
 // URLs, the in-process runner.
 func TestContract(t *testing.T) {
 	apitest.RunContract(t, func(t *testing.T, o apitest.Options) (apitest.Service, *apitest.Client) {
-		e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: o.Engine}, func(c *config.Config) {
+		e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: o.Engine, clock: o.Clock}, func(c *config.Config) {
 			c.AllowPrivateCallbacks = !o.StrictCallbacks
 		})
 		return e, e.api

@@ -27,22 +27,7 @@ const (
 )
 
 // fakeClock is a settable clock, safe for concurrent use.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+type fakeClock = apitest.Clock
 
 // testEnv is one running service on 127.0.0.1 over a data directory. It
 // is an apitest.Service, so the contract tests run against it.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"blueprint/internal/apitest"
 	"blueprint/internal/job"
 	"blueprint/internal/localblob"
 	"blueprint/internal/webhook"
@@ -18,7 +19,7 @@ import (
 // every poll), with last_error saying why, until the delivery is given up
 // after 1 + MaxRetries attempts.
 func TestWebhookPayloadUnbuildable(t *testing.T) {
-	clock := &fakeClock{t: time.Now().UTC()}
+	clock := apitest.NewClock(time.Now().UTC())
 	sink := newSink(t, 500)
 	dir := t.TempDir()
 	e := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})

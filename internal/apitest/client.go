@@ -228,6 +228,29 @@ func PDFDoc(sizes ...[2]int) []byte {
 	return documenttest.PDF(pages...)
 }
 
+// Clock is a settable job.Clock, safe for concurrent use.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a Clock reading t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
 // SyntheticSheet reads testdata/synth/sheet-00002.pdf of the repository, a
 // generated drawing with 130 symbols.
 func SyntheticSheet(t *testing.T) []byte {

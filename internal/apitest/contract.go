@@ -27,6 +27,8 @@ type Options struct {
 	// public addresses only); otherwise private callbacks are allowed so
 	// that a receiver on 127.0.0.1 works.
 	StrictCallbacks bool
+	// Clock replaces the system clock of the API (nil: the system's).
+	Clock job.Clock
 }
 
 // NewService starts a new, empty deployment accepting Keys and returns it
@@ -52,6 +54,9 @@ func RunContract(t *testing.T, newSvc NewService) {
 		{"SpecValidatorBites", contractSpecValidatorBites},
 		{"UnknownRoute", contractUnknownRoute},
 		{"NonCanonicalPathsAndInitBody", contractNonCanonicalPathsAndInitBody},
+		{"TakeoffExports", contractTakeoffExports},
+		{"TakeoffFileName", contractTakeoffFileName},
+		{"ListJobs", contractListJobs},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newSvc) })

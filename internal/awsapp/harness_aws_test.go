@@ -247,7 +247,7 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 		return engine.New(c)
 	}
 	var err error
-	if s.api, err = awsapp.New(ctx, getenv, awsapp.Needs{Files: files, Flow: true, Keys: true, Logger: log}); err != nil {
+	if s.api, err = awsapp.New(ctx, getenv, awsapp.Needs{Files: files, Flow: true, Keys: true, Clock: o.Clock, Logger: log}); err != nil {
 		t.Fatal(err)
 	}
 	h, err := s.api.Handler()
@@ -258,15 +258,15 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 	s.front.Config.Handler = http.HandlerFunc(s.gateway)
 	s.front.Start()
 	t.Cleanup(s.front.Close)
-	processApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Files: files, Engine: eng, Logger: log})
+	processApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Files: files, Engine: eng, Clock: o.Clock, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	webhookApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Keys: true, Logger: log})
+	webhookApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Keys: true, Clock: o.Clock, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	uploadApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Logger: log})
+	uploadApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Clock: o.Clock, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

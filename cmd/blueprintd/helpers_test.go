@@ -26,9 +26,6 @@ const (
 	keyC    = apitest.KeyC
 )
 
-// fakeClock is a settable clock, safe for concurrent use.
-type fakeClock = apitest.Clock
-
 // testEnv is one running service on 127.0.0.1 over a data directory. It
 // is an apitest.Service, so the contract tests run against it.
 type testEnv struct {

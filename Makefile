@@ -14,7 +14,17 @@ SAM_CLI_VERSION        := 1.170.0
 CFN_LINT_VERSION       := 1.58.0
 ZIG_VERSION            := 0.15.1
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fuzz \
+# ONNX Runtime for the raster detector: the shared library inside PyPI's onnxruntime wheel
+# (fetched with pip download, checked by sha256). Its C API (24) must be at least the one
+# github.com/yalue/onnxruntime_go was built against: v1.27.0 uses the 1.24.1 headers.
+ORT_VERSION := 1.24.1
+ORT_WHEEL   := onnxruntime-$(ORT_VERSION)-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl
+ORT_SHA256  := 1cabe71ca14dcfbf812d312aab0a704507ac909c137ee6e89e4908755d0fc60e
+ORT_DIR     := layers/onnxruntime/lib
+ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
+export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
+
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fuzz ort train train-check bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -36,7 +46,7 @@ $(MUPDF_INCLUDE)/.go-fitz-headers: go.mod go.sum
 build: mupdf-headers
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-run: build
+run: build $(ORT_LIB)
 	./$(BIN)/blueprintd
 
 vet: mupdf-headers
@@ -54,7 +64,7 @@ openapi-lint:
 
 # The review page's browser tests (cmd/blueprintd/browser_test.go) drive a headless Chromium;
 # where none is installed they skip, and this says so (Debian: apt-get install chromium).
-test: vet staticcheck openapi-lint
+test: vet staticcheck openapi-lint $(ORT_LIB)
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || test -n "$$BLUEPRINT_CHROMIUM" || \
 		echo "NOTE: no Chromium found: the review page's browser tests will be skipped (Debian: apt-get install chromium; .ci/run installs it)"
 	$(GO) test -count=1 ./...
@@ -74,7 +84,7 @@ synth: mupdf-headers
 # make eval DATA=<dir> REPORT=<file.json> [EVAL_FLAGS="-confidence 0.3 -max-sheets 20 -quiet"]
 DATA   ?= testdata/synth
 REPORT ?= eval-report.json
-eval: mupdf-headers
+eval: mupdf-headers $(ORT_LIB)
 	$(GO) run ./cmd/eval -data $(DATA) -report $(REPORT) $(EVAL_FLAGS)
 
 # Time the vector matcher (reading the drawing, matching) per page by paper
@@ -87,11 +97,74 @@ bench-vector: mupdf-headers
 	test -d $(BENCH_DIR) || $(GO) run ./cmd/synth -out $(BENCH_DIR) -n $(BENCH_N) -seed $(BENCH_SEED) -kind vector
 	VECTOR_TIMING_DATA=$(BENCH_DIR) $(GO) test -count=1 -timeout 30m -run TestDevTiming -v ./internal/vector/ | grep -v "^=== \|A1 sheet"
 
+# ONNX Runtime's shared library (make ort): pip download of the pinned wheel, sha256 checked,
+# the one .so extracted. Needs python3 with pip; nothing is installed.
+ort: $(ORT_LIB)
+$(ORT_LIB):
+	@mkdir -p $(ORT_DIR)/.wheel
+	python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.11 \
+		--platform manylinux_2_28_x86_64 --implementation cp -d $(ORT_DIR)/.wheel onnxruntime==$(ORT_VERSION)
+	echo "$(ORT_SHA256)  $(ORT_DIR)/.wheel/$(ORT_WHEEL)" | sha256sum -c --quiet
+	python3 -c 'import sys,zipfile; z=zipfile.ZipFile(sys.argv[1]); open(sys.argv[3],"wb").write(z.read(sys.argv[2]))' \
+		$(ORT_DIR)/.wheel/$(ORT_WHEEL) onnxruntime/capi/libonnxruntime.so.$(ORT_VERSION) $@.tmp
+	mv $@.tmp $@
+	rm -rf $(ORT_DIR)/.wheel
+
+# Train the raster detector from scratch on generated sheets, export it and quantise it to int8
+# (training/README.md): about 30 minutes on this 2-core machine when it is not shared. The venv (pinned training/requirements.txt) and the
+# sheets live in ignored folders; the model lands in internal/raster/model.
+TRAIN_SEED   ?= 9101
+TRAIN_SHEETS ?= 160
+TRAIN_DIR    ?= build/train-sheets
+TRAIN_FLAGS  ?= --extra 2500
+VENV         := training/.venv
+$(VENV)/.ok: training/requirements.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet -r training/requirements.txt
+	touch $@
+train: mupdf-headers $(VENV)/.ok
+	test -f $(TRAIN_DIR)/scan-$$(printf %05d $(TRAIN_SHEETS)).json || \
+		$(GO) run ./cmd/synth -out $(TRAIN_DIR) -n $(TRAIN_SHEETS) -seed $(TRAIN_SEED) -kind raster
+	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/train.py --data $(TRAIN_DIR) --out internal/raster/model --work build/train $(TRAIN_FLAGS)
+	nice -n 10 $(VENV)/bin/python training/quantize.py --data $(TRAIN_DIR) --out internal/raster/model --use
+
+# Train again into a scratch folder and compare the ONNX file with the committed one byte for byte.
+train-check: mupdf-headers $(VENV)/.ok
+	test -f $(TRAIN_DIR)/scan-$$(printf %05d $(TRAIN_SHEETS)).json || \
+		$(GO) run ./cmd/synth -out $(TRAIN_DIR) -n $(TRAIN_SHEETS) -seed $(TRAIN_SEED) -kind raster
+	rm -rf build/train-check
+	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/train.py --data $(TRAIN_DIR) --out build/train-check/model --work build/train-check/work $(TRAIN_FLAGS)
+	nice -n 10 $(VENV)/bin/python training/quantize.py --data $(TRAIN_DIR) --out build/train-check/model --use
+	cmp build/train-check/model/detector.onnx internal/raster/model/detector.onnx
+	cmp build/train-check/model/detector-int8.onnx internal/raster/model/detector-int8.onnx
+	@echo "train-check: identical to the committed model"
+
+# Measure the raster detector's score-to-confidence calibration on a generated raster set other
+# than the evaluation set and print the JSON points for internal/raster/model/detector.json:
+# make calibrate-raster [RASTER_CAL_DIR=/tmp/calibrate-raster RASTER_CAL_N=20 RASTER_CAL_SEED=777001]
+RASTER_CAL_DIR  ?= /tmp/calibrate-raster
+RASTER_CAL_N    ?= 20
+RASTER_CAL_SEED ?= 777001
+calibrate-raster: mupdf-headers $(ORT_LIB)
+	test -d $(RASTER_CAL_DIR) || $(GO) run ./cmd/synth -out $(RASTER_CAL_DIR) -n $(RASTER_CAL_N) -seed $(RASTER_CAL_SEED) -kind raster
+	RASTER_CALIBRATE_DATA=$(RASTER_CAL_DIR) $(GO) test -count=1 -timeout 60m -run TestDevCalibrate -v ./internal/raster/ | grep -v "^=== "
+
+# Time the raster detector per page by paper size on a generated raster set (wall and CPU seconds,
+# blank tiles skipped): make bench-raster [RASTER_BENCH_DIR=/tmp/bench-raster RASTER_BENCH_MODEL=x.onnx]
+RASTER_BENCH_DIR   ?= /tmp/bench-raster
+RASTER_BENCH_N     ?= 40
+RASTER_BENCH_SEED  ?= 31337
+RASTER_BENCH_MODEL ?=
+bench-raster: mupdf-headers $(ORT_LIB)
+	test -d $(RASTER_BENCH_DIR) || $(GO) run ./cmd/synth -out $(RASTER_BENCH_DIR) -n $(RASTER_BENCH_N) -seed $(RASTER_BENCH_SEED) -kind raster
+	RASTER_TIMING_DATA=$(RASTER_BENCH_DIR) RASTER_DEV_MODEL=$(RASTER_BENCH_MODEL) $(GO) test -count=1 -timeout 60m -run TestDevTiming -v ./internal/raster/ | grep -v "^=== "
+
+
 # Issue 11's memory check: a real server under its default configuration
 # takes four concurrent starts of a 12 200 × 12 200 16-bit RGBA PNG; prints
 # its peak RSS (must stay at or under 1.5 GiB) and fails if a job does not
 # end done.
-mem: mupdf-headers
+mem: mupdf-headers $(ORT_LIB)
 	BLUEPRINT_MEM_TEST=1 $(GO) test -count=1 -timeout 20m -run '^TestMemoryFourBigPNGs$$' -v ./cmd/blueprintd/
 
 # Go native fuzzing of every parser of outside input: each Fuzz target of
@@ -122,7 +195,7 @@ fuzz: mupdf-headers
 # through; every job must end done, every webhook be acknowledged under one
 # event id, no job finish twice.
 CHAOS_JOBS ?= 120
-chaos: mupdf-headers
+chaos: mupdf-headers $(ORT_LIB)
 	BLUEPRINT_CHAOS_TEST=1 CHAOS_JOBS=$(CHAOS_JOBS) $(GO) test -count=1 -timeout 30m -run '^TestChaosKills$$' -v ./cmd/blueprintd/
 
 # Issue 11's load check (not in make test): 16 clients read a page of 200
@@ -130,7 +203,7 @@ chaos: mupdf-headers
 # p50/p99; fails on an error or p99 over 100 ms (200) / 250 ms (2000).
 LOAD_SECONDS ?= 10
 LOAD_CLIENTS ?= 16
-load: mupdf-headers
+load: mupdf-headers $(ORT_LIB)
 	BLUEPRINT_LOAD_TEST=1 LOAD_SECONDS=$(LOAD_SECONDS) LOAD_CLIENTS=$(LOAD_CLIENTS) $(GO) test -count=1 -timeout 10m -run '^TestLoad$$' -v ./cmd/blueprintd/
 # Whole jobs through the local server, one fresh server per document, against
 # `mutool draw -r 200` of the same file in the same run (Debian's mupdf-tools;
@@ -141,20 +214,20 @@ load: mupdf-headers
 BENCH_REAL_FILES ?= $(wildcard ../shared/realdata/*.pdf)
 BENCH_DENSE      ?= /tmp/bench-dense
 BENCH_REPEAT     ?= 3
-bench-real: build
+bench-real: build $(ORT_LIB)
 	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat $(BENCH_REPEAT) -dense $(BENCH_DENSE) $(BENCH_REAL_FILES)
 
 # Screenshot of the review page on a synthetic sheet for the README (docs/review-page.png);
 # needs Chromium. Screenshots of ../shared/realdata must never be committed: write them elsewhere
 # with BLUEPRINT_SCREENSHOT_DIR=<dir> BLUEPRINT_SCREENSHOT_REAL=1 go test -run TestReviewScreenshots ./cmd/blueprintd
-review-screenshot: mupdf-headers
+review-screenshot: mupdf-headers $(ORT_LIB)
 	rm -rf $(BIN)/screenshots && mkdir -p $(BIN)/screenshots
 	BLUEPRINT_SCREENSHOT_DIR=$(CURDIR)/$(BIN)/screenshots $(GO) test -count=1 -run 'TestReviewScreenshots$$' -v ./cmd/blueprintd/ | grep -v "^=== "
 	cp $(BIN)/screenshots/review-synthetic.png docs/review-page.png
 
 # Frame times of the review page zooming and panning an A0 sheet with 2000 boxes in headless
 # Chromium [VIEWER_PDF=<a drawing to show instead of a blank A0 page>].
-bench-review: mupdf-headers
+bench-review: mupdf-headers $(ORT_LIB)
 	BLUEPRINT_VIEWER_A0=1 BLUEPRINT_VIEWER_PDF=$(VIEWER_PDF) $(GO) test -count=1 -run 'TestReviewPage2000Boxes$$' -v ./cmd/blueprintd/ | grep -v "^=== \|level=INFO"
 
 # ---- AWS: Lambda builds, the stack's checks, and the tests against AWS-compatible servers ----
@@ -201,7 +274,7 @@ $(ZIG_CC):
 
 # sam build (BuildMethod: makefile) runs these with ARTIFACTS_DIR set; `make lambdas` runs them
 # into build/lambda/<function>/ for the tests. The process function is a container image:
-# lambda-process puts its binary, the detector model and ONNX Runtime where its Dockerfile takes them.
+# lambda-process puts its binary (the detector model embedded) and ONNX Runtime where its Dockerfile takes them.
 build-ApiFunction: $(ZIG_CC) mupdf-headers
 	$(LAMBDA_CGO) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/api
 build-WebhookFunction:
@@ -210,12 +283,13 @@ build-SweepFunction:
 	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/sweep
 build-UploadFunction:
 	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/upload
-lambda-process: $(ZIG_CC) mupdf-headers
+# The detector model is embedded in the binary (internal/raster/model); ONNX Runtime's library
+# (make ort) goes beside it under lib/, named as the image's BLUEPRINT_ONNXRUNTIME_LIB says.
+lambda-process: $(ZIG_CC) mupdf-headers $(ORT_LIB)
 	$(LAMBDA_CGO) $(GO) build $(LAMBDA_FLAGS) -o $(LAMBDA_DIR)/process/bootstrap ./functions/process
-	mkdir -p $(LAMBDA_DIR)/process/models $(LAMBDA_DIR)/process/lib
-	if [ -d models ]; then cp -R models/. $(LAMBDA_DIR)/process/models/; fi
-	if [ -d layers/onnxruntime/lib ]; then cp -R layers/onnxruntime/lib/. $(LAMBDA_DIR)/process/lib/; fi
-	cd $(LAMBDA_DIR)/process/lib && for f in libonnxruntime.so.*; do [ -e "$$f" ] && ln -sf "$$f" libonnxruntime.so; done; true
+	mkdir -p $(LAMBDA_DIR)/process/lib
+	cp $(ORT_LIB) $(LAMBDA_DIR)/process/lib/
+	ln -sf $(notdir $(ORT_LIB)) $(LAMBDA_DIR)/process/lib/libonnxruntime.so
 
 lambdas: lambda-process
 	$(MAKE) build-ApiFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/api
@@ -239,6 +313,6 @@ sam-check: sam-tools $(ZIG_CC)
 # and moto, started on 127.0.0.1 by the tests themselves (internal/awstest).
 AWS_TEST_ENV := BLUEPRINT_DYNAMODB_LOCAL=$(DDB_LOCAL) BLUEPRINT_VERSITYGW=$(VERSITYGW) \
 	BLUEPRINT_MOTO_SERVER=$(MOTO_VENV)/bin/moto_server BLUEPRINT_LAMBDA_DIR=$(LAMBDA_DIR)
-test-aws: aws-tools lambdas sam-check mupdf-headers
+test-aws: aws-tools lambdas sam-check mupdf-headers $(ORT_LIB)
 	$(AWS_TEST_ENV) $(GO) test -tags aws -count=1 -v -timeout 30m \
 		./internal/dynamostore/ ./internal/s3blob/ ./internal/awsapp/

@@ -276,7 +276,7 @@ func spreadEngine(t *testing.T) detect.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	real, err := engine.New(cat)
+	real, err := engine.New(cat, engine.Options{RasterOff: true}) // PDFs only: the vector matcher's detections
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"blueprint/internal/apitest"
 	"blueprint/internal/config"
 	"blueprint/internal/job"
+	"blueprint/internal/raster/rastertest"
 	"blueprint/internal/runner"
 )
 
@@ -57,6 +58,9 @@ func startEnvWrapped(t *testing.T, dir string, opt options, wrap func(http.Handl
 	}
 	cfg.DataDir = dir
 	cfg.BaseURL = base
+	if opt.engine == nil {
+		cfg.Raster.Library = rastertest.Library(t)
+	}
 	cfg.AllowPrivateCallbacks = true
 	cfg.APIKeys = apitest.Keys()
 	for _, m := range mods {
@@ -126,6 +130,21 @@ func (e *testEnv) initJob(key string, req map[string]any) map[string]any {
 func (e *testEnv) upload(created map[string]any, data []byte, ctype string) response {
 	e.t.Helper()
 	return e.api.PutUpload(created, data, ctype)
+}
+
+// runJob creates a job for data, uploads it, starts it and waits until it
+// is done or failed; it returns the job id and its final poll body.
+func (e *testEnv) runJob(key, fileName, mime string, data []byte) (string, map[string]any) {
+	e.t.Helper()
+	created := e.initJob(key, map[string]any{"file_name": fileName, "mime_type": mime, "size": len(data)})
+	id := created["job_id"].(string)
+	if r := e.upload(created, data, mime); r.Status != 200 {
+		e.t.Fatalf("PUT: %d %s", r.Status, r.Body)
+	}
+	if r := e.do("POST", "/v1/jobs/"+id+"/start", key, nil, nil); r.Status != 202 {
+		e.t.Fatalf("start: %d %s", r.Status, r.Body)
+	}
+	return id, e.waitStatus(key, id, "done", "failed")
 }
 
 // waitStatus polls the job until it reaches want or the test times out.

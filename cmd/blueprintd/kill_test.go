@@ -26,6 +26,7 @@ import (
 	"blueprint/internal/config"
 	"blueprint/internal/document/documenttest"
 	"blueprint/internal/job"
+	"blueprint/internal/raster/rastertest"
 	"blueprint/internal/webhook"
 )
 
@@ -102,6 +103,7 @@ func startChild(t *testing.T, dir, addr string, n int, env ...string) *childServ
 		config.EnvDataDir+"="+dir,
 		config.EnvAPIKeys+"="+keyA+":"+secretA+":100000",
 		config.EnvAllowPrivateCallbacks+"=1",
+		config.EnvOnnxRuntimeLib+"="+rastertest.Library(t),
 	), env...)
 	c := &childServer{cmd: cmd, log: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = c.log, c.log

@@ -31,6 +31,7 @@ import (
 	"blueprint/internal/httpapi"
 	"blueprint/internal/job"
 	"blueprint/internal/localblob"
+	"blueprint/internal/raster"
 	"blueprint/internal/ratelimit"
 	"blueprint/internal/runner"
 	"blueprint/internal/signing"
@@ -109,8 +110,10 @@ func newApp(cfg config.Config, log *slog.Logger, opt options) (a *app, devKey ap
 	}
 	eng := opt.engine
 	if eng == nil {
-		if eng, err = engine.New(cat); err != nil {
-			return nil, devKey, fmt.Errorf("build engine: %w", err)
+		eopt := engine.Options{RasterOff: cfg.Raster.Off, Raster: raster.Config{Library: cfg.Raster.Library}}
+		if eng, err = engine.New(cat, eopt); err != nil {
+			return nil, devKey, fmt.Errorf("build engine: %w (set %s to ONNX Runtime's libonnxruntime.so, which make ort fetches, or %s=off to run without the raster detector)",
+				err, config.EnvOnnxRuntimeLib, config.EnvRasterDetector)
 		}
 	}
 	blobs, err := localblob.New(filepath.Join(cfg.DataDir, blobsDir))

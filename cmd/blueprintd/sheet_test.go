@@ -49,15 +49,7 @@ func TestSyntheticSheetThroughAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
-	created := e.initJob(keyA, map[string]any{"file_name": filepath.Base(stem) + ".pdf", "mime_type": "application/pdf", "size": len(data)})
-	id := created["job_id"].(string)
-	if r := e.upload(created, data, "application/pdf"); r.Status != 200 {
-		t.Fatalf("PUT: %d %s", r.Status, r.Body)
-	}
-	if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
-		t.Fatalf("start: %d %s", r.Status, r.Body)
-	}
-	done := e.waitStatus(keyA, id, "done", "failed")
+	id, done := e.runJob(keyA, filepath.Base(stem)+".pdf", "application/pdf", data)
 	if done["status"] != "done" {
 		t.Fatalf("job: %v", done)
 	}

@@ -22,6 +22,7 @@ import (
 	"blueprint/internal/config"
 	"blueprint/internal/engine"
 	"blueprint/internal/eval/evalrun"
+	"blueprint/internal/raster"
 )
 
 // errUsage marks a command line that cannot run; main exits 2 for it.
@@ -71,7 +72,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr e
 	if err != nil {
 		return fmt.Errorf("load catalog: %w", err)
 	}
-	eng, err := engine.New(cat)
+	rc, err := config.LoadRaster(os.Getenv)
+	if err != nil {
+		return err
+	}
+	eng, err := engine.New(cat, engine.Options{RasterOff: rc.Off, Raster: raster.Config{Library: rc.Library}})
 	if err != nil {
 		return fmt.Errorf("start engine: %w", err)
 	}

@@ -19,11 +19,14 @@ import (
 	"blueprint/internal/engine"
 	"blueprint/internal/job"
 	"blueprint/internal/lambdafn"
+	"blueprint/internal/raster"
 )
 
 func main() {
 	files := func(c config.Config) job.Files { return docfiles.New(c.MaxPages, c.MaxPagePixels) }
-	eng := func(c *catalog.Catalog) (detect.Engine, error) { return engine.New(c) }
+	eng := func(c config.Config, cat *catalog.Catalog) (detect.Engine, error) {
+		return engine.New(cat, engine.Options{RasterOff: c.Raster.Off, Raster: raster.Config{Library: c.Raster.Library}})
+	}
 	app, err := awsapp.New(context.Background(), os.Getenv, awsapp.Needs{Files: files, Engine: eng})
 	if err != nil {
 		slog.Error("process: init", "err", err)

@@ -90,7 +90,7 @@ type Needs struct {
 	// Files and Engine read and process uploads (api: Files; process:
 	// both), built from the configuration and the loaded catalog.
 	Files  func(config.Config) job.Files
-	Engine func(*catalog.Catalog) (detect.Engine, error)
+	Engine func(config.Config, *catalog.Catalog) (detect.Engine, error)
 	// Flow hands started jobs to the state machine (api, sweep).
 	Flow bool
 	// Keys loads the API keys from Secrets Manager (api: authentication;
@@ -165,7 +165,7 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 		jc.Admission = budget.New(cfg.MemoryBudget, cfg.MaxDocuments)
 	}
 	if needs.Engine != nil {
-		if jc.Engine, err = needs.Engine(cat); err != nil {
+		if jc.Engine, err = needs.Engine(cfg.Config, cat); err != nil {
 			return nil, fmt.Errorf("awsapp: build engine: %w", err)
 		}
 	}

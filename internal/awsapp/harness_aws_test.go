@@ -37,6 +37,8 @@ import (
 	"blueprint/internal/engine"
 	"blueprint/internal/job"
 	"blueprint/internal/lambdafn"
+	"blueprint/internal/raster"
+	"blueprint/internal/raster/rastertest"
 )
 
 // Limits of API Gateway HTTP APIs and Lambda that the harness enforces
@@ -240,11 +242,11 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 		}
 	})
 	files := func(c config.Config) job.Files { return docfiles.New(c.MaxPages, c.MaxPagePixels) }
-	eng := func(c *catalog.Catalog) (detect.Engine, error) {
+	eng := func(c config.Config, cat *catalog.Catalog) (detect.Engine, error) {
 		if o.Engine != nil {
 			return o.Engine, nil
 		}
-		return engine.New(c)
+		return engine.New(cat, engine.Options{RasterOff: c.Raster.Off, Raster: raster.Config{Library: rastertest.Library(t)}})
 	}
 	var err error
 	if s.api, err = awsapp.New(ctx, getenv, awsapp.Needs{Files: files, Flow: true, Keys: true, Clock: o.Clock, Logger: log}); err != nil {

@@ -26,6 +26,8 @@ const (
 	EnvUploadTTL             = "BLUEPRINT_UPLOAD_TTL"
 	EnvMaxPages              = "BLUEPRINT_MAX_PAGES"
 	EnvMaxPagePixels         = "BLUEPRINT_MAX_PAGE_PIXELS"
+	EnvRasterDetector        = "BLUEPRINT_RASTER_DETECTOR"
+	EnvOnnxRuntimeLib        = "BLUEPRINT_ONNXRUNTIME_LIB"
 	EnvMaxDocuments          = "BLUEPRINT_MAX_DOCUMENTS"
 	EnvMemoryBudget          = "BLUEPRINT_MEMORY_BUDGET"
 )
@@ -65,10 +67,34 @@ type Config struct {
 	// the defaults of docs/decisions.md (docfiles.New applies them).
 	MaxPages      int
 	MaxPagePixels int64
+	// Raster configures the raster detector.
+	Raster Raster
 	// MaxDocuments is how many documents are checked or processed at
 	// once; MemoryBudget the bytes their work may hold together.
 	MaxDocuments int
 	MemoryBudget int64
+}
+
+// Raster is the raster detector's configuration.
+type Raster struct {
+	// Off turns the raster detector off: images fail, PDFs get the vector
+	// matcher alone.
+	Off bool
+	// Library is the path of ONNX Runtime's libonnxruntime.so.
+	Library string
+}
+
+// LoadRaster reads the raster detector's settings through getenv.
+func LoadRaster(getenv func(string) string) (Raster, error) {
+	r := Raster{Library: getenv(EnvOnnxRuntimeLib)}
+	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvRasterDetector))); v {
+	case "", "on", "1", "true", "yes":
+	case "off", "0", "false", "no":
+		r.Off = true
+	default:
+		return r, fmt.Errorf("%s: %q is not on or off", EnvRasterDetector, v)
+	}
+	return r, nil
 }
 
 // Machine is what the defaults are derived from.
@@ -113,6 +139,9 @@ func LoadFor(getenv func(string) string, m Machine) (Config, error) {
 		return c, err
 	}
 	if c.UploadTTL, err = duration(getenv, EnvUploadTTL, c.UploadTTL); err != nil {
+		return c, err
+	}
+	if c.Raster, err = LoadRaster(getenv); err != nil {
 		return c, err
 	}
 	if v := getenv(EnvMaxPages); v != "" {

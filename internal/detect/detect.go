@@ -7,6 +7,7 @@ package detect
 import (
 	"context"
 	"image"
+	"math"
 
 	"blueprint/internal/drawing"
 )
@@ -18,6 +19,22 @@ const RenderDPI = 200
 // origin, y down.
 type Box struct {
 	X, Y, W, H float64
+}
+
+// IoU returns the intersection over union of b and o, 0 when they do not
+// overlap or when both are empty.
+func (b Box) IoU(o Box) float64 {
+	ix := math.Min(b.X+b.W, o.X+o.W) - math.Max(b.X, o.X)
+	iy := math.Min(b.Y+b.H, o.Y+o.H) - math.Max(b.Y, o.Y)
+	if ix <= 0 || iy <= 0 {
+		return 0
+	}
+	inter := ix * iy
+	union := b.W*b.H + o.W*o.H - inter
+	if union <= 0 {
+		return 0
+	}
+	return inter / union
 }
 
 // Source says which methods produced a detection.
@@ -66,6 +83,15 @@ type EngineFunc func(ctx context.Context, p Page) ([]Detection, error)
 
 // Detect calls f.
 func (f EngineFunc) Detect(ctx context.Context, p Page) ([]Detection, error) { return f(ctx, p) }
+
+// UnreadableError is an engine's refusal of a page for a reason the
+// partner may read (the job's processing_failed message quotes it), such as
+// a detector the page needs being turned off by configuration.
+type UnreadableError struct {
+	Reason string
+}
+
+func (e *UnreadableError) Error() string { return e.Reason }
 
 // Page kinds: what the document pass took a page for. Only floor plans
 // (and images, which have no drawing to read) are counted; docs/decisions.md

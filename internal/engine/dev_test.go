@@ -32,7 +32,7 @@ func TestDevLegendSheets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := New(cat)
+	eng, err := New(cat, Options{RasterOff: true}) // vector matching and legend reading: what these measure
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestDevLegendRow(t *testing.T) {
 	}
 	ctx := context.Background()
 	cat, _ := catalog.Load("")
-	eng, _ := New(cat)
+	eng, _ := New(cat, Options{RasterOff: true}) // vector matching and legend reading: what these measure
 	data, _ := os.ReadFile(path)
 	doc, err := document.Open(ctx, data, document.MimePDF, document.DefaultLimits())
 	if err != nil {
@@ -152,7 +152,7 @@ func TestDevRaw(t *testing.T) {
 	}
 	ctx := context.Background()
 	cat, _ := catalog.Load("")
-	eng, _ := New(cat)
+	eng, _ := New(cat, Options{RasterOff: true}) // vector matching and legend reading: what these measure
 	data, _ := os.ReadFile(path)
 	doc, err := document.Open(ctx, data, document.MimePDF, document.DefaultLimits())
 	if err != nil {
@@ -184,7 +184,7 @@ func TestDevTemplateCost(t *testing.T) {
 	}
 	ctx := context.Background()
 	cat, _ := catalog.Load("")
-	eng, _ := New(cat)
+	eng, _ := New(cat, Options{RasterOff: true}) // vector matching and legend reading: what these measure
 	data, _ := os.ReadFile(path)
 	doc, _ := document.Open(ctx, data, document.MimePDF, document.DefaultLimits())
 	ld, _ := legend.Read(ctx, doc, eng.vocab)

@@ -13,26 +13,45 @@ import (
 	"blueprint/internal/detect"
 	"blueprint/internal/glyph"
 	"blueprint/internal/legend"
+	"blueprint/internal/raster"
 	"blueprint/internal/vector"
 )
+
+// Options choose the detectors besides the vector matcher.
+type Options struct {
+	// RasterOff leaves the raster detector out: PDF pages get the vector
+	// matcher alone and image pages fail with ErrRasterOff.
+	RasterOff bool
+	// Raster locates ONNX Runtime for the raster detector.
+	Raster raster.Config
+}
+
+// ErrRasterOff is the error of an image page when the raster detector is
+// turned off by configuration.
+var ErrRasterOff error = &detect.UnreadableError{Reason: "the raster detector is turned off by configuration (BLUEPRINT_RASTER_DETECTOR=off), so images and scanned pages cannot be read"}
 
 // Engine is the production engine. As a detect.Engine it matches the
 // catalog's glyphs on each page; as a detect.DocumentEngine (what the
 // pipeline uses) it first reads the whole document, and its pages are then
-// also matched against the glyphs of the document's own legends.
+// also matched against the glyphs of the document's own legends. The raster
+// detector runs on every counted page and is fused with the matcher (Fuse).
 type Engine struct {
 	cat     *catalog.Catalog
 	catalog []vector.Template
 	plain   *vector.Engine
 	vocab   *legend.Vocabulary
+	raster  detect.Engine // nil: turned off
 }
 
 // New returns the production engine for the catalog's classes: the vector
-// matcher with every catalog glyph as a template, and legend reading
-// (PDF pages; image pages get no detections until a raster detector
-// lands). The engine is safe for concurrent use by several goroutines
-// working on different pages or documents.
-func New(cat *catalog.Catalog) (*Engine, error) {
+// matcher with every catalog glyph as a template and legend reading on PDF
+// pages, and the raster detector on every page (scans and images alone;
+// rendered PDF pages as a second opinion), fused by Fuse. It fails, saying
+// why, when the raster detector cannot be loaded (ONNX Runtime missing or
+// the wrong version) unless opt.RasterOff. The engine is safe for
+// concurrent use by several goroutines working on different pages or
+// documents.
+func New(cat *catalog.Catalog, opt Options) (*Engine, error) {
 	if cat == nil {
 		return nil, errors.New("engine: nil catalog")
 	}
@@ -54,13 +73,27 @@ func New(cat *catalog.Catalog) (*Engine, error) {
 		names[s.Class] = []string{s.DisplayName, s.DisplayNameFI}
 	}
 	vocab = vocab.WithNames(names)
-	return &Engine{cat: cat, catalog: tpls, plain: plain, vocab: vocab}, nil
+	e := &Engine{cat: cat, catalog: tpls, plain: plain, vocab: vocab}
+	if opt.RasterOff {
+		return e, nil
+	}
+	det, err := raster.New(opt.Raster)
+	if err != nil {
+		return nil, fmt.Errorf("engine: raster detector: %w", err)
+	}
+	for _, c := range det.Meta().Classes {
+		if _, ok := cat.Model(c); !ok {
+			return nil, fmt.Errorf("engine: raster detector: the model's class %q is not in the catalog", c)
+		}
+	}
+	e.raster = det
+	return e, nil
 }
 
 // Detect matches the catalog's glyphs on one page, without a document
-// pass (no legends, every page counted).
+// pass (no legends, every page counted), fused with the raster detector.
 func (e *Engine) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
-	return e.plain.Detect(ctx, p)
+	return Fuse(e.plain, e.raster).Detect(ctx, p)
 }
 
 // nullClass is the template class of a legend row that names no catalog
@@ -122,7 +155,8 @@ func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engin
 	if err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: legend templates: %w", err)
 	}
-	return &docEngine{m: m, doc: ld, classes: classes}, info, nil
+	de := &docEngine{m: m, doc: ld, classes: classes}
+	return &fused{vector: de, raster: e.raster, skip: de.skip}, info, nil
 }
 
 // weak reports whether a glyph has too little drawing to be told apart
@@ -149,15 +183,26 @@ type docEngine struct {
 	classes []string
 }
 
+// skip reports whether a detection on page p is not to be reported: the
+// page is not counted (legends, schedules, risers, single-line diagrams;
+// docs/decisions.md), or the detection (d non-nil) lies inside a legend
+// table.
+func (e *docEngine) skip(p detect.Page, d *detect.Detection) bool {
+	if p.PDF == nil {
+		return false
+	}
+	if p.Index < len(e.doc.Kinds) && !detect.Counted(e.doc.Kinds[p.Index]) {
+		return true
+	}
+	return d != nil && e.doc.InTable(p.Index, glyph.Point{X: d.Box.X + d.Box.W/2, Y: d.Box.Y + d.Box.H/2})
+}
+
 // Detect matches catalog and legend glyphs on a counted page. Pages the
 // document pass took for legends, schedules, risers or single-line
 // diagrams yield nothing (docs/decisions.md); nor does anything inside a
 // legend table.
 func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
-	if p.PDF == nil {
-		return nil, nil
-	}
-	if p.Index < len(e.doc.Kinds) && !detect.Counted(e.doc.Kinds[p.Index]) {
+	if p.PDF == nil || e.skip(p, nil) {
 		return nil, nil
 	}
 	pg, err := p.PDF.Drawing(ctx)

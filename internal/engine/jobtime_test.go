@@ -38,7 +38,7 @@ func TestJobTimeRealData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := New(cat)
+	eng, err := New(cat, Options{RasterOff: true}) // vector matching and legend reading: what these measure
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestJobTimeParts(t *testing.T) {
 		t.Skip("ENGINE_JOBTIME not set")
 	}
 	cat, _ := catalog.Load("")
-	eng, _ := New(cat)
+	eng, _ := New(cat, Options{RasterOff: true}) // vector matching and legend reading: what these measure
 	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "realdata", "*.pdf"))
 	ctx := context.Background()
 	for _, f := range files {

@@ -39,20 +39,8 @@ type Page struct {
 }
 
 // IoU returns the intersection over union of two boxes, 0 when they do not
-// overlap or when both are empty.
-func IoU(a, b detect.Box) float64 {
-	ix := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
-	iy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
-	if ix <= 0 || iy <= 0 {
-		return 0
-	}
-	inter := ix * iy
-	union := a.W*a.H + b.W*b.H - inter
-	if union <= 0 {
-		return 0
-	}
-	return inter / union
-}
+// overlap or when both are empty (detect.Box.IoU).
+func IoU(a, b detect.Box) float64 { return a.IoU(b) }
 
 // Match pairs the predictions of one page and one class with that page's
 // ground truth of the same class, one to one: predictions are visited in

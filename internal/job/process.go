@@ -167,9 +167,12 @@ func failureMessage(err error) string {
 func pageFailure(i int, err error) error {
 	var inv *InvalidFile
 	var step *stepError
+	var unread *detect.UnreadableError
 	switch {
 	case errors.As(err, &inv):
 		return &failure{msg: fmt.Sprintf("the page with page_index %d cannot be processed: %s", i, inv.Message), err: err}
+	case errors.As(err, &unread):
+		return &failure{msg: fmt.Sprintf("the page with page_index %d cannot be processed: %s", i, unread.Reason), err: err}
 	case errors.As(err, &step):
 		return &failure{msg: fmt.Sprintf("%s failed on the page with page_index %d (a service-side error)", step.step, i), err: err}
 	default:

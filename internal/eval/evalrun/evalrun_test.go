@@ -20,6 +20,8 @@ import (
 	"blueprint/internal/engine"
 	"blueprint/internal/eval/dataset"
 	"blueprint/internal/glyph"
+	"blueprint/internal/raster"
+	"blueprint/internal/raster/rastertest"
 )
 
 // pxPerPt converts PDF points to 200-DPI raster pixels.
@@ -153,7 +155,7 @@ func loadCatalog(t *testing.T) *catalog.Catalog {
 // finds.
 func TestRunProductionEngine(t *testing.T) {
 	cat := loadCatalog(t)
-	eng, err := engine.New(cat)
+	eng, err := engine.New(cat, engine.Options{Raster: raster.Config{Library: rastertest.Library(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +332,7 @@ func TestRunScoresWhatTheEngineReports(t *testing.T) {
 
 func TestRunRejectsBadData(t *testing.T) {
 	cat := loadCatalog(t)
-	eng, err := engine.New(cat)
+	eng, err := engine.New(cat, engine.Options{Raster: raster.Config{Library: rastertest.Library(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,314 @@
+// Package raster is the raster symbol detector: a small one-stage network
+// (training/, exported to ONNX and embedded here) run with ONNX Runtime
+// through github.com/yalue/onnxruntime_go on overlapping tiles of the page
+// raster. It sees scans and photos, and rendered PDF pages as a second
+// opinion beside the vector matcher.
+//
+// ONNX Runtime is a C library loaded at run time (libonnxruntime.so, which
+// the Makefile fetches from the PyPI onnxruntime wheel); its environment is
+// one per process, so a process opens it once (Open) and every Detector
+// shares it.
+package raster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"os"
+	"sort"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"blueprint/internal/detect"
+)
+
+// Config says where ONNX Runtime is and how to run it.
+type Config struct {
+	// Library is the path of libonnxruntime.so (API version 24, ONNX
+	// Runtime 1.24 or newer).
+	Library string
+	// Threads is ONNX Runtime's intra-op thread count; 0 means 2.
+	Threads int
+	// Batch is the number of tiles per network run; 0 means 4.
+	Batch int
+}
+
+// runtimeEnv is ONNX Runtime's process-wide environment: the C library
+// holds one, so this package opens it once and refuses a second library.
+var runtimeEnv struct {
+	sync.Mutex
+	library string // loaded from here; "" until a load succeeds
+}
+
+// openRuntime loads the library and initialises ONNX Runtime once per
+// process. A failed load leaves nothing behind: a later call may try again.
+func openRuntime(library string) error {
+	runtimeEnv.Lock()
+	defer runtimeEnv.Unlock()
+	if library == "" {
+		return errors.New("raster: no ONNX Runtime library configured")
+	}
+	if runtimeEnv.library != "" {
+		if runtimeEnv.library != library {
+			return fmt.Errorf("raster: ONNX Runtime already loaded from %s, cannot load %s", runtimeEnv.library, library)
+		}
+		return nil
+	}
+	if _, err := os.Stat(library); err != nil {
+		return fmt.Errorf("raster: ONNX Runtime library: %w", err)
+	}
+	ort.SetSharedLibraryPath(library)
+	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
+		return fmt.Errorf("raster: load ONNX Runtime from %s: %w", library, err)
+	}
+	runtimeEnv.library = library
+	return nil
+}
+
+// Detector runs the model on page rasters. It is safe for concurrent use.
+type Detector struct {
+	meta  Meta
+	sess  *ort.DynamicAdvancedSession
+	batch int
+}
+
+// New loads ONNX Runtime and the embedded model.
+func New(cfg Config) (*Detector, error) {
+	onnx, meta, err := EmbeddedModel()
+	if err != nil {
+		return nil, err
+	}
+	return NewWithModel(cfg, onnx, meta)
+}
+
+// NewWithModel loads ONNX Runtime and the given model.
+func NewWithModel(cfg Config, onnx []byte, meta Meta) (*Detector, error) {
+	if err := openRuntime(cfg.Library); err != nil {
+		return nil, err
+	}
+	threads, batch := cfg.Threads, cfg.Batch
+	if threads <= 0 {
+		threads = 2
+	}
+	if batch <= 0 {
+		batch = 4
+	}
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("raster: session options: %w", err)
+	}
+	defer opts.Destroy()
+	if err := opts.SetIntraOpNumThreads(threads); err != nil {
+		return nil, fmt.Errorf("raster: session options: %w", err)
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		return nil, fmt.Errorf("raster: session options: %w", err)
+	}
+	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(onnx, []string{"ink"},
+		[]string{"score", "class", "peak", "box"}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("raster: load model: %w", err)
+	}
+	return &Detector{meta: meta, sess: sess, batch: batch}, nil
+}
+
+// Meta returns the loaded model's metadata.
+func (d *Detector) Meta() Meta { return d.meta }
+
+// Close releases the model.
+func (d *Detector) Close() error {
+	if err := d.sess.Destroy(); err != nil {
+		return fmt.Errorf("raster: close model: %w", err)
+	}
+	return nil
+}
+
+// Detect finds symbols on the page raster. The raster is cut into square
+// tiles overlapping by more than the largest symbol; tiles with no ink are
+// skipped; each tile keeps only the detections centred in the part of it
+// no neighbour covers better, so a symbol is reported once, and a final
+// class-agnostic suppression removes what still overlaps at tile seams.
+func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	if p.Raster == nil {
+		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
+	}
+	g := luma(p.Raster)
+	tiles, tw, th := d.tiles(g)
+	var cands []cand
+	for start := 0; start < len(tiles); start += d.batch {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
+		}
+		end := min(start+d.batch, len(tiles))
+		got, err := d.run(g, tiles[start:end], tw, th)
+		if err != nil {
+			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
+		}
+		cands = append(cands, got...)
+	}
+	kept := suppress(cands, 0.5)
+	out := make([]detect.Detection, 0, len(kept))
+	for _, c := range kept {
+		out = append(out, detect.Detection{
+			Class:      d.meta.Classes[c.class],
+			Confidence: d.meta.Confidence(c.score),
+			Box:        c.box,
+			Source:     detect.Source{Detector: true},
+		})
+	}
+	return out, nil
+}
+
+// tile is one network input window: its top-left corner on the page and
+// the part of it whose detections it keeps.
+type tile struct {
+	x, y int
+	own  image.Rectangle
+}
+
+// positions splits one side of n pixels into the fewest windows of at most
+// t pixels that overlap by at least overlap: all of one length (a multiple
+// of 16, so a page's tiles batch together), spread evenly, the last flush
+// with the far edge. own gives the half-open range of page coordinates each
+// window keeps detections from (split in the middle of each overlap).
+func positions(n, t, overlap int) (origins []int, length int, owns [][2]int) {
+	k := 1
+	if n > t {
+		k = (n - overlap + t - overlap - 1) / (t - overlap)
+	}
+	length = min(t, (n+(k-1)*overlap+15)/16*16)
+	for i := 0; i < k; i++ {
+		o := 0
+		if k > 1 {
+			o = i * (n - length) / (k - 1)
+		}
+		origins = append(origins, o)
+	}
+	for i, o := range origins {
+		lo, hi := math.MinInt32, math.MaxInt32
+		if i > 0 {
+			lo = (origins[i-1] + length + o) / 2
+		}
+		if i < len(origins)-1 {
+			hi = (o + length + origins[i+1]) / 2
+		}
+		owns = append(owns, [2]int{lo, hi})
+	}
+	return origins, length, owns
+}
+
+// tiles lists the tiles of the page that hold ink, and their size.
+func (d *Detector) tiles(g *gray) (ts []tile, tw, th int) {
+	xs, tw, xo := positions(g.w, d.meta.Tile, d.meta.Overlap)
+	ys, th, yo := positions(g.h, d.meta.Tile, d.meta.Overlap)
+	for j, y := range ys {
+		for i, x := range xs {
+			if g.blank(x, y, tw, th) {
+				continue
+			}
+			ts = append(ts, tile{x: x, y: y, own: image.Rect(xo[i][0], yo[j][0], xo[i][1], yo[j][1])})
+		}
+	}
+	return ts, tw, th
+}
+
+// cand is one decoded peak.
+type cand struct {
+	class int
+	score float64
+	box   detect.Box
+}
+
+// run feeds a batch of tiles to the network and decodes the peaks each
+// tile owns.
+func (d *Detector) run(g *gray, ts []tile, tw, th int) ([]cand, error) {
+	in := make([]float32, len(ts)*tw*th)
+	for k, tl := range ts {
+		g.ink(in[k*tw*th:(k+1)*tw*th], tl.x, tl.y, tw, th)
+	}
+	input, err := ort.NewTensor(ort.NewShape(int64(len(ts)), 1, int64(th), int64(tw)), in)
+	if err != nil {
+		return nil, fmt.Errorf("input tensor: %w", err)
+	}
+	defer input.Destroy()
+	outs := []ort.Value{nil, nil, nil, nil}
+	if err := d.sess.Run([]ort.Value{input}, outs); err != nil {
+		return nil, fmt.Errorf("run model: %w", err)
+	}
+	defer func() {
+		for _, o := range outs {
+			if o != nil {
+				o.Destroy()
+			}
+		}
+	}()
+	score, ok1 := outs[0].(*ort.Tensor[float32])
+	class, ok2 := outs[1].(*ort.Tensor[int32])
+	peak, ok3 := outs[2].(*ort.Tensor[float32])
+	box, ok4 := outs[3].(*ort.Tensor[float32])
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return nil, errors.New("model outputs are not score float32, class int32, peak float32, box float32")
+	}
+	gw, gh := tw/d.meta.Stride, th/d.meta.Stride
+	if sh := score.GetShape(); len(sh) != 4 || sh[0] != int64(len(ts)) || sh[2] != int64(gh) || sh[3] != int64(gw) {
+		return nil, fmt.Errorf("model score shape %v, want [%d 1 %d %d]", sh, len(ts), gh, gw)
+	}
+	sv, cv, pv, bv := score.GetData(), class.GetData(), peak.GetData(), box.GetData()
+	thr := float32(d.meta.ScoreThreshold)
+	s := float64(d.meta.Stride)
+	cells := gw * gh
+	var out []cand
+	for k, tl := range ts {
+		for i := 0; i < cells; i++ {
+			at := k*cells + i
+			if sv[at] < thr || pv[at] == 0 {
+				continue
+			}
+			c := int(cv[at])
+			if c < 0 || c >= len(d.meta.Classes) {
+				return nil, fmt.Errorf("model reported class index %d of %d", c, len(d.meta.Classes))
+			}
+			gx, gy := i%gw, i/gw
+			b := k*4*cells + i
+			cx := float64(tl.x) + (float64(gx)+float64(bv[b]))*s
+			cy := float64(tl.y) + (float64(gy)+float64(bv[b+cells]))*s
+			if !(image.Point{X: int(math.Floor(cx)), Y: int(math.Floor(cy))}).In(tl.own) {
+				continue
+			}
+			w := math.Exp(math.Min(float64(bv[b+2*cells]), 6)) * s
+			h := math.Exp(math.Min(float64(bv[b+3*cells]), 6)) * s
+			out = append(out, cand{class: c, score: float64(sv[at]), box: clip(detect.Box{X: cx - w/2, Y: cy - h/2, W: w, H: h}, g.w, g.h)})
+		}
+	}
+	return out, nil
+}
+
+// clip cuts b to the page.
+func clip(b detect.Box, w, h int) detect.Box {
+	x0, y0 := math.Max(b.X, 0), math.Max(b.Y, 0)
+	x1, y1 := math.Min(b.X+b.W, float64(w)), math.Min(b.Y+b.H, float64(h))
+	return detect.Box{X: x0, Y: y0, W: math.Max(x1-x0, 0), H: math.Max(y1-y0, 0)}
+}
+
+// suppress keeps the best-scoring candidates, dropping any that overlaps a
+// kept one by IoU above iou whatever its class (one symbol, one detection).
+func suppress(cs []cand, iou float64) []cand {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].score > cs[j].score })
+	var kept []cand
+	for _, c := range cs {
+		ok := true
+		for _, k := range kept {
+			if c.box.IoU(k.box) > iou {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}

@@ -1,0 +1,277 @@
+package raster
+
+import (
+	"context"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/draw"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"blueprint/internal/catalog"
+	"blueprint/internal/detect"
+	"blueprint/internal/document"
+	"blueprint/internal/raster/rastertest"
+)
+
+func newDetector(t *testing.T) *Detector {
+	t.Helper()
+	d, err := New(Config{Library: rastertest.Library(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// TestEmbeddedModel: the committed ONNX file is the one its JSON names, and
+// the model's classes are the catalog's, in order.
+func TestEmbeddedModel(t *testing.T) {
+	onnx, m, err := EmbeddedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(onnx) > 8<<20 {
+		t.Errorf("model is %d bytes; keep it a few MB", len(onnx))
+	}
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms := cat.Symbols()
+	if len(m.Classes) != len(syms) {
+		t.Fatalf("model has %d classes, catalog %d", len(m.Classes), len(syms))
+	}
+	for i, s := range syms {
+		if m.Classes[i] != s.Class {
+			t.Errorf("class %d: model %q, catalog %q", i, m.Classes[i], s.Class)
+		}
+	}
+	if m.Overlap < 110 {
+		t.Errorf("tile overlap %d px is not larger than the largest symbol (~110 px at 300 DPI)", m.Overlap)
+	}
+	bad := append([]byte(nil), onnx...)
+	bad[len(bad)/2] ^= 1
+	if err := m.Check(bad); err == nil {
+		t.Error("a changed model passed the checksum")
+	}
+}
+
+func TestParseMetaRejects(t *testing.T) {
+	_, m, err := EmbeddedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, mod := range map[string]func(*Meta){
+		"no classes":        func(m *Meta) { m.Classes = nil },
+		"tile not /16":      func(m *Meta) { m.Tile = 500 },
+		"overlap too big":   func(m *Meta) { m.Overlap = m.Tile / 2 },
+		"threshold 0":       func(m *Meta) { m.ScoreThreshold = 0 },
+		"calibration short": func(m *Meta) { m.Calibration = [][2]float64{{0, 0}} },
+		"calibration falls": func(m *Meta) { m.Calibration = [][2]float64{{0, 0}, {0.5, 0.8}, {1, 0.7}} },
+	} {
+		c := m
+		mod(&c)
+		js, _ := json.Marshal(c)
+		if _, err := ParseMeta(js); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if got := m.Confidence(0); got != m.Calibration[0][1] {
+		t.Errorf("confidence(0) = %v", got)
+	}
+	if got := m.Confidence(1); got != m.Calibration[len(m.Calibration)-1][1] {
+		t.Errorf("confidence(1) = %v", got)
+	}
+}
+
+// TestPositions: tiles are at most the tile size, a multiple of 16, cover
+// every pixel, and every pixel is owned by exactly one tile, about half the
+// overlap or more from that tile's inner edges.
+func TestPositions(t *testing.T) {
+	for _, n := range []int{100, 512, 513, 900, 1024, 1025, 1754, 4961, 7016} {
+		org, l, own := positions(n, 1024, 128)
+		if l > 1024 || l%16 != 0 || (len(org) == 1 && l < n) {
+			t.Fatalf("n=%d: %d tiles of %d", n, len(org), l)
+		}
+		if want := max(1, (n-128+1024-128-1)/(1024-128)); len(org) != want {
+			t.Fatalf("n=%d: %d tiles, want %d", n, len(org), want)
+		}
+		for x := 0; x < n; x++ {
+			covered, owners := false, 0
+			for i, o := range org {
+				if x >= o && x < o+l {
+					covered = true
+				}
+				if x >= own[i][0] && x < own[i][1] {
+					owners++
+					if (i > 0 && x-o < 63) || (i < len(org)-1 && o+l-x < 63) {
+						t.Fatalf("n=%d: pixel %d owned by tile at %d within half the overlap of its edge", n, x, o)
+					}
+				}
+			}
+			if !covered || owners != 1 {
+				t.Fatalf("n=%d: pixel %d covered %v, %d owners", n, x, covered, owners)
+			}
+		}
+	}
+}
+
+// TestBlankTiles: a blank (grey, noisy-free) page gives no tiles; a short
+// faint stroke makes its tiles non-blank.
+func TestBlankTiles(t *testing.T) {
+	d := newDetector(t)
+	img := image.NewGray(image.Rect(0, 0, 1500, 1100))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.Gray{Y: 215}), image.Point{}, draw.Src)
+	if ts, _, _ := d.tiles(luma(img)); len(ts) != 0 {
+		t.Fatalf("blank page: %d tiles", len(ts))
+	}
+	for x := 700; x < 720; x++ {
+		img.SetGray(x, 300, color.Gray{Y: 150})
+		img.SetGray(x, 301, color.Gray{Y: 150})
+	}
+	ts, _, _ := d.tiles(luma(img))
+	if len(ts) == 0 || len(ts) > 4 {
+		t.Fatalf("stroke page: %d tiles, want 1..4", len(ts))
+	}
+	dets, err := d.Detect(context.Background(), detect.Page{Width: 1500, Height: 1100, Raster: img})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range dets {
+		if !x.Source.Detector || x.Source.VectorMatching {
+			t.Errorf("source %+v", x.Source)
+		}
+	}
+}
+
+// TestLumaFormats: every decoded image type gives the same luma.
+func TestLumaFormats(t *testing.T) {
+	rgba := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	for i := range rgba.Pix {
+		rgba.Pix[i] = uint8(i * 7)
+	}
+	for i := 3; i < len(rgba.Pix); i += 4 {
+		rgba.Pix[i] = 255
+	}
+	want := luma(rgba)
+	nrgba := image.NewNRGBA(rgba.Bounds())
+	draw.Draw(nrgba, nrgba.Bounds(), rgba, image.Point{}, draw.Src)
+	got := luma(nrgba)
+	for i := range want.pix {
+		if d := int(want.pix[i]) - int(got.pix[i]); d < -1 || d > 1 {
+			t.Fatalf("pixel %d: RGBA %d, NRGBA %d", i, want.pix[i], got.pix[i])
+		}
+	}
+}
+
+// TestDetectFixtureScans runs the detector on the committed scan fixtures
+// (150 DPI, degraded, never trained on) and scores it against their ground
+// truth at the default per-class thresholds.
+func TestDetectFixtureScans(t *testing.T) {
+	d := newDetector(t)
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("../../testdata/synth/scan-*.json")
+	if len(files) == 0 {
+		t.Fatal("no scan fixtures")
+	}
+	var gt, tp, fp int
+	for _, js := range files {
+		dets, syms, ok := detectSheet(t, d, js)
+		if !ok {
+			t.Fatalf("%s: not a sheet's ground truth", js)
+		}
+		used := make([]bool, len(syms))
+		gt += len(syms)
+		for _, x := range dets {
+			if th, _ := cat.Threshold(x.Class); x.Confidence < th {
+				continue
+			}
+			hit := false
+			for i, s := range syms {
+				if !used[i] && s.Class == x.Class && x.Box.IoU(s.box()) >= 0.5 {
+					used[i], hit = true, true
+					break
+				}
+			}
+			if hit {
+				tp++
+			} else {
+				fp++
+			}
+		}
+	}
+	p, r := float64(tp)/float64(max(tp+fp, 1)), float64(tp)/float64(gt)
+	t.Logf("fixture scans: %d symbols, %d true, %d false detections: precision %.3f recall %.3f", gt, tp, fp, p, r)
+	if p < minFixturePrecision || r < minFixtureRecall {
+		t.Errorf("precision %.3f, recall %.3f: want at least %.2f and %.2f", p, r, minFixturePrecision, minFixtureRecall)
+	}
+}
+
+// Floors for the fixture scans: below the model's measured figures
+// (README), so a broken decoder or model fails while one symbol more or
+// less does not.
+const (
+	minFixturePrecision = 0.75
+	minFixtureRecall    = 0.55
+)
+
+// openPage opens an image through the document package, as a job does, and
+// returns its page and the document's closer.
+func openPage(t *testing.T, path string) (detect.Page, func()) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := document.Open(context.Background(), data, document.Sniff(data), document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := doc.Page(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page, func() { doc.Close() }
+}
+
+// truthSymbol is one labelled symbol of a generated sheet.
+type truthSymbol struct {
+	Class string                                `json:"class"`
+	B     struct{ X, Y, Width, Height float64 } `json:"bbox_px"`
+}
+
+func (s truthSymbol) box() detect.Box {
+	return detect.Box{X: s.B.X, Y: s.B.Y, W: s.B.Width, H: s.B.Height}
+}
+
+// detectSheet runs d on the first page of the generated sheet whose ground
+// truth is js and returns its detections and labelled symbols; ok is false
+// when js is not a sheet's ground truth.
+func detectSheet(t *testing.T, d *Detector, js string) (dets []detect.Detection, syms []truthSymbol, ok bool) {
+	t.Helper()
+	raw, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var truth struct {
+		File  string `json:"file"`
+		Pages []struct {
+			Symbols []truthSymbol `json:"symbols"`
+		} `json:"pages"`
+	}
+	if err := json.Unmarshal(raw, &truth); err != nil || truth.File == "" || len(truth.Pages) == 0 {
+		return nil, nil, false
+	}
+	page, closeDoc := openPage(t, filepath.Join(filepath.Dir(js), truth.File))
+	defer closeDoc()
+	if dets, err = d.Detect(context.Background(), page); err != nil {
+		t.Fatal(err)
+	}
+	return dets, truth.Pages[0].Symbols, true
+}

@@ -4,6 +4,16 @@ GO        ?= go
 BIN       := bin
 STATICCHECK_VERSION := v0.6.1
 REDOCLY_VERSION     := 2.77.0
+# AWS deployment and its tests (README "Deploying to AWS"), fetched into .tools/ by `make aws-tools`:
+# S3 server, DynamoDB Local (Maven Central), moto's server (PyPI, Step Functions), SAM CLI and
+# cfn-lint (PyPI), and zig (PyPI), the C toolchain that builds the cgo functions for glibc 2.34.
+VERSITYGW_VERSION      := v1.8.0
+DYNAMODB_LOCAL_VERSION := 3.3.1
+MOTO_VERSION           := 5.2.5
+SAM_CLI_VERSION        := 1.170.0
+CFN_LINT_VERSION       := 1.58.0
+ZIG_VERSION            := 0.15.1
+
 # ONNX Runtime for the raster detector: the shared library inside PyPI's onnxruntime wheel
 # (fetched with pip download, checked by sha256). Its C API (24) must be at least the one
 # github.com/yalue/onnxruntime_go was built against: v1.27.0 uses the 1.24.1 headers.
@@ -14,7 +24,8 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fuzz ort train train-check bench-raster calibrate-raster
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fuzz ort train train-check bench-raster calibrate-raster \
+	aws-tools sam-tools test-aws sam-check lambdas lambda-process
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
 # the static MuPDF library it links (go-fitz v1.24.15: MuPDF 1.24.9), copied
@@ -41,9 +52,11 @@ run: build $(ORT_LIB)
 vet: mupdf-headers
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	$(GO) vet -tags aws ./...
 
 staticcheck: mupdf-headers
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags aws ./...
 
 # Lint the OpenAPI document with Redocly's recommended-strict rules (internal/openapi/redocly.yaml).
 openapi-lint:
@@ -56,6 +69,7 @@ test: vet staticcheck openapi-lint $(ORT_LIB)
 		echo "NOTE: no Chromium found: the review page's browser tests will be skipped (Debian: apt-get install chromium; .ci/run installs it)"
 	$(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_CI)
+	$(MAKE) test-aws
 
 # Generate synthetic drawings with ground truth (internal/synth):
 # make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster|legend (legend: novel glyphs defined only by each set's legend, docs/legend.md)
@@ -215,3 +229,90 @@ review-screenshot: mupdf-headers $(ORT_LIB)
 # Chromium [VIEWER_PDF=<a drawing to show instead of a blank A0 page>].
 bench-review: mupdf-headers $(ORT_LIB)
 	BLUEPRINT_VIEWER_A0=1 BLUEPRINT_VIEWER_PDF=$(VIEWER_PDF) $(GO) test -count=1 -run 'TestReviewPage2000Boxes$$' -v ./cmd/blueprintd/ | grep -v "^=== \|level=INFO"
+
+# ---- AWS: Lambda builds, the stack's checks, and the tests against AWS-compatible servers ----
+TOOLS        := $(CURDIR)/.tools
+VERSITYGW    := $(TOOLS)/versitygw-$(VERSITYGW_VERSION)/versitygw
+DDB_LOCAL    := $(TOOLS)/dynamodb-local-$(DYNAMODB_LOCAL_VERSION)
+MOTO_VENV    := $(TOOLS)/moto-$(MOTO_VERSION)
+SAM_VENV     := $(TOOLS)/sam-$(SAM_CLI_VERSION)
+ZIG_VENV     := $(TOOLS)/zig-$(ZIG_VERSION)
+ZIG_CC       := $(ZIG_VENV)/zig-cc
+LAMBDA_DIR   ?= $(CURDIR)/build/lambda
+# Lambda binaries: provided.al2023 custom runtime without the RPC mode, no paths from this machine.
+LAMBDA_FLAGS := -trimpath -tags lambda.norpc -ldflags '-s -w'
+# The functions that open uploads link MuPDF with cgo; zig cc links them against glibc 2.34
+# (Amazon Linux 2023), whatever this machine's glibc (TestFileReadersRunOnAmazonLinux2023).
+LAMBDA_CGO   := CGO_ENABLED=1 CC="$(ZIG_CC)" CXX="$(ZIG_CC) --driver-mode=g++"
+LAMBDA_PURE  := CGO_ENABLED=0
+
+aws-tools: $(VERSITYGW) $(DDB_LOCAL)/.ok $(MOTO_VENV)/.ok
+sam-tools: $(SAM_VENV)/.ok
+
+$(VERSITYGW):
+	GOBIN=$(dir $@) $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+
+$(DDB_LOCAL)/.ok: internal/awstest/dynamodb-local.pom.xml
+	mvn -q -B -f $< dependency:copy-dependencies -Ddynamodb.local.version=$(DYNAMODB_LOCAL_VERSION) -DoutputDirectory=$(DDB_LOCAL)
+	touch $@
+
+$(MOTO_VENV)/.ok:
+	python3 -m venv $(MOTO_VENV)
+	$(MOTO_VENV)/bin/pip install --quiet --disable-pip-version-check "moto[server,stepfunctions]==$(MOTO_VERSION)"
+	touch $@
+
+$(SAM_VENV)/.ok:
+	python3 -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/pip install --quiet --disable-pip-version-check "aws-sam-cli==$(SAM_CLI_VERSION)" "cfn-lint==$(CFN_LINT_VERSION)"
+	touch $@
+
+$(ZIG_CC):
+	python3 -m venv $(ZIG_VENV)
+	$(ZIG_VENV)/bin/pip install --quiet --disable-pip-version-check "ziglang==$(ZIG_VERSION)"
+	printf '#!/bin/sh\nexec "%s" -m ziglang cc -target x86_64-linux-gnu.2.34 "$$@"\n' "$(ZIG_VENV)/bin/python" > $@.tmp
+	chmod +x $@.tmp && mv $@.tmp $@
+
+# sam build (BuildMethod: makefile) runs these with ARTIFACTS_DIR set; `make lambdas` runs them
+# into build/lambda/<function>/ for the tests. The process function is a container image:
+# lambda-process puts its binary (the detector model embedded) and ONNX Runtime where its Dockerfile takes them.
+build-ApiFunction: $(ZIG_CC) mupdf-headers
+	$(LAMBDA_CGO) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/api
+build-WebhookFunction:
+	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhook
+build-SweepFunction:
+	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/sweep
+build-UploadFunction:
+	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/upload
+# The detector model is embedded in the binary (internal/raster/model); ONNX Runtime's library
+# (make ort) goes beside it under lib/, named as the image's BLUEPRINT_ONNXRUNTIME_LIB says.
+lambda-process: $(ZIG_CC) mupdf-headers $(ORT_LIB)
+	$(LAMBDA_CGO) $(GO) build $(LAMBDA_FLAGS) -o $(LAMBDA_DIR)/process/bootstrap ./functions/process
+	mkdir -p $(LAMBDA_DIR)/process/lib
+	cp $(ORT_LIB) $(LAMBDA_DIR)/process/lib/
+	ln -sf $(notdir $(ORT_LIB)) $(LAMBDA_DIR)/process/lib/libonnxruntime.so
+
+lambdas: lambda-process
+	$(MAKE) build-ApiFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/api
+	$(MAKE) build-WebhookFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/webhook
+	$(MAKE) build-SweepFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/sweep
+	$(MAKE) build-UploadFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/upload
+
+# The stack's checks: sam validate --lint; cfn-lint over the template after the SAM transform
+# (cfn-lint applies it); sam build --build-in-source of every zip function through the targets
+# above. The process image needs Docker (not here): lambda-process builds its binary.
+SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
+sam-check: sam-tools $(ZIG_CC)
+	$(SAM) validate --lint --region eu-north-1
+	$(SAM_VENV)/bin/cfn-lint template.yaml
+	for fn in ApiFunction WebhookFunction SweepFunction UploadFunction; do \
+		$(SAM) build --build-in-source --region eu-north-1 $$fn || exit 1; \
+		test -x .aws-sam/build/$$fn/bootstrap || { echo "sam build left no $$fn/bootstrap"; exit 1; }; \
+	done
+
+# The AWS adapters, the Lambda handlers and the state machine against DynamoDB Local, versitygw
+# and moto, started on 127.0.0.1 by the tests themselves (internal/awstest).
+AWS_TEST_ENV := BLUEPRINT_DYNAMODB_LOCAL=$(DDB_LOCAL) BLUEPRINT_VERSITYGW=$(VERSITYGW) \
+	BLUEPRINT_MOTO_SERVER=$(MOTO_VENV)/bin/moto_server BLUEPRINT_LAMBDA_DIR=$(LAMBDA_DIR)
+test-aws: aws-tools lambdas sam-check mupdf-headers $(ORT_LIB)
+	$(AWS_TEST_ENV) $(GO) test -tags aws -count=1 -v -timeout 30m \
+		./internal/dynamostore/ ./internal/s3blob/ ./internal/awsapp/

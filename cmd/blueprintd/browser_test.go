@@ -201,7 +201,7 @@ func TestReviewPageDrawsEveryDetection(t *testing.T) {
 	rec := &urlRecorder{}
 	e := startEnvWrapped(t, t.TempDir(), options{runner: runnerOpts()}, rec.wrap)
 	id := processFile(t, e, "sheet-00003.pdf") // 3 pages, the last without symbols
-	poll := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).json(t)
+	poll := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).JSON(t)
 	total := fmt.Sprint(poll["summary"].(map[string]any)["total_detections"])
 
 	browse(t, ctx, chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
@@ -309,7 +309,7 @@ func TestReviewPageConfidenceSlider(t *testing.T) {
 				s.value = '`+conf+`'; s.dispatchEvent(new Event('input', {bubbles: true})); })()`))
 		}
 		settled(t, ctx, conf, time.Minute)
-		poll := e.do("GET", "/v1/jobs/"+id+"?"+query, keyA, nil, nil).json(t)
+		poll := e.do("GET", "/v1/jobs/"+id+"?"+query, keyA, nil, nil).JSON(t)
 		total := int(poll["summary"].(map[string]any)["total_detections"].(float64))
 		want, _ := apiPage(t, e, id, 0, query)
 		got := eval[drawn](t, ctx, drawnJS)
@@ -359,7 +359,7 @@ func TestReviewPageUpload(t *testing.T) {
 	if title := eval[string](t, ctx, `document.querySelector('h1').textContent`); title != "Piirustusten tarkastus" {
 		t.Errorf("title %q in a Finnish browser", title)
 	}
-	fi := e.do("GET", "/v1/jobs/"+id, keyA, nil, map[string]string{"Accept-Language": "fi"}).json(t)
+	fi := e.do("GET", "/v1/jobs/"+id, keyA, nil, map[string]string{"Accept-Language": "fi"}).JSON(t)
 	firstName := fi["summary"].(map[string]any)["by_symbol"].([]any)[0].(map[string]any)["display_name"]
 	if got := eval[string](t, ctx, `document.querySelector('#by-symbol tbody tr td:nth-child(2)').textContent`); got != firstName {
 		t.Errorf("take-off shows %q, the Finnish name is %v", got, firstName)
@@ -580,7 +580,7 @@ func TestReviewPage2000Boxes(t *testing.T) {
 		}
 		return sum / float64(len(v))
 	}
-	page := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).json(t)["pages"].([]any)[0].(map[string]any)
+	page := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).JSON(t)["pages"].([]any)[0].(map[string]any)
 	t.Logf("page of %vx%v px, %d boxes: page open to image shown %.1f s; boxes drawn in %.0f ms; "+
 		"zoom frames mean %.1f ms, p95 %.1f ms, max %.1f ms (%d frames); pan frames mean %.1f ms, p95 %.1f ms, max %.1f ms (%d frames)",
 		page["width_px"], page["height_px"], n, open.Seconds(), s.DrawMS, mean(s.Zoom), pct(s.Zoom, 0.95), pct(s.Zoom, 1), len(s.Zoom),
@@ -675,7 +675,7 @@ func TestReviewScreenshots(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := processPDF(t, e, keyA, filepath.Base(f), data, nil)
-		poll := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).json(t)
+		poll := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).JSON(t)
 		for i := range poll["pages"].([]any) {
 			shoot(fmt.Sprintf("real-%s-p%d.png", strings.TrimSuffix(filepath.Base(f), ".pdf"), i+1), id, i, 0)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"blueprint/internal/apitest"
 	"blueprint/internal/boltstore"
 	"blueprint/internal/detect"
 	"blueprint/internal/job"
@@ -42,7 +43,7 @@ func TestRestartMidProcessing(t *testing.T) {
 	started := make(chan struct{}, 1)
 	e1 := startEnv(t, dir, options{runner: runnerOpts(), engine: blockingEngine(started)})
 	data := pdfDoc([2]int{144, 72}, [2]int{144, 72})
-	created := e1.initJob(keyA, map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": len(data), "callback_url": sink.srv.URL})
+	created := e1.initJob(keyA, map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": len(data), "callback_url": sink.URL})
 	id := created["job_id"].(string)
 	if r := e1.upload(created, data, "application/pdf"); r.Status != 200 {
 		t.Fatal(r.Status)
@@ -66,12 +67,12 @@ func TestRestartMidProcessing(t *testing.T) {
 	if done["summary"].(map[string]any)["total_detections"] != 5.0 {
 		t.Fatalf("after restart: %v", done["summary"])
 	}
-	d := sink.next(t)
+	d := sink.Next(t)
 	if err := webhook.Verify([]byte(secretA), d.Header.Get(webhook.SignatureHeader), d.Body, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case extra := <-sink.got:
+	case extra := <-sink.Got:
 		t.Fatalf("second delivery: %s", extra.Header.Get(webhook.EventIDHeader))
 	case <-time.After(300 * time.Millisecond):
 	}
@@ -83,14 +84,14 @@ func TestWebhookSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	sink := newSink(t, 500)
 	e1 := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
-	id := doneJob(t, e1, keyA, map[string]any{"callback_url": sink.srv.URL})
-	first := sink.next(t)
+	id := doneJob(t, e1, keyA, map[string]any{"callback_url": sink.URL})
+	first := sink.Next(t)
 	if first.Status != 500 {
 		t.Fatalf("first status %d", first.Status)
 	}
 	e1.stop()
 	e2 := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
-	second := sink.next(t)
+	second := sink.Next(t)
 	if second.Status != 200 || second.Header.Get(webhook.EventIDHeader) != first.Header.Get(webhook.EventIDHeader) {
 		t.Fatalf("retry: %d, event ids %q vs %q", second.Status, second.Header.Get(webhook.EventIDHeader), first.Header.Get(webhook.EventIDHeader))
 	}
@@ -101,19 +102,19 @@ func TestWebhookSurvivesRestart(t *testing.T) {
 // TestWebhookGivesUp counts 1 + MaxRetries attempts against a receiver
 // that always fails.
 func TestWebhookGivesUp(t *testing.T) {
-	clock := &fakeClock{t: time.Now().UTC()}
+	clock := apitest.NewClock(time.Now().UTC())
 	sink := newSink(t, 500, 500, 500, 500, 500, 500, 500, 500, 500)
 	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
-	id := doneJob(t, e, keyA, map[string]any{"callback_url": sink.srv.URL})
+	id := doneJob(t, e, keyA, map[string]any{"callback_url": sink.URL})
 	var ids []string
 	for i := range 1 + webhook.MaxRetries {
-		d := sink.next(t)
+		d := sink.Next(t)
 		ids = append(ids, d.Header.Get(webhook.EventIDHeader))
 		waitDelivery(t, e, id, func(d *job.Delivery) bool { return d.Attempts == i+1 })
 		clock.Advance(webhook.BackoffCap + time.Second)
 	}
 	select {
-	case <-sink.got:
+	case <-sink.Got:
 		t.Fatal("delivery after the last retry")
 	case <-time.After(300 * time.Millisecond):
 	}
@@ -132,15 +133,15 @@ func TestWebhookGivesUp(t *testing.T) {
 // webhook still waits for a retry gives the delivery up: the retry would
 // otherwise send the expired record as a job.done event.
 func TestExpiryEndsPendingWebhook(t *testing.T) {
-	clock := &fakeClock{t: time.Now().UTC()}
+	clock := apitest.NewClock(time.Now().UTC())
 	sink := newSink(t, 500, 500)
 	// No polling: after the first attempt only the explicit calls below
 	// deliver.
 	opt := runner.Options{Poll: time.Hour, SweepEvery: time.Hour}
 	e := startEnv(t, t.TempDir(), options{runner: opt, engine: scriptedEngine(), clock: clock})
 	ctx := context.Background()
-	id := doneJob(t, e, keyA, map[string]any{"callback_url": sink.srv.URL})
-	if d := sink.next(t); d.Status != 500 {
+	id := doneJob(t, e, keyA, map[string]any{"callback_url": sink.URL})
+	if d := sink.Next(t); d.Status != 500 {
 		t.Fatalf("first attempt answered %d", d.Status)
 	}
 	waitDelivery(t, e, id, func(d *job.Delivery) bool { return d.Attempts == 1 })
@@ -153,7 +154,7 @@ func TestExpiryEndsPendingWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case d := <-sink.got:
+	case d := <-sink.Got:
 		t.Fatalf("delivery after expiry: %s", d.Body)
 	case <-time.After(300 * time.Millisecond):
 	}
@@ -174,7 +175,7 @@ func TestFailedJob(t *testing.T) {
 	})
 	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: broken})
 	data := pngImage(30, 20)
-	created := e.initJob(keyA, map[string]any{"file_name": "a.png", "mime_type": "image/png", "size": len(data), "callback_url": sink.srv.URL})
+	created := e.initJob(keyA, map[string]any{"file_name": "a.png", "mime_type": "image/png", "size": len(data), "callback_url": sink.URL})
 	id := created["job_id"].(string)
 	e.upload(created, data, "image/png")
 	if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
@@ -186,8 +187,8 @@ func TestFailedJob(t *testing.T) {
 	if errObj["code"] != "processing_failed" || !strings.Contains(msg, "symbol detection failed on the page with page_index 0") || strings.Contains(msg, "model file") || m["completed_at"] == nil {
 		t.Fatalf("failed view: %v", m)
 	}
-	d := sink.next(t)
-	if err := e.spec.ValidateWebhook("job.failed", d.Header, d.Body); err != nil {
+	d := sink.Next(t)
+	if err := e.api.Spec.ValidateWebhook("job.failed", d.Header, d.Body); err != nil {
 		t.Fatalf("failed webhook does not match the OpenAPI document: %v", err)
 	}
 	var p map[string]any
@@ -201,11 +202,11 @@ func TestFailedJob(t *testing.T) {
 
 // TestExpiry walks the expiry rules with a fake clock.
 func TestExpiry(t *testing.T) {
-	clock := &fakeClock{t: time.Now().UTC()}
+	clock := apitest.NewClock(time.Now().UTC())
 	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
 	ctx := context.Background()
 	done := doneJob(t, e, keyA, nil)
-	pages := e.do("GET", "/v1/jobs/"+done, keyA, nil, nil).json(t)["pages"].([]any)
+	pages := e.do("GET", "/v1/jobs/"+done, keyA, nil, nil).JSON(t)["pages"].([]any)
 	img := pages[0].(map[string]any)["image_url"].(string)
 	noUpload := e.initJob(keyA, map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": 10})["job_id"].(string)
 	data := pdfDoc([2]int{100, 100})
@@ -217,17 +218,17 @@ func TestExpiry(t *testing.T) {
 	if err := e.app.service.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	m := e.do("GET", "/v1/jobs/"+noUpload, keyA, nil, nil).json(t)
+	m := e.do("GET", "/v1/jobs/"+noUpload, keyA, nil, nil).JSON(t)
 	if m["status"] != "expired" || m["expiry_reason"] != "upload_not_received" || m["expired_at"] == nil {
 		t.Fatalf("no upload: %v", m)
 	}
 	if r := e.do("POST", "/v1/jobs/"+noUpload+"/start", keyA, nil, nil); r.Status != 409 {
 		t.Fatalf("start expired: %d", r.Status)
 	}
-	if m := e.do("GET", "/v1/jobs/"+upID, keyA, nil, nil).json(t); m["status"] != "awaiting_upload" {
+	if m := e.do("GET", "/v1/jobs/"+upID, keyA, nil, nil).JSON(t); m["status"] != "awaiting_upload" {
 		t.Fatalf("an unchecked upload expired early: %v", m["status"])
 	}
-	if m := e.do("GET", "/v1/jobs/"+done, keyA, nil, nil).json(t); m["status"] != "done" {
+	if m := e.do("GET", "/v1/jobs/"+done, keyA, nil, nil).JSON(t); m["status"] != "done" {
 		t.Fatalf("done job expired early: %v", m["status"])
 	}
 
@@ -235,7 +236,7 @@ func TestExpiry(t *testing.T) {
 	if err := e.app.service.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	m = e.do("GET", "/v1/jobs/"+done, keyA, nil, nil).json(t)
+	m = e.do("GET", "/v1/jobs/"+done, keyA, nil, nil).JSON(t)
 	if m["status"] != "expired" || m["expiry_reason"] != "retention_elapsed" {
 		t.Fatalf("done past retention: %v", m)
 	}
@@ -248,7 +249,7 @@ func TestExpiry(t *testing.T) {
 	if _, err := e.app.service.PageImage(ctx, done, 0); job.ErrorCode(err) != job.CodeNotFound {
 		t.Fatalf("image blob after purge: %v", err)
 	}
-	if m := e.do("GET", "/v1/jobs/"+upID, keyA, nil, nil).json(t); m["status"] != "expired" {
+	if m := e.do("GET", "/v1/jobs/"+upID, keyA, nil, nil).JSON(t); m["status"] != "expired" {
 		t.Fatalf("never-started upload past retention: %v", m["status"])
 	}
 

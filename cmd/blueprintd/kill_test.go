@@ -21,11 +21,11 @@ import (
 	"testing"
 	"time"
 
+	"blueprint/internal/apitest"
 	"blueprint/internal/boltstore"
 	"blueprint/internal/config"
 	"blueprint/internal/document/documenttest"
 	"blueprint/internal/job"
-	"blueprint/internal/openapi"
 	"blueprint/internal/raster/rastertest"
 	"blueprint/internal/webhook"
 )
@@ -288,7 +288,7 @@ func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() boo
 // midProcessing reports whether the polled job is processing with some
 // but not all of its pages done.
 func midProcessing(e *testEnv, id string) bool {
-	m := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).json(e.t)
+	m := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).JSON(e.t)
 	done, _ := m["pages_done"].(float64)
 	total, _ := m["pages_total"].(float64)
 	if m["status"] == "done" || m["status"] == "failed" {
@@ -300,7 +300,7 @@ func midProcessing(e *testEnv, id string) bool {
 // pageDetections reads every stored detection of a page through the API
 // as sorted "class box confidence" lines (detection ids differ by run).
 func pageDetections(e *testEnv, id string, page int) []string {
-	m := e.do("GET", fmt.Sprintf("/v1/jobs/%s/pages/%d/detections?confidence=0&limit=2000", id, page), keyA, nil, nil).json(e.t)
+	m := e.do("GET", fmt.Sprintf("/v1/jobs/%s/pages/%d/detections?confidence=0&limit=2000", id, page), keyA, nil, nil).JSON(e.t)
 	if m["next"] != nil {
 		e.t.Fatalf("more than one page of detections: %v", m["next"])
 	}
@@ -331,11 +331,7 @@ func TestKillNine(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	spec, err := openapi.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &testEnv{t: t, dir: dir, base: "http://" + addr, spec: spec}
+	e := &testEnv{t: t, dir: dir, base: "http://" + addr, api: apitest.NewClient(t, "http://"+addr)}
 	rec := newKillReceiver(t)
 	data := killPDF()
 	newJob := func() string {

@@ -26,6 +26,7 @@ import (
 	"blueprint/internal/catalog"
 	"blueprint/internal/config"
 	"blueprint/internal/detect"
+	"blueprint/internal/docfiles"
 	"blueprint/internal/engine"
 	"blueprint/internal/httpapi"
 	"blueprint/internal/job"
@@ -137,13 +138,14 @@ func newApp(cfg config.Config, log *slog.Logger, opt options) (a *app, devKey ap
 	r := runner.New(store, ropt)
 	links := httpapi.NewLocalLinks(cfg.BaseURL, signer)
 	svc, err := job.NewService(job.Config{
-		Store: store, Blobs: blobs, Flow: r, Clock: opt.clock, Catalog: cat, Engine: eng, Links: links,
+		Store: store, Blobs: blobs, Flow: r, Clock: opt.clock, Catalog: cat, Links: links,
+		Files: docfiles.New(cfg.MaxPages, cfg.MaxPagePixels), Engine: eng,
 		Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivateCallbacks, Resolver: opt.resolver},
 		WebhookSecret: func(keyID string) ([]byte, bool) {
 			k, ok := keys.ByID(keyID)
 			return k.WebhookSecret, ok
 		},
-		Limits: cfg.Limits, Admission: gate, UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, Logger: log,
+		Admission: gate, UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, Logger: log,
 	})
 	if err != nil {
 		store.Close()

@@ -36,7 +36,7 @@ func TestPageImageStreams(t *testing.T) {
 		}
 		return b
 	}
-	m := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).json(t)
+	m := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).JSON(t)
 	pages := m["pages"].([]any)
 	if len(pages) != 2 {
 		t.Fatalf("pages: %v", pages)
@@ -61,7 +61,7 @@ func TestPageImageStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.do("GET", urls[1], "", nil, nil)
-	if r.Status != 404 || r.code(t) != "not_found" || r.Header.Get("Content-Type") != "application/json" {
+	if r.Status != 404 || r.Code(t) != "not_found" || r.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("missing image: %d %s %s", r.Status, r.Header.Get("Content-Type"), r.Body)
 	}
 	// A blob that is not a PNG is a 500 in the error shape, not a stream.
@@ -69,7 +69,7 @@ func TestPageImageStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = e.do("GET", urls[1], "", nil, nil)
-	if r.Status != 500 || r.code(t) != "internal_error" {
+	if r.Status != 500 || r.Code(t) != "internal_error" {
 		t.Fatalf("corrupt image: %d %s", r.Status, r.Body)
 	}
 }

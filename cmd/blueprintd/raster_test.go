@@ -37,7 +37,7 @@ func TestScansThroughAPI(t *testing.T) {
 			if r.Status != 200 {
 				t.Fatalf("detections: %d %s", r.Status, r.Body)
 			}
-			dets, _ := r.json(t)["detections"].([]any)
+			dets, _ := r.JSON(t)["detections"].([]any)
 			if len(dets) == 0 {
 				t.Fatalf("no detections on a scan with symbols: %s", r.Body)
 			}

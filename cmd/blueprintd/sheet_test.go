@@ -65,7 +65,7 @@ func TestSyntheticSheetThroughAPI(t *testing.T) {
 		}
 		var dets []map[string]any
 		for offset := 0; ; {
-			m := e.do("GET", fmt.Sprintf("/v1/jobs/%s/pages/%d/detections?confidence=0&limit=2000&offset=%d", id, i, offset), keyA, nil, nil).json(t)
+			m := e.do("GET", fmt.Sprintf("/v1/jobs/%s/pages/%d/detections?confidence=0&limit=2000&offset=%d", id, i, offset), keyA, nil, nil).JSON(t)
 			for _, d := range m["detections"].([]any) {
 				dets = append(dets, d.(map[string]any))
 			}

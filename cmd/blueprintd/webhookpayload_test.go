@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"blueprint/internal/apitest"
 	"blueprint/internal/job"
 	"blueprint/internal/localblob"
 	"blueprint/internal/webhook"
@@ -18,13 +19,13 @@ import (
 // every poll), with last_error saying why, until the delivery is given up
 // after 1 + MaxRetries attempts.
 func TestWebhookPayloadUnbuildable(t *testing.T) {
-	clock := &fakeClock{t: time.Now().UTC()}
+	clock := apitest.NewClock(time.Now().UTC())
 	sink := newSink(t, 500)
 	dir := t.TempDir()
 	e := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
 	ctx := context.Background()
-	id := doneJob(t, e, keyA, map[string]any{"callback_url": sink.srv.URL})
-	if d := sink.next(t); d.Status != 500 {
+	id := doneJob(t, e, keyA, map[string]any{"callback_url": sink.URL})
+	if d := sink.Next(t); d.Status != 500 {
 		t.Fatalf("first attempt answered %d", d.Status)
 	}
 	waitDelivery(t, e, id, func(d *job.Delivery) bool { return d.Attempts == 1 })
@@ -59,7 +60,7 @@ func TestWebhookPayloadUnbuildable(t *testing.T) {
 	}
 	clock.Advance(webhook.BackoffCap + time.Second)
 	select {
-	case d := <-sink.got:
+	case d := <-sink.Got:
 		t.Fatalf("a delivery went out without its payload: %s", d.Body)
 	case <-time.After(300 * time.Millisecond):
 	}

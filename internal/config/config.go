@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"blueprint/internal/apikey"
-	"blueprint/internal/document"
 	"blueprint/internal/job"
 )
 
@@ -64,7 +63,10 @@ type Config struct {
 	CatalogFile           string
 	Retention             time.Duration
 	UploadTTL             time.Duration
-	Limits                document.Limits
+	// MaxPages and MaxPagePixels override the document limits; 0 keeps
+	// the defaults of docs/decisions.md (docfiles.New applies them).
+	MaxPages      int
+	MaxPagePixels int64
 	// Raster configures the raster detector.
 	Raster Raster
 	// MaxDocuments is how many documents are checked or processed at
@@ -116,7 +118,6 @@ func LoadFor(getenv func(string) string, m Machine) (Config, error) {
 		CatalogFile: getenv(EnvCatalogFile),
 		Retention:   job.DefaultRetention,
 		UploadTTL:   job.DefaultUploadTTL,
-		Limits:      document.DefaultLimits(),
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = baseFromListen(c.ListenAddr)
@@ -148,14 +149,14 @@ func LoadFor(getenv func(string) string, m Machine) (Config, error) {
 		if err != nil || n < 1 {
 			return c, fmt.Errorf("%s: %q is not a positive integer", EnvMaxPages, v)
 		}
-		c.Limits.MaxPages = n
+		c.MaxPages = n
 	}
 	if v := getenv(EnvMaxPagePixels); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 {
 			return c, fmt.Errorf("%s: %q is not a positive integer", EnvMaxPagePixels, v)
 		}
-		c.Limits.MaxPagePixels = n
+		c.MaxPagePixels = n
 	}
 	c.MemoryBudget = int64(float64(m.MemoryBytes) * MemoryShare)
 	if v := getenv(EnvMemoryBudget); v != "" {

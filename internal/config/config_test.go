@@ -15,7 +15,7 @@ func TestLoad(t *testing.T) {
 	}
 	if c.ListenAddr != DefaultListenAddr || c.DataDir != DefaultDataDir || c.BaseURL != "http://127.0.0.1:8080" ||
 		c.AllowPrivateCallbacks || len(c.APIKeys) != 0 || c.Retention != 30*24*time.Hour || c.UploadTTL != time.Hour ||
-		c.Limits.MaxPages != 500 {
+		c.MaxPages != 0 || c.MaxPagePixels != 0 {
 		t.Fatalf("defaults: %+v", c)
 	}
 	c, err = Load(env(map[string]string{
@@ -27,7 +27,7 @@ func TestLoad(t *testing.T) {
 	}
 	if c.BaseURL != "http://127.0.0.1:9090" || len(c.APIKeys) != 2 || c.APIKeys[0].RequestsPerMinute != 10 ||
 		!c.AllowPrivateCallbacks || c.Retention != 48*time.Hour || c.UploadTTL != 10*time.Minute ||
-		c.Limits.MaxPages != 7 || c.Limits.MaxPagePixels != 1000 {
+		c.MaxPages != 7 || c.MaxPagePixels != 1000 {
 		t.Fatalf("overrides: %+v", c)
 	}
 }

@@ -192,7 +192,11 @@ func (s *Server) handleIcon(w http.ResponseWriter, r *http.Request, _ job.Caller
 		s.writeError(w, r, job.Errorf(job.CodeNotFound, "no icon for symbol class %q", class))
 		return
 	}
-	url := s.cfg.Links.IconFileURL(class, format, s.cfg.Clock.Now().Add(job.SignedGetTTL))
+	url, err := s.cfg.Links.IconFileURL(r.Context(), class, format, s.cfg.Clock.Now().Add(job.SignedGetTTL))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	w.Header().Set("Location", url)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusFound)

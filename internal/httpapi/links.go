@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -26,7 +27,7 @@ const (
 type Links interface {
 	// IconFileURL is the absolute URL, valid until expires, of a class's
 	// icon file; format is "svg" or "png".
-	IconFileURL(class, format string, expires time.Time) string
+	IconFileURL(ctx context.Context, class, format string, expires time.Time) (string, error)
 	// Verify checks a signed URL the service serves itself (the upload PUT,
 	// a page image, an icon file) for the request's method, path and query
 	// at now. It returns nil for a valid URL, an error wrapping
@@ -35,47 +36,55 @@ type Links interface {
 	Verify(method, path string, query url.Values, now time.Time) error
 }
 
+// apiLinks builds the URLs of the API's own endpoints from the public base
+// URL; both modes share them.
+type apiLinks struct {
+	base string
+}
+
+func newAPILinks(base string) apiLinks { return apiLinks{base: strings.TrimRight(base, "/")} }
+
+// JobURL is the poll URL of a job.
+func (l apiLinks) JobURL(jobID string) string { return l.base + "/v1/jobs/" + url.PathEscape(jobID) }
+
+// DetectionsURL is the per-page detections endpoint of a job's page.
+func (l apiLinks) DetectionsURL(jobID string, page int) string {
+	return fmt.Sprintf("%s/v1/jobs/%s/pages/%d/detections", l.base, url.PathEscape(jobID), page)
+}
+
+// IconURL is the icon endpoint of a class (which redirects to a signed URL).
+func (l apiLinks) IconURL(class string) string {
+	return l.base + "/v1/symbols/" + url.PathEscape(class) + "/icon"
+}
+
 // LocalLinks builds the absolute and HMAC-signed URLs of local mode from
 // the public base URL, where the service itself serves uploads, page images
 // and icons. It implements Links and job.Links.
 type LocalLinks struct {
-	base   string
+	apiLinks
 	signer *signing.Signer
 }
 
 // NewLocalLinks returns LocalLinks for base (e.g. "http://127.0.0.1:8080";
 // a trailing slash is dropped) signed and verified with signer.
 func NewLocalLinks(base string, signer *signing.Signer) *LocalLinks {
-	return &LocalLinks{base: strings.TrimRight(base, "/"), signer: signer}
+	return &LocalLinks{apiLinks: newAPILinks(base), signer: signer}
 }
 
 // UploadURL is the signed PUT URL of a job's upload.
-func (l *LocalLinks) UploadURL(jobID string, expires time.Time) string {
-	return l.signer.URL(l.base, http.MethodPut, uploadPrefix+jobID, expires)
-}
-
-// JobURL is the poll URL of a job.
-func (l *LocalLinks) JobURL(jobID string) string { return l.base + "/v1/jobs/" + url.PathEscape(jobID) }
-
-// DetectionsURL is the per-page detections endpoint of a job's page.
-func (l *LocalLinks) DetectionsURL(jobID string, page int) string {
-	return fmt.Sprintf("%s/v1/jobs/%s/pages/%d/detections", l.base, url.PathEscape(jobID), page)
+func (l *LocalLinks) UploadURL(_ context.Context, j *job.Job) (string, error) {
+	return l.signer.URL(l.base, http.MethodPut, uploadPrefix+j.ID, j.UploadExpiresAt), nil
 }
 
 // PageImageURL is a signed GET URL of a page's PNG.
-func (l *LocalLinks) PageImageURL(jobID string, page int, expires time.Time) string {
-	return l.signer.URL(l.base, http.MethodGet, fmt.Sprintf("%s%s/%d.png", pageImagePrefix, jobID, page), expires)
-}
-
-// IconURL is the icon endpoint of a class (which redirects to a signed URL).
-func (l *LocalLinks) IconURL(class string) string {
-	return l.base + "/v1/symbols/" + url.PathEscape(class) + "/icon"
+func (l *LocalLinks) PageImageURL(_ context.Context, jobID string, page int, expires time.Time) (string, error) {
+	return l.signer.URL(l.base, http.MethodGet, fmt.Sprintf("%s%s/%d.png", pageImagePrefix, jobID, page), expires), nil
 }
 
 // IconFileURL is the signed GET URL of a class's icon file; format is
 // "svg" or "png".
-func (l *LocalLinks) IconFileURL(class, format string, expires time.Time) string {
-	return l.signer.URL(l.base, http.MethodGet, iconPrefix+class+"."+format, expires)
+func (l *LocalLinks) IconFileURL(_ context.Context, class, format string, expires time.Time) (string, error) {
+	return l.signer.URL(l.base, http.MethodGet, iconPrefix+class+"."+format, expires), nil
 }
 
 // Verify checks the HMAC signature and expiry of a URL this LocalLinks

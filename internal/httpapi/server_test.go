@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -119,12 +120,19 @@ func TestLinksAreSignedForTheirRoutes(t *testing.T) {
 	}
 	l := NewLocalLinks("http://h:1/", signer)
 	now := time.Unix(1_800_000_000, 0)
+	ctx := context.Background()
+	must := func(u string, err error) string {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
 	for _, c := range []struct {
 		raw, method string
 	}{
-		{l.UploadURL("j1", now.Add(time.Hour)), http.MethodPut},
-		{l.PageImageURL("j1", 3, now.Add(time.Hour)), http.MethodGet},
-		{l.IconFileURL("smoke_detector", "svg", now.Add(time.Hour)), http.MethodGet},
+		{must(l.UploadURL(ctx, &job.Job{ID: "j1", UploadExpiresAt: now.Add(time.Hour)})), http.MethodPut},
+		{must(l.PageImageURL(ctx, "j1", 3, now.Add(time.Hour))), http.MethodGet},
+		{must(l.IconFileURL(ctx, "smoke_detector", "svg", now.Add(time.Hour))), http.MethodGet},
 	} {
 		u, err := url.Parse(c.raw)
 		if err != nil || u.Host != "h:1" {

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -13,13 +14,13 @@ import (
 // which only embed the strings.
 type pathLinks struct{}
 
-func (pathLinks) UploadURL(jobID string, _ time.Time) string { return "/uploads/" + jobID }
-func (pathLinks) JobURL(jobID string) string                 { return "/v1/jobs/" + jobID }
+func (pathLinks) UploadURL(_ context.Context, j *Job) (string, error) { return "/uploads/" + j.ID, nil }
+func (pathLinks) JobURL(jobID string) string                          { return "/v1/jobs/" + jobID }
 func (pathLinks) DetectionsURL(jobID string, page int) string {
 	return fmt.Sprintf("/v1/jobs/%s/pages/%d/detections", jobID, page)
 }
-func (pathLinks) PageImageURL(jobID string, page int, _ time.Time) string {
-	return fmt.Sprintf("/files/pages/%s/%d.png", jobID, page)
+func (pathLinks) PageImageURL(_ context.Context, jobID string, page int, _ time.Time) (string, error) {
+	return fmt.Sprintf("/files/pages/%s/%d.png", jobID, page), nil
 }
 func (pathLinks) IconURL(class string) string { return "/v1/symbols/" + class + "/icon" }
 

@@ -38,6 +38,7 @@ type Job struct {
 
 	CreatedAt       time.Time  `json:"created_at"`
 	UploadExpiresAt time.Time  `json:"upload_expires_at"`
+	QueuedAt        *time.Time `json:"queued_at,omitempty"` // when start queued it
 	StartedAt       *time.Time `json:"started_at,omitempty"`
 	CompletedAt     *time.Time `json:"completed_at,omitempty"`
 	ExpiredAt       *time.Time `json:"expired_at,omitempty"`
@@ -67,7 +68,8 @@ type Job struct {
 // Upload describes the file stored by the signed PUT.
 type Upload struct {
 	Size       int64     `json:"size"`
-	SHA256     string    `json:"sha256"`
+	SHA256     string    `json:"sha256"`         // known once the service has read the file
+	ETag       string    `json:"etag,omitempty"` // the blob store's entity tag (direct uploads)
 	StoredAt   time.Time `json:"stored_at"`
 	Invalid    bool      `json:"invalid,omitempty"` // start found it unusable
 	BlobKey    string    `json:"blob_key"`

@@ -12,8 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"blueprint/internal/detect"
-	"blueprint/internal/document"
-	"blueprint/internal/pipeline"
 	"blueprint/internal/webhook"
 )
 
@@ -167,7 +165,7 @@ func failureMessage(err error) string {
 
 // pageFailure describes a failure of page i.
 func pageFailure(i int, err error) error {
-	var inv *document.InvalidError
+	var inv *InvalidFile
 	var step *stepError
 	var unread *detect.UnreadableError
 	switch {
@@ -185,6 +183,9 @@ func pageFailure(i int, err error) error {
 // run does the work of Process and returns the pages and legend rows to
 // record.
 func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) {
+	if s.cfg.Files == nil || s.cfg.Engine == nil {
+		return nil, nil, &failure{msg: "the service is not set up to process files (a service-side error)", err: errors.New("Config.Files or Config.Engine is nil")}
+	}
 	if j.Upload == nil {
 		return nil, nil, &failure{msg: "the job has no uploaded file", err: errors.New("no upload")}
 	}
@@ -194,15 +195,15 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 	}
 	// Wait for the memory of opening the file, then, once its pages are
 	// known, for that of its largest page.
-	held := document.OpenBytes(data, CanonicalMime(j.MimeType))
+	held := s.cfg.Files.OpenBytes(data, CanonicalMime(j.MimeType))
 	release, err := s.cfg.Admission.Acquire(ctx, held)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer func() { release() }()
-	doc, err := document.Open(ctx, data, CanonicalMime(j.MimeType), s.cfg.Limits)
+	doc, err := s.cfg.Files.Open(ctx, data, CanonicalMime(j.MimeType))
 	if err != nil {
-		var inv *document.InvalidError
+		var inv *InvalidFile
 		if errors.As(err, &inv) {
 			return nil, nil, &failure{msg: "the file could not be opened: " + inv.Message, err: err}
 		}
@@ -226,7 +227,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 	}
 	var pages []Page
 	var found [][]detect.Detection
-	each := func(r pipeline.PageResult) error {
+	each := func(r PageResult) error {
 		if err := s.putBlob(ctx, ImageKey(j.ID, r.Index), r.PNG); err != nil {
 			return &stepError{step: "storing the page image", err: err}
 		}
@@ -247,13 +248,13 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 	if de, ok := s.cfg.Engine.(detect.DocumentEngine); ok {
 		eng = stepDocEngine{stepEngine{s.cfg.Engine}, de}
 	}
-	opt := pipeline.Options{Engine: eng, KeepPNG: true, Document: func(info detect.DocumentInfo) error {
+	opt := RunOptions{Engine: eng, Document: func(info detect.DocumentInfo) error {
 		for _, r := range info.Legend {
 			legend = append(legend, LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity})
 		}
 		return nil
 	}}
-	if err := pipeline.Run(ctx, doc, opt, each); err != nil {
+	if err := doc.Run(ctx, opt, each); err != nil {
 		var step *stepError
 		if errors.As(err, &step) && step.step == stepDocument {
 			return nil, nil, &failure{msg: "reading the document's legends and page kinds failed (a service-side error)", err: err}

@@ -53,8 +53,12 @@ func (s *Service) Get(ctx context.Context, c Caller, jobID string, o ReadOptions
 func (s *Service) view(ctx context.Context, j *Job, o ReadOptions) (any, error) {
 	switch j.Status {
 	case AwaitingUpload:
+		up, err := s.uploadDescriptor(ctx, j)
+		if err != nil {
+			return nil, err
+		}
 		return &AwaitingView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CreatedAt: Timestamp(j.CreatedAt),
-			FileName: j.FileName, Uploaded: j.Upload != nil, Upload: s.uploadDescriptor(j)}, nil
+			FileName: j.FileName, Uploaded: j.Upload != nil, Upload: up}, nil
 	case Queued, Processing:
 		v := &RunningView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CreatedAt: Timestamp(j.CreatedAt),
 			StartedAt: timestampPtr(j.StartedAt), FileName: strPtr(j.FileName)}
@@ -175,10 +179,13 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 	counts := map[string]int{}
 	syms := s.symbolViews(o.Lang)
 	expires := s.now().Add(SignedGetTTL)
-	err := s.eachPage(ctx, j, f, func(p Page, kept []storedDetection) {
+	err := s.eachPage(ctx, j, f, func(p Page, kept []storedDetection) error {
 		pv := PageView{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
 			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index), Kind: p.Kind}
-		img := s.cfg.Links.PageImageURL(j.ID, p.Index, expires)
+		img, err := s.cfg.Links.PageImageURL(ctx, j.ID, p.Index, expires)
+		if err != nil {
+			return internal("sign the page image URL", err)
+		}
 		pv.ImageURL = &img
 		pv.DetectionCount = len(kept)
 		for _, d := range kept {
@@ -198,6 +205,7 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 			v.PagesWithDetections++
 		}
 		v.Pages = append(v.Pages, pv)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -207,14 +215,16 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 }
 
 // eachPage calls fn with every page of a done job, in order, and the
-// page's detections that pass f.
-func (s *Service) eachPage(ctx context.Context, j *Job, f detect.Filter, fn func(p Page, kept []storedDetection)) error {
+// page's detections that pass f, and stops at fn's first error.
+func (s *Service) eachPage(ctx context.Context, j *Job, f detect.Filter, fn func(p Page, kept []storedDetection) error) error {
 	for _, p := range j.Pages {
 		sp, err := s.loadPage(ctx, j.ID, p.Index)
 		if err != nil {
 			return internal("load results", err)
 		}
-		fn(p, sp.visible(f))
+		if err := fn(p, sp.visible(f)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -19,7 +19,6 @@ import (
 
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
-	"blueprint/internal/document"
 	"blueprint/internal/webhook"
 )
 
@@ -52,31 +51,31 @@ const (
 	ReasonRetentionElapsed  = "retention_elapsed"
 )
 
-// Mime types accepted on init: the types package document opens, with the
-// image/jpg alias.
-var acceptedMimes = []string{document.MimePDF, document.MimePNG, document.MimeJPEG, document.MimeJPGAlias, document.MimeWebP}
-
 // CanonicalMime maps the accepted spellings of a mime type to one:
-// image/jpg is image/jpeg (document.NormalizeMIME). Parameters and case
-// are dropped.
+// image/jpg is image/jpeg. Parameters and case are dropped.
 func CanonicalMime(m string) string {
 	if mt, _, err := mime.ParseMediaType(m); err == nil {
 		m = mt
 	}
-	return document.NormalizeMIME(strings.ToLower(strings.TrimSpace(m)))
+	m = strings.ToLower(strings.TrimSpace(m))
+	if m == MimeJPGAlias {
+		return MimeJPEG
+	}
+	return m
 }
 
 // Links builds the absolute URLs the responses carry. The HTTP layer
 // implements it from the public base URL and the URL signer.
 type Links interface {
-	// UploadURL is the signed PUT URL of a job's upload, valid until expires.
-	UploadURL(jobID string, expires time.Time) string
+	// UploadURL is the signed PUT URL of j's upload, valid until
+	// j.UploadExpiresAt. Signing the same job again gives the same URL.
+	UploadURL(ctx context.Context, j *Job) (string, error)
 	// JobURL is the poll URL of a job.
 	JobURL(jobID string) string
 	// DetectionsURL is the per-page detections endpoint.
 	DetectionsURL(jobID string, page int) string
 	// PageImageURL is a signed GET URL of a page's PNG, valid until expires.
-	PageImageURL(jobID string, page int, expires time.Time) string
+	PageImageURL(ctx context.Context, jobID string, page int, expires time.Time) (string, error)
 	// IconURL is the icon endpoint of a symbol class.
 	IconURL(class string) string
 }
@@ -101,20 +100,31 @@ type Caller struct {
 
 // Config wires a Service.
 type Config struct {
-	Store   Store
-	Blobs   Blobs
+	Store Store
+	Blobs Blobs
+	// Flow moves started jobs on; Start and Recover need it, and a
+	// program that calls neither may leave it nil.
 	Flow    Flow
 	Clock   Clock // nil: SystemClock
 	Catalog *catalog.Catalog
-	Engine  detect.Engine
-	Links   Links
+	// Files reads uploaded files; Engine detects symbols on their pages.
+	// Start needs Files, Process both; a program that does neither (the
+	// webhook, sweep and upload-event Lambdas) leaves them nil and so does
+	// not link the document reader.
+	Files  Files
+	Engine detect.Engine
+	// Direct is set when partners upload straight to the blob store
+	// (S3 presigned PUTs): start then reads the object there instead of
+	// one the service stored itself. Nil in local mode.
+	Direct DirectUploads
+	Links  Links
 	// Guard checks callback URLs at init and dials webhooks.
 	Guard webhook.Guard
 	// WebhookSecret returns the webhook signing secret of an API key ID.
 	WebhookSecret func(keyID string) ([]byte, bool)
-	Limits        document.Limits
 	// Admission bounds the documents checked (Start) and processed
-	// (Process) at once and the memory they hold; nil bounds nothing.
+	// (Process) at once and the memory they hold, as estimated by Files;
+	// nil bounds nothing.
 	Admission Admission
 	UploadTTL time.Duration // 0: DefaultUploadTTL
 	Retention time.Duration // 0: DefaultRetention
@@ -134,17 +144,14 @@ type Service struct {
 
 // NewService checks cfg and returns a Service.
 func NewService(cfg Config) (*Service, error) {
-	if cfg.Store == nil || cfg.Blobs == nil || cfg.Flow == nil || cfg.Catalog == nil || cfg.Engine == nil || cfg.Links == nil || cfg.WebhookSecret == nil {
-		return nil, errors.New("job: NewService: Store, Blobs, Flow, Catalog, Engine, Links and WebhookSecret are required")
+	if cfg.Store == nil || cfg.Blobs == nil || cfg.Catalog == nil || cfg.Links == nil || cfg.WebhookSecret == nil {
+		return nil, errors.New("job: NewService: Store, Blobs, Catalog, Links and WebhookSecret are required")
 	}
 	if cfg.UploadTTL <= 0 {
 		cfg.UploadTTL = DefaultUploadTTL
 	}
 	if cfg.Retention <= 0 {
 		cfg.Retention = DefaultRetention
-	}
-	if cfg.Limits == (document.Limits{}) {
-		cfg.Limits = document.DefaultLimits()
 	}
 	if cfg.Admission == nil {
 		cfg.Admission = noAdmission{}
@@ -250,9 +257,9 @@ func (s *Service) validateInit(ctx context.Context, r InitRequest) (normalised, 
 	if r.MimeType == nil || *r.MimeType == "" {
 		return n, invalidField("mime_type", "mime_type is required")
 	}
-	if !slices.Contains(acceptedMimes, *r.MimeType) {
-		return n, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("unsupported mime_type %q; accepted: %s", *r.MimeType, strings.Join(acceptedMimes, ", ")),
-			Details: map[string]any{"field": "mime_type", "accepted": acceptedMimes}}
+	if accepted := AcceptedMimes(); !slices.Contains(accepted, *r.MimeType) {
+		return n, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("unsupported mime_type %q; accepted: %s", *r.MimeType, strings.Join(accepted, ", ")),
+			Details: map[string]any{"field": "mime_type", "accepted": accepted}}
 	}
 	n.MimeType = *r.MimeType
 	if r.Size == nil {
@@ -335,7 +342,8 @@ func (s *Service) Init(ctx context.Context, c Caller, r InitRequest, idempotency
 		return nil, false, internal("create job", err)
 	}
 	if idempotencyKey == "" {
-		return s.created(j), false, nil
+		created, err = s.created(ctx, j)
+		return created, false, err
 	}
 	body, err := json.Marshal(n)
 	if err != nil {
@@ -345,7 +353,8 @@ func (s *Service) Init(ctx context.Context, c Caller, r InitRequest, idempotency
 	rec := IdempotencyRecord{Owner: c.KeyID, Key: idempotencyKey, RequestHash: hex.EncodeToString(sum[:]), JobID: j.ID, ExpiresAt: now.Add(IdempotencyTTL)}
 	prev, err := s.cfg.Store.PutIdempotency(ctx, rec, now)
 	if err == nil {
-		return s.created(j), false, nil
+		created, err = s.created(ctx, j)
+		return created, false, err
 	}
 	// The job created above is not the answer: remove it.
 	if derr := s.cfg.Store.DeleteJob(ctx, j.ID); derr != nil {
@@ -365,23 +374,32 @@ func (s *Service) Init(ctx context.Context, c Caller, r InitRequest, idempotency
 	if err != nil {
 		return nil, false, internal("load idempotent job", err)
 	}
-	return s.created(first), true, nil
+	created, err = s.created(ctx, first)
+	return created, err == nil, err
 }
 
-func (s *Service) uploadDescriptor(j *Job) UploadDescriptor {
+func (s *Service) uploadDescriptor(ctx context.Context, j *Job) (UploadDescriptor, error) {
+	u, err := s.cfg.Links.UploadURL(ctx, j)
+	if err != nil {
+		return UploadDescriptor{}, internal("sign the upload URL", err)
+	}
 	return UploadDescriptor{
 		Method:      http.MethodPut,
-		URL:         s.cfg.Links.UploadURL(j.ID, j.UploadExpiresAt),
+		URL:         u,
 		ContentType: j.MimeType,
 		MaxBytes:    MaxUploadBytes,
 		ExpiresAt:   Timestamp(j.UploadExpiresAt),
-	}
+	}, nil
 }
 
 // created is the init response of j, as it was at creation: a replay
 // returns the same body.
-func (s *Service) created(j *Job) *Created {
-	return &Created{JobID: j.ID, Status: AwaitingUpload, ExternalRef: j.ExternalRef, Upload: s.uploadDescriptor(j)}
+func (s *Service) created(ctx context.Context, j *Job) (*Created, error) {
+	up, err := s.uploadDescriptor(ctx, j)
+	if err != nil {
+		return nil, err
+	}
+	return &Created{JobID: j.ID, Status: AwaitingUpload, ExternalRef: j.ExternalRef, Upload: up}, nil
 }
 
 // ---- upload ----
@@ -513,35 +531,28 @@ func (s *Service) readBlob(ctx context.Context, key string, max int64) ([]byte, 
 	return io.ReadAll(io.LimitReader(rc, max))
 }
 
-// check reads and validates a job's upload within the admission bound
-// (waiting for its turn): verr is why the file is refused (nil when it is
-// fine), err a failure of the service's own.
-func (s *Service) check(ctx context.Context, j *Job) (verr, err error) {
-	release, err := s.cfg.Admission.Acquire(ctx, document.CheckBytes(CanonicalMime(j.MimeType), j.Size))
-	if err != nil {
-		return nil, internal("wait to check the upload", err)
-	}
-	defer release()
-	data, err := s.readBlob(ctx, j.Upload.BlobKey, MaxUploadBytes+1)
-	if err != nil {
-		return nil, internal("read upload", err)
-	}
-	if int64(len(data)) != j.Size {
-		return &document.InvalidError{Reason: "size_mismatch", Message: fmt.Sprintf("the stored file has %d bytes, not the declared %d", len(data), j.Size),
-			Details: map[string]any{"declared_size": j.Size, "size": len(data)}}, nil
-	}
-	_, verr = document.Validate(ctx, data, CanonicalMime(j.MimeType), s.cfg.Limits)
-	return verr, nil
-}
-
 // maxStartRounds bounds how often Start checks a file again because a new
 // PUT replaced it meanwhile; each round may read and validate 50 MB.
 const maxStartRounds = 3
 
+// errUploadChanged tells Start that a PUT replaced the file while it was
+// being checked: check again.
+var errUploadChanged = errors.New("the upload changed while start was checking it")
+
 // Start checks the uploaded file and queues the job. The file must be what
 // mime_type claims and open within the limits; otherwise the job stays
 // awaiting_upload and the 422 names the reason in details.
+//
+// In local mode the file is the one the last signed PUT stored. With
+// direct uploads (Config.Direct) it is the object at UploadKey now: start
+// copies it, if it is still the object it looked at, to a key of its own
+// that no upload URL can write, checks that copy, and processing reads
+// that copy. A PUT racing with start therefore never changes the bytes
+// that were checked.
 func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, error) {
+	if s.cfg.Files == nil || s.cfg.Flow == nil {
+		return nil, internal("start", errors.New("this service was built without a file reader or a flow (Config.Files, Config.Flow)"))
+	}
 	for round := 1; ; round++ {
 		j, err := s.owned(ctx, c, jobID)
 		if err != nil {
@@ -550,45 +561,53 @@ func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, 
 		if j.Status != AwaitingUpload {
 			return nil, Errorf(CodeConflict, "job is %s; it can be started only once, while awaiting_upload", j.Status)
 		}
-		if j.Upload == nil {
-			return nil, &Error{Code: CodeUnprocessable, Message: "no file has been uploaded; PUT it to the upload URL first",
-				Details: map[string]any{"reason": "no_upload"}}
-		}
-		up := *j.Upload
-		verr, err := s.check(ctx, j)
-		if err != nil {
-			return nil, err
-		}
-		var inv *document.InvalidError
-		if verr != nil && !errors.As(verr, &inv) {
-			return nil, internal("validate upload", verr)
-		}
-		changed := false
-		j, err = s.update(ctx, jobID, func(j *Job) error {
-			if j.Upload == nil || j.Upload.BlobKey != up.BlobKey || j.Status != AwaitingUpload {
-				changed = true // a new PUT or another start raced us: check again
-				return errNoChange
-			}
-			if inv != nil {
-				if j.Upload.Invalid {
-					return errNoChange
-				}
-				j.Upload.Invalid = true
-				return nil
-			}
-			j.Status = Queued
-			j.Upload.Invalid = false
-			return nil
-		})
-		if err != nil {
-			return nil, internal("queue job", err)
-		}
-		if changed {
+		up, inv, err := s.checkUpload(ctx, j)
+		if errors.Is(err, errUploadChanged) {
 			if round >= maxStartRounds {
 				return nil, Errorf(CodeConflict, "the upload kept changing while start was checking it; start again once the upload has finished")
 			}
 			continue
 		}
+		if err != nil {
+			return nil, err
+		}
+		var replaced string
+		j, err = s.update(ctx, jobID, func(j *Job) error {
+			replaced = ""
+			if j.Status != AwaitingUpload {
+				return errUploadChanged // another start won: answered in the next round
+			}
+			if s.cfg.Direct == nil && (j.Upload == nil || j.Upload.BlobKey != up.BlobKey) {
+				return errUploadChanged // a new PUT raced us: check again
+			}
+			if j.Upload != nil && j.Upload.BlobKey != up.BlobKey {
+				replaced = j.Upload.BlobKey
+			}
+			if inv != nil {
+				if j.Upload != nil && j.Upload.BlobKey == up.BlobKey && j.Upload.Invalid {
+					return errNoChange
+				}
+				j.Upload = &up
+				return nil
+			}
+			j.Status = Queued
+			now := s.now()
+			j.QueuedAt = &now
+			j.Upload = &up
+			return nil
+		})
+		if errors.Is(err, errUploadChanged) {
+			s.dropPinned(ctx, jobID, up.BlobKey)
+			if round >= maxStartRounds {
+				return nil, Errorf(CodeConflict, "the upload kept changing while start was checking it; start again once the upload has finished")
+			}
+			continue
+		}
+		if err != nil {
+			s.dropPinned(ctx, jobID, up.BlobKey)
+			return nil, internal("queue job", err)
+		}
+		s.dropPinned(ctx, jobID, replaced)
 		if inv != nil {
 			details := map[string]any{}
 			for k, v := range inv.Details {
@@ -598,9 +617,84 @@ func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, 
 			return nil, &Error{Code: CodeUnprocessable, Message: "the uploaded file cannot be processed: " + inv.Message, Details: details}
 		}
 		if err := s.cfg.Flow.Enqueue(ctx, j.ID); err != nil {
-			// The job is recorded as queued; the runner's scan picks it up.
+			// The job is recorded as queued; the runner's scan (local) or the
+			// sweep's recovery (AWS) hands it to the flow again.
 			s.log.Warn("enqueue job", "job_id", j.ID, "err", err)
 		}
 		return &Started{JobID: j.ID, Status: Queued, PollURL: s.cfg.Links.JobURL(j.ID)}, nil
+	}
+}
+
+// checkUpload reads and checks the file start is about to queue. It
+// returns the upload record to store (Invalid set when the file is
+// refused) and the refusal, errUploadChanged when a PUT replaced the file
+// meanwhile, or another error (a 4xx *Error, or a service-side failure).
+//
+// It waits first for the admission gate (Config.Admission) to admit the
+// memory Files says checking a file of the declared size holds, and holds
+// it until the check ends.
+func (s *Service) checkUpload(ctx context.Context, j *Job) (Upload, *InvalidFile, error) {
+	var up Upload
+	if s.cfg.Direct == nil && j.Upload == nil {
+		return up, nil, errNoUpload()
+	}
+	release, err := s.cfg.Admission.Acquire(ctx, s.cfg.Files.CheckBytes(CanonicalMime(j.MimeType), j.Size))
+	if err != nil {
+		return up, nil, internal("wait to check the upload", err)
+	}
+	defer release()
+	if s.cfg.Direct != nil {
+		pinned, err := s.pinDirectUpload(ctx, j)
+		if err != nil {
+			return up, nil, err
+		}
+		up = pinned
+	} else {
+		up = *j.Upload
+	}
+	data, err := s.readBlob(ctx, up.BlobKey, MaxUploadBytes+1)
+	if err != nil {
+		if s.cfg.Direct != nil {
+			s.dropPinned(ctx, j.ID, up.BlobKey)
+		}
+		return up, nil, internal("read upload", err)
+	}
+	if s.cfg.Direct != nil {
+		sum := sha256.Sum256(data)
+		up.SHA256 = hex.EncodeToString(sum[:])
+		up.Size = int64(len(data))
+	}
+	var verr error
+	if int64(len(data)) != j.Size {
+		verr = &InvalidFile{Reason: ReasonSizeMismatch, Message: fmt.Sprintf("the stored file has %d bytes, not the declared %d", len(data), j.Size),
+			Details: map[string]any{"declared_size": j.Size, "size": len(data)}}
+	} else {
+		verr = s.cfg.Files.Check(ctx, data, CanonicalMime(j.MimeType))
+	}
+	var inv *InvalidFile
+	if verr != nil && !errors.As(verr, &inv) {
+		if s.cfg.Direct != nil {
+			s.dropPinned(ctx, j.ID, up.BlobKey)
+		}
+		return up, nil, internal("validate upload", verr)
+	}
+	up.Invalid = inv != nil
+	return up, inv, nil
+}
+
+func errNoUpload() *Error {
+	return &Error{Code: CodeUnprocessable, Message: "no file has been uploaded; PUT it to the upload URL first",
+		Details: map[string]any{"reason": "no_upload"}}
+}
+
+// dropPinned deletes a copy start made of a direct upload that is no
+// longer the job's file. Local-mode keys and the upload key itself are
+// left alone: they are another mechanism's to replace.
+func (s *Service) dropPinned(ctx context.Context, jobID, key string) {
+	if s.cfg.Direct == nil || key == "" || key == UploadKey(jobID) {
+		return
+	}
+	if err := s.cfg.Blobs.Delete(context.WithoutCancel(ctx), key); err != nil {
+		s.log.Warn("delete unused copy of an upload", "job_id", jobID, "key", key, "err", err)
 	}
 }

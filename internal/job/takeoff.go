@@ -50,13 +50,14 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 	t := &Takeoff{JobID: j.ID, FileName: j.FileName, ExternalRef: j.ExternalRef, CompletedAt: timestampPtr(j.CompletedAt),
 		ConfidenceMode: f.Mode(), Lang: o.Lang, Pages: make([]PageTakeoff, 0, len(j.Pages))}
 	total := map[string]int{}
-	err = s.eachPage(ctx, j, f, func(p Page, kept []storedDetection) {
+	err = s.eachPage(ctx, j, f, func(p Page, kept []storedDetection) error {
 		counts := map[string]int{}
 		for _, d := range kept {
 			counts[d.Class]++
 			total[d.Class]++
 		}
 		t.Pages = append(t.Pages, PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang), Printed: printed(j.Legend, p.Index)})
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package main
+package apitest
 
 import (
 	"bytes"
@@ -13,14 +13,14 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// TestTakeoffExports checks the CSV and XLSX take-off of a real job against
+// contractTakeoffExports checks the CSV and XLSX take-off of a real job against
 // the poll's summary under the same filter: one row per class with the
 // summary's name, category, code and count, counts summing to
 // total_detections, and (XLSX) one sheet per page summing to the page's
 // detection_count.
-func TestTakeoffExports(t *testing.T) {
-	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine()})
-	id := doneJob(t, e, keyA, nil)
+func contractTakeoffExports(t *testing.T, newSvc NewService) {
+	svc, api := newSvc(t, Options{Engine: ScriptedEngine()})
+	id := doneJob(t, svc, api, KeyA, nil)
 	for _, c := range []struct {
 		query, lang, sheet, page string
 	}{
@@ -31,7 +31,7 @@ func TestTakeoffExports(t *testing.T) {
 	} {
 		t.Run(c.query+c.lang, func(t *testing.T) {
 			hdr := map[string]string{"Accept-Language": c.lang}
-			poll := e.do("GET", "/v1/jobs/"+id+c.query, keyA, nil, hdr).json(t)
+			poll := api.Do("GET", "/v1/jobs/"+id+c.query, KeyA, nil, hdr).JSON(t)
 			sum := poll["summary"].(map[string]any)
 			total := int(sum["total_detections"].(float64))
 			var want [][]string
@@ -41,7 +41,7 @@ func TestTakeoffExports(t *testing.T) {
 				want = append(want, []string{s("class"), s("display_name"), s("category"), s("talo2010_code"), strconv.Itoa(int(m["count"].(float64)))})
 			}
 
-			r := e.do("GET", "/v1/jobs/"+id+"/takeoff.csv"+c.query, keyA, nil, hdr)
+			r := api.Do("GET", "/v1/jobs/"+id+"/takeoff.csv"+c.query, KeyA, nil, hdr)
 			if r.Status != 200 {
 				t.Fatalf("csv: %d %s", r.Status, r.Body)
 			}
@@ -65,7 +65,7 @@ func TestTakeoffExports(t *testing.T) {
 				t.Errorf("csv rows %q (sum %d), want the summary's %q (total %d)", got, n, want, total)
 			}
 
-			r = e.do("GET", "/v1/jobs/"+id+"/takeoff.xlsx"+c.query, keyA, nil, hdr)
+			r = api.Do("GET", "/v1/jobs/"+id+"/takeoff.xlsx"+c.query, KeyA, nil, hdr)
 			if r.Status != 200 {
 				t.Fatalf("xlsx: %d %s", r.Status, r.Body)
 			}
@@ -113,35 +113,35 @@ func TestTakeoffExports(t *testing.T) {
 		})
 	}
 
-	created := e.initJob(keyA, map[string]any{"file_name": "b.pdf", "mime_type": "application/pdf", "size": 100})
+	created := api.InitJob(KeyA, map[string]any{"file_name": "b.pdf", "mime_type": "application/pdf", "size": 100})
 	for _, c := range []struct {
 		name, path, key string
 		status          int
 	}{
-		{"not done", "/v1/jobs/" + created["job_id"].(string) + "/takeoff.csv", keyA, 404},
-		{"other key", "/v1/jobs/" + id + "/takeoff.xlsx", keyB, 404},
-		{"unknown job", "/v1/jobs/nope/takeoff.csv", keyA, 404},
+		{"not done", "/v1/jobs/" + created["job_id"].(string) + "/takeoff.csv", KeyA, 404},
+		{"other key", "/v1/jobs/" + id + "/takeoff.xlsx", KeyB, 404},
+		{"unknown job", "/v1/jobs/nope/takeoff.csv", KeyA, 404},
 		{"no key", "/v1/jobs/" + id + "/takeoff.csv", "", 401},
-		{"bad confidence", "/v1/jobs/" + id + "/takeoff.xlsx?confidence=2", keyA, 422},
+		{"bad confidence", "/v1/jobs/" + id + "/takeoff.xlsx?confidence=2", KeyA, 422},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if r := e.do("GET", c.path, c.key, nil, nil); r.Status != c.status {
+			if r := api.Do("GET", c.path, c.key, nil, nil); r.Status != c.status {
 				t.Fatalf("%d, want %d: %s", r.Status, c.status, r.Body)
 			}
 		})
 	}
 }
 
-// TestTakeoffFileName checks the suggested download name of odd uploads.
-func TestTakeoffFileName(t *testing.T) {
-	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine()})
+// contractTakeoffFileName checks the suggested download name of odd uploads.
+func contractTakeoffFileName(t *testing.T, newSvc NewService) {
+	svc, api := newSvc(t, Options{Engine: ScriptedEngine()})
 	for name, want := range map[string]string{
 		"Pohjapiirros 2.krs ä.pdf": "Pohjapiirros 2.krs ä-takeoff.csv",
 		`C:\plans\"quoted";x.pdf`:  `"quoted";x-takeoff.csv`,
 		"noext":                    "noext-takeoff.csv",
 	} {
-		id := doneJob(t, e, keyA, map[string]any{"file_name": name})
-		r := e.do("GET", "/v1/jobs/"+id+"/takeoff.csv", keyA, nil, nil)
+		id := doneJob(t, svc, api, KeyA, map[string]any{"file_name": name})
+		r := api.Do("GET", "/v1/jobs/"+id+"/takeoff.csv", KeyA, nil, nil)
 		_, p, err := mime.ParseMediaType(r.Header.Get("Content-Disposition"))
 		if err != nil || p["filename"] != want {
 			t.Errorf("%q: Content-Disposition %q (%v), want filename %q", name, r.Header.Get("Content-Disposition"), err, want)
@@ -149,18 +149,18 @@ func TestTakeoffFileName(t *testing.T) {
 	}
 }
 
-// TestListJobs pages through a key's jobs, newest first, and never shows
+// contractListJobs pages through a key's jobs, newest first, and never shows
 // another key's.
-func TestListJobs(t *testing.T) {
-	clock := &fakeClock{t: time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)}
-	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
+func contractListJobs(t *testing.T, newSvc NewService) {
+	clock := NewClock(time.Now().UTC().Truncate(time.Second))
+	svc, api := newSvc(t, Options{Engine: ScriptedEngine(), Clock: clock})
 	var ids []string
 	for i := range 5 {
-		c := e.initJob(keyA, map[string]any{"file_name": fmt.Sprintf("p%d.pdf", i), "mime_type": "application/pdf", "size": 100, "external_ref": fmt.Sprint("ref-", i)})
+		c := api.InitJob(KeyA, map[string]any{"file_name": fmt.Sprintf("p%d.pdf", i), "mime_type": "application/pdf", "size": 100, "external_ref": fmt.Sprint("ref-", i)})
 		ids = append(ids, c["job_id"].(string))
 		clock.Advance(time.Second)
 	}
-	other := e.initJob(keyB, map[string]any{"file_name": "b.pdf", "mime_type": "application/pdf", "size": 100})["job_id"].(string)
+	other := api.InitJob(KeyB, map[string]any{"file_name": "b.pdf", "mime_type": "application/pdf", "size": 100})["job_id"].(string)
 	slices.Reverse(ids) // newest first
 
 	var got []string
@@ -170,11 +170,11 @@ func TestListJobs(t *testing.T) {
 		if cursor != "" {
 			q += "&cursor=" + cursor
 		}
-		m := e.do("GET", q, keyA, nil, nil).json(t)
+		m := api.Do("GET", q, KeyA, nil, nil).JSON(t)
 		for _, j := range m["jobs"].([]any) {
 			jm := j.(map[string]any)
 			got = append(got, jm["job_id"].(string))
-			if jm["status"] != "awaiting_upload" || jm["poll_url"] != e.base+"/v1/jobs/"+jm["job_id"].(string) {
+			if jm["status"] != "awaiting_upload" || jm["poll_url"] != svc.Base()+"/v1/jobs/"+jm["job_id"].(string) {
 				t.Errorf("item %v", jm)
 			}
 		}
@@ -189,11 +189,11 @@ func TestListJobs(t *testing.T) {
 	if !slices.Equal(got, ids) {
 		t.Errorf("paged list %q, want %q (newest first)", got, ids)
 	}
-	if m := e.do("GET", "/v1/jobs", keyB, nil, nil).json(t); len(m["jobs"].([]any)) != 1 || m["jobs"].([]any)[0].(map[string]any)["job_id"] != other || m["next"] != nil {
+	if m := api.Do("GET", "/v1/jobs", KeyB, nil, nil).JSON(t); len(m["jobs"].([]any)) != 1 || m["jobs"].([]any)[0].(map[string]any)["job_id"] != other || m["next"] != nil {
 		t.Errorf("key B sees %v", m)
 	}
 	for _, q := range []string{"?limit=0", "?limit=101", "?limit=x", "?cursor=%25%25", "?cursor=bm9wZQ", "?cursor=a&cursor=b"} {
-		r := e.do("GET", "/v1/jobs"+q, keyA, nil, nil)
+		r := api.Do("GET", "/v1/jobs"+q, KeyA, nil, nil)
 		if r.Status != 422 {
 			t.Errorf("%s: %d %s, want 422", q, r.Status, r.Body)
 		}

@@ -16,6 +16,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -86,7 +87,7 @@ func run() error {
 				bare = append(bare, s)
 			}
 		}
-		best := slices.MinFunc(svc, func(a, b result) int { return cmpFloat(a.seconds, b.seconds) })
+		best := slices.MinFunc(svc, func(a, b result) int { return cmp.Compare(a.seconds, b.seconds) })
 		peak := slices.MaxFunc(svc, func(a, b result) int { return int(a.peakKB - b.peakKB) })
 		line := fmt.Sprintf("%-34s %5d %10s %10s %7s %7d MiB %6d MiB", trim(filepath.Base(f), 34), best.pages,
 			spread(svcSeconds(svc)), "-", "-", peak.peakKB/1024, best.idleKB/1024)
@@ -114,16 +115,6 @@ func svcSeconds(rs []result) []float64 {
 		out[i] = r.seconds
 	}
 	return out
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // spread prints the fastest of a set of timings, with the slowest after a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -242,38 +241,14 @@ func (x *extractor) addChar(text string, cmds []PathCmd, f frame) {
 func clipSegments(segs []Segment, from int, cb clipBox) []Segment {
 	const slack = 0.5
 	out := segs[:from]
+	lo := glyph.Point{X: cb.min.X - slack, Y: cb.min.Y - slack}
+	hi := glyph.Point{X: cb.max.X + slack, Y: cb.max.Y + slack}
 	for _, s := range segs[from:] {
-		t0, t1 := 0.0, 1.0
-		dx, dy := s.B.X-s.A.X, s.B.Y-s.A.Y
-		ok := true
-		for _, e := range [4][2]float64{
-			{-dx, s.A.X - (cb.min.X - slack)},
-			{dx, (cb.max.X + slack) - s.A.X},
-			{-dy, s.A.Y - (cb.min.Y - slack)},
-			{dy, (cb.max.Y + slack) - s.A.Y},
-		} {
-			p, q := e[0], e[1]
-			if p == 0 {
-				if q < 0 {
-					ok = false
-					break
-				}
-				continue
-			}
-			r := q / p
-			if p < 0 {
-				t0 = math.Max(t0, r)
-			} else {
-				t1 = math.Min(t1, r)
-			}
-			if t0 > t1 {
-				ok = false
-				break
-			}
-		}
+		t0, t1, ok := glyph.ClipSegment(s.A, s.B, lo, hi)
 		if !ok {
 			continue
 		}
+		dx, dy := s.B.X-s.A.X, s.B.Y-s.A.Y
 		a := glyph.Point{X: s.A.X + t0*dx, Y: s.A.Y + t0*dy}
 		b := glyph.Point{X: s.A.X + t1*dx, Y: s.A.Y + t1*dy}
 		out = append(out, Segment{A: a, B: b, Style: s.Style})

@@ -200,6 +200,34 @@ func MinPoint(a, b Point) Point { return Point{X: math.Min(a.X, b.X), Y: math.Mi
 // MaxPoint is the componentwise maximum of a and b.
 func MaxPoint(a, b Point) Point { return Point{X: math.Max(a.X, b.X), Y: math.Max(a.Y, b.Y)} }
 
+// ClipSegment clips segment ab to the axis-aligned box min..max
+// (Liang–Barsky): the part inside runs from a + t0·(b − a) to
+// a + t1·(b − a), 0 ≤ t0 ≤ t1 ≤ 1; ok is false when the segment misses
+// the box (touching its edge counts as meeting it).
+func ClipSegment(a, b, min, max Point) (t0, t1 float64, ok bool) {
+	t0, t1 = 0, 1
+	dx, dy := b.X-a.X, b.Y-a.Y
+	for _, e := range [4][2]float64{{-dx, a.X - min.X}, {dx, max.X - a.X}, {-dy, a.Y - min.Y}, {dy, max.Y - a.Y}} {
+		p, q := e[0], e[1]
+		if p == 0 {
+			if q < 0 {
+				return 0, 0, false
+			}
+			continue
+		}
+		r := q / p
+		if p < 0 {
+			t0 = math.Max(t0, r)
+		} else {
+			t1 = math.Min(t1, r)
+		}
+		if t0 > t1 {
+			return 0, 0, false
+		}
+	}
+	return t0, t1, true
+}
+
 // AngleDiff is the absolute difference of two angles in degrees, in [0, 180].
 func AngleDiff(a, b float64) float64 {
 	d := math.Mod(math.Abs(a-b), 360)

@@ -63,3 +63,26 @@ func TestTransformArcMirror(t *testing.T) {
 		}
 	}
 }
+
+// TestClipSegment: the part of a segment inside a box, a miss, a segment
+// on the box's edge and a point segment.
+func TestClipSegment(t *testing.T) {
+	lo, hi := Point{X: 0, Y: 0}, Point{X: 10, Y: 10}
+	cases := []struct {
+		a, b   Point
+		t0, t1 float64
+		ok     bool
+	}{
+		{Point{X: -10, Y: 5}, Point{X: 20, Y: 5}, 1.0 / 3, 2.0 / 3, true},
+		{Point{X: 2, Y: 2}, Point{X: 8, Y: 8}, 0, 1, true},
+		{Point{X: -5, Y: -5}, Point{X: -1, Y: 20}, 0, 0, false},
+		{Point{X: 0, Y: -5}, Point{X: 0, Y: 15}, 0.25, 0.75, true},
+		{Point{X: 11, Y: 3}, Point{X: 11, Y: 3}, 0, 0, false},
+	}
+	for _, c := range cases {
+		t0, t1, ok := ClipSegment(c.a, c.b, lo, hi)
+		if ok != c.ok || math.Abs(t0-c.t0) > 1e-12 || math.Abs(t1-c.t1) > 1e-12 {
+			t.Errorf("ClipSegment(%v, %v) = %g, %g, %v; want %g, %g, %v", c.a, c.b, t0, t1, ok, c.t0, c.t1, c.ok)
+		}
+	}
+}

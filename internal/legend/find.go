@@ -679,29 +679,10 @@ func (ix *pageIndex) crossed(box Rect, em float64) bool {
 	return false
 }
 
-// segHitsRect reports whether segment ab meets rectangle r (Liang–Barsky).
+// segHitsRect reports whether segment ab meets rectangle r.
 func segHitsRect(a, b glyph.Point, r Rect) bool {
-	t0, t1 := 0.0, 1.0
-	dx, dy := b.X-a.X, b.Y-a.Y
-	for _, e := range [4][2]float64{{-dx, a.X - r.Min.X}, {dx, r.Max.X - a.X}, {-dy, a.Y - r.Min.Y}, {dy, r.Max.Y - a.Y}} {
-		p, q := e[0], e[1]
-		if p == 0 {
-			if q < 0 {
-				return false
-			}
-			continue
-		}
-		t := q / p
-		if p < 0 {
-			t0 = math.Max(t0, t)
-		} else {
-			t1 = math.Min(t1, t)
-		}
-		if t0 > t1 {
-			return false
-		}
-	}
-	return true
+	_, _, ok := glyph.ClipSegment(a, b, r.Min, r.Max)
+	return ok
 }
 
 // readRow reads one row: the glyph drawn between left and the description,

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -345,7 +346,7 @@ func (d *design) wireRow(c rect, row []placed) {
 	slices.SortStableFunc(row, func(a, b placed) int {
 		_, pa := wallOf(a.at)
 		_, pb := wallOf(b.at)
-		return cmpF(pa, pb)
+		return cmp.Compare(pa, pb)
 	})
 	var run []placed
 	flush := func() {

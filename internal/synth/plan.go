@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -86,7 +87,7 @@ func onSide(r rect, s side, along, depth float64) glyph.Point {
 func (d *design) drawSide(r rect, s side, gaps [][2]float64, w float64) {
 	_, a, b := sideLine(r, s)
 	gs := append([][2]float64(nil), gaps...)
-	slices.SortFunc(gs, func(p, q [2]float64) int { return cmpF(p[0], q[0]) })
+	slices.SortFunc(gs, func(p, q [2]float64) int { return cmp.Compare(p[0], q[0]) })
 	cur := a
 	for _, g := range gs {
 		if g[0] > cur {
@@ -97,16 +98,6 @@ func (d *design) drawSide(r rect, s side, gaps [][2]float64, w float64) {
 	if cur < b {
 		d.lines(archGrey, w, nil, onSide(r, s, cur, 0), onSide(r, s, b, 0))
 	}
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // plan draws a building into area and places the installation on it.
@@ -442,7 +433,7 @@ func (d *design) wallFill(foot, in rect, gaps [4][][2]float64) {
 	for s, band := range bands {
 		horiz := s%2 == 0
 		gs := append([][2]float64(nil), gaps[s]...)
-		slices.SortFunc(gs, func(p, q [2]float64) int { return cmpF(p[0], q[0]) })
+		slices.SortFunc(gs, func(p, q [2]float64) int { return cmp.Compare(p[0], q[0]) })
 		var pieces []rect
 		cur := band.x0
 		end := band.x1

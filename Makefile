@@ -127,6 +127,8 @@ train: mupdf-headers $(VENV)/.ok
 		$(GO) run ./cmd/synth -out $(TRAIN_DIR) -n $(TRAIN_SHEETS) -seed $(TRAIN_SEED) -kind raster
 	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/train.py --data $(TRAIN_DIR) --out internal/raster/model --work build/train $(TRAIN_FLAGS)
 	nice -n 10 $(VENV)/bin/python training/quantize.py --data $(TRAIN_DIR) --out internal/raster/model --use
+	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/classifier.py --data $(TRAIN_DIR) \
+		--detector internal/raster/model/detector-int8.onnx --out internal/raster/model --work build/train-classifier
 
 # Train again into a scratch folder and compare the ONNX file with the committed one byte for byte.
 train-check: mupdf-headers $(VENV)/.ok
@@ -135,8 +137,11 @@ train-check: mupdf-headers $(VENV)/.ok
 	rm -rf build/train-check
 	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/train.py --data $(TRAIN_DIR) --out build/train-check/model --work build/train-check/work $(TRAIN_FLAGS)
 	nice -n 10 $(VENV)/bin/python training/quantize.py --data $(TRAIN_DIR) --out build/train-check/model --use
+	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/classifier.py --data $(TRAIN_DIR) \
+		--detector build/train-check/model/detector-int8.onnx --out build/train-check/model --work build/train-check/classifier
 	cmp build/train-check/model/detector.onnx internal/raster/model/detector.onnx
 	cmp build/train-check/model/detector-int8.onnx internal/raster/model/detector-int8.onnx
+	cmp build/train-check/model/classifier-int8.onnx internal/raster/model/classifier-int8.onnx
 	@echo "train-check: identical to the committed model"
 
 # Measure the raster detector's score-to-confidence calibration on a generated raster set other

@@ -180,23 +180,26 @@ class Sampler:
         return arr[None], heat, reg, mask
 
     def degrade(self, img):
-        """Scan and photo degradations beyond the generator's: blur, contrast and fading,
-        gamma, noise and JPEG, each on a share of crops."""
-        rng = self.rng
-        if rng.random() < 0.3:
-            img = img.filter(ImageFilter.GaussianBlur(radius=float(rng.uniform(0.3, 1.2))))
-        a = np.asarray(img, np.float32)
-        if rng.random() < 0.5:
-            lo, hi = float(rng.uniform(0, 80)), float(rng.uniform(190, 255))
-            a = lo + a * (hi - lo) / 255.0
-        if rng.random() < 0.3:
-            a = 255.0 * (a / 255.0) ** float(rng.uniform(0.6, 1.6))
-        if rng.random() < 0.3:
-            a = a + rng.normal(0, rng.uniform(2, 12), a.shape)
-        img = Image.fromarray(np.clip(a + 0.5, 0, 255).astype(np.uint8))
-        if rng.random() < 0.3:
-            buf = io.BytesIO()
-            img.save(buf, format="JPEG", quality=int(rng.integers(30, 90)))
-            buf.seek(0)
-            img = Image.open(buf).convert("L")
-        return img
+        return degrade(img, self.rng)
+
+
+def degrade(img, rng):
+    """Scan and photo degradations beyond the generator's: blur, contrast and fading,
+    gamma, noise and JPEG, each on a share of crops."""
+    if rng.random() < 0.3:
+        img = img.filter(ImageFilter.GaussianBlur(radius=float(rng.uniform(0.3, 1.2))))
+    a = np.asarray(img, np.float32)
+    if rng.random() < 0.5:
+        lo, hi = float(rng.uniform(0, 80)), float(rng.uniform(190, 255))
+        a = lo + a * (hi - lo) / 255.0
+    if rng.random() < 0.3:
+        a = 255.0 * (a / 255.0) ** float(rng.uniform(0.6, 1.6))
+    if rng.random() < 0.3:
+        a = a + rng.normal(0, rng.uniform(2, 12), a.shape)
+    img = Image.fromarray(np.clip(a + 0.5, 0, 255).astype(np.uint8))
+    if rng.random() < 0.3:
+        buf = io.BytesIO()
+        img.save(buf, format="JPEG", quality=int(rng.integers(30, 90)))
+        buf.seek(0)
+        img = Image.open(buf).convert("L")
+    return img

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
+	"sync"
 
 	"blueprint/internal/detect"
 )
@@ -58,26 +60,34 @@ func Fuse(vector, rasterDet detect.Engine) detect.Engine {
 	return &fused{vector: vector, raster: rasterDet}
 }
 
-// Detect implements detect.Engine.
+// Detect implements detect.Engine. The vector matcher (one core: it reads
+// the page's drawing and matches glyphs) and the raster detector (ONNX
+// Runtime's threads) run side by side, so a PDF page keeps both cores busy.
 func (f *fused) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
-	var vec []detect.Detection
-	if p.PDF != nil {
-		var err error
-		if vec, err = f.vector.Detect(ctx, p); err != nil {
-			return nil, err
-		}
-	}
 	if f.raster == nil {
 		if p.PDF == nil {
 			return nil, fmt.Errorf("page %d: %w", p.Index, ErrRasterOff)
 		}
-		return vec, nil
+		return f.vector.Detect(ctx, p)
 	}
-	if p.Raster == nil || (f.skip != nil && f.skip(p, nil)) {
-		return vec, nil // nothing for the detector to see, or a page not counted
+	runRaster := p.Raster != nil && (f.skip == nil || !f.skip(p, nil)) // a page not counted gets no detector run
+	var ras []detect.Detection
+	var rasErr error
+	var wg sync.WaitGroup
+	if runRaster {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ras, rasErr = f.raster.Detect(ctx, p)
+		}()
 	}
-	ras, err := f.raster.Detect(ctx, p)
-	if err != nil {
+	var vec []detect.Detection
+	var vecErr error
+	if p.PDF != nil {
+		vec, vecErr = f.vector.Detect(ctx, p)
+	}
+	wg.Wait()
+	if err := errors.Join(vecErr, rasErr); err != nil {
 		return nil, err
 	}
 	if f.skip != nil {

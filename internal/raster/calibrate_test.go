@@ -25,10 +25,18 @@ func TestDevCalibrate(t *testing.T) {
 	if dir == "" {
 		t.Skip("RASTER_CALIBRATE_DATA not set")
 	}
-	onnx, meta := devModel(t)
-	meta.ScoreThreshold = 0.05
-	meta.Calibration = [][2]float64{{0, 0}, {1, 1}} // confidence = score
-	d, err := NewWithModel(Config{Library: rastertest.Library(t)}, onnx, meta)
+	m := devModel(t)
+	identity := Calibration{{0, 0}, {1, 1}} // confidence = score
+	if c := m.Meta.Classifier; c != nil {
+		cc := *c
+		cc.ScoreThreshold = 0.05
+		cc.Calibration = identity
+		m.Meta.Classifier = &cc
+	} else {
+		m.Meta.ScoreThreshold = 0.05
+		m.Meta.Calibration = identity
+	}
+	d, err := NewWithModel(Config{Library: rastertest.Library(t)}, m)
 	if err != nil {
 		t.Fatal(err)
 	}

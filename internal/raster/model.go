@@ -11,9 +11,11 @@ import (
 	"strings"
 )
 
-// The committed model: training/train.py writes both files (make train).
+// The committed models the service runs: the int8 networks (make train
+// writes them with their float originals, which stay on disk only) and
+// the JSON that names them.
 //
-//go:embed model/*.onnx model/detector.json
+//go:embed model/*-int8.onnx model/detector.json
 var modelFiles embed.FS
 
 // Meta is the model's JSON: what the network expects and how its scores
@@ -36,29 +38,88 @@ type Meta struct {
 	// confidence), increasing in both, from score 0 to score 1, linear in
 	// between. Measured on an evaluation set so that a confidence reads as
 	// the chance that the detection is right.
-	Calibration [][2]float64 `json:"calibration"`
+	Calibration Calibration `json:"calibration"`
+	// Classifier, when present, is the second stage: the detector only
+	// proposes boxes (at Classifier.ProposalThreshold instead of
+	// ScoreThreshold) and the classifier names each one, or rejects it,
+	// and refines its box; its calibration then gives the confidence.
+	Classifier *ClassifierMeta `json:"classifier,omitempty"`
 }
 
-// EmbeddedModel returns the committed ONNX model the metadata names (the
-// float model, or its int8 quantisation) and the metadata, checked against
-// each other (the SHA-256 in the JSON names the ONNX bytes).
-func EmbeddedModel() ([]byte, Meta, error) {
+// ClassifierMeta describes the crop classifier (training/classifier.py).
+type ClassifierMeta struct {
+	Model  string `json:"model"`
+	SHA256 string `json:"sha256"`
+	Input  struct {
+		// Size is the side of the square crop the network reads, pixels
+		// of ink as the detector's input.
+		Size int `json:"size"`
+	} `json:"input"`
+	// Context is the crop's side over the proposal box's longer side.
+	Context float64 `json:"context"`
+	// Background is the output index meaning "not a symbol"; the others
+	// are Meta.Classes in order.
+	Background int `json:"background"`
+	// ProposalThreshold is the lowest detector score proposed.
+	ProposalThreshold float64 `json:"proposal_threshold"`
+	// ScoreThreshold is the lowest class probability kept.
+	ScoreThreshold float64 `json:"score_threshold"`
+	// Calibration maps the class probability to a confidence.
+	Calibration Calibration `json:"calibration"`
+}
+
+// Calibration maps a score to a confidence: points (score, confidence),
+// increasing in both, from score 0 to score 1, linear in between.
+type Calibration [][2]float64
+
+// Model is what a Detector runs: the detector network, the classifier
+// network when the metadata names one, and the metadata.
+type Model struct {
+	Detector   []byte
+	Classifier []byte
+	Meta       Meta
+}
+
+// EmbeddedModel returns the committed ONNX models the metadata names (the
+// float models, or their int8 quantisations) and the metadata, checked
+// against each other (the SHA-256s in the JSON name the ONNX bytes).
+func EmbeddedModel() (Model, error) {
 	js, err := modelFiles.ReadFile("model/detector.json")
 	if err != nil {
-		return nil, Meta{}, fmt.Errorf("raster: read model metadata: %w", err)
+		return Model{}, fmt.Errorf("raster: read model metadata: %w", err)
 	}
 	m, err := ParseMeta(js)
 	if err != nil {
-		return nil, Meta{}, err
+		return Model{}, err
 	}
-	onnx, err := modelFiles.ReadFile("model/" + m.Model)
-	if err != nil {
-		return nil, Meta{}, fmt.Errorf("raster: read model: %w", err)
+	out := Model{Meta: m}
+	if out.Detector, err = modelFiles.ReadFile("model/" + m.Model); err != nil {
+		return Model{}, fmt.Errorf("raster: read model: %w", err)
 	}
-	if err := m.Check(onnx); err != nil {
-		return nil, Meta{}, err
+	if m.Classifier != nil {
+		if out.Classifier, err = modelFiles.ReadFile("model/" + m.Classifier.Model); err != nil {
+			return Model{}, fmt.Errorf("raster: read classifier: %w", err)
+		}
 	}
-	return onnx, m, nil
+	if err := out.Check(); err != nil {
+		return Model{}, err
+	}
+	return out, nil
+}
+
+// Check reports whether the networks are the ones the metadata describes.
+func (m Model) Check() error {
+	if err := checkSum("model", m.Detector, m.Meta.SHA256); err != nil {
+		return err
+	}
+	if c := m.Meta.Classifier; c != nil {
+		if err := checkSum("classifier", m.Classifier, c.SHA256); err != nil {
+			return err
+		}
+	} else if m.Classifier != nil {
+		return errors.New("raster: a classifier network without classifier metadata")
+	}
+	return nil
 }
 
 // ParseMeta decodes and validates a model JSON.
@@ -79,33 +140,66 @@ func ParseMeta(js []byte) (Meta, error) {
 	case m.ScoreThreshold <= 0 || m.ScoreThreshold >= 1:
 		return Meta{}, fmt.Errorf("raster: model metadata: score_threshold %v is outside (0, 1)", m.ScoreThreshold)
 	}
-	c := m.Calibration
-	if len(c) < 2 || c[0][0] != 0 || c[len(c)-1][0] != 1 {
-		return Meta{}, errors.New("raster: model metadata: calibration must run from score 0 to score 1")
+	if err := m.Calibration.check(); err != nil {
+		return Meta{}, fmt.Errorf("raster: model metadata: %w", err)
 	}
-	if !sort.SliceIsSorted(c, func(i, j int) bool { return c[i][0] < c[j][0] }) {
-		return Meta{}, errors.New("raster: model metadata: calibration scores must increase")
-	}
-	for i, p := range c {
-		if p[1] < 0 || p[1] > 1 || (i > 0 && (p[0] <= c[i-1][0] || p[1] < c[i-1][1])) {
-			return Meta{}, fmt.Errorf("raster: model metadata: calibration point %d %v is not increasing within 0..1", i, p)
+	if c := m.Classifier; c != nil {
+		switch {
+		case c.Model == "" || strings.ContainsAny(c.Model, "/\\"):
+			return Meta{}, fmt.Errorf("raster: model metadata: classifier model %q must name a file beside it", c.Model)
+		case c.Input.Size <= 0 || c.Input.Size%16 != 0:
+			return Meta{}, fmt.Errorf("raster: model metadata: classifier input size %d must be a positive multiple of 16", c.Input.Size)
+		case c.Context < 1 || c.Context > 4:
+			return Meta{}, fmt.Errorf("raster: model metadata: classifier context %v is outside 1..4", c.Context)
+		case c.Background != len(m.Classes):
+			return Meta{}, fmt.Errorf("raster: model metadata: classifier background index %d, want %d (after the classes)", c.Background, len(m.Classes))
+		case c.ProposalThreshold <= 0 || c.ProposalThreshold >= 1 || c.ScoreThreshold <= 0 || c.ScoreThreshold >= 1:
+			return Meta{}, fmt.Errorf("raster: model metadata: classifier thresholds %v, %v are outside (0, 1)", c.ProposalThreshold, c.ScoreThreshold)
+		}
+		if err := c.Calibration.check(); err != nil {
+			return Meta{}, fmt.Errorf("raster: model metadata: classifier %w", err)
 		}
 	}
 	return m, nil
 }
 
-// Check reports whether onnx is the model the metadata describes.
-func (m Meta) Check(onnx []byte) error {
-	sum := sha256.Sum256(onnx)
-	if got := hex.EncodeToString(sum[:]); got != m.SHA256 {
-		return fmt.Errorf("raster: model file has SHA-256 %s, its metadata says %s", got, m.SHA256)
+// check reports whether the points run from score 0 to 1, increasing.
+func (c Calibration) check() error {
+	if len(c) < 2 || c[0][0] != 0 || c[len(c)-1][0] != 1 {
+		return errors.New("calibration must run from score 0 to score 1")
+	}
+	if !sort.SliceIsSorted(c, func(i, j int) bool { return c[i][0] < c[j][0] }) {
+		return errors.New("calibration scores must increase")
+	}
+	for i, p := range c {
+		if p[1] < 0 || p[1] > 1 || (i > 0 && (p[0] <= c[i-1][0] || p[1] < c[i-1][1])) {
+			return fmt.Errorf("calibration point %d %v is not increasing within 0..1", i, p)
+		}
 	}
 	return nil
 }
 
-// Confidence maps a network score through the calibration.
+// checkSum reports whether b has the SHA-256 want.
+func checkSum(what string, b []byte, want string) error {
+	sum := sha256.Sum256(b)
+	if got := hex.EncodeToString(sum[:]); got != want {
+		return fmt.Errorf("raster: %s file has SHA-256 %s, its metadata says %s", what, got, want)
+	}
+	return nil
+}
+
+// Confidence maps a detection's score to its confidence: the classifier's
+// calibration when there is a classifier (the score is its probability),
+// else the detector's.
 func (m Meta) Confidence(score float64) float64 {
-	c := m.Calibration
+	if m.Classifier != nil {
+		return m.Classifier.Calibration.At(score)
+	}
+	return m.Calibration.At(score)
+}
+
+// At maps a score through the calibration.
+func (c Calibration) At(score float64) float64 {
 	for i := 1; i < len(c); i++ {
 		if score <= c[i][0] {
 			a, b := c[i-1], c[i]

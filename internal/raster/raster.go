@@ -72,20 +72,27 @@ func openRuntime(library string) error {
 type Detector struct {
 	meta  Meta
 	sess  *ort.DynamicAdvancedSession
+	cls   *ort.DynamicAdvancedSession // nil without a classifier
 	batch int
 }
 
 // New loads ONNX Runtime and the embedded model.
 func New(cfg Config) (*Detector, error) {
-	onnx, meta, err := EmbeddedModel()
+	m, err := EmbeddedModel()
 	if err != nil {
 		return nil, err
 	}
-	return NewWithModel(cfg, onnx, meta)
+	return NewWithModel(cfg, m)
 }
 
 // NewWithModel loads ONNX Runtime and the given model.
-func NewWithModel(cfg Config, onnx []byte, meta Meta) (*Detector, error) {
+func NewWithModel(cfg Config, m Model) (*Detector, error) {
+	if err := m.Check(); err != nil {
+		return nil, err
+	}
+	if m.Meta.Classifier != nil && m.Classifier == nil {
+		return nil, errors.New("raster: the metadata names a classifier but none was given")
+	}
 	if err := openRuntime(cfg.Library); err != nil {
 		return nil, err
 	}
@@ -107,12 +114,20 @@ func NewWithModel(cfg Config, onnx []byte, meta Meta) (*Detector, error) {
 	if err := opts.SetInterOpNumThreads(1); err != nil {
 		return nil, fmt.Errorf("raster: session options: %w", err)
 	}
-	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(onnx, []string{"ink"},
+	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(m.Detector, []string{"ink"},
 		[]string{"score", "class", "peak", "box"}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("raster: load model: %w", err)
 	}
-	return &Detector{meta: meta, sess: sess, batch: batch}, nil
+	d := &Detector{meta: m.Meta, sess: sess, batch: batch}
+	if m.Meta.Classifier != nil {
+		d.cls, err = ort.NewDynamicAdvancedSessionWithONNXData(m.Classifier, []string{"crop"}, []string{"prob", "box"}, opts)
+		if err != nil {
+			sess.Destroy()
+			return nil, fmt.Errorf("raster: load classifier: %w", err)
+		}
+	}
+	return d, nil
 }
 
 // Meta returns the loaded model's metadata.
@@ -120,7 +135,11 @@ func (d *Detector) Meta() Meta { return d.meta }
 
 // Close releases the model.
 func (d *Detector) Close() error {
-	if err := d.sess.Destroy(); err != nil {
+	err := d.sess.Destroy()
+	if d.cls != nil {
+		err = errors.Join(err, d.cls.Destroy())
+	}
+	if err != nil {
 		return fmt.Errorf("raster: close model: %w", err)
 	}
 	return nil
@@ -131,6 +150,9 @@ func (d *Detector) Close() error {
 // skipped; each tile keeps only the detections centred in the part of it
 // no neighbour covers better, so a symbol is reported once, and a final
 // class-agnostic suppression removes what still overlaps at tile seams.
+// With a classifier, those detections are proposals: each is cropped from
+// the page, named (or rejected as background) and its box refined by the
+// classifier, and the suppression runs again on the refined boxes.
 func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
 	if p.Raster == nil {
 		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
@@ -150,6 +172,13 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 		cands = append(cands, got...)
 	}
 	kept := suppress(cands, 0.5)
+	if d.cls != nil {
+		named, err := d.classify(ctx, g, kept)
+		if err != nil {
+			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
+		}
+		kept = suppress(named, 0.5)
+	}
 	out := make([]detect.Detection, 0, len(kept))
 	for _, c := range kept {
 		out = append(out, detect.Detection{
@@ -258,6 +287,9 @@ func (d *Detector) run(g *gray, ts []tile, tw, th int) ([]cand, error) {
 	}
 	sv, cv, pv, bv := score.GetData(), class.GetData(), peak.GetData(), box.GetData()
 	thr := float32(d.meta.ScoreThreshold)
+	if c := d.meta.Classifier; c != nil {
+		thr = float32(c.ProposalThreshold)
+	}
 	s := float64(d.meta.Stride)
 	cells := gw * gh
 	var out []cand

@@ -29,12 +29,13 @@ func newDetector(t *testing.T) *Detector {
 // TestEmbeddedModel: the committed ONNX file is the one its JSON names, and
 // the model's classes are the catalog's, in order.
 func TestEmbeddedModel(t *testing.T) {
-	onnx, m, err := EmbeddedModel()
+	model, err := EmbeddedModel()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(onnx) > 8<<20 {
-		t.Errorf("model is %d bytes; keep it a few MB", len(onnx))
+	m := model.Meta
+	if len(model.Detector)+len(model.Classifier) > 8<<20 {
+		t.Errorf("networks are %d bytes; keep them a few MB", len(model.Detector)+len(model.Classifier))
 	}
 	cat, err := catalog.Load("")
 	if err != nil {
@@ -52,18 +53,28 @@ func TestEmbeddedModel(t *testing.T) {
 	if m.Overlap < 110 {
 		t.Errorf("tile overlap %d px is not larger than the largest symbol (~110 px at 300 DPI)", m.Overlap)
 	}
-	bad := append([]byte(nil), onnx...)
-	bad[len(bad)/2] ^= 1
-	if err := m.Check(bad); err == nil {
-		t.Error("a changed model passed the checksum")
+	bad := model
+	bad.Detector = append([]byte(nil), model.Detector...)
+	bad.Detector[len(bad.Detector)/2] ^= 1
+	if err := bad.Check(); err == nil {
+		t.Error("a changed detector passed the checksum")
+	}
+	if m.Classifier != nil {
+		bad = model
+		bad.Classifier = append([]byte(nil), model.Classifier...)
+		bad.Classifier[len(bad.Classifier)/2] ^= 1
+		if err := bad.Check(); err == nil {
+			t.Error("a changed classifier passed the checksum")
+		}
 	}
 }
 
 func TestParseMetaRejects(t *testing.T) {
-	_, m, err := EmbeddedModel()
+	model, err := EmbeddedModel()
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := model.Meta
 	for name, mod := range map[string]func(*Meta){
 		"no classes":        func(m *Meta) { m.Classes = nil },
 		"tile not /16":      func(m *Meta) { m.Tile = 500 },

@@ -2,6 +2,8 @@ package raster
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -22,8 +24,7 @@ func TestDevTiming(t *testing.T) {
 	if dir == "" {
 		t.Skip("RASTER_TIMING_DATA not set")
 	}
-	onnx, meta := devModel(t)
-	d, err := NewWithModel(Config{Library: rastertest.Library(t)}, onnx, meta)
+	d, err := NewWithModel(Config{Library: rastertest.Library(t)}, devModel(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +49,8 @@ func TestDevTiming(t *testing.T) {
 		}
 		page, closeDoc := openPage(t, filepath.Join(dir, truth.File))
 		g := luma(page.Raster)
-		xs, _, _ := positions(g.w, meta.Tile, meta.Overlap)
-		ys, _, _ := positions(g.h, meta.Tile, meta.Overlap)
+		xs, _, _ := positions(g.w, d.meta.Tile, d.meta.Overlap)
+		ys, _, _ := positions(g.h, d.meta.Tile, d.meta.Overlap)
 		inked, _, _ := d.tiles(g)
 		start, cpu0 := time.Now(), cpuSeconds(t)
 		if _, err := d.Detect(context.Background(), page); err != nil {
@@ -95,17 +96,29 @@ func cpuSeconds(t *testing.T) float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// devModel returns the embedded model, or the ONNX file RASTER_DEV_MODEL
-// names with the embedded metadata.
-func devModel(t *testing.T) ([]byte, Meta) {
-	onnx, meta, err := EmbeddedModel()
+// devModel returns the embedded model, with the detector network replaced
+// by the ONNX file RASTER_DEV_MODEL names and the classifier by the one
+// RASTER_DEV_CLASSIFIER names (their checksums taken from the files).
+func devModel(t *testing.T) Model {
+	m, err := EmbeddedModel()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p := os.Getenv("RASTER_DEV_MODEL"); p != "" {
-		if onnx, err = os.ReadFile(p); err != nil {
+		if m.Detector, err = os.ReadFile(p); err != nil {
 			t.Fatal(err)
 		}
+		sum := sha256.Sum256(m.Detector)
+		m.Meta.SHA256 = hex.EncodeToString(sum[:])
 	}
-	return onnx, meta
+	if p := os.Getenv("RASTER_DEV_CLASSIFIER"); p != "" && m.Meta.Classifier != nil {
+		if m.Classifier, err = os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(m.Classifier)
+		c := *m.Meta.Classifier
+		c.SHA256 = hex.EncodeToString(sum[:])
+		m.Meta.Classifier = &c
+	}
+	return m
 }

@@ -1,0 +1,206 @@
+package raster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"blueprint/internal/detect"
+)
+
+// classifyBatch is the number of crops per classifier run.
+const classifyBatch = 64
+
+// classify names each proposal with the classifier, drops those it takes
+// for background or scores below its threshold, and replaces each box with
+// the classifier's refinement.
+func (d *Detector) classify(ctx context.Context, g *gray, props []cand) ([]cand, error) {
+	cm := d.meta.Classifier
+	n := cm.Input.Size
+	outs := make([]cand, 0, len(props))
+	for start := 0; start < len(props); start += classifyBatch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		batch := props[start:min(start+classifyBatch, len(props))]
+		in := make([]float32, len(batch)*n*n)
+		wins := make([]window, len(batch))
+		for k, p := range batch {
+			wins[k] = cropWindow(p.box, cm.Context)
+			g.resample(in[k*n*n:(k+1)*n*n], wins[k], n)
+		}
+		prob, box, err := d.runClassifier(in, len(batch), n)
+		if err != nil {
+			return nil, err
+		}
+		k1 := cm.Background + 1
+		for k := range batch {
+			row := prob[k*k1 : (k+1)*k1]
+			best := 0
+			for c := 1; c < cm.Background; c++ {
+				if row[c] > row[best] {
+					best = c
+				}
+			}
+			score := float64(row[best])
+			if score < cm.ScoreThreshold || row[cm.Background] > row[best] {
+				continue
+			}
+			w, b := wins[k], box[4*k:4*k+4]
+			x0, y0 := w.left+float64(b[0])*w.side, w.top+float64(b[1])*w.side
+			x1, y1 := w.left+float64(b[2])*w.side, w.top+float64(b[3])*w.side
+			if x1 <= x0 || y1 <= y0 {
+				continue
+			}
+			outs = append(outs, cand{class: best, score: score, box: clip(detect.Box{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}, g.w, g.h)})
+		}
+	}
+	return outs, nil
+}
+
+// runClassifier runs the classifier on count crops of n×n ink and returns
+// its class probabilities (count × (classes+1)) and boxes (count × 4).
+func (d *Detector) runClassifier(in []float32, count, n int) (prob, box []float32, err error) {
+	input, err := ort.NewTensor(ort.NewShape(int64(count), 1, int64(n), int64(n)), in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("classifier input tensor: %w", err)
+	}
+	defer input.Destroy()
+	outs := []ort.Value{nil, nil}
+	if err := d.cls.Run([]ort.Value{input}, outs); err != nil {
+		return nil, nil, fmt.Errorf("run classifier: %w", err)
+	}
+	defer func() {
+		for _, o := range outs {
+			if o != nil {
+				o.Destroy()
+			}
+		}
+	}()
+	p, ok1 := outs[0].(*ort.Tensor[float32])
+	b, ok2 := outs[1].(*ort.Tensor[float32])
+	if !ok1 || !ok2 {
+		return nil, nil, errors.New("classifier outputs are not prob float32, box float32")
+	}
+	k1 := d.meta.Classifier.Background + 1
+	if sh := p.GetShape(); len(sh) != 2 || sh[0] != int64(count) || sh[1] != int64(k1) {
+		return nil, nil, fmt.Errorf("classifier prob shape %v, want [%d %d]", sh, count, k1)
+	}
+	if sh := b.GetShape(); len(sh) != 2 || sh[0] != int64(count) || sh[1] != 4 {
+		return nil, nil, fmt.Errorf("classifier box shape %v, want [%d 4]", sh, count)
+	}
+	// The tensors' memory is freed with them: copy out.
+	return append([]float32(nil), p.GetData()...), append([]float32(nil), b.GetData()...), nil
+}
+
+// window is the square part of the page a proposal is classified from.
+type window struct{ left, top, side float64 }
+
+// cropWindow is training/classifier.py's crop_box: a square of context
+// times the box's longer side (at least 4 px), centred on the box.
+func cropWindow(b detect.Box, context float64) window {
+	side := math.Max(math.Max(b.W, b.H), 4) * context
+	return window{left: b.X + b.W/2 - side/2, top: b.Y + b.H/2 - side/2, side: side}
+}
+
+// resample writes the n×n ink of window w into dst, resampled as Pillow's
+// Image.resize(BILINEAR, box=...) does in training/classifier.py's crop:
+// a triangle filter widened by the scale when shrinking (so every source
+// pixel counts), cut at the edges of the integer window the training crop
+// is taken from, horizontal pass then vertical, rounded to 8 bits in
+// between and at the end. Pixels beyond the page are white paper.
+func (g *gray) resample(dst []float32, w window, n int) {
+	l, t := int(math.Floor(w.left)), int(math.Floor(w.top))
+	span := int(math.Ceil(w.side)) + 1 // the training crop's integer window
+	xs := filterTaps(w.left-float64(l), w.side, span, n)
+	ys := filterTaps(w.top-float64(t), w.side, span, n)
+	// Horizontal pass over the rows the vertical taps read.
+	r0, r1 := span, 0
+	for _, tp := range ys {
+		r0, r1 = min(r0, tp.first), max(r1, tp.first+len(tp.weights))
+	}
+	rows := make([]uint8, (r1-r0)*n)
+	src := make([]uint8, span)
+	for r := r0; r < r1; r++ {
+		py := t + r
+		for i := range src {
+			px := l + i
+			if py < 0 || py >= g.h || px < 0 || px >= g.w {
+				src[i] = 255
+			} else {
+				src[i] = g.pix[py*g.w+px]
+			}
+		}
+		out := rows[(r-r0)*n : (r-r0+1)*n]
+		for i, tp := range xs {
+			var acc float64
+			for k, wt := range tp.weights {
+				acc += wt * float64(src[tp.first+k])
+			}
+			out[i] = clamp8(acc)
+		}
+	}
+	for j, tp := range ys {
+		for i := 0; i < n; i++ {
+			var acc float64
+			for k, wt := range tp.weights {
+				acc += wt * float64(rows[(tp.first+k-r0)*n+i])
+			}
+			dst[j*n+i] = float32(255-int(clamp8(acc))) / 255
+		}
+	}
+}
+
+// taps are one output pixel's source range and normalised weights.
+type taps struct {
+	first   int
+	weights []float64
+}
+
+// filterTaps is Pillow's precompute_coeffs for the bilinear filter: n
+// output pixels over the source span [in0, in0+size) of a line of length
+// inSize.
+func filterTaps(in0, size float64, inSize, n int) []taps {
+	scale := size / float64(n)
+	filterScale := math.Max(scale, 1)
+	support := filterScale // the triangle filter's support is 1
+	out := make([]taps, n)
+	for i := range out {
+		center := in0 + (float64(i)+0.5)*scale
+		lo := max(int(center-support+0.5), 0) // Pillow truncates toward zero
+		hi := min(int(center+support+0.5), inSize)
+		ws := make([]float64, max(hi-lo, 0))
+		var sum float64
+		for k := range ws {
+			x := (float64(k+lo) - center + 0.5) / filterScale
+			if x < 0 {
+				x = -x
+			}
+			if x < 1 {
+				ws[k] = 1 - x
+			}
+			sum += ws[k]
+		}
+		if sum != 0 {
+			for k := range ws {
+				ws[k] /= sum
+			}
+		}
+		out[i] = taps{first: lo, weights: ws}
+	}
+	return out
+}
+
+// clamp8 rounds v to the nearest 8-bit value.
+func clamp8(v float64) uint8 {
+	switch {
+	case v <= 0:
+		return 0
+	case v >= 255:
+		return 255
+	}
+	return uint8(v + 0.5)
+}

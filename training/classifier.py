@@ -1,0 +1,457 @@
+"""Second stage of the raster detector: a crop classifier that names each proposal.
+
+    python training/classifier.py --data DIR --detector internal/raster/model/detector-int8.onnx \
+        --out internal/raster/model [--steps N] [--seed S]
+
+The one-stage detector (train.py) finds where symbols are far better than it tells them apart:
+on a fresh generated set 97 % of symbols lay under a detection, 83 % under one of the right
+class. So the detector proposes boxes at a low score threshold and this network looks at each
+proposal on its own: a square crop around the box (CONTEXT times its longer side), scaled to
+SIZE x SIZE pixels of ink, classified into the catalog classes plus "background" (not a
+symbol: walls, text, furniture, look-alikes, boxes that miss).
+
+Training crops come from three sources, each a fixed share of a batch:
+  - ground-truth symbols, class-balanced, with the box jittered as the detector's are;
+  - the detector's own proposals on the training sheets (mined once with ONNX Runtime, exactly
+    the tiling and threshold the service uses), labelled with the class of the symbol they
+    match at IoU >= 0.5, or background below 0.35 (between: left out);
+  - random inked windows away from every symbol: background.
+All are degraded like the detector's crops (data.degrade). One process, two threads, every seed
+fixed; checkpoints every --ckpt-every steps into --work and a rerun resumes from them. At the
+end the network is exported to ONNX (softmax inside) and quantised to int8; the detector's JSON
+gets a "classifier" section naming the file, its input, context and background index.
+"""
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from PIL import Image
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import data  # noqa: E402
+import export  # noqa: E402
+from model import Res, conv  # noqa: E402
+import train as train_log  # noqa: E402  (its Log)
+
+SIZE = 64  # classifier input side, pixels
+CONTEXT = 2.0  # crop side / longer proposal side: room for a symbol the proposal box cut short
+MODEL_FILE = "classifier.onnx"
+INT8_FILE = "classifier-int8.onnx"
+PROPOSAL_THRESHOLD = 0.1  # detector score at which a peak becomes a proposal
+# A proposal overlapping a symbol by POS_IOU or more is that symbol (its box is refined here);
+# one overlapping every symbol by less than NEG_IOU is background; in between it is left out.
+POS_IOU, NEG_IOU = 0.3, 0.15
+BOX_WEIGHT = 5.0  # box loss weight against the class loss
+
+
+class Classifier(nn.Module):
+    """Plain convolutions to a 4x4 map at stride 16, then fully connected layers: the
+    flattened map keeps where in the crop each feature is (a tick on the left or the right of
+    a lever is the class). Outputs: logits over the catalog classes and background (last),
+    and the symbol's box as its edges x0, y0, x1, y1 in crop units (0..1 spans the crop)."""
+
+    def __init__(self, num_classes):
+        super().__init__()
+        c = (24, 32, 64, 128, 192)
+        self.features = nn.Sequential(conv(1, c[0], 2), conv(c[0], c[1]), conv(c[1], c[2], 2), Res(c[2]),
+                                      conv(c[2], c[3], 2), Res(c[3]), conv(c[3], c[4], 2))
+        self.fc = nn.Sequential(nn.Flatten(), nn.Linear(c[4] * (SIZE // 16) ** 2, 256), nn.ReLU(inplace=True),
+                                nn.Dropout(0.2))
+        self.cls = nn.Linear(256, num_classes + 1)
+        self.box = nn.Linear(256, 4)
+
+    def forward(self, x):
+        f = self.fc(self.features(x))
+        return self.cls(f), self.box(f)
+
+
+class Deploy(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        logits, box = self.net(x)
+        return F.softmax(logits, dim=1), box
+
+
+def iou_matrix(a, b):
+    """IoU of every box in a (Nx4 x0,y0,x1,y1) with every box in b (Mx4)."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)), np.float32)
+    x0 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y0 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x1 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y1 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+    aa = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    ab = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(aa[:, None] + ab[None, :] - inter, 1e-6)
+
+
+def positions(n, t, overlap):
+    """internal/raster's tiling of one side: the fewest windows of one length (a multiple of
+    16, at most t) overlapping by at least overlap, spread evenly, the last flush."""
+    k = 1
+    if n > t:
+        k = (n - overlap + t - overlap - 1) // (t - overlap)
+    length = min(t, (n + (k - 1) * overlap + 15) // 16 * 16)
+    return [0 if k == 1 else i * (n - length) // (k - 1) for i in range(k)], length
+
+
+def propose(sess, gray, meta, threshold):
+    """The detector's peaks on one sheet (boxes x0,y0,x1,y1 and scores) after the service's
+    class-agnostic suppression, as internal/raster computes them before classification."""
+    H, W = gray.shape
+    tile, overlap, stride = meta["tile"], meta["overlap"], meta["stride"]
+    xs, tw = positions(W, tile, overlap)
+    ys, th = positions(H, tile, overlap)
+    boxes, scores = [], []
+    for y in ys:
+        for x in xs:
+            win = np.full((th, tw), 255, np.uint8)
+            part = gray[y:y + th, x:x + tw]
+            win[:part.shape[0], :part.shape[1]] = part
+            if (win < 128).sum() == 0:
+                continue
+            ink = ((255.0 - win.astype(np.float32)) / 255.0)[None, None]
+            score, _, peak, box = sess.run(None, {"ink": ink})
+            sel = np.argwhere((score[0, 0] >= threshold) & (peak[0, 0] > 0))
+            for gy, gx in sel:
+                cx = x + (gx + box[0, 0, gy, gx]) * stride
+                cy = y + (gy + box[0, 1, gy, gx]) * stride
+                w = math.exp(min(float(box[0, 2, gy, gx]), 6)) * stride
+                h = math.exp(min(float(box[0, 3, gy, gx]), 6)) * stride
+                boxes.append([max(cx - w / 2, 0), max(cy - h / 2, 0), min(cx + w / 2, W), min(cy + h / 2, H)])
+                scores.append(float(score[0, 0, gy, gx]))
+    if not boxes:
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+    boxes, scores = np.array(boxes, np.float32), np.array(scores, np.float32)
+    order = np.argsort(-scores, kind="stable")
+    keep = []
+    for i in order:
+        if keep and iou_matrix(boxes[i:i + 1], boxes[keep]).max() > 0.5:
+            continue
+        keep.append(i)
+    return boxes[keep], scores[keep]
+
+
+def mine(sheets, detector, meta, threshold, cache, log):
+    """Proposals on every sheet, cached by the detector's SHA-256 and the threshold."""
+    with open(detector, "rb") as f:
+        key = hashlib.sha256(f.read()).hexdigest()[:16]
+    path = os.path.join(cache, f"proposals-{key}-{threshold}-{len(sheets)}.npz")
+    if os.path.exists(path):
+        z = np.load(path)
+        return [(z[f"b{i}"], z[f"s{i}"]) for i in range(len(sheets))]
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    sess = ort.InferenceSession(detector, so, providers=["CPUExecutionProvider"])
+    t0 = time.time()
+    out = [propose(sess, s.gray, meta, threshold) for s in sheets]
+    os.makedirs(cache, exist_ok=True)
+    np.savez(path + ".tmp.npz", **{f"b{i}": b for i, (b, _) in enumerate(out)}, **{f"s{i}": s for i, (_, s) in enumerate(out)})
+    os.replace(path + ".tmp.npz", path)
+    log(f"mined proposals on {len(sheets)} sheets in {time.time() - t0:.0f} s")
+    return out
+
+
+class Sampler:
+    """Classifier crops with labels (class index, background = num_classes), reproducible."""
+
+    def __init__(self, sheets, proposals, num_classes, seed, shares=(0.45, 0.35, 0.20)):
+        self.sheets, self.C = sheets, num_classes
+        self.rng = np.random.default_rng(seed)
+        self.shares = np.cumsum(shares)
+        self.by_class = [[] for _ in range(num_classes)]
+        for si, s in enumerate(sheets):
+            for bi, c in enumerate(s.labels):
+                self.by_class[c].append((si, bi))
+        self.present = [c for c in range(num_classes) if self.by_class[c]]
+        # Proposals labelled against the ground truth.
+        self.props = []  # (sheet, box, label)
+        for si, (s, (pb, _)) in enumerate(zip(sheets, proposals)):
+            if len(pb) == 0:
+                continue
+            m = iou_matrix(pb, s.boxes)
+            for j, b in enumerate(pb):
+                best = int(m[j].argmax()) if m.shape[1] else -1
+                v = float(m[j, best]) if best >= 0 else 0.0
+                if v >= POS_IOU:
+                    self.props.append((si, b, int(s.labels[best]), s.boxes[best]))
+                elif v < NEG_IOU:
+                    self.props.append((si, b, num_classes, None))
+        sizes = np.concatenate([np.maximum(s.boxes[:, 2] - s.boxes[:, 0], s.boxes[:, 3] - s.boxes[:, 1]) for s in sheets if len(s.boxes)])
+        self.sizes = sizes if len(sizes) else np.array([32.0])
+
+    def stats(self):
+        neg = sum(1 for p in self.props if p[2] == self.C)
+        return len(self.props), neg
+
+    def batch(self, n):
+        """n crops (n x 1 x SIZE x SIZE ink), their labels, box targets in crop units (zeros
+        for background)."""
+        xs, ys, bs = [], [], []
+        for _ in range(n):
+            x, y, b = self.sample()
+            xs.append(x)
+            ys.append(y)
+            bs.append(b)
+        return np.stack(xs), np.array(ys, np.int64), np.stack(bs).astype(np.float32)
+
+    def sample(self):
+        """One crop: (ink, label, box target). The proposal box is what the crop is cut
+        around; the target is the symbol's box in crop units."""
+        s, prop, label, gt = self.pick()
+        left, top, side = crop_box(prop)
+        ink = crop(s.gray, prop, self.rng)
+        if gt is None:
+            return ink, label, np.zeros(4, np.float32)
+        return ink, label, np.array([(gt[0] - left) / side, (gt[1] - top) / side,
+                                     (gt[2] - left) / side, (gt[3] - top) / side], np.float32)
+
+    def pick(self):
+        """(sheet, proposal box, label, symbol box or None) from one of the three sources."""
+        rng = self.rng
+        u = rng.random()
+        if u < self.shares[0] or not self.props:
+            # A symbol, class-balanced, its box disturbed as the detector's are: centre off by
+            # a few percent, each side's length off by up to a factor of two (the detector
+            # cuts long symbols short).
+            c = self.present[rng.integers(len(self.present))]
+            si, bi = self.by_class[c][rng.integers(len(self.by_class[c]))]
+            s = self.sheets[si]
+            gt = s.boxes[bi]
+            x0, y0, x1, y1 = gt
+            w, h = x1 - x0, y1 - y0
+            cx = (x0 + x1) / 2 + rng.normal(0, 0.08) * w
+            cy = (y0 + y1) / 2 + rng.normal(0, 0.08) * h
+            w *= math.exp(float(np.clip(rng.normal(0, 0.25), -0.7, 0.4)))
+            h *= math.exp(float(np.clip(rng.normal(0, 0.25), -0.7, 0.4)))
+            return s, (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), int(c), gt
+        if u < self.shares[1]:
+            si, b, label, gt = self.props[rng.integers(len(self.props))]
+            return self.sheets[si], b, label, gt
+        # A random inked window of a symbol's size that holds no symbol.
+        for _ in range(50):
+            s = self.sheets[rng.integers(len(self.sheets))]
+            H, W = s.gray.shape
+            side = float(self.sizes[rng.integers(len(self.sizes))]) * math.exp(rng.normal(0, 0.2))
+            cx, cy = rng.uniform(0, W), rng.uniform(0, H)
+            b = np.array([[cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2]], np.float32)
+            xi, yi = int(min(max(cx, 0), W - 1)), int(min(max(cy, 0), H - 1))
+            r = max(2, int(side / 4))
+            if s.gray[max(0, yi - r):yi + r, max(0, xi - r):xi + r].min(initial=255) > 128:
+                continue  # blank paper: the detector does not propose it
+            if len(s.boxes) and iou_matrix(b, s.boxes).max() >= 0.1:
+                continue
+            return s, b[0], self.C, None
+        return self.sheets[0], (0, 0, 32, 32), self.C, None
+
+
+def crop_box(box):
+    """The square window a proposal is classified from: CONTEXT times its longer side."""
+    x0, y0, x1, y1 = (float(v) for v in box)
+    side = max(x1 - x0, y1 - y0, 4.0) * CONTEXT
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    return cx - side / 2, cy - side / 2, side
+
+
+def crop(gray, box, rng=None):
+    """SIZE x SIZE ink of the window crop_box gives, bilinear, paper beyond the sheet; with an
+    rng, degraded as training crops are."""
+    left, top, side = crop_box(box)
+    H, W = gray.shape
+    l, t = int(math.floor(left)), int(math.floor(top))
+    n = int(math.ceil(side)) + 1
+    win = np.full((n, n), 255, np.uint8)
+    sx0, sy0, sx1, sy1 = max(0, l), max(0, t), min(W, l + n), min(H, t + n)
+    if sx1 > sx0 and sy1 > sy0:
+        win[sy0 - t:sy1 - t, sx0 - l:sx1 - l] = gray[sy0:sy1, sx0:sx1]
+    fx, fy = left - l, top - t
+    img = Image.fromarray(win).resize((SIZE, SIZE), Image.BILINEAR, box=(fx, fy, fx + side, fy + side))
+    if rng is not None:
+        img = data.degrade(img, rng)
+    return ((255.0 - np.asarray(img, np.float32)) / 255.0)[None]
+
+
+def parse():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", required=True, help="directory of make synth KIND=raster sheets")
+    p.add_argument("--detector", default="internal/raster/model/detector-int8.onnx", help="the proposal network (ONNX)")
+    p.add_argument("--catalog", default="internal/catalog/symbols.json")
+    p.add_argument("--out", default="internal/raster/model")
+    p.add_argument("--work", default="build/train-classifier")
+    p.add_argument("--seed", type=int, default=20251124)
+    p.add_argument("--steps", type=int, default=6000)
+    p.add_argument("--batch", type=int, default=128)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--ckpt-every", type=int, default=100)
+    p.add_argument("--val-sheets", type=int, default=8)
+    p.add_argument("--stop-at", type=int, default=0, help="stop and export at this step (0: at --steps)")
+    return p.parse_args()
+
+
+def losses(net, x, y, b, num_classes):
+    """Cross-entropy over classes and background, plus the box loss on symbols."""
+    logits, box = net(torch.from_numpy(x))
+    y, b = torch.from_numpy(y), torch.from_numpy(b)
+    loss = F.cross_entropy(logits, y, label_smoothing=0.05)
+    sym = y < num_classes
+    if sym.any():
+        loss = loss + BOX_WEIGHT * F.smooth_l1_loss(box[sym], b[sym], beta=0.05)
+    return loss
+
+
+def lr_at(step, steps, base):
+    warm = min(100, steps // 10)
+    if step < warm:
+        return base * (step + 1) / warm
+    return base * 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warm) / max(1, steps - warm))))
+
+
+def export_onnx(net, out, log):
+    path = os.path.join(out, MODEL_FILE)
+    dep = Deploy(net).eval()
+    torch.onnx.export(dep, (torch.zeros(1, 1, SIZE, SIZE),), path, opset_version=export.OPSET, dynamo=False,
+                      do_constant_folding=True, input_names=["crop"], output_names=["prob", "box"],
+                      dynamic_axes={"crop": {0: "n"}, "prob": {0: "n"}, "box": {0: "n"}})
+    log(f"onnx {path}: {os.path.getsize(path)} bytes")
+    return path
+
+
+def quantize(src, dst, sheets, proposals, num_classes, seed, log):
+    """int8 (QDQ, per-channel weights, uint8 activations, min/max on 512 training crops)."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    smp = Sampler(sheets, proposals, num_classes, seed)
+    items = [{"crop": smp.batch(64)[0]} for _ in range(8)]
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.i = 0
+
+        def get_next(self):
+            self.i += 1
+            return items[self.i - 1] if self.i <= len(items) else None
+
+        def rewind(self):
+            self.i = 0
+
+    pre = dst + ".pre.onnx"
+    quant_pre_process(src, pre, skip_symbolic_shape=True)
+    quantize_static(pre, dst, Reader(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["Conv", "Add", "Relu", "Gemm", "MatMul"])
+    os.remove(pre)
+    with open(dst, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    log(f"int8 {dst}: {os.path.getsize(dst)} bytes, sha256 {digest}")
+    return digest
+
+
+def main():
+    a = parse()
+    torch.set_num_threads(a.threads)
+    random.seed(a.seed)
+    np.random.seed(a.seed)
+    torch.manual_seed(a.seed)
+    classes = data.load_classes(a.catalog)
+    C = len(classes)
+    ckpt_path = os.path.join(a.work, "checkpoint.pt")
+    resume = os.path.exists(ckpt_path)
+    log = train_log.Log(os.path.join(a.out, "classifier-log.txt"), fresh=not resume)
+    with open(os.path.join(a.out, export.META_FILE)) as f:
+        meta = json.load(f)
+    t0 = time.time()
+    sheets = data.load_sheets(a.data, classes)
+    proposals = mine(sheets, a.detector, meta, PROPOSAL_THRESHOLD, a.work, log)
+    train, val = sheets[:-a.val_sheets], sheets[-a.val_sheets:]
+    smp = Sampler(train, proposals[:-a.val_sheets], C, a.seed)
+    vsmp = Sampler(val, proposals[-a.val_sheets:], C, a.seed + 1)
+    n_prop, n_neg = smp.stats()
+    log(f"data {a.data}: {len(train)} training sheets, {len(val)} held out; {n_prop} proposals ({n_neg} background) "
+        f"at detector score {PROPOSAL_THRESHOLD}; loaded in {time.time() - t0:.0f} s")
+    vx, vy, vb = vsmp.batch(1024)
+
+    net = Classifier(C)
+    opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
+    step = 0
+    if resume:
+        ck = torch.load(ckpt_path, weights_only=False)
+        net.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        smp.rng.bit_generator.state = ck["sampler"]
+        torch.set_rng_state(ck["torch_rng"])
+        step = ck["step"]
+        log(f"resumed at step {step} from {ckpt_path}")
+    log(f"classifier: {sum(p.numel() for p in net.parameters())} parameters, {C}+1 classes, input {SIZE}, "
+        f"context {CONTEXT}, batch {a.batch}, steps {a.steps}, seed {a.seed}, threads {a.threads}")
+    end = a.stop_at if 0 < a.stop_at < a.steps else a.steps
+    net.train()
+    run, t_run = 0.0, time.time()
+    while step < end:
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, a.steps, a.lr)
+        loss = losses(net, *smp.batch(a.batch), C)
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 10.0)
+        opt.step()
+        step += 1
+        run += loss.item()
+        if step % 25 == 0:
+            log(f"step {step}/{a.steps} loss {run / 25:.4f} lr {lr_at(step, a.steps, a.lr):.2e} {(time.time() - t_run) / 25:.2f} s/step")
+            run, t_run = 0.0, time.time()
+        if step % a.ckpt_every == 0 or step == end:
+            os.makedirs(a.work, exist_ok=True)
+            torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "sampler": smp.rng.bit_generator.state,
+                        "torch_rng": torch.get_rng_state(), "step": step}, ckpt_path + ".tmp")
+            os.replace(ckpt_path + ".tmp", ckpt_path)
+            net.eval()
+            with torch.no_grad():
+                outs = [net(torch.from_numpy(vx[i:i + 256])) for i in range(0, len(vx), 256)]
+            net.train()
+            pred = torch.cat([o[0] for o in outs]).argmax(1).numpy()
+            box = torch.cat([o[1] for o in outs]).numpy()
+            sym = vy < C
+            iou = np.diag(iou_matrix(box[sym], vb[sym])) if sym.any() else np.zeros(1)
+            log(f"checkpoint step {step}: held-out accuracy {np.mean(pred == vy):.4f} "
+                f"(symbols {np.mean(pred[sym] == vy[sym]):.4f}, background {np.mean(pred[~sym] == vy[~sym]):.4f}), "
+                f"box IoU >= 0.5 {np.mean(iou >= 0.5):.4f}")
+
+    net.eval()
+    src = export_onnx(net, a.out, log)
+    digest = quantize(src, os.path.join(a.out, INT8_FILE), train, proposals[:-a.val_sheets], C, a.seed + 2, log)
+    old = meta.get("classifier", {})  # keep the threshold and calibration measured on an evaluation set
+    meta["classifier"] = {
+        "model": INT8_FILE,
+        "sha256": digest,
+        "input": {"name": "crop", "size": SIZE, "value": meta["input"]["value"]},
+        "outputs": ["prob", "box"],
+        "context": CONTEXT,
+        "background": C,
+        "proposal_threshold": PROPOSAL_THRESHOLD,
+        "score_threshold": old.get("score_threshold", 0.1),
+        "calibration": old.get("calibration", [[0, 0], [1, 1]]),
+    }
+    with open(os.path.join(a.out, export.META_FILE), "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    log(f"classifier exported; wall {time.time() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

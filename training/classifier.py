@@ -174,6 +174,7 @@ class Sampler:
         self.sheets, self.C = sheets, num_classes
         self.rng = np.random.default_rng(seed)
         self.shares = np.cumsum(shares)
+        self.turn_share = 0.5
         self.by_class = [[] for _ in range(num_classes)]
         for si, s in enumerate(sheets):
             for bi, c in enumerate(s.labels):
@@ -201,25 +202,36 @@ class Sampler:
 
     def batch(self, n):
         """n crops (n x 1 x SIZE x SIZE ink), their labels, box targets in crop units (zeros
-        for background)."""
-        xs, ys, bs = [], [], []
+        for background) and box loss weights (0 for background and inexact targets)."""
+        xs, ys, bs, ws = [], [], [], []
         for _ in range(n):
-            x, y, b = self.sample()
+            x, y, b, w = self.sample()
             xs.append(x)
             ys.append(y)
             bs.append(b)
-        return np.stack(xs), np.array(ys, np.int64), np.stack(bs).astype(np.float32)
+            ws.append(w)
+        return np.stack(xs), np.array(ys, np.int64), np.stack(bs).astype(np.float32), np.array(ws, np.float32)
 
     def sample(self):
-        """One crop: (ink, label, box target). The proposal box is what the crop is cut
-        around; the target is the symbol's box in crop units."""
+        """One crop: (ink, label, box target, box weight). The proposal box is what the crop
+        is cut around; the target is the symbol's box in crop units. Symbols are drawn at any
+        angle, mirrored or not, and the class does not change with either: half the crops are
+        turned (a quarter turn or any angle) and some mirrored; the box is learnt only where
+        the turn keeps it exact."""
+        rng = self.rng
         s, prop, label, gt = self.pick()
         left, top, side = crop_box(prop)
-        ink = crop(s.gray, prop, self.rng)
+        turn = None
+        if rng.random() < self.turn_share:
+            degrees = float(90 * rng.integers(1, 4)) if rng.random() < 0.5 else float(rng.uniform(0, 360))
+            turn = (degrees, bool(rng.random() < 0.3))
+        ink = crop(s.gray, prop, rng, turn)
         if gt is None:
-            return ink, label, np.zeros(4, np.float32)
-        return ink, label, np.array([(gt[0] - left) / side, (gt[1] - top) / side,
-                                     (gt[2] - left) / side, (gt[3] - top) / side], np.float32)
+            return ink, label, np.zeros(4, np.float32), 0.0
+        t = np.array([(gt[0] - left) / side, (gt[1] - top) / side, (gt[2] - left) / side, (gt[3] - top) / side], np.float32)
+        if turn is None:
+            return ink, label, t, 1.0
+        return ink, label, turn_box(t, *turn), float(turn[0] % 90 == 0)
 
     def pick(self):
         """(sheet, proposal box, label, symbol box or None) from one of the three sources."""
@@ -268,10 +280,45 @@ def crop_box(box):
     return cx - side / 2, cy - side / 2, side
 
 
-def crop(gray, box, rng=None):
+def crop(gray, box, rng=None, turn=None):
     """SIZE x SIZE ink of the window crop_box gives, bilinear, paper beyond the sheet; with an
-    rng, degraded as training crops are."""
+    rng, degraded as training crops are. turn=(degrees, mirror) mirrors the window left to
+    right, then turns it counter-clockwise about its centre (cut from a window half as large
+    again at the same scale, so the corners hold page, not fill)."""
     left, top, side = crop_box(box)
+    if turn is None:
+        img = resized(gray, left, top, side, SIZE)
+    else:
+        degrees, mirror = turn
+        big = SIZE * 3 // 2
+        bs = side * big / SIZE
+        img = resized(gray, left - (bs - side) / 2, top - (bs - side) / 2, bs, big)
+        if mirror:
+            img = img.transpose(Image.FLIP_LEFT_RIGHT)
+        if degrees:
+            img = img.rotate(degrees, resample=Image.BILINEAR, fillcolor=255)
+        o = (big - SIZE) // 2
+        img = img.crop((o, o, o + SIZE, o + SIZE))
+    if rng is not None:
+        img = data.degrade(img, rng)
+    return ((255.0 - np.asarray(img, np.float32)) / 255.0)[None]
+
+
+def turn_box(t, degrees, mirror):
+    """A box in crop units (x0, y0, x1, y1) after crop's turn: exact for quarter turns; for
+    other angles the bounding box of the turned corners (larger than the symbol's own)."""
+    xs, ys = np.array([t[0], t[2], t[2], t[0]]), np.array([t[1], t[1], t[3], t[3]])
+    if mirror:
+        xs = 1 - xs
+    a = math.radians(degrees)
+    dx, dy = xs - 0.5, ys - 0.5
+    rx = 0.5 + dx * math.cos(a) + dy * math.sin(a)
+    ry = 0.5 - dx * math.sin(a) + dy * math.cos(a)
+    return np.array([rx.min(), ry.min(), rx.max(), ry.max()], np.float32)
+
+
+def resized(gray, left, top, side, out):
+    """out x out pixels of the square window (left, top, side) of gray, as Pillow resizes."""
     H, W = gray.shape
     l, t = int(math.floor(left)), int(math.floor(top))
     n = int(math.ceil(side)) + 1
@@ -280,10 +327,7 @@ def crop(gray, box, rng=None):
     if sx1 > sx0 and sy1 > sy0:
         win[sy0 - t:sy1 - t, sx0 - l:sx1 - l] = gray[sy0:sy1, sx0:sx1]
     fx, fy = left - l, top - t
-    img = Image.fromarray(win).resize((SIZE, SIZE), Image.BILINEAR, box=(fx, fy, fx + side, fy + side))
-    if rng is not None:
-        img = data.degrade(img, rng)
-    return ((255.0 - np.asarray(img, np.float32)) / 255.0)[None]
+    return Image.fromarray(win).resize((out, out), Image.BILINEAR, box=(fx, fy, fx + side, fy + side))
 
 
 def parse():
@@ -294,7 +338,7 @@ def parse():
     p.add_argument("--out", default="internal/raster/model")
     p.add_argument("--work", default="build/train-classifier")
     p.add_argument("--seed", type=int, default=20251124)
-    p.add_argument("--steps", type=int, default=6000)
+    p.add_argument("--steps", type=int, default=8000)
     p.add_argument("--batch", type=int, default=128)
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--threads", type=int, default=2)
@@ -304,14 +348,14 @@ def parse():
     return p.parse_args()
 
 
-def losses(net, x, y, b, num_classes):
-    """Cross-entropy over classes and background, plus the box loss on symbols."""
+def losses(net, x, y, b, w, num_classes):
+    """Cross-entropy over classes and background, plus the box loss where its target is exact."""
     logits, box = net(torch.from_numpy(x))
-    y, b = torch.from_numpy(y), torch.from_numpy(b)
+    y, b, w = torch.from_numpy(y), torch.from_numpy(b), torch.from_numpy(w)
     loss = F.cross_entropy(logits, y, label_smoothing=0.05)
-    sym = y < num_classes
-    if sym.any():
-        loss = loss + BOX_WEIGHT * F.smooth_l1_loss(box[sym], b[sym], beta=0.05)
+    if w.sum() > 0:
+        per = F.smooth_l1_loss(box, b, beta=0.05, reduction="none").mean(dim=1)
+        loss = loss + BOX_WEIGHT * (per * w).sum() / w.sum()
     return loss
 
 
@@ -338,6 +382,7 @@ def quantize(src, dst, sheets, proposals, num_classes, seed, log):
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     smp = Sampler(sheets, proposals, num_classes, seed)
+    smp.turn_share = 0.0
     items = [{"crop": smp.batch(64)[0]} for _ in range(8)]
 
     class Reader(CalibrationDataReader):
@@ -384,7 +429,8 @@ def main():
     n_prop, n_neg = smp.stats()
     log(f"data {a.data}: {len(train)} training sheets, {len(val)} held out; {n_prop} proposals ({n_neg} background) "
         f"at detector score {PROPOSAL_THRESHOLD}; loaded in {time.time() - t0:.0f} s")
-    vx, vy, vb = vsmp.batch(1024)
+    vsmp.turn_share = 0.0
+    vx, vy, vb, _ = vsmp.batch(1024)
 
     net = Classifier(C)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)

@@ -46,23 +46,50 @@ func OpenBytes(data []byte, mime string) int64 {
 	return int64(len(data)) + hd.decodeBytes + hd.decodeBytes*encodeHalves/2
 }
 
+// RenderAheadBytes bounds rendering ahead: the pipeline renders page i+1
+// while page i is detected (both cores busy on a multi-page drawing) only
+// when the two pages' rasters together take at most this many bytes
+// (RenderAhead), so a job of large sheets still holds one raster at a time.
+const RenderAheadBytes = 256 << 20
+
 // PeakBytes estimates the most memory processing d holds at once: for an
 // image what OpenBytes said; for a PDF its parse plus the raster and PNG
-// encoding of its largest page at 200 DPI. Pages that do not load
-// count nothing here (processing fails on them).
+// encoding of its largest page at 200 DPI, or of a page and the next one
+// rendered ahead of it (RenderAhead) where that is more. Pages that do not
+// load count nothing here (processing fails on them).
 func (d *Document) PeakBytes() int64 {
 	if d.pdf == nil {
 		return d.openBytes
 	}
 	var most int64
 	for i := range d.pages {
-		r, err := d.pdf.Bounds(i)
-		if err != nil {
-			continue
+		raster := d.rasterBytes(i)
+		need := raster*renderFactor + raster*encodeHalves/2
+		if d.RenderAhead(i) {
+			need += d.rasterBytes(i+1) * renderFactor
 		}
-		px := int64(pixelsAt200(r.X1-r.X0)) * int64(pixelsAt200(r.Y1-r.Y0))
-		most = max(most, min(px, d.lim.MaxPagePixels))
+		most = max(most, need)
 	}
-	raster := most * PageBytesPerPixel
-	return d.openBytes + raster*renderFactor + raster*encodeHalves/2
+	return d.openBytes + most
+}
+
+// RenderAhead reports whether page i+1 may be rendered while page i is
+// processed: both exist and their rasters fit RenderAheadBytes together.
+func (d *Document) RenderAhead(i int) bool {
+	if d.pdf == nil || i < 0 || i+1 >= d.pages {
+		return false
+	}
+	a, b := d.rasterBytes(i), d.rasterBytes(i+1)
+	return a > 0 && b > 0 && a+b <= RenderAheadBytes
+}
+
+// rasterBytes is page i's 200-DPI raster size in bytes from its page box
+// (capped at the page limit), 0 for a page that does not load.
+func (d *Document) rasterBytes(i int) int64 {
+	r, err := d.pdf.Bounds(i)
+	if err != nil {
+		return 0
+	}
+	px := int64(pixelsAt200(r.X1-r.X0)) * int64(pixelsAt200(r.Y1-r.Y0))
+	return min(px, d.lim.MaxPagePixels) * PageBytesPerPixel
 }

@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
-	"sync"
 
 	"blueprint/internal/detect"
 )
@@ -55,39 +53,59 @@ type fused struct {
 //   - a raster detection overlapping a vector match of another class is
 //     dropped: the drawing's own geometry decides.
 //
+// On a PDF page where the matcher found symbols, a raster detector that can
+// judge given boxes (raster.Detector.Verify) is asked about the matcher's
+// boxes instead of searching the page (Detect says why).
+//
 // With the raster detector off, image pages fail with ErrRasterOff.
 func Fuse(vector, rasterDet detect.Engine) detect.Engine {
 	return &fused{vector: vector, raster: rasterDet}
 }
 
-// Detect implements detect.Engine. The vector matcher (one core: it reads
-// the page's drawing and matches glyphs) and the raster detector (ONNX
-// Runtime's threads) run side by side, so a PDF page keeps both cores busy.
+// verifier is a raster detector that can also judge given boxes instead
+// of searching the page (raster.Detector.Verify).
+type verifier interface {
+	Verify(ctx context.Context, p detect.Page, boxes []detect.Box) ([]detect.Detection, error)
+}
+
+// Detect implements detect.Engine. On a PDF page the vector matcher runs
+// first; where it found symbols, the raster model judges each of its boxes
+// (verifier) rather than search the page: the matcher finds nearly every
+// symbol drawn as vectors, a search there finds look-alikes far more often
+// than missed symbols (see secondOpinionWeight), and it costs a detector
+// pass over the whole 200-DPI page, which alone takes longer than
+// rendering it. Where the matcher found nothing (a scan inside a PDF, or
+// glyphs neither the catalog nor a legend knows), and on images, the
+// detector searches the page.
 func (f *fused) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	var vec []detect.Detection
+	if p.PDF != nil {
+		var err error
+		if vec, err = f.vector.Detect(ctx, p); err != nil {
+			return nil, err
+		}
+	}
 	if f.raster == nil {
 		if p.PDF == nil {
 			return nil, fmt.Errorf("page %d: %w", p.Index, ErrRasterOff)
 		}
-		return f.vector.Detect(ctx, p)
+		return vec, nil
 	}
-	runRaster := p.Raster != nil && (f.skip == nil || !f.skip(p, nil)) // a page not counted gets no detector run
+	if p.Raster == nil || (f.skip != nil && f.skip(p, nil)) {
+		return vec, nil // nothing for the detector to see, or a page not counted
+	}
 	var ras []detect.Detection
-	var rasErr error
-	var wg sync.WaitGroup
-	if runRaster {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ras, rasErr = f.raster.Detect(ctx, p)
-		}()
+	var err error
+	if v, ok := f.raster.(verifier); ok && len(vec) > 0 {
+		boxes := make([]detect.Box, len(vec))
+		for i, d := range vec {
+			boxes[i] = d.Box
+		}
+		ras, err = v.Verify(ctx, p, boxes)
+	} else {
+		ras, err = f.raster.Detect(ctx, p)
 	}
-	var vec []detect.Detection
-	var vecErr error
-	if p.PDF != nil {
-		vec, vecErr = f.vector.Detect(ctx, p)
-	}
-	wg.Wait()
-	if err := errors.Join(vecErr, rasErr); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	if f.skip != nil {

@@ -87,3 +87,58 @@ func TestFuseRasterOff(t *testing.T) {
 		t.Fatalf("image page: %v, want ErrRasterOff", err)
 	}
 }
+
+// judge is a raster detector that can verify: it says "luminaire" for
+// every box it is given, and counts its calls.
+type judge struct {
+	detects, verifies int
+	boxes             []detect.Box
+}
+
+func (j *judge) Detect(context.Context, detect.Page) ([]detect.Detection, error) {
+	j.detects++
+	return []detect.Detection{det("sounder", 900, 900, 0.8, false)}, nil
+}
+
+func (j *judge) Verify(_ context.Context, _ detect.Page, boxes []detect.Box) ([]detect.Detection, error) {
+	j.verifies++
+	j.boxes = append(j.boxes, boxes...)
+	var out []detect.Detection
+	for _, b := range boxes {
+		out = append(out, detect.Detection{Class: "luminaire", Confidence: 0.9, Box: b, Source: detect.Source{Detector: true}})
+	}
+	return out, nil
+}
+
+// TestFuseVerifiesVectorMatches: on a PDF page where the matcher found
+// symbols, a verifying detector judges the matcher's boxes and does not
+// search the page (agreement gets both flags; disagreement leaves the
+// match alone); on a PDF page where it found nothing, and on an image,
+// the detector searches.
+func TestFuseVerifiesVectorMatches(t *testing.T) {
+	j := &judge{}
+	e := Fuse(fixed(det("luminaire", 100, 100, 0.9, true), det("smoke_detector", 400, 400, 0.8, true)), j)
+	page := detect.Page{PDF: fakePDF{}, Raster: image.NewGray(image.Rect(0, 0, 10, 10))}
+	got, err := e.Detect(context.Background(), page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.detects != 0 || j.verifies != 1 || len(j.boxes) != 2 {
+		t.Fatalf("detector searched %d times, verified %d times with %d boxes", j.detects, j.verifies, len(j.boxes))
+	}
+	if len(got) != 2 {
+		t.Fatalf("got %+v", got)
+	}
+	for _, d := range got {
+		if !d.Source.VectorMatching || d.Source.Detector != (d.Class == "luminaire") {
+			t.Errorf("%+v", d)
+		}
+	}
+	e = Fuse(fixed(), j)
+	if got, err = e.Detect(context.Background(), page); err != nil || len(got) != 1 || j.detects != 1 {
+		t.Fatalf("PDF page without matches: %v %+v, %d searches", err, got, j.detects)
+	}
+	if got, err = e.Detect(context.Background(), detect.Page{Raster: page.Raster}); err != nil || len(got) != 1 || j.detects != 2 {
+		t.Fatalf("image page: %v %+v, %d searches", err, got, j.detects)
+	}
+}

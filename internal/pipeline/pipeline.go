@@ -1,5 +1,6 @@
 // Package pipeline runs a detection engine over an opened document, one
-// page at a time, so that a job holds at most one rendered page in memory.
+// page at a time, so that a job holds at most one large rendered page in
+// memory (or two small ones, the next rendering while one is detected).
 package pipeline
 
 import (
@@ -36,9 +37,11 @@ type Options struct {
 }
 
 // Run renders each page of doc in order, runs opt.Engine on it, optionally
-// encodes the raster as PNG, and hands the result to each before the next
-// page is rendered; the page's raster is released once each returns (keep
-// only what PageResult holds). Memory is bounded by one page.
+// encodes the raster as PNG, and hands the result to each; the page's
+// raster is released once each returns (keep only what PageResult holds).
+// The next page renders meanwhile only when both rasters together are
+// small (document.RenderAhead); memory is bounded by one page, or two
+// small ones (document.Document.PeakBytes).
 //
 // When opt.Engine is a detect.DocumentEngine, Run first reads the whole
 // document with it (the document pass: each page's drawing, not rendered,
@@ -81,15 +84,33 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		}
 		opt.Engine, kinds = eng, info.Kinds
 	}
+	// Page i+1 renders while page i is detected when the two rasters are
+	// small enough together (document.RenderAhead): consecutive pages
+	// overlap, so a multi-page drawing keeps both cores busy. A page
+	// rendered ahead is always waited for, so nothing uses the document
+	// after Run returns.
+	var ahead chan rendered
+	defer func() {
+		if ahead != nil {
+			<-ahead
+		}
+	}()
 	for i := range doc.NumPages() {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("pipeline: before page %d: %w", i, err)
 		}
 		var r rendered
-		if i == 0 && first != nil {
+		switch {
+		case i == 0 && first != nil:
 			r, first = *first, nil
-		} else {
+		case ahead != nil:
+			r, ahead = <-ahead, nil
+		default:
 			r = render(ctx, doc, i)
+		}
+		if doc.RenderAhead(i) {
+			ahead = make(chan rendered, 1)
+			go func() { ahead <- render(ctx, doc, i+1) }()
 		}
 		res, err := runPage(ctx, r, i, opt)
 		if err != nil {
@@ -103,7 +124,8 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		}
 		// The page's raster (up to ~250 MB for A0) is garbage now:
 		// collect it before the next page allocates its own, so that a
-		// job holds one raster, not two (docs/page-reading.md).
+		// job holds one raster (two small ones when rendering ahead), not
+		// more (docs/page-reading.md).
 		runtime.GC()
 	}
 	return nil

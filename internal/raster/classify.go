@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"math"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -18,26 +19,66 @@ const classifyBatch = 64
 // for background or scores below its threshold, and replaces each box with
 // the classifier's refinement.
 func (d *Detector) classify(ctx context.Context, g *gray, props []cand) ([]cand, error) {
+	n := d.meta.Classifier.Input.Size
+	return d.name(ctx, len(props), func(k int, dst []float32) window {
+		w := cropWindow(props[k].box, d.meta.Classifier.Context)
+		g.resample(dst, w, n)
+		return w
+	}, g.w, g.h)
+}
+
+// Verify is the second opinion on a rendered PDF page whose symbols the
+// vector matcher found: rather than search the page, the classifier looks
+// at each given box (a vector match) and says what it sees there. It
+// returns one detection per box it takes for a symbol (class, calibrated
+// confidence, refined box, source.detector), none for those it takes for
+// background. Only the pixels around the boxes are read. Without a
+// classifier it returns nil.
+func (d *Detector) Verify(ctx context.Context, p detect.Page, boxes []detect.Box) ([]detect.Detection, error) {
+	cm := d.meta.Classifier
+	if cm == nil || len(boxes) == 0 {
+		return nil, nil
+	}
+	if p.Raster == nil {
+		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
+	}
+	b := p.Raster.Bounds()
+	n := cm.Input.Size
+	named, err := d.name(ctx, len(boxes), func(k int, dst []float32) window {
+		w := cropWindow(boxes[k], cm.Context)
+		g, local := windowGray(p.Raster, w)
+		g.resample(dst, local, n)
+		return w
+	}, b.Dx(), b.Dy())
+	if err != nil {
+		return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
+	}
+	return d.detections(named), nil
+}
+
+// name runs the classifier over count crops, which fill writes (crop k
+// into dst, returning the page window it was cut from), and returns those
+// it takes for symbols, boxes refined and clipped to the w×h page.
+func (d *Detector) name(ctx context.Context, count int, fill func(k int, dst []float32) window, pw, ph int) ([]cand, error) {
 	cm := d.meta.Classifier
 	n := cm.Input.Size
-	outs := make([]cand, 0, len(props))
-	for start := 0; start < len(props); start += classifyBatch {
+	outs := make([]cand, 0, count)
+	for start := 0; start < count; start += classifyBatch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		batch := props[start:min(start+classifyBatch, len(props))]
-		in := make([]float32, len(batch)*n*n)
-		wins := make([]window, len(batch))
-		for k, p := range batch {
-			wins[k] = cropWindow(p.box, cm.Context)
-			g.resample(in[k*n*n:(k+1)*n*n], wins[k], n)
+		m := min(classifyBatch, count-start)
+		in := make([]float32, m*n*n)
+		wins := make([]window, m)
+		for k := range m {
+			wins[k] = fill(start+k, in[k*n*n:(k+1)*n*n])
 		}
-		prob, box, err := d.runClassifier(in, len(batch), n)
+		prob, box, err := d.runClassifier(in, m, n)
 		if err != nil {
 			return nil, err
 		}
 		k1 := cm.Background + 1
-		for k := range batch {
+		for k := range m {
 			row := prob[k*k1 : (k+1)*k1]
 			best := 0
 			for c := 1; c < cm.Background; c++ {
@@ -55,7 +96,7 @@ func (d *Detector) classify(ctx context.Context, g *gray, props []cand) ([]cand,
 			if x1 <= x0 || y1 <= y0 {
 				continue
 			}
-			outs = append(outs, cand{class: best, score: score, box: clip(detect.Box{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}, g.w, g.h)})
+			outs = append(outs, cand{class: best, score: score, box: clip(detect.Box{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}, pw, ph)})
 		}
 	}
 	return outs, nil
@@ -98,6 +139,28 @@ func (d *Detector) runClassifier(in []float32, count, n int) (prob, box []float3
 
 // window is the square part of the page a proposal is classified from.
 type window struct{ left, top, side float64 }
+
+// windowGray converts only the integer window training/classifier.py's
+// crop reads around w (white beyond the page) to luma, and returns it with
+// w in its coordinates.
+func windowGray(img image.Image, w window) (*gray, window) {
+	l, t := int(math.Floor(w.left)), int(math.Floor(w.top))
+	span := int(math.Ceil(w.side)) + 1
+	g := &gray{w: span, h: span, pix: make([]uint8, span*span)}
+	for i := range g.pix {
+		g.pix[i] = 255
+	}
+	r := image.Rect(l, t, l+span, t+span).Intersect(img.Bounds())
+	if sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	}); ok && !r.Empty() {
+		part := lumaPixels(sub.SubImage(r))
+		for y := 0; y < part.h; y++ {
+			copy(g.pix[(r.Min.Y-t+y)*span+r.Min.X-l:], part.pix[y*part.w:(y+1)*part.w])
+		}
+	}
+	return g, window{left: w.left - float64(l), top: w.top - float64(t), side: w.side}
+}
 
 // cropWindow is training/classifier.py's crop_box: a square of context
 // times the box's longer side (at least 4 px), centred on the box.

@@ -28,6 +28,13 @@ type gray struct {
 // composited on white, the conversion training/data.py applies to the
 // generator's sheets.
 func luma(img image.Image) *gray {
+	g := lumaPixels(img)
+	g.blockMeans()
+	return g
+}
+
+// lumaPixels is luma without the block means.
+func lumaPixels(img image.Image) *gray {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	g := &gray{w: w, h: h, pix: make([]uint8, w*h)}
@@ -61,7 +68,6 @@ func luma(img image.Image) *gray {
 			}
 		}
 	}
-	g.blockMeans()
 	return g
 }
 

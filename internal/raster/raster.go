@@ -179,8 +179,13 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 		}
 		kept = suppress(named, 0.5)
 	}
-	out := make([]detect.Detection, 0, len(kept))
-	for _, c := range kept {
+	return d.detections(kept), nil
+}
+
+// detections turns candidates into detections with calibrated confidence.
+func (d *Detector) detections(cs []cand) []detect.Detection {
+	out := make([]detect.Detection, 0, len(cs))
+	for _, c := range cs {
 		out = append(out, detect.Detection{
 			Class:      d.meta.Classes[c.class],
 			Confidence: d.meta.Confidence(c.score),
@@ -188,7 +193,7 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 			Source:     detect.Source{Detector: true},
 		})
 	}
-	return out, nil
+	return out
 }
 
 // tile is one network input window: its top-left corner on the page and

@@ -224,6 +224,51 @@ func TestDetectFixtureScans(t *testing.T) {
 	}
 }
 
+// TestVerifyFixtureBoxes: given the true boxes of the fixture scans (as a
+// vector matcher would give them), Verify names nearly all with their own
+// class, one detection per box at most, its box refined near the true one.
+func TestVerifyFixtureBoxes(t *testing.T) {
+	d := newDetector(t)
+	if d.Meta().Classifier == nil {
+		t.Skip("the committed model has no classifier")
+	}
+	files, _ := filepath.Glob("../../testdata/synth/scan-*.json")
+	var total, right int
+	for _, js := range files {
+		dets, syms, ok := runSheet(t, js, func(page detect.Page, syms []truthSymbol) ([]detect.Detection, error) {
+			boxes := make([]detect.Box, len(syms))
+			for i, s := range syms {
+				boxes[i] = s.box()
+			}
+			return d.Verify(context.Background(), page, boxes)
+		})
+		if !ok {
+			t.Fatalf("%s: not a sheet's ground truth", js)
+		}
+		if len(dets) > len(syms) {
+			t.Fatalf("%s: %d detections for %d boxes", js, len(dets), len(syms))
+		}
+		total += len(syms)
+		for _, s := range syms {
+			for _, x := range dets {
+				if x.Class == s.Class && x.Box.IoU(s.box()) >= 0.5 && x.Source.Detector {
+					right++
+					break
+				}
+			}
+		}
+	}
+	share := float64(right) / float64(max(total, 1))
+	t.Logf("fixture scans: %d of %d true boxes named with their class (%.3f)", right, total, share)
+	if share < minVerifyShare {
+		t.Errorf("%.3f of the true boxes verified, want at least %.2f", share, minVerifyShare)
+	}
+}
+
+// minVerifyShare is below the measured share (README), so a broken crop or
+// classifier fails while one symbol more or less does not.
+const minVerifyShare = 0.85
+
 // Floors for the fixture scans: below the model's measured figures
 // (README), so a broken decoder or model fails while one symbol more or
 // less does not.
@@ -266,6 +311,15 @@ func (s truthSymbol) box() detect.Box {
 // when js is not a sheet's ground truth.
 func detectSheet(t *testing.T, d *Detector, js string) (dets []detect.Detection, syms []truthSymbol, ok bool) {
 	t.Helper()
+	return runSheet(t, js, func(page detect.Page, _ []truthSymbol) ([]detect.Detection, error) {
+		return d.Detect(context.Background(), page)
+	})
+}
+
+// runSheet opens the sheet a ground-truth JSON names and runs f on its
+// page.
+func runSheet(t *testing.T, js string, f func(detect.Page, []truthSymbol) ([]detect.Detection, error)) (dets []detect.Detection, syms []truthSymbol, ok bool) {
+	t.Helper()
 	raw, err := os.ReadFile(js)
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +335,7 @@ func detectSheet(t *testing.T, d *Detector, js string) (dets []detect.Detection,
 	}
 	page, closeDoc := openPage(t, filepath.Join(filepath.Dir(js), truth.File))
 	defer closeDoc()
-	if dets, err = d.Detect(context.Background(), page); err != nil {
+	if dets, err = f(page, truth.Pages[0].Symbols); err != nil {
 		t.Fatal(err)
 	}
 	return dets, truth.Pages[0].Symbols, true

@@ -17,14 +17,13 @@ const classifyBatch = 64
 
 // classify names each proposal with the classifier, drops those it takes
 // for background or scores below its threshold, and replaces each box with
-// the classifier's refinement.
+// the classifier's refinement (classifierPasses).
 func (d *Detector) classify(ctx context.Context, g *gray, props []cand) ([]cand, error) {
-	n := d.meta.Classifier.Input.Size
-	return d.name(ctx, len(props), func(k int, dst []float32) window {
-		w := cropWindow(props[k].box, d.meta.Classifier.Context)
-		g.resample(dst, w, n)
-		return w
-	}, g.w, g.h)
+	boxes := make([]detect.Box, len(props))
+	for i, p := range props {
+		boxes[i] = p.box
+	}
+	return d.name(ctx, boxes, proposalPasses, func(w window, dst []float32) { g.resample(dst, w, d.meta.Classifier.Input.Size) }, g.w, g.h)
 }
 
 // Verify is the second opinion on a rendered PDF page whose symbols the
@@ -43,12 +42,9 @@ func (d *Detector) Verify(ctx context.Context, p detect.Page, boxes []detect.Box
 		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
 	}
 	b := p.Raster.Bounds()
-	n := cm.Input.Size
-	named, err := d.name(ctx, len(boxes), func(k int, dst []float32) window {
-		w := cropWindow(boxes[k], cm.Context)
+	named, err := d.name(ctx, boxes, 1, func(w window, dst []float32) {
 		g, local := windowGray(p.Raster, w)
-		g.resample(dst, local, n)
-		return w
+		g.resample(dst, local, cm.Input.Size)
 	}, b.Dx(), b.Dy())
 	if err != nil {
 		return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
@@ -56,50 +52,82 @@ func (d *Detector) Verify(ctx context.Context, p detect.Page, boxes []detect.Box
 	return d.detections(named), nil
 }
 
-// name runs the classifier over count crops, which fill writes (crop k
-// into dst, returning the page window it was cut from), and returns those
-// it takes for symbols, boxes refined and clipped to the w×h page.
-func (d *Detector) name(ctx context.Context, count int, fill func(k int, dst []float32) window, pw, ph int) ([]cand, error) {
-	cm := d.meta.Classifier
-	n := cm.Input.Size
-	outs := make([]cand, 0, count)
-	for start := 0; start < count; start += classifyBatch {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		m := min(classifyBatch, count-start)
-		in := make([]float32, m*n*n)
-		wins := make([]window, m)
-		for k := range m {
-			wins[k] = fill(start+k, in[k*n*n:(k+1)*n*n])
-		}
-		prob, box, err := d.runClassifier(in, m, n)
-		if err != nil {
-			return nil, err
-		}
-		k1 := cm.Background + 1
-		for k := range m {
-			row := prob[k*k1 : (k+1)*k1]
-			best := 0
-			for c := 1; c < cm.Background; c++ {
-				if row[c] > row[best] {
-					best = c
-				}
+// proposalPasses is how often a proposal is classified: the second look
+// is cut around the first look's refined box, so a symbol the proposal cut
+// short or off-centre is seen whole and centred, as in training. Measured
+// on the raster development set (seed 31337): symbols named with their
+// class and a box at IoU >= 0.5 rose from 5060 to 5093 of 5371 with a
+// second pass, and to 5095 with a third. A vector match's box is exact
+// already: Verify looks once (a second look there named 164 of the 172
+// fixture symbols right instead of 168).
+const proposalPasses = 2
+
+// name classifies the page windows around boxes (crop fills one crop's
+// ink) in the given number of passes, each cut around the boxes the last
+// refined, and returns those it takes for symbols, each with the class and
+// box of its last pass, clipped to the pw×ph page.
+func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes int, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
+	var out []cand
+	for pass := range passes {
+		out = out[:0:0]
+		for start := 0; start < len(boxes); start += classifyBatch {
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
-			score := float64(row[best])
-			if score < cm.ScoreThreshold || row[cm.Background] > row[best] {
-				continue
+			got, err := d.nameBatch(boxes[start:min(start+classifyBatch, len(boxes))], crop, pw, ph)
+			if err != nil {
+				return nil, fmt.Errorf("classifier pass %d: %w", pass+1, err)
 			}
-			w, b := wins[k], box[4*k:4*k+4]
-			x0, y0 := w.left+float64(b[0])*w.side, w.top+float64(b[1])*w.side
-			x1, y1 := w.left+float64(b[2])*w.side, w.top+float64(b[3])*w.side
-			if x1 <= x0 || y1 <= y0 {
-				continue
-			}
-			outs = append(outs, cand{class: best, score: score, box: clip(detect.Box{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}, pw, ph)})
+			out = append(out, got...)
+		}
+		boxes = boxes[:0:0]
+		for _, c := range out {
+			boxes = append(boxes, c.box)
 		}
 	}
-	return outs, nil
+	return out, nil
+}
+
+// nameBatch runs the classifier once over the windows of up to
+// classifyBatch boxes.
+func (d *Detector) nameBatch(boxes []detect.Box, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
+	cm := d.meta.Classifier
+	n := cm.Input.Size
+	m := len(boxes)
+	in := make([]float32, m*n*n)
+	wins := make([]window, m)
+	for k, b := range boxes {
+		wins[k] = cropWindow(b, cm.Context)
+		crop(wins[k], in[k*n*n:(k+1)*n*n])
+	}
+	prob, box, err := d.runClassifier(in, m, n)
+	if err != nil {
+		return nil, err
+	}
+	k1 := cm.Background + 1
+	var out []cand
+	for k := range m {
+		row := prob[k*k1 : (k+1)*k1]
+		best := 0
+		for c := 1; c < cm.Background; c++ {
+			if row[c] > row[best] {
+				best = c
+			}
+		}
+		score := float64(row[best])
+		if score < cm.ScoreThreshold || row[cm.Background] > row[best] {
+			continue
+		}
+		w, b := wins[k], box[4*k:4*k+4]
+		x0, y0 := w.left+float64(b[0])*w.side, w.top+float64(b[1])*w.side
+		x1, y1 := w.left+float64(b[2])*w.side, w.top+float64(b[3])*w.side
+		r := clip(detect.Box{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}, pw, ph)
+		if r.W <= 0 || r.H <= 0 {
+			continue
+		}
+		out = append(out, cand{class: best, score: score, box: r})
+	}
+	return out, nil
 }
 
 // runClassifier runs the classifier on count crops of n×n ink and returns

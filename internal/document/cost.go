@@ -46,40 +46,52 @@ func OpenBytes(data []byte, mime string) int64 {
 	return int64(len(data)) + hd.decodeBytes + hd.decodeBytes*encodeHalves/2
 }
 
-// RenderAheadBytes bounds rendering ahead: the pipeline renders page i+1
-// while page i is detected (both cores busy on a multi-page drawing) only
+// RenderAheadBytes bounds rendering ahead: the pipeline renders a page
+// while another is detected (both cores busy on a multi-page drawing) only
 // when the two pages' rasters together take at most this many bytes
-// (RenderAhead), so a job of large sheets still holds one raster at a time.
+// (RenderTogether), so a job of large sheets still holds one raster at a
+// time.
 const RenderAheadBytes = 256 << 20
 
 // PeakBytes estimates the most memory processing d holds at once: for an
 // image what OpenBytes said; for a PDF its parse plus the raster and PNG
-// encoding of its largest page at 200 DPI, or of a page and the next one
-// rendered ahead of it (RenderAhead) where that is more. Pages that do not
-// load count nothing here (processing fails on them).
+// encoding of its largest page at 200 DPI, or of two pages rendered
+// together (RenderTogether) where that is more, plus the page images the
+// pipeline may hold to hand results on in order (64 MiB at most). Pages
+// that do not load count nothing here (processing fails on them).
 func (d *Document) PeakBytes() int64 {
 	if d.pdf == nil {
 		return d.openBytes
 	}
-	var most int64
+	var l1, l2 int64 // the two largest rasters
 	for i := range d.pages {
-		raster := d.rasterBytes(i)
-		need := raster*renderFactor + raster*encodeHalves/2
-		if d.RenderAhead(i) {
-			need += d.rasterBytes(i+1) * renderFactor
+		switch r := d.rasterBytes(i); {
+		case r > l1:
+			l1, l2 = r, l1
+		case r > l2:
+			l2 = r
 		}
-		most = max(most, need)
+	}
+	most := l1*renderFactor + l1*encodeHalves/2
+	if l2 > 0 {
+		pair := min(l1+l2, RenderAheadBytes) // any two rendered together fit the bound
+		most = max(most, pair*renderFactor+min(l1, pair)*encodeHalves/2) + HeldResultBytes
 	}
 	return d.openBytes + most
 }
 
-// RenderAhead reports whether page i+1 may be rendered while page i is
-// processed: both exist and their rasters fit RenderAheadBytes together.
-func (d *Document) RenderAhead(i int) bool {
-	if d.pdf == nil || i < 0 || i+1 >= d.pages {
+// HeldResultBytes bounds what the pipeline holds of page images done ahead
+// of an earlier page, to hand results on in page order.
+const HeldResultBytes = 64 << 20
+
+// RenderTogether reports whether pages i and j may be rendered at once
+// (one rendered while the other is processed): both exist and their
+// rasters fit RenderAheadBytes together.
+func (d *Document) RenderTogether(i, j int) bool {
+	if d.pdf == nil || i < 0 || j < 0 || i >= d.pages || j >= d.pages || i == j {
 		return false
 	}
-	a, b := d.rasterBytes(i), d.rasterBytes(i+1)
+	a, b := d.rasterBytes(i), d.rasterBytes(j)
 	return a > 0 && b > 0 && a+b <= RenderAheadBytes
 }
 

@@ -84,33 +84,50 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		}
 		opt.Engine, kinds = eng, info.Kinds
 	}
-	// Page i+1 renders while page i is detected when the two rasters are
-	// small enough together (document.RenderAhead): consecutive pages
-	// overlap, so a multi-page drawing keeps both cores busy. A page
-	// rendered ahead is always waited for, so nothing uses the document
-	// after Run returns.
+	// The next page renders while one is detected when the two rasters
+	// are small enough together (document.RenderTogether), so a
+	// multi-page drawing keeps both cores busy. Pages the document pass
+	// counts go first (order): their detection is the long part, and the
+	// pages it does not count (single-line diagrams, schedules, a
+	// drawing register) only render, beside it. Results still reach each
+	// in page order; those done early wait in memory, at most
+	// document.HeldResultBytes of page images, beyond which pages are
+	// taken in order again. A page rendered ahead is always waited for, so nothing
+	// uses the document after Run returns.
+	n := doc.NumPages()
+	sched := newSchedule(n, kinds)
 	var ahead chan rendered
+	aheadOf := -1
 	defer func() {
 		if ahead != nil {
 			<-ahead
 		}
 	}()
-	for i := range doc.NumPages() {
+	if first != nil {
+		sched.take(0)
+	}
+	for first != nil || ahead != nil || sched.left() {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("pipeline: before page %d: %w", i, err)
+			return fmt.Errorf("pipeline: before page %d: %w", sched.emitted, err)
 		}
 		var r rendered
+		var i int
 		switch {
-		case i == 0 && first != nil:
-			r, first = *first, nil
+		case first != nil:
+			i, r, first = 0, *first, nil
 		case ahead != nil:
-			r, ahead = <-ahead, nil
+			i, r, ahead = aheadOf, <-ahead, nil
 		default:
+			i = sched.next()
+			sched.take(i)
 			r = render(ctx, doc, i)
 		}
-		if doc.RenderAhead(i) {
-			ahead = make(chan rendered, 1)
-			go func() { ahead <- render(ctx, doc, i+1) }()
+		if sched.left() {
+			if j := sched.next(); doc.RenderTogether(i, j) {
+				sched.take(j)
+				ahead, aheadOf = make(chan rendered, 1), j
+				go func() { ahead <- render(ctx, doc, j) }()
+			}
 		}
 		res, err := runPage(ctx, r, i, opt)
 		if err != nil {
@@ -119,8 +136,8 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		if i < len(kinds) {
 			res.Kind = kinds[i]
 		}
-		if err := each(res); err != nil {
-			return fmt.Errorf("pipeline: page %d: %w", i, err)
+		if err := sched.done(res, each); err != nil {
+			return err
 		}
 		// The page's raster (up to ~250 MB for A0) is garbage now:
 		// collect it before the next page allocates its own, so that a
@@ -129,6 +146,69 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		runtime.GC()
 	}
 	return nil
+}
+
+// schedule picks the order pages are processed in and hands results on
+// in page order.
+type schedule struct {
+	counted []bool // by page: detected, so worth doing first
+	taken   []bool // by page: rendering or rendered
+	held    map[int]PageResult
+	heldB   int
+	emitted int // pages handed on so far (all below this index)
+}
+
+func newSchedule(n int, kinds []string) *schedule {
+	s := &schedule{counted: make([]bool, n), taken: make([]bool, n), held: map[int]PageResult{}}
+	for i := range s.counted {
+		s.counted[i] = i >= len(kinds) || detect.Counted(kinds[i])
+	}
+	return s
+}
+
+// left reports whether a page is still to be taken.
+func (s *schedule) left() bool { return s.next() >= 0 }
+
+// next is the page to take next (-1 when none is left): the first counted
+// page not yet taken, unless results are held up to the bound, or no
+// counted page is left; then the first page not yet taken.
+func (s *schedule) next() int {
+	first := -1
+	for i, t := range s.taken {
+		if t {
+			continue
+		}
+		if first < 0 {
+			first = i
+			if s.heldB >= document.HeldResultBytes {
+				return first
+			}
+		}
+		if s.counted[i] {
+			return i
+		}
+	}
+	return first
+}
+
+func (s *schedule) take(i int) { s.taken[i] = true }
+
+// done records a page's result and hands on every result now in order.
+func (s *schedule) done(r PageResult, each func(PageResult) error) error {
+	s.held[r.Index] = r
+	s.heldB += len(r.PNG)
+	for {
+		h, ok := s.held[s.emitted]
+		if !ok {
+			return nil
+		}
+		delete(s.held, s.emitted)
+		s.heldB -= len(h.PNG)
+		if err := each(h); err != nil {
+			return fmt.Errorf("pipeline: page %d: %w", h.Index, err)
+		}
+		s.emitted++
+	}
 }
 
 // rendered is one page rendered, with the time it took.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"testing"
@@ -216,8 +217,8 @@ func TestRunStops(t *testing.T) {
 	})
 }
 
-// TestRunOnePageAtATime: each page is handed over before the next is
-// rendered, so a job never holds two page rasters.
+// TestRunOnePageAtATime: without a document pass, pages are detected in
+// order and each is handed over before the next is detected.
 func TestRunOnePageAtATime(t *testing.T) {
 	doc := open(t, threePages(), document.MimePDF)
 	var events []string
@@ -240,5 +241,44 @@ func TestRunOnePageAtATime(t *testing.T) {
 		if events[i] != want[i] {
 			t.Fatalf("events %v, want %v", events, want)
 		}
+	}
+}
+
+// kindsEngine is a document engine whose document pass gives the pages
+// the kinds it holds; its page engine records the order of detection.
+type kindsEngine struct {
+	kinds  []string
+	detect *[]int
+}
+
+func (k kindsEngine) Detect(_ context.Context, p detect.Page) ([]detect.Detection, error) {
+	*k.detect = append(*k.detect, p.Index)
+	return nil, nil
+}
+
+func (k kindsEngine) Prepare(context.Context, detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
+	return k, detect.DocumentInfo{Kinds: k.kinds}, nil
+}
+
+// TestRunCountedPagesFirst: after the document pass, pages it counts are
+// detected before those it does not (page 0 is rendered during the pass,
+// so it goes first), and results still reach each in page order, with
+// their kinds and page images.
+func TestRunCountedPagesFirst(t *testing.T) {
+	doc := open(t, threePages(), document.MimePDF)
+	var detected, handed []int
+	eng := kindsEngine{kinds: []string{detect.KindFloorPlan, detect.KindSchedule, detect.KindFloorPlan}, detect: &detected}
+	err := Run(context.Background(), doc, Options{Engine: eng, KeepPNG: true}, func(r PageResult) error {
+		handed = append(handed, r.Index)
+		if r.Kind != eng.kinds[r.Index] || len(r.PNG) == 0 {
+			t.Errorf("page %d: kind %q, %d PNG bytes", r.Index, r.Kind, len(r.PNG))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(detected) != "[0 2 1]" || fmt.Sprint(handed) != "[0 1 2]" {
+		t.Fatalf("detected %v, handed on %v; want [0 2 1] and [0 1 2]", detected, handed)
 	}
 }

@@ -114,6 +114,13 @@ func NewWithModel(cfg Config, m Model) (*Detector, error) {
 	if err := opts.SetInterOpNumThreads(1); err != nil {
 		return nil, fmt.Errorf("raster: session options: %w", err)
 	}
+	// ONNX Runtime's threads spin after each run by default, waiting for
+	// the next; here the next work is usually Go's (the vector matcher,
+	// PNG encoding, the next crop batch), and a spinning thread takes its
+	// core away from it.
+	if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+		return nil, fmt.Errorf("raster: session options: %w", err)
+	}
 	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(m.Detector, []string{"ink"},
 		[]string{"score", "class", "peak", "box"}, opts)
 	if err != nil {

@@ -111,7 +111,7 @@ $(ORT_LIB):
 	rm -rf $(ORT_DIR)/.wheel
 
 # Train the raster detector from scratch on generated sheets, export it and quantise it to int8
-# (training/README.md): about 30 minutes on this 2-core machine when it is not shared. The venv (pinned training/requirements.txt) and the
+# and train the crop classifier on its proposals (training/README.md): about an hour on this 2-core machine when it is not shared. The venv (pinned training/requirements.txt) and the
 # sheets live in ignored folders; the model lands in internal/raster/model.
 TRAIN_SEED   ?= 9101
 TRAIN_SHEETS ?= 160

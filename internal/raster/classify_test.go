@@ -55,3 +55,16 @@ func abs(v int) int {
 	}
 	return v
 }
+
+// TestSuppressNested: a detection mostly inside a better one of its class
+// goes; one of another class, or only touching, stays.
+func TestSuppressNested(t *testing.T) {
+	big := cand{class: 1, score: 0.9, box: detect.Box{X: 0, Y: 0, W: 100, H: 20}}
+	part := cand{class: 1, score: 0.8, box: detect.Box{X: 10, Y: 2, W: 20, H: 16}}
+	other := cand{class: 2, score: 0.7, box: detect.Box{X: 40, Y: 2, W: 20, H: 16}}
+	edge := cand{class: 1, score: 0.6, box: detect.Box{X: 90, Y: 0, W: 40, H: 20}}
+	got := suppressNested([]cand{big, part, other, edge}, nestedCover)
+	if len(got) != 3 || got[0] != big || got[1] != other || got[2] != edge {
+		t.Fatalf("kept %+v", got)
+	}
+}

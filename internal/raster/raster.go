@@ -184,7 +184,7 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 		if err != nil {
 			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
 		}
-		kept = suppress(named, 0.5)
+		kept = suppressNested(suppress(named, 0.5), nestedCover)
 	}
 	return d.detections(kept), nil
 }
@@ -335,6 +335,40 @@ func clip(b detect.Box, w, h int) detect.Box {
 	x0, y0 := math.Max(b.X, 0), math.Max(b.Y, 0)
 	x1, y1 := math.Min(b.X+b.W, float64(w)), math.Min(b.Y+b.H, float64(h))
 	return detect.Box{X: x0, Y: y0, W: math.Max(x1-x0, 0), H: math.Max(y1-y0, 0)}
+}
+
+// nestedCover: a named detection lying mostly (this share of its area)
+// inside a better one of the same class is a part of that symbol named
+// again (a long symbol's proposals along its length), not a symbol.
+const nestedCover = 0.6
+
+// suppressNested drops, from candidates ordered best first, each that lies
+// by more than cover of its area inside a better one of its class.
+func suppressNested(cs []cand, cover float64) []cand {
+	var kept []cand
+	for _, c := range cs {
+		ok := true
+		for _, k := range kept {
+			if k.class == c.class && overlapShare(c.box, k.box) > cover {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
+
+// overlapShare is the share of a's area that lies inside b.
+func overlapShare(a, b detect.Box) float64 {
+	ix := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
+	iy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
+	if ix <= 0 || iy <= 0 || a.W*a.H <= 0 {
+		return 0
+	}
+	return ix * iy / (a.W * a.H)
 }
 
 // suppress keeps the best-scoring candidates, dropping any that overlaps a

@@ -344,7 +344,10 @@ def parse():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--ckpt-every", type=int, default=100)
     p.add_argument("--val-sheets", type=int, default=8)
-    p.add_argument("--stop-at", type=int, default=0, help="stop and export at this step (0: at --steps)")
+    p.add_argument("--extra", type=int, default=0,
+                   help="after --steps, a second cosine cycle of this many steps from half the learning rate "
+                        "(a warm restart; identical to the plain run up to --steps, so it resumes one)")
+    p.add_argument("--stop-at", type=int, default=0, help="stop and export at this step (0: at the end)")
     return p.parse_args()
 
 
@@ -359,7 +362,9 @@ def losses(net, x, y, b, w, num_classes):
     return loss
 
 
-def lr_at(step, steps, base):
+def lr_at(step, steps, base, extra=0):
+    if extra > 0 and step >= steps:
+        return 0.5 * base * 0.5 * (1 + math.cos(math.pi * min(1.0, (step - steps) / extra)))
     warm = min(100, steps // 10)
     if step < warm:
         return base * (step + 1) / warm
@@ -444,13 +449,14 @@ def main():
         step = ck["step"]
         log(f"resumed at step {step} from {ckpt_path}")
     log(f"classifier: {sum(p.numel() for p in net.parameters())} parameters, {C}+1 classes, input {SIZE}, "
-        f"context {CONTEXT}, batch {a.batch}, steps {a.steps}, seed {a.seed}, threads {a.threads}")
-    end = a.stop_at if 0 < a.stop_at < a.steps else a.steps
+        f"context {CONTEXT}, batch {a.batch}, steps {a.steps}+{a.extra}, seed {a.seed}, threads {a.threads}")
+    total = a.steps + max(0, a.extra)
+    end = a.stop_at if 0 < a.stop_at < total else total
     net.train()
     run, t_run = 0.0, time.time()
     while step < end:
         for g in opt.param_groups:
-            g["lr"] = lr_at(step, a.steps, a.lr)
+            g["lr"] = lr_at(step, a.steps, a.lr, a.extra)
         loss = losses(net, *smp.batch(a.batch), C)
         opt.zero_grad()
         loss.backward()
@@ -459,7 +465,7 @@ def main():
         step += 1
         run += loss.item()
         if step % 25 == 0:
-            log(f"step {step}/{a.steps} loss {run / 25:.4f} lr {lr_at(step, a.steps, a.lr):.2e} {(time.time() - t_run) / 25:.2f} s/step")
+            log(f"step {step}/{total} loss {run / 25:.4f} lr {lr_at(step, a.steps, a.lr, a.extra):.2e} {(time.time() - t_run) / 25:.2f} s/step")
             run, t_run = 0.0, time.time()
         if step % a.ckpt_every == 0 or step == end:
             os.makedirs(a.work, exist_ok=True)

@@ -111,12 +111,13 @@ $(ORT_LIB):
 	rm -rf $(ORT_DIR)/.wheel
 
 # Train the raster detector from scratch on generated sheets, export it and quantise it to int8
-# and train the crop classifier on its proposals (training/README.md): about an hour on this 2-core machine when it is not shared. The venv (pinned training/requirements.txt) and the
+# and train the crop classifier on its proposals (training/README.md): about 75 minutes on this 2-core machine when it is not shared. The venv (pinned training/requirements.txt) and the
 # sheets live in ignored folders; the model lands in internal/raster/model.
 TRAIN_SEED   ?= 9101
 TRAIN_SHEETS ?= 160
 TRAIN_DIR    ?= build/train-sheets
 TRAIN_FLAGS  ?= --extra 2500
+CLASSIFIER_FLAGS ?= --extra 4000
 VENV         := training/.venv
 $(VENV)/.ok: training/requirements.txt
 	python3 -m venv $(VENV)
@@ -128,7 +129,7 @@ train: mupdf-headers $(VENV)/.ok
 	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/train.py --data $(TRAIN_DIR) --out internal/raster/model --work build/train $(TRAIN_FLAGS)
 	nice -n 10 $(VENV)/bin/python training/quantize.py --data $(TRAIN_DIR) --out internal/raster/model --use
 	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/classifier.py --data $(TRAIN_DIR) \
-		--detector internal/raster/model/detector-int8.onnx --out internal/raster/model --work build/train-classifier
+		--detector internal/raster/model/detector-int8.onnx --out internal/raster/model --work build/train-classifier $(CLASSIFIER_FLAGS)
 
 # Train again into a scratch folder and compare the ONNX file with the committed one byte for byte.
 train-check: mupdf-headers $(VENV)/.ok
@@ -138,7 +139,7 @@ train-check: mupdf-headers $(VENV)/.ok
 	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/train.py --data $(TRAIN_DIR) --out build/train-check/model --work build/train-check/work $(TRAIN_FLAGS)
 	nice -n 10 $(VENV)/bin/python training/quantize.py --data $(TRAIN_DIR) --out build/train-check/model --use
 	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/classifier.py --data $(TRAIN_DIR) \
-		--detector build/train-check/model/detector-int8.onnx --out build/train-check/model --work build/train-check/classifier
+		--detector build/train-check/model/detector-int8.onnx --out build/train-check/model --work build/train-check/classifier $(CLASSIFIER_FLAGS)
 	cmp build/train-check/model/detector.onnx internal/raster/model/detector.onnx
 	cmp build/train-check/model/detector-int8.onnx internal/raster/model/detector-int8.onnx
 	cmp build/train-check/model/classifier-int8.onnx internal/raster/model/classifier-int8.onnx

@@ -57,9 +57,10 @@ func (d *Detector) Verify(ctx context.Context, p detect.Page, boxes []detect.Box
 // short or off-centre is seen whole and centred, as in training. Measured
 // on the raster development set (seed 31337): symbols named with their
 // class and a box at IoU >= 0.5 rose from 5060 to 5093 of 5371 with a
-// second pass, and to 5095 with a third. A vector match's box is exact
-// already: Verify looks once (a second look there named 164 of the 172
-// fixture symbols right instead of 168).
+// second pass, and to 5095 with a third (the 8000-step classifier). A
+// vector match's box is exact already: Verify looks once (with that
+// classifier a second look there named 164 of the 172 fixture symbols
+// right instead of 168).
 const proposalPasses = 2
 
 // name classifies the page windows around boxes (crop fills one crop's

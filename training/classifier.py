@@ -41,7 +41,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data  # noqa: E402
 import export  # noqa: E402
 from model import Res, conv  # noqa: E402
-import train as train_log  # noqa: E402  (its Log)
+import quantize as int8  # noqa: E402
+import train  # noqa: E402
 
 SIZE = 64  # classifier input side, pixels
 CONTEXT = 2.0  # crop side / longer proposal side: room for a symbol the proposal box cut short
@@ -175,13 +176,9 @@ class Sampler:
         self.rng = np.random.default_rng(seed)
         self.shares = np.cumsum(shares)
         self.turn_share = 0.5
-        self.by_class = [[] for _ in range(num_classes)]
-        for si, s in enumerate(sheets):
-            for bi, c in enumerate(s.labels):
-                self.by_class[c].append((si, bi))
-        self.present = [c for c in range(num_classes) if self.by_class[c]]
+        self.by_class, self.present = data.symbols_by_class(sheets, num_classes)
         # Proposals labelled against the ground truth.
-        self.props = []  # (sheet, box, label)
+        self.props = []  # (sheet index, proposal box, label, symbol box or None)
         for si, (s, (pb, _)) in enumerate(zip(sheets, proposals)):
             if len(pb) == 0:
                 continue
@@ -193,8 +190,8 @@ class Sampler:
                     self.props.append((si, b, int(s.labels[best]), s.boxes[best]))
                 elif v < NEG_IOU:
                     self.props.append((si, b, num_classes, None))
-        sizes = np.concatenate([np.maximum(s.boxes[:, 2] - s.boxes[:, 0], s.boxes[:, 3] - s.boxes[:, 1]) for s in sheets if len(s.boxes)])
-        self.sizes = sizes if len(sizes) else np.array([32.0])
+        sizes = [np.maximum(s.boxes[:, 2] - s.boxes[:, 0], s.boxes[:, 3] - s.boxes[:, 1]) for s in sheets if len(s.boxes)]
+        self.sizes = np.concatenate(sizes) if sizes else np.array([32.0])
 
     def stats(self):
         neg = sum(1 for p in self.props if p[2] == self.C)
@@ -362,15 +359,6 @@ def losses(net, x, y, b, w, num_classes):
     return loss
 
 
-def lr_at(step, steps, base, extra=0):
-    if extra > 0 and step >= steps:
-        return 0.5 * base * 0.5 * (1 + math.cos(math.pi * min(1.0, (step - steps) / extra)))
-    warm = min(100, steps // 10)
-    if step < warm:
-        return base * (step + 1) / warm
-    return base * 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warm) / max(1, steps - warm))))
-
-
 def export_onnx(net, out, log):
     path = os.path.join(out, MODEL_FILE)
     dep = Deploy(net).eval()
@@ -382,32 +370,11 @@ def export_onnx(net, out, log):
 
 
 def quantize(src, dst, sheets, proposals, num_classes, seed, log):
-    """int8 (QDQ, per-channel weights, uint8 activations, min/max on 512 training crops)."""
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
-    from onnxruntime.quantization.shape_inference import quant_pre_process
-
+    """int8 (quantize.static_int8; min/max on 512 training crops, unturned)."""
     smp = Sampler(sheets, proposals, num_classes, seed)
     smp.turn_share = 0.0
     items = [{"crop": smp.batch(64)[0]} for _ in range(8)]
-
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self.i = 0
-
-        def get_next(self):
-            self.i += 1
-            return items[self.i - 1] if self.i <= len(items) else None
-
-        def rewind(self):
-            self.i = 0
-
-    pre = dst + ".pre.onnx"
-    quant_pre_process(src, pre, skip_symbolic_shape=True)
-    quantize_static(pre, dst, Reader(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["Conv", "Add", "Relu", "Gemm", "MatMul"])
-    os.remove(pre)
-    with open(dst, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
+    digest = int8.static_int8(src, dst, items, ["Conv", "Add", "Relu", "Gemm", "MatMul"])
     log(f"int8 {dst}: {os.path.getsize(dst)} bytes, sha256 {digest}")
     return digest
 
@@ -422,17 +389,17 @@ def main():
     C = len(classes)
     ckpt_path = os.path.join(a.work, "checkpoint.pt")
     resume = os.path.exists(ckpt_path)
-    log = train_log.Log(os.path.join(a.out, "classifier-log.txt"), fresh=not resume)
+    log = train.Log(os.path.join(a.out, "classifier-log.txt"), fresh=not resume)
     with open(os.path.join(a.out, export.META_FILE)) as f:
         meta = json.load(f)
     t0 = time.time()
     sheets = data.load_sheets(a.data, classes)
     proposals = mine(sheets, a.detector, meta, PROPOSAL_THRESHOLD, a.work, log)
-    train, val = sheets[:-a.val_sheets], sheets[-a.val_sheets:]
-    smp = Sampler(train, proposals[:-a.val_sheets], C, a.seed)
+    fit, val = sheets[:-a.val_sheets], sheets[-a.val_sheets:]
+    smp = Sampler(fit, proposals[:-a.val_sheets], C, a.seed)
     vsmp = Sampler(val, proposals[-a.val_sheets:], C, a.seed + 1)
     n_prop, n_neg = smp.stats()
-    log(f"data {a.data}: {len(train)} training sheets, {len(val)} held out; {n_prop} proposals ({n_neg} background) "
+    log(f"data {a.data}: {len(fit)} training sheets, {len(val)} held out; {n_prop} proposals ({n_neg} background) "
         f"at detector score {PROPOSAL_THRESHOLD}; loaded in {time.time() - t0:.0f} s")
     vsmp.turn_share = 0.0
     vx, vy, vb, _ = vsmp.batch(1024)
@@ -441,12 +408,7 @@ def main():
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     step = 0
     if resume:
-        ck = torch.load(ckpt_path, weights_only=False)
-        net.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["opt"])
-        smp.rng.bit_generator.state = ck["sampler"]
-        torch.set_rng_state(ck["torch_rng"])
-        step = ck["step"]
+        step = train.load_checkpoint(ckpt_path, net, opt, smp.rng)
         log(f"resumed at step {step} from {ckpt_path}")
     log(f"classifier: {sum(p.numel() for p in net.parameters())} parameters, {C}+1 classes, input {SIZE}, "
         f"context {CONTEXT}, batch {a.batch}, steps {a.steps}+{a.extra}, seed {a.seed}, threads {a.threads}")
@@ -456,7 +418,7 @@ def main():
     run, t_run = 0.0, time.time()
     while step < end:
         for g in opt.param_groups:
-            g["lr"] = lr_at(step, a.steps, a.lr, a.extra)
+            g["lr"] = train.lr_at(step, a.steps, a.lr, extra=a.extra)
         loss = losses(net, *smp.batch(a.batch), C)
         opt.zero_grad()
         loss.backward()
@@ -465,13 +427,10 @@ def main():
         step += 1
         run += loss.item()
         if step % 25 == 0:
-            log(f"step {step}/{total} loss {run / 25:.4f} lr {lr_at(step, a.steps, a.lr, a.extra):.2e} {(time.time() - t_run) / 25:.2f} s/step")
+            log(f"step {step}/{total} loss {run / 25:.4f} lr {train.lr_at(step, a.steps, a.lr, extra=a.extra):.2e} {(time.time() - t_run) / 25:.2f} s/step")
             run, t_run = 0.0, time.time()
         if step % a.ckpt_every == 0 or step == end:
-            os.makedirs(a.work, exist_ok=True)
-            torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "sampler": smp.rng.bit_generator.state,
-                        "torch_rng": torch.get_rng_state(), "step": step}, ckpt_path + ".tmp")
-            os.replace(ckpt_path + ".tmp", ckpt_path)
+            train.save_checkpoint(ckpt_path, net, opt, smp.rng, step)
             net.eval()
             with torch.no_grad():
                 outs = [net(torch.from_numpy(vx[i:i + 256])) for i in range(0, len(vx), 256)]
@@ -486,7 +445,7 @@ def main():
 
     net.eval()
     src = export_onnx(net, a.out, log)
-    digest = quantize(src, os.path.join(a.out, INT8_FILE), train, proposals[:-a.val_sheets], C, a.seed + 2, log)
+    digest = quantize(src, os.path.join(a.out, INT8_FILE), fit, proposals[:-a.val_sheets], C, a.seed + 2, log)
     old = meta.get("classifier", {})  # keep the threshold and calibration measured on an evaluation set
     meta["classifier"] = {
         "model": INT8_FILE,

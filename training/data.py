@@ -106,6 +106,16 @@ def encode(boxes, labels, size, num_classes):
     return heat, reg, mask
 
 
+def symbols_by_class(sheets, num_classes):
+    """Every symbol as (sheet index, symbol index), listed by class, and the classes present:
+    samplers draw a class first, so that rare classes are drawn as often as common ones."""
+    by_class = [[] for _ in range(num_classes)]
+    for si, s in enumerate(sheets):
+        for bi, c in enumerate(s.labels):
+            by_class[c].append((si, bi))
+    return by_class, [c for c in range(num_classes) if by_class[c]]
+
+
 class Sampler:
     """Cuts augmented crops with targets from loaded sheets, reproducibly for a seed."""
 
@@ -115,12 +125,7 @@ class Sampler:
         self.size = size
         self.rng = np.random.default_rng(seed)
         self.symbol_share = symbol_share
-        # Symbols by class, so that rare classes are drawn as often as common ones.
-        self.by_class = [[] for _ in range(num_classes)]
-        for si, s in enumerate(sheets):
-            for bi, c in enumerate(s.labels):
-                self.by_class[c].append((si, bi))
-        self.present = [c for c in range(num_classes) if self.by_class[c]]
+        self.by_class, self.present = symbols_by_class(sheets, num_classes)
 
     def batch(self, n):
         xs, hs, rs, ms = [], [], [], []

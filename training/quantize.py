@@ -24,32 +24,49 @@ import export  # noqa: E402
 INT8_FILE = "detector-int8.onnx"
 
 
-class Tiles:
-    """Calibration tiles: inked tiles of the training sheets, in a fixed order."""
+def tiles(sheets, tile, n, seed):
+    """Calibration inputs: n inked tiles of the training sheets, in a fixed order."""
+    rng = np.random.default_rng(seed)
+    items = []
+    while len(items) < n:
+        s = sheets[rng.integers(len(sheets))]
+        H, W = s.gray.shape
+        if H < tile or W < tile:
+            continue
+        y, x = int(rng.integers(0, H - tile + 1)), int(rng.integers(0, W - tile + 1))
+        win = s.gray[y:y + tile, x:x + tile]
+        if (win < 128).sum() < 200:
+            continue
+        items.append({"ink": ((255.0 - win.astype(np.float32)) / 255.0)[None, None]})
+    return items
 
-    def __init__(self, sheets, tile, n, seed):
-        rng = np.random.default_rng(seed)
-        self.items = []
-        while len(self.items) < n:
-            s = sheets[rng.integers(len(sheets))]
-            H, W = s.gray.shape
-            if H < tile or W < tile:
-                continue
-            y, x = int(rng.integers(0, H - tile + 1)), int(rng.integers(0, W - tile + 1))
-            win = s.gray[y:y + tile, x:x + tile]
-            if (win < 128).sum() < 200:
-                continue
-            self.items.append({"ink": ((255.0 - win.astype(np.float32)) / 255.0)[None, None]})
-        self.i = 0
 
-    def get_next(self):
-        if self.i >= len(self.items):
-            return None
-        self.i += 1
-        return self.items[self.i - 1]
+def static_int8(src, dst, items, op_types):
+    """ONNX Runtime static quantisation of src into dst (QDQ, per-channel int8 weights, uint8
+    activations, min/max calibrated on items: input-name -> array dicts, read in order) and
+    the SHA-256 of the result. The detector and the classifier (classifier.py) both go
+    through here."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    def rewind(self):
-        self.i = 0
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.i = 0
+
+        def get_next(self):
+            self.i += 1
+            return items[self.i - 1] if self.i <= len(items) else None
+
+        def rewind(self):
+            self.i = 0
+
+    pre = dst + ".pre.onnx"
+    quant_pre_process(src, pre, skip_symbolic_shape=True)
+    quantize_static(pre, dst, Reader(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=op_types)
+    os.remove(pre)
+    with open(dst, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def main():
@@ -62,33 +79,13 @@ def main():
     p.add_argument("--max-sheets", type=int, default=40)
     p.add_argument("--use", action="store_true", help="make the JSON name the int8 model (what the service loads)")
     a = p.parse_args()
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
-    from onnxruntime.quantization.shape_inference import quant_pre_process
-
     classes = data.load_classes(a.catalog)
     sheets = data.load_sheets(a.data, classes, a.max_sheets)
     with open(os.path.join(a.out, export.META_FILE)) as f:
         meta = json.load(f)
-
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self.t = Tiles(sheets, meta["tile"], a.tiles, a.seed)
-
-        def get_next(self):
-            return self.t.get_next()
-
-        def rewind(self):
-            self.t.rewind()
-
-    src = os.path.join(a.out, export.MODEL_FILE)
-    pre = os.path.join(a.out, "detector-pre.onnx")
     dst = os.path.join(a.out, INT8_FILE)
-    quant_pre_process(src, pre, skip_symbolic_shape=True)
-    quantize_static(pre, dst, Reader(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["Conv", "Add", "Resize", "Relu"])
-    os.remove(pre)
-    with open(dst, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
+    digest = static_int8(os.path.join(a.out, export.MODEL_FILE), dst, tiles(sheets, meta["tile"], a.tiles, a.seed),
+                         ["Conv", "Add", "Resize", "Relu"])
     print(f"int8 model {dst}: {os.path.getsize(dst)} bytes, sha256 {digest}")
     if a.use:
         meta["model"], meta["sha256"] = INT8_FILE, digest

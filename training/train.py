@@ -66,6 +66,26 @@ def seed_all(seed):
     torch.manual_seed(seed)
 
 
+def save_checkpoint(path, net, opt, rng, step):
+    """Writes what a rerun needs to end with the same weights: network, optimiser, the
+    sampler's and torch's random states, the step (atomically: a cut-off run leaves the last
+    checkpoint whole)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "sampler": rng.bit_generator.state,
+                "torch_rng": torch.get_rng_state(), "step": step}, path + ".tmp")
+    os.replace(path + ".tmp", path)
+
+
+def load_checkpoint(path, net, opt, rng):
+    """Restores what save_checkpoint wrote and returns its step."""
+    ck = torch.load(path, weights_only=False)
+    net.load_state_dict(ck["model"])
+    opt.load_state_dict(ck["opt"])
+    rng.bit_generator.state = ck["sampler"]
+    torch.set_rng_state(ck["torch_rng"])
+    return ck["step"]
+
+
 def lr_at(step, steps, base, cool_from=0, stop_at=0, extra=0):
     if 0 < cool_from < stop_at and step >= cool_from:
         return lr_at(cool_from, steps, base, extra=extra) * max(0.0, (stop_at - step) / (stop_at - cool_from))
@@ -108,12 +128,7 @@ def main():
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     step = 0
     if resume:
-        ck = torch.load(ckpt_path, weights_only=False)
-        net.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["opt"])
-        sampler.rng.bit_generator.state = ck["sampler"]
-        torch.set_rng_state(ck["torch_rng"])
-        step = ck["step"]
+        step = load_checkpoint(ckpt_path, net, opt, sampler.rng)
         log(f"resumed at step {step} from {ckpt_path}")
     params = sum(p.numel() for p in net.parameters())
     log(f"model: {params} parameters, {len(classes)} classes, crop {a.crop}, batch {a.batch}, steps {a.steps}+{a.extra}, seed {a.seed}, threads {a.threads}")
@@ -140,10 +155,7 @@ def main():
             run_h = run_r = 0.0
             t_run = time.time()
         if step % a.ckpt_every == 0 or step == end:
-            os.makedirs(a.work, exist_ok=True)
-            torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "sampler": sampler.rng.bit_generator.state,
-                        "torch_rng": torch.get_rng_state(), "step": step}, ckpt_path + ".tmp")
-            os.replace(ckpt_path + ".tmp", ckpt_path)
+            save_checkpoint(ckpt_path, net, opt, sampler.rng, step)
             net.eval()
             with torch.no_grad():
                 vh, vr = losses(net, val_batches)

@@ -75,7 +75,7 @@ func (d *Document) PeakBytes() int64 {
 	most := l1*renderFactor + l1*encodeHalves/2
 	if l2 > 0 {
 		pair := min(l1+l2, RenderAheadBytes) // any two rendered together fit the bound
-		most = max(most, pair*renderFactor+min(l1, pair)*encodeHalves/2) + HeldResultBytes
+		most = max(most, pair*renderFactor+l1*encodeHalves/2) + HeldResultBytes
 	}
 	return d.openBytes + most
 }

@@ -134,22 +134,11 @@ func (d *Detector) nameBatch(boxes []detect.Box, crop func(w window, dst []float
 // runClassifier runs the classifier on count crops of n×n ink and returns
 // its class probabilities (count × (classes+1)) and boxes (count × 4).
 func (d *Detector) runClassifier(in []float32, count, n int) (prob, box []float32, err error) {
-	input, err := ort.NewTensor(ort.NewShape(int64(count), 1, int64(n), int64(n)), in)
+	outs, release, err := runSession(d.cls, ort.NewShape(int64(count), 1, int64(n), int64(n)), in, 2)
 	if err != nil {
-		return nil, nil, fmt.Errorf("classifier input tensor: %w", err)
+		return nil, nil, fmt.Errorf("classifier: %w", err)
 	}
-	defer input.Destroy()
-	outs := []ort.Value{nil, nil}
-	if err := d.cls.Run([]ort.Value{input}, outs); err != nil {
-		return nil, nil, fmt.Errorf("run classifier: %w", err)
-	}
-	defer func() {
-		for _, o := range outs {
-			if o != nil {
-				o.Destroy()
-			}
-		}
-	}()
+	defer release()
 	p, ok1 := outs[0].(*ort.Tensor[float32])
 	b, ok2 := outs[1].(*ort.Tensor[float32])
 	if !ok1 || !ok2 {

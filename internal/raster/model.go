@@ -113,6 +113,9 @@ func (m Model) Check() error {
 		return err
 	}
 	if c := m.Meta.Classifier; c != nil {
+		if m.Classifier == nil {
+			return errors.New("raster: the metadata names a classifier but no classifier network was given")
+		}
 		if err := checkSum("classifier", m.Classifier, c.SHA256); err != nil {
 			return err
 		}

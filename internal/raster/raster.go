@@ -90,9 +90,6 @@ func NewWithModel(cfg Config, m Model) (*Detector, error) {
 	if err := m.Check(); err != nil {
 		return nil, err
 	}
-	if m.Meta.Classifier != nil && m.Classifier == nil {
-		return nil, errors.New("raster: the metadata names a classifier but none was given")
-	}
 	if err := openRuntime(cfg.Library); err != nil {
 		return nil, err
 	}
@@ -270,22 +267,11 @@ func (d *Detector) run(g *gray, ts []tile, tw, th int) ([]cand, error) {
 	for k, tl := range ts {
 		g.ink(in[k*tw*th:(k+1)*tw*th], tl.x, tl.y, tw, th)
 	}
-	input, err := ort.NewTensor(ort.NewShape(int64(len(ts)), 1, int64(th), int64(tw)), in)
+	outs, release, err := runSession(d.sess, ort.NewShape(int64(len(ts)), 1, int64(th), int64(tw)), in, 4)
 	if err != nil {
-		return nil, fmt.Errorf("input tensor: %w", err)
+		return nil, fmt.Errorf("model: %w", err)
 	}
-	defer input.Destroy()
-	outs := []ort.Value{nil, nil, nil, nil}
-	if err := d.sess.Run([]ort.Value{input}, outs); err != nil {
-		return nil, fmt.Errorf("run model: %w", err)
-	}
-	defer func() {
-		for _, o := range outs {
-			if o != nil {
-				o.Destroy()
-			}
-		}
-	}()
+	defer release()
 	score, ok1 := outs[0].(*ort.Tensor[float32])
 	class, ok2 := outs[1].(*ort.Tensor[int32])
 	peak, ok3 := outs[2].(*ort.Tensor[float32])
@@ -328,6 +314,30 @@ func (d *Detector) run(g *gray, ts []tile, tw, th int) ([]cand, error) {
 		}
 	}
 	return out, nil
+}
+
+// runSession runs sess on one float32 input of the given shape and returns
+// its outputs (as many as the session names) and the function that frees
+// them; the input is freed before it returns.
+func runSession(sess *ort.DynamicAdvancedSession, shape ort.Shape, in []float32, outputs int) ([]ort.Value, func(), error) {
+	input, err := ort.NewTensor(shape, in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("input tensor: %w", err)
+	}
+	defer input.Destroy()
+	outs := make([]ort.Value, outputs)
+	release := func() {
+		for _, o := range outs {
+			if o != nil {
+				o.Destroy()
+			}
+		}
+	}
+	if err := sess.Run([]ort.Value{input}, outs); err != nil {
+		release()
+		return nil, nil, fmt.Errorf("run: %w", err)
+	}
+	return outs, release, nil
 }
 
 // clip cuts b to the page.

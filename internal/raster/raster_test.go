@@ -66,6 +66,10 @@ func TestEmbeddedModel(t *testing.T) {
 		if err := bad.Check(); err == nil {
 			t.Error("a changed classifier passed the checksum")
 		}
+		bad.Classifier = nil
+		if err := bad.Check(); err == nil {
+			t.Error("metadata naming a classifier passed without one")
+		}
 	}
 }
 

@@ -48,7 +48,7 @@ func FuzzAPI(f *testing.F) {
 	}
 	cfg.DataDir, cfg.BaseURL, cfg.AllowPrivateCallbacks = dir, "http://127.0.0.1:1", true
 	cfg.APIKeys = []apikey.Entry{{Key: keyA, WebhookSecret: secretA, RequestsPerMinute: 1 << 30}}
-	a, _, err := newApp(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), options{runner: runnerOpts(), engine: scriptedEngine()})
+	a, _, err := newApp(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), options{runner: runnerOpts(), engine: scriptedEngine()})
 	if err != nil {
 		f.Fatal(err)
 	}

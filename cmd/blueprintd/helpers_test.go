@@ -73,7 +73,7 @@ func startEnvWrapped(t *testing.T, dir string, opt options, wrap func(http.Handl
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(tWriter{t}, nil))
 	}
-	a, _, err := newApp(cfg, log, opt)
+	a, _, err := newApp(context.Background(), cfg, log, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

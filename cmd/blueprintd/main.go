@@ -53,6 +53,7 @@ const memoryHeadroom = 256 << 20
 const shutdownGrace = 15 * time.Second
 
 func main() {
+	raster.ServeChildCheck() // when started by raster.CheckInChild: check and exit
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -81,10 +82,16 @@ type options struct {
 	clock    job.Clock // nil: job.SystemClock
 }
 
+// rasterStartError says how to go on from an engine that does not build.
+func rasterStartError(err error) error {
+	return fmt.Errorf("build engine: %w (set %s to ONNX Runtime's libonnxruntime.so, which make ort fetches, or %s=off to run without the raster detector)",
+		err, config.EnvOnnxRuntimeLib, config.EnvRasterDetector)
+}
+
 // newApp opens the data directory and wires every component. The caller
 // must call close. The returned devKey is non-empty when a development key
 // was created or loaded because none is configured.
-func newApp(cfg config.Config, log *slog.Logger, opt options) (a *app, devKey apikey.Entry, err error) {
+func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt options) (a *app, devKey apikey.Entry, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, devKey, fmt.Errorf("create data dir: %w", err)
 	}
@@ -110,10 +117,18 @@ func newApp(cfg config.Config, log *slog.Logger, opt options) (a *app, devKey ap
 	}
 	eng := opt.engine
 	if eng == nil {
-		eopt := engine.Options{RasterOff: cfg.Raster.Off, Raster: raster.Config{Library: cfg.Raster.Library}}
+		// The raster detector opens on the first page that needs it, so
+		// an idle server does not hold ONNX Runtime (about 30 MB); a
+		// child process checks now that it opens.
+		rcfg := raster.Config{Library: cfg.Raster.Library}
+		eopt := engine.Options{RasterOff: cfg.Raster.Off, Raster: rcfg, LazyRaster: true}
+		if !cfg.Raster.Off {
+			if err := raster.CheckInChild(ctx, rcfg); err != nil {
+				return nil, devKey, rasterStartError(fmt.Errorf("engine: raster detector: %w", err))
+			}
+		}
 		if eng, err = engine.New(cat, eopt); err != nil {
-			return nil, devKey, fmt.Errorf("build engine: %w (set %s to ONNX Runtime's libonnxruntime.so, which make ort fetches, or %s=off to run without the raster detector)",
-				err, config.EnvOnnxRuntimeLib, config.EnvRasterDetector)
+			return nil, devKey, rasterStartError(err)
 		}
 	}
 	blobs, err := localblob.New(filepath.Join(cfg.DataDir, blobsDir))
@@ -178,7 +193,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, log 
 		// than letting garbage grow to twice the live heap.
 		debug.SetMemoryLimit(cfg.MemoryBudget + memoryHeadroom)
 	}
-	a, devKey, err := newApp(cfg, log, options{})
+	a, devKey, err := newApp(ctx, cfg, log, options{})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -78,7 +79,7 @@ func TestRefusesToStartWithoutRuntime(t *testing.T) {
 	cfg.DataDir = t.TempDir()
 	cfg.Raster.Library = filepath.Join(t.TempDir(), "libonnxruntime.so.1.24.1")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	_, _, err = newApp(cfg, log, options{})
+	_, _, err = newApp(context.Background(), cfg, log, options{})
 	if err == nil {
 		t.Fatal("started without ONNX Runtime")
 	}
@@ -88,7 +89,7 @@ func TestRefusesToStartWithoutRuntime(t *testing.T) {
 		t.Fatalf("start error %q does not say what is missing and how to go on", msg)
 	}
 	cfg.Raster.Off = true
-	a, _, err := newApp(cfg, log, options{})
+	a, _, err := newApp(context.Background(), cfg, log, options{})
 	if err != nil {
 		t.Fatalf("raster detector off: %v", err)
 	}

@@ -24,6 +24,19 @@ type Options struct {
 	RasterOff bool
 	// Raster locates ONNX Runtime for the raster detector.
 	Raster raster.Config
+	// LazyRaster opens the raster detector on the first page that needs
+	// it (raster.Lazy) rather than in New, which then reads only the
+	// model's metadata: check at start that the detector opens with
+	// raster.CheckInChild.
+	LazyRaster bool
+}
+
+// rasterDetector is what the engine needs of the raster detector
+// (raster.Detector, raster.Lazy).
+type rasterDetector interface {
+	detect.Engine
+	verifier
+	Meta() raster.Meta
 }
 
 // ErrRasterOff is the error of an image page when the raster detector is
@@ -48,7 +61,9 @@ type Engine struct {
 // pages, and the raster detector on every page (scans and images alone;
 // rendered PDF pages as a second opinion), fused by Fuse. It fails, saying
 // why, when the raster detector cannot be loaded (ONNX Runtime missing or
-// the wrong version) unless opt.RasterOff. The engine is safe for
+// the wrong version) unless opt.RasterOff; with opt.LazyRaster that is
+// found by the first page that needs the detector, which then fails. The
+// engine is safe for
 // concurrent use by several goroutines working on different pages or
 // documents.
 func New(cat *catalog.Catalog, opt Options) (*Engine, error) {
@@ -77,7 +92,12 @@ func New(cat *catalog.Catalog, opt Options) (*Engine, error) {
 	if opt.RasterOff {
 		return e, nil
 	}
-	det, err := raster.New(opt.Raster)
+	var det rasterDetector
+	if opt.LazyRaster {
+		det, err = raster.NewLazy(opt.Raster)
+	} else {
+		det, err = raster.New(opt.Raster)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: raster detector: %w", err)
 	}

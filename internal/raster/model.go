@@ -18,6 +18,9 @@ import (
 //go:embed model/*-int8.onnx model/detector.json
 var modelFiles embed.FS
 
+// metaFile is the model JSON inside modelFiles' model folder.
+const metaFile = "detector.json"
+
 // Meta is the model's JSON: what the network expects and how its scores
 // become detections. training/export.py writes it beside the ONNX file.
 type Meta struct {
@@ -84,7 +87,7 @@ type Model struct {
 // float models, or their int8 quantisations) and the metadata, checked
 // against each other (the SHA-256s in the JSON name the ONNX bytes).
 func EmbeddedModel() (Model, error) {
-	js, err := modelFiles.ReadFile("model/detector.json")
+	js, err := modelFiles.ReadFile("model/" + metaFile)
 	if err != nil {
 		return Model{}, fmt.Errorf("raster: read model metadata: %w", err)
 	}

@@ -30,7 +30,7 @@ import (
 	"blueprint/internal/detect"
 	"blueprint/internal/document/documenttest"
 	"blueprint/internal/job"
-	"blueprint/internal/openapi"
+	"blueprint/internal/openapi/conform"
 )
 
 // Test keys: two partners, and a third with a tiny rate.
@@ -93,13 +93,13 @@ type Client struct {
 	base string
 	host string
 	// Spec is the validator of the document the service serves.
-	Spec *openapi.Validator
+	Spec *conform.Validator
 }
 
 // NewClient returns a Client of the service at base.
 func NewClient(t *testing.T, base string) *Client {
 	t.Helper()
-	spec, err := openapi.NewValidator()
+	spec, err := conform.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

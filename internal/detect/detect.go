@@ -136,6 +136,11 @@ type Drawings interface {
 // pages: legends found anywhere in it define templates for all its pages.
 // Prepare returns the engine for that document's pages and what it
 // learned. Only templates cross pages, never a page's geometry.
+//
+// The engine Prepare returns finds nothing on a page whose entry in
+// DocumentInfo.Kinds is not Counted, so a caller may leave such a page
+// unrendered and undetected (package pipeline does when it keeps no page
+// images) and report the same detections.
 type DocumentEngine interface {
 	Engine
 	Prepare(ctx context.Context, doc Drawings) (Engine, DocumentInfo, error)

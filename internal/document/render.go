@@ -126,6 +126,26 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 	return detect.Page{Index: i, Width: w, Height: h, Raster: rgba, PDF: vec}, nil
 }
 
+// PageSize returns the size Page gives page i (0-based) without rendering
+// it: for a PDF page round(pt × 200 / 72) of its CropBox with /Rotate
+// applied, refused as Page refuses it when over MaxPagePixels
+// (page_too_large) or of no area; for an image its native size. It reads
+// only the page box, not the content.
+func (d *Document) PageSize(ctx context.Context, i int) (w, h int, err error) {
+	if err := d.check(ctx, i); err != nil {
+		return 0, 0, fmt.Errorf("size page %d: %w", i, err)
+	}
+	if d.pdf == nil {
+		b := d.img.Bounds()
+		return b.Dx(), b.Dy(), nil
+	}
+	sz, err := d.size(i)
+	if err != nil {
+		return 0, 0, fmt.Errorf("size page %d: %w", i, err)
+	}
+	return sz.X, sz.Y, nil
+}
+
 // Drawing reads what page i (0-based) of a PDF draws, without rendering
 // its raster: the document pass reads every page this way before the page
 // pass renders them. The page limits are checked as Page checks them. An

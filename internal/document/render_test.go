@@ -200,6 +200,48 @@ func TestPageRefusesOverLimit(t *testing.T) {
 	wantInvalid(t, err, ReasonPageTooLarge)
 }
 
+// TestPageSizeIsPageSize: PageSize gives, without rendering, the size Page
+// renders at (CropBox, each /Rotate, rounding, images), and refuses what
+// Page refuses.
+func TestPageSizeIsPageSize(t *testing.T) {
+	ctx := context.Background()
+	var pages []documenttest.Page
+	for _, rot := range []int{0, 90, 180, 270, -90} {
+		pages = append(pages, documenttest.Page{MediaBox: "[0 0 1000 800]", CropBox: "[100 200 460 740.3]", Rotate: rot, Content: "0 g 150 300 72 36 re f"})
+	}
+	pages = append(pages, documenttest.Page{MediaBox: "[0 0 350.2 600.2]"}, documenttest.Page{MediaBox: "[0 0 14400 14400]"})
+	docs := []struct {
+		name, mime string
+		data       []byte
+	}{
+		{"pdf", MimePDF, documenttest.PDF(pages...)},
+		{"png", MimePNG, pngBytes(t, testImage(120, 80))},
+		{"webp", MimeWebP, readTestdata(t, "blue-purple-pink.lossy.webp")},
+	}
+	for _, c := range docs {
+		doc, err := Open(ctx, c.data, c.mime, DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer doc.Close()
+		for i := range doc.NumPages() {
+			w, h, err := doc.PageSize(ctx, i)
+			p, perr := doc.Page(ctx, i)
+			if perr != nil {
+				wantInvalid(t, perr, ReasonPageTooLarge)
+				wantInvalid(t, err, ReasonPageTooLarge)
+				continue
+			}
+			if err != nil || w != p.Width || h != p.Height || p.Raster.Bounds() != image.Rect(0, 0, w, h) {
+				t.Errorf("%s page %d: PageSize %d × %d (%v), Page renders %d × %d", c.name, i, w, h, err, p.Width, p.Height)
+			}
+		}
+		if _, _, err := doc.PageSize(ctx, doc.NumPages()); err == nil {
+			t.Errorf("%s: PageSize of a page past the end", c.name)
+		}
+	}
+}
+
 // firstPage opens data and renders its first page; the document is closed
 // when the test ends.
 func firstPage(t testing.TB, data []byte, mime string) detect.Page {

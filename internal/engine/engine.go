@@ -142,7 +142,9 @@ const legendMaxScale = 3.0
 
 // Prepare reads the document (legends, page kinds) and returns the engine
 // for its pages: catalog and legend glyphs matched together, the legend's
-// class winning where both find one symbol.
+// class winning where both find one symbol. The returned engine reports
+// nothing on a page of a kind not counted (docEngine.skip), as
+// detect.DocumentEngine promises.
 func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
 	ld, err := legend.Read(ctx, doc, e.vocab)
 	if err != nil {

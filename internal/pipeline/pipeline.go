@@ -22,14 +22,21 @@ type PageResult struct {
 	Width, Height int                // raster size in pixels (200 DPI for PDFs, native for images)
 	Detections    []detect.Detection // as the engine returned them
 	PNG           []byte             // the page raster as PNG when Options.KeepPNG, else nil
-	RenderSeconds float64            // rendering the page, plus PNG encoding when KeepPNG (which runs beside Detect)
-	DetectSeconds float64            // the engine's Detect call
+	RenderSeconds float64            // rendering the page, plus PNG encoding when KeepPNG (which runs beside Detect); 0 for a page not rendered
+	DetectSeconds float64            // the engine's Detect call; 0 for a page not detected
 }
 
 // Options configure Run.
 type Options struct {
-	Engine  detect.Engine // required
-	KeepPNG bool          // encode each page raster as PNG into PageResult.PNG
+	Engine detect.Engine // required
+	// KeepPNG encodes each page raster as PNG into PageResult.PNG. When
+	// false, a page the document pass does not count (detect.Counted of
+	// its kind is false) is neither rendered nor detected: a document
+	// engine finds nothing there (detect.DocumentEngine promises it), so
+	// its result carries only its size (document.Document.PageSize) and
+	// kind. Page 0 is the exception: it renders during the document pass,
+	// before its kind is known, and is then detected as before.
+	KeepPNG bool
 	// Document, when set, gets what the document pass learned (legend
 	// rows, page kinds) before the first page is detected. It is called
 	// only for an engine that is a detect.DocumentEngine.
@@ -39,9 +46,10 @@ type Options struct {
 // Run renders each page of doc in order, runs opt.Engine on it, optionally
 // encodes the raster as PNG, and hands the result to each; the page's
 // raster is released once each returns (keep only what PageResult holds).
-// The next page renders meanwhile only when both rasters together are
-// small (document.RenderAhead); memory is bounded by one page, or two
-// small ones (document.Document.PeakBytes).
+// Without KeepPNG, pages the document pass does not count are only sized,
+// not rendered (Options.KeepPNG). The next page renders meanwhile only
+// when both rasters together are small (document.RenderAhead); memory is
+// bounded by one page, or two small ones (document.Document.PeakBytes).
 //
 // When opt.Engine is a detect.DocumentEngine, Run first reads the whole
 // document with it (the document pass: each page's drawing, not rendered,
@@ -89,13 +97,17 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 	// multi-page drawing keeps both cores busy. Pages the document pass
 	// counts go first (order): their detection is the long part, and the
 	// pages it does not count (single-line diagrams, schedules, a
-	// drawing register) only render, beside it. Results still reach each
-	// in page order; those done early wait in memory, at most
-	// document.HeldResultBytes of page images, beyond which pages are
-	// taken in order again. A page rendered ahead is always waited for, so nothing
-	// uses the document after Run returns.
+	// drawing register) only render, beside it, or without KeepPNG are
+	// only sized, at the end. Results still reach each in page order;
+	// those done early wait in memory, at most document.HeldResultBytes of
+	// page images, beyond which pages are taken in order again. A page
+	// rendered ahead is always waited for, so nothing uses the document
+	// after Run returns.
 	n := doc.NumPages()
 	sched := newSchedule(n, kinds)
+	// sizeOnly: a page not counted needs no raster when no page image is
+	// kept (Options.KeepPNG).
+	sizeOnly := func(i int) bool { return !opt.KeepPNG && !sched.counted[i] }
 	var ahead chan rendered
 	aheadOf := -1
 	defer func() {
@@ -120,10 +132,20 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		default:
 			i = sched.next()
 			sched.take(i)
+			if sizeOnly(i) {
+				res, err := sized(ctx, doc, i, kinds)
+				if err != nil {
+					return err
+				}
+				if err := sched.done(res, each); err != nil {
+					return err
+				}
+				continue // no raster to render ahead beside or to collect
+			}
 			r = render(ctx, doc, i)
 		}
 		if sched.left() {
-			if j := sched.next(); doc.RenderTogether(i, j) {
+			if j := sched.next(); !sizeOnly(j) && doc.RenderTogether(i, j) {
 				sched.take(j)
 				ahead, aheadOf = make(chan rendered, 1), j
 				go func() { ahead <- render(ctx, doc, j) }()
@@ -209,6 +231,21 @@ func (s *schedule) done(r PageResult, each func(PageResult) error) error {
 		}
 		s.emitted++
 	}
+}
+
+// sized is the result of a page that is not rendered: its size and kind,
+// no detections (Options.KeepPNG). A page over the pixel limit fails as
+// rendering it would.
+func sized(ctx context.Context, doc *document.Document, i int, kinds []string) (PageResult, error) {
+	w, h, err := doc.PageSize(ctx, i)
+	if err != nil {
+		return PageResult{}, fmt.Errorf("pipeline: page %d: %w", i, err)
+	}
+	res := PageResult{Index: i, Width: w, Height: h}
+	if i < len(kinds) {
+		res.Kind = kinds[i]
+	}
+	return res, nil
 }
 
 // rendered is one page rendered, with the time it took.

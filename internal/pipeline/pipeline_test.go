@@ -282,3 +282,57 @@ func TestRunCountedPagesFirst(t *testing.T) {
 		t.Fatalf("detected %v, handed on %v; want [0 2 1] and [0 1 2]", detected, handed)
 	}
 }
+
+// TestRunUncountedPagesOnlySized: without KeepPNG, the pages the document
+// pass does not count are neither rendered nor detected, yet still reach
+// each in order with their kind and the size a render gives; page 0,
+// rendered during the document pass, is detected whatever its kind. With
+// KeepPNG every page is rendered and detected.
+func TestRunUncountedPagesOnlySized(t *testing.T) {
+	sizes := [][2]int{{833, 556}, {400, 400}, {1000, 600}} // threePages at 200 DPI
+	for _, c := range []struct {
+		kinds        []string
+		keep         bool
+		wantDetected string
+	}{
+		{[]string{detect.KindFloorPlan, detect.KindSchedule, detect.KindFloorPlan}, false, "[0 2]"},
+		{[]string{detect.KindLegend, detect.KindFloorPlan, detect.KindRiser}, false, "[0 1]"},
+		{[]string{detect.KindLegend, detect.KindSingleLine, detect.KindRiser}, false, "[0]"},
+		{[]string{detect.KindLegend, detect.KindSingleLine, detect.KindRiser}, true, "[0 1 2]"},
+	} {
+		doc := open(t, threePages(), document.MimePDF)
+		var detected, handed []int
+		eng := kindsEngine{kinds: c.kinds, detect: &detected}
+		err := Run(context.Background(), doc, Options{Engine: eng, KeepPNG: c.keep}, func(r PageResult) error {
+			handed = append(handed, r.Index)
+			if r.Kind != c.kinds[r.Index] || r.Width != sizes[r.Index][0] || r.Height != sizes[r.Index][1] || (len(r.PNG) > 0) != c.keep {
+				t.Errorf("kinds %v keep %v: page %d: kind %q, %d × %d, %d PNG bytes", c.kinds, c.keep, r.Index, r.Kind, r.Width, r.Height, len(r.PNG))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(detected) != c.wantDetected || fmt.Sprint(handed) != "[0 1 2]" {
+			t.Errorf("kinds %v keep %v: detected %v, handed on %v; want %s and [0 1 2]", c.kinds, c.keep, detected, handed, c.wantDetected)
+		}
+	}
+}
+
+// TestRunUncountedPageOverLimit: a page only sized still fails as
+// page_too_large when it is over the pixel limit, as its render would.
+func TestRunUncountedPageOverLimit(t *testing.T) {
+	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 100 100]"}, documenttest.Page{MediaBox: "[0 0 14400 14400]"})
+	doc, err := document.Open(context.Background(), pdf, document.MimePDF, document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	var detected []int
+	eng := kindsEngine{kinds: []string{detect.KindFloorPlan, detect.KindSchedule}, detect: &detected}
+	err = Run(context.Background(), doc, Options{Engine: eng}, func(PageResult) error { return nil })
+	var ie *document.InvalidError
+	if !errors.As(err, &ie) || ie.Reason != document.ReasonPageTooLarge {
+		t.Errorf("err %v, want page_too_large", err)
+	}
+}

@@ -161,6 +161,11 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 			return k.WebhookSecret, ok
 		},
 		Admission: gate, UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, Logger: log,
+		// image_url is served by this process (httpapi.LocalLinks), so a
+		// page's PNG is rendered on its first view instead of during
+		// processing: jobs are done sooner and uncounted pages are
+		// never rendered unless someone looks at them.
+		LazyPageImages: true,
 	})
 	if err != nil {
 		store.Close()

@@ -150,6 +150,10 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 			return k.WebhookSecret, ok
 		}
 	}
+	// LazyPageImages stays off: image_url is a presigned S3 GET
+	// (httpapi.PresignedLinks), which S3 answers only for an object that
+	// exists, so the process function stores every page's PNG alongside
+	// its detection.
 	jc := job.Config{Store: a.Store, Blobs: a.Blobs, Direct: a.Blobs, Catalog: cat, Links: a.Links,
 		Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivateCallbacks}, WebhookSecret: secrets,
 		UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, Clock: needs.Clock, Logger: log}

@@ -8,6 +8,7 @@ package docfiles
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"blueprint/internal/document"
 	"blueprint/internal/job"
@@ -75,12 +76,32 @@ func (f *openFile) PeakBytes() int64 { return f.doc.PeakBytes() }
 
 func (f *openFile) Close() error { return f.doc.Close() }
 
-// Run runs pipeline.Run with PNG encoding on.
+// Run runs pipeline.Run, encoding page PNGs when opt.KeepPNG.
 func (f *openFile) Run(ctx context.Context, opt job.RunOptions, each func(job.PageResult) error) error {
-	err := pipeline.Run(ctx, f.doc, pipeline.Options{Engine: opt.Engine, KeepPNG: true, Document: opt.Document}, func(r pipeline.PageResult) error {
+	err := pipeline.Run(ctx, f.doc, pipeline.Options{Engine: opt.Engine, KeepPNG: opt.KeepPNG, Document: opt.Document}, func(r pipeline.PageResult) error {
 		return each(job.PageResult{Index: r.Index, Kind: r.Kind, Width: r.Width, Height: r.Height, Detections: r.Detections, PNG: r.PNG})
 	})
 	return convert(err)
+}
+
+// PagePNG renders page i (document.Document.Page: the 200-DPI raster of a
+// PDF page, an image's own pixels) and encodes it with document.EncodePNG,
+// as pipeline.Run does with KeepPNG. The raster is garbage once it returns.
+func (f *openFile) PagePNG(ctx context.Context, i int) ([]byte, error) {
+	// Page also reads the page's drawing beside the render, for an
+	// engine; nothing reads it here, so it is cancelled once the raster
+	// is done.
+	pctx, stopDrawing := context.WithCancel(ctx)
+	p, err := f.doc.Page(pctx, i)
+	stopDrawing()
+	if err != nil {
+		return nil, convert(err)
+	}
+	png, err := document.EncodePNG(p.Raster)
+	if err != nil {
+		return nil, fmt.Errorf("page %d: %w", i, err)
+	}
+	return png, nil
 }
 
 // convert turns a *document.InvalidError anywhere in err's chain into the

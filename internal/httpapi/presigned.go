@@ -73,7 +73,10 @@ func (l *PresignedLinks) UploadURL(ctx context.Context, j *job.Job) (string, err
 	return l.store.PresignPut(ctx, job.UploadKey(j.ID), j.MimeType, j.Size, j.CreatedAt, j.UploadExpiresAt)
 }
 
-// PageImageURL is a presigned GET of a page's PNG.
+// PageImageURL is a presigned GET of a page's PNG. S3 serves it without
+// the service, so the PNG must exist when the URL is used: a service with
+// presigned links keeps job.Config.LazyPageImages off, and processing
+// stores every page's PNG alongside its detection.
 func (l *PresignedLinks) PageImageURL(ctx context.Context, jobID string, page int, expires time.Time) (string, error) {
 	return l.store.PresignGet(ctx, job.ImageKey(jobID, page), "image/png", l.clock.Now(), expires)
 }

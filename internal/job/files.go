@@ -56,15 +56,23 @@ type OpenFile interface {
 	// PeakBytes estimates the most memory Run holds at once: what
 	// opening held plus the rendering and encoding of the largest page.
 	PeakBytes() int64
-	// Run renders each page in order at the service's resolution, runs
-	// opt.Engine on it, encodes the page as PNG and hands the result to
-	// each before the next page is rendered. An engine that is a
+	// Run renders each page at the service's resolution, runs opt.Engine
+	// on it, encodes the page as PNG when opt.KeepPNG, and hands the
+	// results to each in page order. An engine that is a
 	// detect.DocumentEngine first reads the whole document (its document
-	// pass; what it learned goes to opt.Document). Run stops at the first
-	// error, wrapped with the page index: a page that cannot be read gives
-	// an *InvalidFile, and errors of the engine and each stay reachable
-	// with errors.As.
+	// pass; what it learned goes to opt.Document); without opt.KeepPNG,
+	// the pages it does not count are then only sized, not rendered (their
+	// result has no detections either way). Run stops at the first error,
+	// wrapped with the page index: a page that cannot be read gives an
+	// *InvalidFile, and errors of the engine and each stay reachable with
+	// errors.As.
 	Run(ctx context.Context, opt RunOptions, each func(PageResult) error) error
+	// PagePNG renders page i alone, at the resolution and with the
+	// encoder Run uses, and returns it as PNG: a file that decodes to the
+	// pixels Run's PageResult.PNG of that page holds. It holds at most
+	// what PeakBytes says. Lazy page images (Config.LazyPageImages) use
+	// it on a page's first view.
+	PagePNG(ctx context.Context, i int) ([]byte, error)
 	// Close releases the file.
 	Close() error
 }
@@ -75,6 +83,10 @@ type RunOptions struct {
 	// Document, when set, gets what a detect.DocumentEngine's document
 	// pass learned (legend rows, page kinds) before the first page.
 	Document func(detect.DocumentInfo) error
+	// KeepPNG encodes each page as PNG into PageResult.PNG, beside its
+	// detection. Without it pages carry no PNG, and those the document
+	// pass does not count are not rendered at all.
+	KeepPNG bool
 }
 
 // PageResult is what processing one page produced.
@@ -83,7 +95,7 @@ type PageResult struct {
 	Kind          string // what the document pass took the page for ("" without one)
 	Width, Height int    // raster pixels
 	Detections    []detect.Detection
-	PNG           []byte // the page raster as PNG
+	PNG           []byte // the page raster as PNG when RunOptions.KeepPNG, else nil
 }
 
 // InvalidFile says why an uploaded file cannot be used: Reason is the

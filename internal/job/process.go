@@ -15,12 +15,14 @@ import (
 	"blueprint/internal/webhook"
 )
 
-// Process runs a queued job to done or failed: it renders every page,
-// detects symbols, stores each page's PNG and detections, and schedules the
-// webhook. It is idempotent: a job found processing (a crash or restart
-// interrupted it) is processed again from the start, overwriting its
-// results; a job in any other state than queued or processing is left
-// alone. When ctx is cancelled the job stays processing for the next run.
+// Process runs a queued job to done or failed: it renders every page (with
+// Config.LazyPageImages, every page the document pass counts), detects
+// symbols, stores each page's detections and, unless
+// Config.LazyPageImages, its PNG, and schedules the webhook. It is
+// idempotent: a job found processing (a crash or restart interrupted it)
+// is processed again from the start, overwriting its results; a job in any
+// other state than queued or processing is left alone. When ctx is
+// cancelled the job stays processing for the next run.
 func (s *Service) Process(ctx context.Context, jobID string) error {
 	gaveUp := false
 	j, err := s.update(ctx, jobID, func(j *Job) error {
@@ -228,8 +230,10 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 	var pages []Page
 	var found [][]detect.Detection
 	each := func(r PageResult) error {
-		if err := s.putBlob(ctx, ImageKey(j.ID, r.Index), r.PNG); err != nil {
-			return &stepError{step: "storing the page image", err: err}
+		if !s.cfg.LazyPageImages {
+			if err := s.putBlob(ctx, ImageKey(j.ID, r.Index), r.PNG); err != nil {
+				return &stepError{step: "storing the page image", err: err}
+			}
 		}
 		pages = append(pages, Page{Index: r.Index, Width: r.Width, Height: r.Height, Kind: r.Kind})
 		found = append(found, s.ofModels(j, r.Detections))
@@ -248,7 +252,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 	if de, ok := s.cfg.Engine.(detect.DocumentEngine); ok {
 		eng = stepDocEngine{stepEngine{s.cfg.Engine}, de}
 	}
-	opt := RunOptions{Engine: eng, Document: func(info detect.DocumentInfo) error {
+	opt := RunOptions{Engine: eng, KeepPNG: !s.cfg.LazyPageImages, Document: func(info detect.DocumentInfo) error {
 		for _, r := range info.Legend {
 			legend = append(legend, LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity})
 		}

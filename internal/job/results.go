@@ -331,6 +331,11 @@ type sizer interface {
 // reads only the first bytes, to check that the blob is a PNG, so every
 // failure (404, 500) is known before the caller writes anything. It does
 // not check ownership: the caller checked the signed URL.
+//
+// With Config.LazyPageImages a page whose PNG is not stored yet is
+// rendered from the job's upload first (renderPageImage: once for
+// concurrent first views, within the memory admission), stored, and then
+// streamed from storage like any other.
 func (s *Service) PageImage(ctx context.Context, jobID string, page int) (*PageImageStream, error) {
 	j, err := s.cfg.Store.GetJob(ctx, jobID)
 	if errors.Is(err, ErrNotFound) {
@@ -343,6 +348,12 @@ func (s *Service) PageImage(ctx context.Context, jobID string, page int) (*PageI
 		return nil, Errorf(CodeNotFound, "page image not found")
 	}
 	rc, err := s.cfg.Blobs.Get(ctx, ImageKey(jobID, page))
+	if errors.Is(err, ErrNotFound) && s.cfg.LazyPageImages && page >= 0 && page < len(j.Pages) {
+		if err := s.renderPageImage(ctx, j, page); err != nil {
+			return nil, err
+		}
+		rc, err = s.cfg.Blobs.Get(ctx, ImageKey(jobID, page))
+	}
 	if errors.Is(err, ErrNotFound) {
 		return nil, Errorf(CodeNotFound, "page image not found")
 	}

@@ -122,10 +122,19 @@ type Config struct {
 	Guard webhook.Guard
 	// WebhookSecret returns the webhook signing secret of an API key ID.
 	WebhookSecret func(keyID string) ([]byte, bool)
-	// Admission bounds the documents checked (Start) and processed
-	// (Process) at once and the memory they hold, as estimated by Files;
-	// nil bounds nothing.
+	// Admission bounds the documents checked (Start), processed (Process)
+	// and rendered for a lazy page image (PageImage) at once and the
+	// memory they hold, as estimated by Files; nil bounds nothing.
 	Admission Admission
+	// LazyPageImages stores no page PNGs while processing, so a job is
+	// done sooner and its uncounted pages are not rendered at all: a
+	// page's image is rendered from the stored upload on its first GET
+	// (PageImage), stored, and served from storage afterwards. The local
+	// server turns it on. The AWS deployment leaves it off: its image_url
+	// is a presigned S3 GET, which only names an object that must already
+	// exist, so its pages' PNGs are produced alongside detection.
+	LazyPageImages bool
+
 	UploadTTL time.Duration // 0: DefaultUploadTTL
 	Retention time.Duration // 0: DefaultRetention
 	Logger    *slog.Logger  // nil: slog.Default()
@@ -133,13 +142,16 @@ type Config struct {
 
 // Service is the job domain: every operation of the partner API on jobs,
 // the processing the runner calls, webhook delivery and expiry. It is safe
-// for concurrent use; all state lives in the Store and Blobs.
+// for concurrent use; all state lives in the Store and Blobs (in memory it
+// keeps only a cache of decoded results and the lazy page images being
+// rendered).
 type Service struct {
 	cfg     Config
 	clock   Clock
 	log     *slog.Logger
 	webhook *http.Client
 	pages   *pageCache // decoded results of done jobs' pages
+	renders renders    // lazy page images being rendered (Config.LazyPageImages)
 }
 
 // NewService checks cfg and returns a Service.

@@ -365,3 +365,71 @@ func runSheet(t *testing.T, js string, f func(detect.Page, []truthSymbol) ([]det
 	}
 	return dets, truth.Pages[0].Symbols, true
 }
+
+// TestSymbolsOnTileSeams: symbols of the fixture scans pasted with their
+// centres on the seam between two tiles (a few pixels either side) are
+// found as often as the same symbols in the middle of a tile. Two tiles
+// predict such a symbol's centre a few pixels apart, and a strict split at
+// the seam dropped both predictions.
+func TestSymbolsOnTileSeams(t *testing.T) {
+	d := newDetector(t)
+	const patch, width = 160, 2000
+	_, _, owns := positions(width, d.meta.Tile, d.meta.Overlap)
+	seam := owns[0][1] // the first split between two tiles' own parts
+	files, _ := filepath.Glob("../../testdata/synth/scan-*.json")
+	type placed struct {
+		class string
+		src   detect.Box
+		img   image.Image
+	}
+	var syms []placed
+	for _, js := range files {
+		runSheet(t, js, func(page detect.Page, truth []truthSymbol) ([]detect.Detection, error) {
+			for _, s := range truth {
+				b := s.box()
+				if b.W > patch/2 || b.H > patch/2 {
+					continue
+				}
+				syms = append(syms, placed{class: s.Class, src: b, img: page.Raster})
+			}
+			return nil, nil
+		})
+	}
+	if len(syms) < 40 {
+		t.Fatalf("only %d fixture symbols", len(syms))
+	}
+	// found pastes every symbol, each in its own band of the page, centred
+	// at x = at(i), and counts those detected with their class and box.
+	found := func(at func(i int) int) int {
+		page := image.NewRGBA(image.Rect(0, 0, width, len(syms)*patch))
+		draw.Draw(page, page.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+		want := make([]detect.Box, len(syms))
+		for i, s := range syms {
+			cx, cy := s.src.X+s.src.W/2, s.src.Y+s.src.H/2
+			dx, dy := at(i)-int(cx), i*patch+patch/2-int(cy)
+			src := image.Rect(int(cx)-patch/2+4, int(cy)-patch/2+4, int(cx)+patch/2-4, int(cy)+patch/2-4)
+			draw.Draw(page, src.Add(image.Pt(dx, dy)), s.img, src.Min, draw.Src)
+			want[i] = detect.Box{X: s.src.X + float64(dx), Y: s.src.Y + float64(dy), W: s.src.W, H: s.src.H}
+		}
+		dets, err := d.Detect(context.Background(), detect.Page{Raster: page})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for i, s := range syms {
+			for _, x := range dets {
+				if x.Class == s.class && x.Box.IoU(want[i]) >= 0.5 {
+					n++
+					break
+				}
+			}
+		}
+		return n
+	}
+	inside := found(func(int) int { return 300 })
+	onSeam := found(func(i int) int { return seam + i%9 - 4 })
+	t.Logf("%d symbols: %d found inside a tile, %d on a seam (x %d±4)", len(syms), inside, onSeam, seam)
+	if onSeam < inside-len(syms)/50 {
+		t.Errorf("%d of %d symbols found on a tile seam, %d inside a tile", onSeam, len(syms), inside)
+	}
+}

@@ -446,7 +446,7 @@ def main():
     net.eval()
     src = export_onnx(net, a.out, log)
     digest = quantize(src, os.path.join(a.out, INT8_FILE), fit, proposals[:-a.val_sheets], C, a.seed + 2, log)
-    old = meta.get("classifier", {})  # keep the threshold and calibration measured on an evaluation set
+    old = meta.get("classifier", {})  # keep the threshold, views and calibration measured on an evaluation set
     meta["classifier"] = {
         "model": INT8_FILE,
         "sha256": digest,
@@ -456,6 +456,7 @@ def main():
         "background": C,
         "proposal_threshold": PROPOSAL_THRESHOLD,
         "score_threshold": old.get("score_threshold", 0.1),
+        "views": old.get("views", 1),
         "calibration": old.get("calibration", [[0, 0], [1, 1]]),
     }
     with open(os.path.join(a.out, export.META_FILE), "w") as f:

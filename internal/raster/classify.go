@@ -90,25 +90,43 @@ func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes int, cro
 }
 
 // nameBatch runs the classifier once over the windows of up to
-// classifyBatch boxes.
+// classifyBatch boxes, each seen in the classifier's views (views.go):
+// their class probabilities and boxes are averaged.
 func (d *Detector) nameBatch(boxes []detect.Box, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
 	cm := d.meta.Classifier
 	n := cm.Input.Size
 	m := len(boxes)
-	in := make([]float32, m*n*n)
+	views := cm.views()
+	in := make([]float32, m*views*n*n)
 	wins := make([]window, m)
 	for k, b := range boxes {
 		wins[k] = cropWindow(b, cm.Context)
-		crop(wins[k], in[k*n*n:(k+1)*n*n])
+		first := in[k*views*n*n : (k*views+1)*n*n]
+		crop(wins[k], first)
+		for v := 1; v < views; v++ {
+			viewOrder[v].view(in[(k*views+v)*n*n:(k*views+v+1)*n*n], first, n)
+		}
 	}
-	prob, box, err := d.runClassifier(in, m, n)
+	prob, box, err := d.runClassifier(in, m*views, n)
 	if err != nil {
 		return nil, err
 	}
 	k1 := cm.Background + 1
+	row := make([]float32, k1)
 	var out []cand
 	for k := range m {
-		row := prob[k*k1 : (k+1)*k1]
+		clear(row)
+		var edges [4]float64
+		for v := range views {
+			at := k*views + v
+			for c, p := range prob[at*k1 : (at+1)*k1] {
+				row[c] += p / float32(views)
+			}
+			e := viewOrder[v].unview(box[4*at : 4*at+4])
+			for i := range edges {
+				edges[i] += e[i] / float64(views)
+			}
+		}
 		best := 0
 		for c := 1; c < cm.Background; c++ {
 			if row[c] > row[best] {
@@ -119,9 +137,9 @@ func (d *Detector) nameBatch(boxes []detect.Box, crop func(w window, dst []float
 		if score < cm.ScoreThreshold || row[cm.Background] > row[best] {
 			continue
 		}
-		w, b := wins[k], box[4*k:4*k+4]
-		x0, y0 := w.left+float64(b[0])*w.side, w.top+float64(b[1])*w.side
-		x1, y1 := w.left+float64(b[2])*w.side, w.top+float64(b[3])*w.side
+		w := wins[k]
+		x0, y0 := w.left+edges[0]*w.side, w.top+edges[1]*w.side
+		x1, y1 := w.left+edges[2]*w.side, w.top+edges[3]*w.side
 		r := clip(detect.Box{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}, pw, ph)
 		if r.W <= 0 || r.H <= 0 {
 			continue

@@ -67,9 +67,16 @@ type ClassifierMeta struct {
 	ProposalThreshold float64 `json:"proposal_threshold"`
 	// ScoreThreshold is the lowest class probability kept.
 	ScoreThreshold float64 `json:"score_threshold"`
+	// Views is how many of a crop's symmetries (views.go) the classifier
+	// looks at, their results averaged: 1 (or absent) the crop alone, up
+	// to 8. The calibration is measured with the same number.
+	Views int `json:"views,omitempty"`
 	// Calibration maps the class probability to a confidence.
 	Calibration Calibration `json:"calibration"`
 }
+
+// views is the number of views each crop is classified in.
+func (c *ClassifierMeta) views() int { return max(c.Views, 1) }
 
 // Calibration maps a score to a confidence: points (score, confidence),
 // increasing in both, from score 0 to score 1, linear in between.
@@ -161,6 +168,8 @@ func ParseMeta(js []byte) (Meta, error) {
 			return Meta{}, fmt.Errorf("raster: model metadata: classifier background index %d, want %d (after the classes)", c.Background, len(m.Classes))
 		case c.ProposalThreshold <= 0 || c.ProposalThreshold >= 1 || c.ScoreThreshold <= 0 || c.ScoreThreshold >= 1:
 			return Meta{}, fmt.Errorf("raster: model metadata: classifier thresholds %v, %v are outside (0, 1)", c.ProposalThreshold, c.ScoreThreshold)
+		case c.Views < 0 || c.Views > maxViews:
+			return Meta{}, fmt.Errorf("raster: model metadata: classifier views %d is outside 0..%d", c.Views, maxViews)
 		}
 		if err := c.Calibration.check(); err != nil {
 			return Meta{}, fmt.Errorf("raster: model metadata: classifier %w", err)

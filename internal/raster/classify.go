@@ -23,7 +23,7 @@ func (d *Detector) classify(ctx context.Context, g *gray, props []cand) ([]cand,
 	for i, p := range props {
 		boxes[i] = p.box
 	}
-	return d.name(ctx, boxes, proposalPasses, func(w window, dst []float32) { g.resample(dst, w, d.meta.Classifier.Input.Size) }, g.w, g.h)
+	return d.name(ctx, boxes, proposalPasses, d.meta.Classifier.views(), func(w window, dst []float32) { g.resample(dst, w, d.meta.Classifier.Input.Size) }, g.w, g.h)
 }
 
 // Verify is the second opinion on a rendered PDF page whose symbols the
@@ -31,7 +31,8 @@ func (d *Detector) classify(ctx context.Context, g *gray, props []cand) ([]cand,
 // at each given box (a vector match) and says what it sees there. It
 // returns one detection per box it takes for a symbol (class, calibrated
 // confidence, refined box, source.detector), none for those it takes for
-// background. Only the pixels around the boxes are read. Without a
+// background. Only the pixels around the boxes are read, each box in one
+// view (the boxes are exact; the views are for proposals). Without a
 // classifier it returns nil.
 func (d *Detector) Verify(ctx context.Context, p detect.Page, boxes []detect.Box) ([]detect.Detection, error) {
 	cm := d.meta.Classifier
@@ -42,7 +43,7 @@ func (d *Detector) Verify(ctx context.Context, p detect.Page, boxes []detect.Box
 		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
 	}
 	b := p.Raster.Bounds()
-	named, err := d.name(ctx, boxes, 1, func(w window, dst []float32) {
+	named, err := d.name(ctx, boxes, 1, 1, func(w window, dst []float32) {
 		g, local := windowGray(p.Raster, w)
 		g.resample(dst, local, cm.Input.Size)
 	}, b.Dx(), b.Dy())
@@ -64,10 +65,10 @@ func (d *Detector) Verify(ctx context.Context, p detect.Page, boxes []detect.Box
 const proposalPasses = 2
 
 // name classifies the page windows around boxes (crop fills one crop's
-// ink) in the given number of passes, each cut around the boxes the last
-// refined, and returns those it takes for symbols, each with the class and
+// ink), each seen in the given number of views, in the given number of
+// passes, each cut around the boxes the last refined, and returns those it takes for symbols, each with the class and
 // box of its last pass, clipped to the pw×ph page.
-func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes int, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
+func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes, views int, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
 	var out []cand
 	for pass := range passes {
 		out = out[:0:0]
@@ -75,7 +76,7 @@ func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes int, cro
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			got, err := d.nameBatch(boxes[start:min(start+classifyBatch, len(boxes))], crop, pw, ph)
+			got, err := d.nameBatch(boxes[start:min(start+classifyBatch, len(boxes))], views, crop, pw, ph)
 			if err != nil {
 				return nil, fmt.Errorf("classifier pass %d: %w", pass+1, err)
 			}
@@ -90,13 +91,12 @@ func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes int, cro
 }
 
 // nameBatch runs the classifier once over the windows of up to
-// classifyBatch boxes, each seen in the classifier's views (views.go):
-// their class probabilities and boxes are averaged.
-func (d *Detector) nameBatch(boxes []detect.Box, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
+// classifyBatch boxes, each seen in views views (views.go): their class
+// probabilities and boxes are averaged.
+func (d *Detector) nameBatch(boxes []detect.Box, views int, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
 	cm := d.meta.Classifier
 	n := cm.Input.Size
 	m := len(boxes)
-	views := cm.views()
 	in := make([]float32, m*views*n*n)
 	wins := make([]window, m)
 	for k, b := range boxes {

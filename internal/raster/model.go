@@ -67,9 +67,10 @@ type ClassifierMeta struct {
 	ProposalThreshold float64 `json:"proposal_threshold"`
 	// ScoreThreshold is the lowest class probability kept.
 	ScoreThreshold float64 `json:"score_threshold"`
-	// Views is how many of a crop's symmetries (views.go) the classifier
-	// looks at, their results averaged: 1 (or absent) the crop alone, up
-	// to 8. The calibration is measured with the same number.
+	// Views is how many of a proposal's symmetries (views.go) the
+	// classifier looks at, their results averaged: 1 (or absent) the crop
+	// alone, up to 8. The calibration is measured with the same number.
+	// Verify's exact boxes are looked at once.
 	Views int `json:"views,omitempty"`
 	// Calibration maps the class probability to a confidence.
 	Calibration Calibration `json:"calibration"`

@@ -66,8 +66,9 @@ const proposalPasses = 2
 
 // name classifies the page windows around boxes (crop fills one crop's
 // ink), each seen in the given number of views, in the given number of
-// passes, each cut around the boxes the last refined, and returns those it takes for symbols, each with the class and
-// box of its last pass, clipped to the pw×ph page.
+// passes, each cut around the boxes the last refined, and returns those it
+// takes for symbols, each with the class and box of its last pass, clipped
+// to the pw×ph page.
 func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes, views int, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
 	var out []cand
 	for pass := range passes {

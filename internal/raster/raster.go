@@ -204,9 +204,9 @@ func (d *Detector) detections(cs []cand) []detect.Detection {
 // seamShare is how far, as a share of the tiles' overlap, each tile keeps
 // detections beyond its half of the overlap. Two tiles predict a symbol on
 // their seam with centres a few pixels apart, so a strict split at the
-// seam can drop both predictions (measured on the raster development set,
-// seed 31337: symbols no proposal reached at all); widened, both are kept
-// and the class-agnostic suppression keeps one. A quarter of the overlap
+// seam can drop both predictions (on the raster development set, seed
+// 31337, such symbols got no proposal at all); widened, both are kept and
+// the class-agnostic suppression keeps one. A quarter of the overlap
 // still leaves every kept centre a quarter of the overlap inside its tile.
 const seamShare = 4
 

@@ -163,20 +163,10 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
 	}
 	g := luma(p.Raster)
-	tiles, tw, th := d.tiles(g)
-	var cands []cand
-	for start := 0; start < len(tiles); start += d.batch {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
-		}
-		end := min(start+d.batch, len(tiles))
-		got, err := d.run(g, tiles[start:end], tw, th)
-		if err != nil {
-			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
-		}
-		cands = append(cands, got...)
+	kept, err := d.propose(ctx, g)
+	if err != nil {
+		return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
 	}
-	kept := suppress(cands, 0.5)
 	if d.cls != nil {
 		named, err := d.classify(ctx, g, kept)
 		if err != nil {
@@ -185,6 +175,25 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 		kept = suppressNested(suppress(named, 0.5), nestedCover)
 	}
 	return d.detections(kept), nil
+}
+
+// propose runs the network on the page's inked tiles and returns its
+// peaks, one per place (class-agnostic suppression).
+func (d *Detector) propose(ctx context.Context, g *gray) ([]cand, error) {
+	tiles, tw, th := d.tiles(g)
+	var cands []cand
+	for start := 0; start < len(tiles); start += d.batch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		end := min(start+d.batch, len(tiles))
+		got, err := d.run(g, tiles[start:end], tw, th)
+		if err != nil {
+			return nil, err
+		}
+		cands = append(cands, got...)
+	}
+	return suppress(cands, 0.5), nil
 }
 
 // detections turns candidates into detections with calibrated confidence.

@@ -14,7 +14,7 @@ Training crops come from three sources, each a fixed share of a batch:
   - ground-truth symbols, class-balanced, with the box jittered as the detector's are;
   - the detector's own proposals on the training sheets (mined once with ONNX Runtime, exactly
     the tiling and threshold the service uses), labelled with the class of the symbol they
-    match at IoU >= 0.5, or background below 0.35 (between: left out);
+    match at IoU >= POS_IOU, or background below NEG_IOU (between: left out);
   - random inked windows away from every symbol: background.
 All are degraded like the detector's crops (data.degrade). One process, two threads, every seed
 fixed; checkpoints every --ckpt-every steps into --work and a rerun resumes from them. At the

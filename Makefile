@@ -145,12 +145,13 @@ train-check: mupdf-headers $(VENV)/.ok
 	cmp build/train-check/model/classifier-int8.onnx internal/raster/model/classifier-int8.onnx
 	@echo "train-check: identical to the committed model"
 
-# Measure the raster detector's score-to-confidence calibration on a generated raster set other
-# than the evaluation set and print the JSON points for internal/raster/model/detector.json:
-# make calibrate-raster [RASTER_CAL_DIR=/tmp/calibrate-raster RASTER_CAL_N=20 RASTER_CAL_SEED=777001]
-RASTER_CAL_DIR  ?= /tmp/calibrate-raster
-RASTER_CAL_N    ?= 20
+# Measure the raster classifier's box corrections and score-to-confidence calibration on a
+# generated raster set other than the evaluation set and print the JSON for
+# internal/raster/model/detector.json ("box_scale", "calibration"):
+# make calibrate-raster [RASTER_CAL_N=60 RASTER_CAL_SEED=777001 RASTER_CAL_DIR=/tmp/calibrate-raster-777001-60]
+RASTER_CAL_N    ?= 60
 RASTER_CAL_SEED ?= 777001
+RASTER_CAL_DIR  ?= /tmp/calibrate-raster-$(RASTER_CAL_SEED)-$(RASTER_CAL_N)
 calibrate-raster: mupdf-headers $(ORT_LIB)
 	test -d $(RASTER_CAL_DIR) || $(GO) run ./cmd/synth -out $(RASTER_CAL_DIR) -n $(RASTER_CAL_N) -seed $(RASTER_CAL_SEED) -kind raster
 	RASTER_CALIBRATE_DATA=$(RASTER_CAL_DIR) $(GO) test -count=1 -timeout 60m -run TestDevCalibrate -v ./internal/raster/ | grep -v "^=== "

@@ -446,7 +446,7 @@ def main():
     net.eval()
     src = export_onnx(net, a.out, log)
     digest = quantize(src, os.path.join(a.out, INT8_FILE), fit, proposals[:-a.val_sheets], C, a.seed + 2, log)
-    old = meta.get("classifier", {})  # keep the threshold, views and calibration measured on an evaluation set
+    old = meta.get("classifier", {})  # keep the threshold, views, calibration and box corrections measured on a set
     meta["classifier"] = {
         "model": INT8_FILE,
         "sha256": digest,
@@ -459,6 +459,8 @@ def main():
         "views": old.get("views", 1),
         "calibration": old.get("calibration", [[0, 0], [1, 1]]),
     }
+    if "box_scale" in old:
+        meta["classifier"]["box_scale"] = old["box_scale"]
     with open(os.path.join(a.out, export.META_FILE), "w") as f:
         json.dump(meta, f, indent=1)
         f.write("\n")

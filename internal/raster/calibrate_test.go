@@ -10,16 +10,18 @@ import (
 	"strings"
 	"testing"
 
+	"blueprint/internal/detect"
 	"blueprint/internal/raster/rastertest"
 )
 
-// TestDevCalibrate measures how often a detection of each network score is
-// right on a labelled raster set (make calibrate-raster; skipped unless
-// RASTER_CALIBRATE_DATA names one) and prints the calibration for the
-// model JSON: score bins, precision per bin made monotone (pool adjacent
-// violators), as (score, confidence) points. Run it on a set other than
-// the one the README's figures come from. RASTER_DEV_MODEL swaps in another
-// ONNX file of the same metadata.
+// TestDevCalibrate measures, on a labelled raster set (make
+// calibrate-raster; skipped unless RASTER_CALIBRATE_DATA names one), the
+// classifier's box corrections (fitBoxScales) and then, with them applied,
+// how often a detection of each network score is right, and prints both
+// for the model JSON ("box_scale", "calibration"): score bins, precision
+// per bin made monotone (pool adjacent violators), as (score, confidence)
+// points. Run it on a set other than the one the README's figures come
+// from. RASTER_DEV_MODEL swaps in another ONNX file of the same metadata.
 func TestDevCalibrate(t *testing.T) {
 	dir := os.Getenv("RASTER_CALIBRATE_DATA")
 	if dir == "" {
@@ -31,6 +33,7 @@ func TestDevCalibrate(t *testing.T) {
 		cc := *c
 		cc.ScoreThreshold = 0.05
 		cc.Calibration = identity
+		cc.BoxScale = nil
 		m.Meta.Classifier = &cc
 	} else {
 		m.Meta.ScoreThreshold = 0.05
@@ -46,11 +49,24 @@ func TestDevCalibrate(t *testing.T) {
 	gtTotal, anyClass := 0, 0
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	sort.Strings(files)
+	var sheets []calSheet
 	for _, js := range files {
-		dets, syms, ok := detectSheet(t, d, js)
-		if !ok {
-			continue
+		if dets, syms, ok := detectSheet(t, d, js); ok {
+			sheets = append(sheets, calSheet{dets, syms})
 		}
+	}
+	scales := map[string][2]float64{}
+	if m.Meta.Classifier != nil {
+		scales = fitBoxScales(sheets)
+		cm := &ClassifierMeta{BoxScale: scales}
+		for _, sh := range sheets {
+			for i, x := range sh.dets {
+				sh.dets[i].Box = cm.rescale(x.Class, x.Box)
+			}
+		}
+	}
+	for _, sh := range sheets {
+		dets, syms := sh.dets, sh.syms
 		gtTotal += len(syms)
 		used := make([]bool, len(syms))
 		sort.SliceStable(dets, func(i, j int) bool { return dets[i].Confidence > dets[j].Confidence })
@@ -107,5 +123,89 @@ func TestDevCalibrate(t *testing.T) {
 	}
 	pts = append(pts, [2]float64{1, math.Max(pts[len(pts)-1][1], 1)})
 	js, _ := json.Marshal(pts)
-	t.Logf("%d symbols, %d of them under a detection of any class (IoU >= 0.5)\n%s\n\"calibration\": %s", gtTotal, anyClass, strings.Join(lines, "\n"), js)
+	bs, _ := json.Marshal(scales)
+	t.Logf("%d symbols, %d of them under a detection of any class (IoU >= 0.5)\n%s\n\"box_scale\": %s,\n\"calibration\": %s", gtTotal, anyClass, strings.Join(lines, "\n"), bs, js)
+}
+
+// calSheet is one sheet's detections (raw scores) and labelled symbols.
+type calSheet struct {
+	dets []detect.Detection
+	syms []truthSymbol
+}
+
+// Box-correction fit (fitBoxScales): a class is corrected when at least
+// boxFitMin of its symbols lie under a detection of their class scoring
+// boxFitScore or more at IoU boxFitNear or more, and the best factors on
+// boxFitGrid bring at least boxFitGain more of them (as a share) to IoU
+// 0.5, the evaluation's match.
+const (
+	boxFitMin   = 30
+	boxFitScore = 0.3
+	boxFitNear  = 0.2
+	boxFitGain  = 0.02
+)
+
+// boxFitGrid is the factors tried: longer side 0.8..1.6, shorter
+// 0.7..1.3, in steps of 0.05.
+var boxFitGrid = struct{ long, short [2]float64 }{[2]float64{0.8, 1.6}, [2]float64{0.7, 1.3}}
+
+// fitBoxScales finds, per class, the factors of a detection's longer and
+// shorter side (ClassifierMeta.BoxScale) that bring the most of its
+// symbols' best detections of their class to IoU >= 0.5 with them, and
+// returns those that gain enough (boxFitGain) over no correction.
+func fitBoxScales(sheets []calSheet) map[string][2]float64 {
+	type pair struct{ truth, det detect.Box }
+	pairs := map[string][]pair{}
+	for _, sh := range sheets {
+		for _, s := range sh.syms {
+			best, bestIoU := detect.Box{}, boxFitNear
+			for _, x := range sh.dets {
+				if x.Class == s.Class && x.Confidence >= boxFitScore {
+					if v := x.Box.IoU(s.box()); v >= bestIoU {
+						best, bestIoU = x.Box, v
+					}
+				}
+			}
+			if best.W > 0 {
+				pairs[s.Class] = append(pairs[s.Class], pair{s.box(), best})
+			}
+		}
+	}
+	out := map[string][2]float64{}
+	for class, ps := range pairs {
+		if len(ps) < boxFitMin {
+			continue
+		}
+		matched := func(f [2]float64) int {
+			cm := &ClassifierMeta{BoxScale: map[string][2]float64{class: f}}
+			n := 0
+			for _, p := range ps {
+				if cm.rescale(class, p.det).IoU(p.truth) >= 0.5 {
+					n++
+				}
+			}
+			return n
+		}
+		base := matched([2]float64{1, 1})
+		best, bestN := [2]float64{1, 1}, base
+		for i := 0; ; i++ {
+			l := math.Round((boxFitGrid.long[0]+0.05*float64(i))*100) / 100
+			if l > boxFitGrid.long[1] {
+				break
+			}
+			for j := 0; ; j++ {
+				sh := math.Round((boxFitGrid.short[0]+0.05*float64(j))*100) / 100
+				if sh > boxFitGrid.short[1] {
+					break
+				}
+				if n := matched([2]float64{l, sh}); n > bestN {
+					best, bestN = [2]float64{l, sh}, n
+				}
+			}
+		}
+		if float64(bestN-base) >= boxFitGain*float64(len(ps)) {
+			out[class] = best
+		}
+	}
+	return out
 }

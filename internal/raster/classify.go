@@ -23,7 +23,7 @@ func (d *Detector) classify(ctx context.Context, g *gray, props []cand) ([]cand,
 	for i, p := range props {
 		boxes[i] = p.box
 	}
-	return d.name(ctx, boxes, proposalPasses, d.meta.Classifier.views(), func(w window, dst []float32) { g.resample(dst, w, d.meta.Classifier.Input.Size) }, g.w, g.h)
+	return d.name(ctx, boxes, proposalPasses, d.meta.Classifier.views(), false, func(w window, dst []float32) { g.resample(dst, w, d.meta.Classifier.Input.Size) }, g.w, g.h)
 }
 
 // Verify is the second opinion on a rendered PDF page whose symbols the
@@ -43,14 +43,14 @@ func (d *Detector) Verify(ctx context.Context, p detect.Page, boxes []detect.Box
 		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
 	}
 	b := p.Raster.Bounds()
-	named, err := d.name(ctx, boxes, 1, 1, func(w window, dst []float32) {
+	named, err := d.name(ctx, boxes, 1, 1, true, func(w window, dst []float32) {
 		g, local := windowGray(p.Raster, w)
 		g.resample(dst, local, cm.Input.Size)
 	}, b.Dx(), b.Dy())
 	if err != nil {
 		return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
 	}
-	return d.detections(named), nil
+	return d.detections(named, b.Dx(), b.Dy()), nil
 }
 
 // proposalPasses is how often a proposal is classified: the second look
@@ -68,8 +68,20 @@ const proposalPasses = 2
 // ink), each seen in the given number of views, in the given number of
 // passes, each cut around the boxes the last refined, and returns those it
 // takes for symbols, each with the class and box of its last pass, clipped
-// to the pw×ph page.
-func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes, views int, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
+// to the pw×ph page. A window whose best class scores under the
+// classifier's threshold is dropped; so is one whose background
+// probability beats its best class, where veto is true.
+//
+// Proposals are named without the background veto: a window the
+// classifier finds more likely background than its best class keeps that
+// class at its low probability, which the calibration turns into a low
+// confidence (under every default threshold), instead of being lost to a
+// reader with a lower confidence floor and to the ranking. Measured on
+// the calibration set's box corrections and three raster sets (seeds
+// 61125, 4242027, 31337): mAP50 up 0.5-0.6 points, the same recall at the
+// default thresholds. Verify keeps the veto: there the classifier's
+// answer is whether it agrees with a vector match.
+func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes, views int, veto bool, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
 	var out []cand
 	for pass := range passes {
 		out = out[:0:0]
@@ -77,7 +89,7 @@ func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes, views i
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			got, err := d.nameBatch(boxes[start:min(start+classifyBatch, len(boxes))], views, crop, pw, ph)
+			got, err := d.nameBatch(boxes[start:min(start+classifyBatch, len(boxes))], views, veto, crop, pw, ph)
 			if err != nil {
 				return nil, fmt.Errorf("classifier pass %d: %w", pass+1, err)
 			}
@@ -93,8 +105,8 @@ func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes, views i
 
 // nameBatch runs the classifier once over the windows of up to
 // classifyBatch boxes, each seen in views views (views.go): their class
-// probabilities and boxes are averaged.
-func (d *Detector) nameBatch(boxes []detect.Box, views int, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
+// probabilities and boxes are averaged. veto is name's.
+func (d *Detector) nameBatch(boxes []detect.Box, views int, veto bool, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
 	cm := d.meta.Classifier
 	n := cm.Input.Size
 	m := len(boxes)
@@ -135,7 +147,7 @@ func (d *Detector) nameBatch(boxes []detect.Box, views int, crop func(w window, 
 			}
 		}
 		score := float64(row[best])
-		if score < cm.ScoreThreshold || row[cm.Background] > row[best] {
+		if score < cm.ScoreThreshold || (veto && row[cm.Background] > row[best]) {
 			continue
 		}
 		w := wins[k]

@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"blueprint/internal/detect"
 )
 
 // The committed models the service runs: the int8 networks (make train
@@ -74,6 +77,32 @@ type ClassifierMeta struct {
 	Views int `json:"views,omitempty"`
 	// Calibration maps the class probability to a confidence.
 	Calibration Calibration `json:"calibration"`
+	// BoxScale corrects the classifier's boxes of the classes it boxes
+	// consistently too small or too large (the long fire-alarm symbols,
+	// whose thin end strokes it leaves out): a detection's longer side is
+	// multiplied by the first factor and its shorter side by the second,
+	// about its centre. Measured with the calibration, on the same set
+	// (make calibrate-raster); a class not named keeps its box.
+	BoxScale map[string][2]float64 `json:"box_scale,omitempty"`
+}
+
+// Box scale factors outside these bounds are a mistake, not a measurement.
+const (
+	minBoxScale = 0.5
+	maxBoxScale = 2.0
+)
+
+// rescale applies the class's box correction (BoxScale) to b.
+func (c *ClassifierMeta) rescale(class string, b detect.Box) detect.Box {
+	f, ok := c.BoxScale[class]
+	if !ok {
+		return b
+	}
+	w, h := b.W*f[1], b.H*f[0]
+	if b.W >= b.H {
+		w, h = b.W*f[0], b.H*f[1]
+	}
+	return detect.Box{X: b.X + b.W/2 - w/2, Y: b.Y + b.H/2 - h/2, W: w, H: h}
 }
 
 // views is the number of views each crop is classified in.
@@ -174,6 +203,14 @@ func ParseMeta(js []byte) (Meta, error) {
 		}
 		if err := c.Calibration.check(); err != nil {
 			return Meta{}, fmt.Errorf("raster: model metadata: classifier %w", err)
+		}
+		for class, f := range c.BoxScale {
+			if !slices.Contains(m.Classes, class) {
+				return Meta{}, fmt.Errorf("raster: model metadata: classifier box_scale names %q, not one of the classes", class)
+			}
+			if f[0] < minBoxScale || f[0] > maxBoxScale || f[1] < minBoxScale || f[1] > maxBoxScale {
+				return Meta{}, fmt.Errorf("raster: model metadata: classifier box_scale of %s %v is outside %v..%v", class, f, minBoxScale, maxBoxScale)
+			}
 		}
 	}
 	return m, nil

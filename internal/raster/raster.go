@@ -174,7 +174,7 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 		}
 		kept = suppressNested(suppress(named, 0.5), nestedCover)
 	}
-	return d.detections(kept), nil
+	return d.detections(kept, g.w, g.h), nil
 }
 
 // propose runs the network on the page's inked tiles and returns its
@@ -196,14 +196,20 @@ func (d *Detector) propose(ctx context.Context, g *gray) ([]cand, error) {
 	return suppress(cands, 0.5), nil
 }
 
-// detections turns candidates into detections with calibrated confidence.
-func (d *Detector) detections(cs []cand) []detect.Detection {
+// detections turns candidates into detections with calibrated confidence
+// and, with a classifier, its class's box correction (BoxScale), clipped
+// to the pw×ph page.
+func (d *Detector) detections(cs []cand, pw, ph int) []detect.Detection {
 	out := make([]detect.Detection, 0, len(cs))
 	for _, c := range cs {
+		class, box := d.meta.Classes[c.class], c.box
+		if d.meta.Classifier != nil {
+			box = clip(d.meta.Classifier.rescale(class, box), pw, ph)
+		}
 		out = append(out, detect.Detection{
-			Class:      d.meta.Classes[c.class],
+			Class:      class,
 			Confidence: d.meta.Confidence(c.score),
-			Box:        c.box,
+			Box:        box,
 			Source:     detect.Source{Detector: true},
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"image/draw"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"blueprint/internal/catalog"
@@ -105,6 +106,15 @@ func TestParseMetaRejects(t *testing.T) {
 			"classifier calibration": func(c *ClassifierMeta) {
 				c.Calibration = Calibration{{0, 0.5}, {1, 0.4}}
 			},
+			"box scale of no class": func(c *ClassifierMeta) {
+				c.BoxScale = map[string][2]float64{"no_such_class": {1.1, 1}}
+			},
+			"box scale too large": func(c *ClassifierMeta) {
+				c.BoxScale = map[string][2]float64{m.Classes[0]: {maxBoxScale + 0.1, 1}}
+			},
+			"box scale zero": func(c *ClassifierMeta) {
+				c.BoxScale = map[string][2]float64{m.Classes[0]: {1, 0}}
+			},
 		} {
 			c := m
 			cm := *m.Classifier
@@ -121,6 +131,43 @@ func TestParseMetaRejects(t *testing.T) {
 	}
 	if got := m.Confidence(1); got != m.Calibration[len(m.Calibration)-1][1] {
 		t.Errorf("confidence(1) = %v", got)
+	}
+}
+
+// TestBoxScale: a class's box correction scales the longer side by the
+// first factor and the shorter by the second, whichever way the box lies,
+// about its centre; other classes and square boxes' sides are read as
+// the box says (width first when equal).
+func TestBoxScale(t *testing.T) {
+	c := &ClassifierMeta{BoxScale: map[string][2]float64{"duct_detector": {1.2, 0.5}}}
+	for _, tc := range []struct {
+		class    string
+		in, want detect.Box
+	}{
+		{"duct_detector", detect.Box{X: 100, Y: 100, W: 50, H: 20}, detect.Box{X: 95, Y: 105, W: 60, H: 10}},
+		{"duct_detector", detect.Box{X: 100, Y: 100, W: 20, H: 50}, detect.Box{X: 105, Y: 95, W: 10, H: 60}},
+		{"duct_detector", detect.Box{X: 0, Y: 0, W: 40, H: 40}, detect.Box{X: -4, Y: 10, W: 48, H: 20}},
+		{"smoke_detector", detect.Box{X: 10, Y: 10, W: 50, H: 20}, detect.Box{X: 10, Y: 10, W: 50, H: 20}},
+	} {
+		if got := c.rescale(tc.class, tc.in); got != tc.want {
+			t.Errorf("rescale(%s, %+v) = %+v, want %+v", tc.class, tc.in, got, tc.want)
+		}
+	}
+	// The committed model's corrections are in force: a detection comes out
+	// corrected and clipped to the page.
+	m, err := EmbeddedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Detector{meta: m.Meta}
+	for class, f := range m.Meta.Classifier.BoxScale {
+		ci := slices.Index(m.Meta.Classes, class)
+		got := d.detections([]cand{{class: ci, score: 0.9, box: detect.Box{X: 0, Y: 100, W: 100, H: 40}}}, 1000, 1000)
+		w, h := 100*f[0], 40*f[1]
+		want := clip(detect.Box{X: 50 - w/2, Y: 120 - h/2, W: w, H: h}, 1000, 1000)
+		if len(got) != 1 || got[0].Box != want {
+			t.Errorf("%s: detection box %+v, want %+v", class, got, want)
+		}
 	}
 }
 

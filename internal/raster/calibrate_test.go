@@ -209,3 +209,37 @@ func fitBoxScales(sheets []calSheet) map[string][2]float64 {
 	}
 	return out
 }
+
+// TestFitBoxScales: a class whose detections are all drawn too small gets
+// factors that bring them to IoU 0.5 with their symbols; a class boxed
+// right, and one with too few symbols, get none.
+func TestFitBoxScales(t *testing.T) {
+	var sheet calSheet
+	add := func(class string, n int, truth, det detect.Box) {
+		for i := range n {
+			dx := float64(200 * i)
+			s := truthSymbol{Class: class}
+			s.B.X, s.B.Y, s.B.Width, s.B.Height = truth.X+dx, truth.Y, truth.W, truth.H
+			sheet.syms = append(sheet.syms, s)
+			sheet.dets = append(sheet.dets, detect.Detection{Class: class, Confidence: 0.9, Box: detect.Box{X: det.X + dx, Y: det.Y, W: det.W, H: det.H}})
+		}
+	}
+	// 100×50 symbols detected as 45×30 about the same centre: IoU 0.27.
+	add("duct_detector", 40, detect.Box{X: 0, Y: 0, W: 100, H: 50}, detect.Box{X: 27.5, Y: 10, W: 45, H: 30})
+	// Boxed right.
+	add("smoke_detector", 40, detect.Box{X: 0, Y: 1000, W: 40, H: 40}, detect.Box{X: 1, Y: 1001, W: 39, H: 39})
+	// Too few to measure.
+	add("beam_detector", boxFitMin-1, detect.Box{X: 0, Y: 2000, W: 100, H: 50}, detect.Box{X: 27.5, Y: 2010, W: 45, H: 30})
+	got := fitBoxScales([]calSheet{sheet})
+	if len(got) != 1 {
+		t.Fatalf("corrected %v, want duct_detector alone", got)
+	}
+	f, ok := got["duct_detector"]
+	if !ok {
+		t.Fatalf("corrected %v, want duct_detector", got)
+	}
+	cm := &ClassifierMeta{BoxScale: got}
+	if b := cm.rescale("duct_detector", detect.Box{X: 27.5, Y: 10, W: 45, H: 30}); b.IoU(detect.Box{W: 100, H: 50}) < 0.5 {
+		t.Errorf("factors %v give %+v, under IoU 0.5", f, b)
+	}
+}

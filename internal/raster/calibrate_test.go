@@ -58,10 +58,11 @@ func TestDevCalibrate(t *testing.T) {
 	scales := map[string][2]float64{}
 	if m.Meta.Classifier != nil {
 		scales = fitBoxScales(sheets)
-		cm := &ClassifierMeta{BoxScale: scales}
 		for _, sh := range sheets {
 			for i, x := range sh.dets {
-				sh.dets[i].Box = cm.rescale(x.Class, x.Box)
+				if f, ok := scales[x.Class]; ok {
+					sh.dets[i].Box = scaleBox(x.Box, f)
+				}
 			}
 		}
 	}
@@ -136,18 +137,18 @@ type calSheet struct {
 // Box-correction fit (fitBoxScales): a class is corrected when at least
 // boxFitMin of its symbols lie under a detection of their class scoring
 // boxFitScore or more at IoU boxFitNear or more, and the best factors on
-// boxFitGrid bring at least boxFitGain more of them (as a share) to IoU
-// 0.5, the evaluation's match.
+// the grid bring at least boxFitGain more of them (as a share) to IoU 0.5,
+// the evaluation's match. The grid is in twentieths (steps of 0.05): the
+// longer side's factor 0.8..1.6, the shorter's 0.7..1.3.
 const (
 	boxFitMin   = 30
 	boxFitScore = 0.3
 	boxFitNear  = 0.2
 	boxFitGain  = 0.02
-)
 
-// boxFitGrid is the factors tried: longer side 0.8..1.6, shorter
-// 0.7..1.3, in steps of 0.05.
-var boxFitGrid = struct{ long, short [2]float64 }{[2]float64{0.8, 1.6}, [2]float64{0.7, 1.3}}
+	boxFitLongLo, boxFitLongHi   = 16, 32
+	boxFitShortLo, boxFitShortHi = 14, 26
+)
 
 // fitBoxScales finds, per class, the factors of a detection's longer and
 // shorter side (ClassifierMeta.BoxScale) that bring the most of its
@@ -177,10 +178,9 @@ func fitBoxScales(sheets []calSheet) map[string][2]float64 {
 			continue
 		}
 		matched := func(f [2]float64) int {
-			cm := &ClassifierMeta{BoxScale: map[string][2]float64{class: f}}
 			n := 0
 			for _, p := range ps {
-				if cm.rescale(class, p.det).IoU(p.truth) >= 0.5 {
+				if scaleBox(p.det, f).IoU(p.truth) >= 0.5 {
 					n++
 				}
 			}
@@ -188,18 +188,11 @@ func fitBoxScales(sheets []calSheet) map[string][2]float64 {
 		}
 		base := matched([2]float64{1, 1})
 		best, bestN := [2]float64{1, 1}, base
-		for i := 0; ; i++ {
-			l := math.Round((boxFitGrid.long[0]+0.05*float64(i))*100) / 100
-			if l > boxFitGrid.long[1] {
-				break
-			}
-			for j := 0; ; j++ {
-				sh := math.Round((boxFitGrid.short[0]+0.05*float64(j))*100) / 100
-				if sh > boxFitGrid.short[1] {
-					break
-				}
-				if n := matched([2]float64{l, sh}); n > bestN {
-					best, bestN = [2]float64{l, sh}, n
+		for l := boxFitLongLo; l <= boxFitLongHi; l++ {
+			for sh := boxFitShortLo; sh <= boxFitShortHi; sh++ {
+				f := [2]float64{float64(l) / 20, float64(sh) / 20}
+				if n := matched(f); n > bestN {
+					best, bestN = f, n
 				}
 			}
 		}
@@ -238,8 +231,7 @@ func TestFitBoxScales(t *testing.T) {
 	if !ok {
 		t.Fatalf("corrected %v, want duct_detector", got)
 	}
-	cm := &ClassifierMeta{BoxScale: got}
-	if b := cm.rescale("duct_detector", detect.Box{X: 27.5, Y: 10, W: 45, H: 30}); b.IoU(detect.Box{W: 100, H: 50}) < 0.5 {
+	if b := scaleBox(detect.Box{X: 27.5, Y: 10, W: 45, H: 30}, f); b.IoU(detect.Box{W: 100, H: 50}) < 0.5 {
 		t.Errorf("factors %v give %+v, under IoU 0.5", f, b)
 	}
 }

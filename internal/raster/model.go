@@ -94,10 +94,15 @@ const (
 
 // rescale applies the class's box correction (BoxScale) to b.
 func (c *ClassifierMeta) rescale(class string, b detect.Box) detect.Box {
-	f, ok := c.BoxScale[class]
-	if !ok {
-		return b
+	if f, ok := c.BoxScale[class]; ok {
+		return scaleBox(b, f)
 	}
+	return b
+}
+
+// scaleBox multiplies b's longer side by f[0] and its shorter by f[1] (the
+// width counts as longer when they are equal), about its centre.
+func scaleBox(b detect.Box, f [2]float64) detect.Box {
 	w, h := b.W*f[1], b.H*f[0]
 	if b.W >= b.H {
 		w, h = b.W*f[0], b.H*f[1]

@@ -457,6 +457,7 @@ def main():
         "proposal_threshold": PROPOSAL_THRESHOLD,
         "score_threshold": old.get("score_threshold", 0.1),
         "views": old.get("views", 1),
+        "refine_views": old.get("refine_views", 0),
         "calibration": old.get("calibration", [[0, 0], [1, 1]]),
     }
     if "box_scale" in old:

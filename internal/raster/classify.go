@@ -23,7 +23,8 @@ func (d *Detector) classify(ctx context.Context, g *gray, props []cand) ([]cand,
 	for i, p := range props {
 		boxes[i] = p.box
 	}
-	return d.name(ctx, boxes, proposalPasses, d.meta.Classifier.views(), false, func(w window, dst []float32) { g.resample(dst, w, d.meta.Classifier.Input.Size) }, g.w, g.h)
+	cm := d.meta.Classifier
+	return d.name(ctx, boxes, proposalPasses, cm.refineViews(), cm.views(), false, func(w window, dst []float32) { g.resample(dst, w, cm.Input.Size) }, g.w, g.h)
 }
 
 // Verify is the second opinion on a rendered PDF page whose symbols the
@@ -43,7 +44,7 @@ func (d *Detector) Verify(ctx context.Context, p detect.Page, boxes []detect.Box
 		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
 	}
 	b := p.Raster.Bounds()
-	named, err := d.name(ctx, boxes, 1, 1, true, func(w window, dst []float32) {
+	named, err := d.name(ctx, boxes, 1, 1, 1, true, func(w window, dst []float32) {
 		g, local := windowGray(p.Raster, w)
 		g.resample(dst, local, cm.Input.Size)
 	}, b.Dx(), b.Dy())
@@ -65,10 +66,11 @@ func (d *Detector) Verify(ctx context.Context, p detect.Page, boxes []detect.Box
 const proposalPasses = 2
 
 // name classifies the page windows around boxes (crop fills one crop's
-// ink), each seen in the given number of views, in the given number of
-// passes, each cut around the boxes the last refined, and returns those it
-// takes for symbols, each with the class and box of its last pass, clipped
-// to the pw×ph page. A window whose best class scores under the
+// ink) in the given number of passes, each cut around the boxes the last
+// refined, each crop seen in refineViews views in the passes before the
+// last and in views views in the last, and returns those it takes for
+// symbols, each with the class and box of its last pass, clipped to the
+// pw×ph page. A window whose best class scores under the
 // classifier's threshold is dropped; so is one whose background
 // probability beats its best class, where veto is true.
 //
@@ -82,15 +84,19 @@ const proposalPasses = 2
 // and 0.5 points, recall at the default thresholds the same and up 0.2
 // points, precision down 0.3 points. Verify keeps the veto: there the
 // classifier's answer is whether it agrees with a vector match.
-func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes, views int, veto bool, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
+func (d *Detector) name(ctx context.Context, boxes []detect.Box, passes, refineViews, views int, veto bool, crop func(w window, dst []float32), pw, ph int) ([]cand, error) {
 	var out []cand
 	for pass := range passes {
 		out = out[:0:0]
+		pv := refineViews
+		if pass == passes-1 {
+			pv = views
+		}
 		for start := 0; start < len(boxes); start += classifyBatch {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			got, err := d.nameBatch(boxes[start:min(start+classifyBatch, len(boxes))], views, veto, crop, pw, ph)
+			got, err := d.nameBatch(boxes[start:min(start+classifyBatch, len(boxes))], pv, veto, crop, pw, ph)
 			if err != nil {
 				return nil, fmt.Errorf("classifier pass %d: %w", pass+1, err)
 			}

@@ -75,6 +75,11 @@ type ClassifierMeta struct {
 	// alone, up to 8. The calibration is measured with the same number.
 	// Verify's exact boxes are looked at once.
 	Views int `json:"views,omitempty"`
+	// RefineViews is how many views the passes before the last look at
+	// (proposalPasses): those passes only decide where the last one cuts
+	// its window and drop what scores under ScoreThreshold, so one view
+	// does (0 or absent: as many as Views).
+	RefineViews int `json:"refine_views,omitempty"`
 	// Calibration maps the class probability to a confidence.
 	Calibration Calibration `json:"calibration"`
 	// BoxScale corrects the classifier's boxes of the classes it boxes
@@ -110,8 +115,18 @@ func scaleBox(b detect.Box, f [2]float64) detect.Box {
 	return detect.Box{X: b.X + b.W/2 - w/2, Y: b.Y + b.H/2 - h/2, W: w, H: h}
 }
 
-// views is the number of views each crop is classified in.
+// views is the number of views each crop is classified in by the last
+// pass.
 func (c *ClassifierMeta) views() int { return max(c.Views, 1) }
+
+// refineViews is the number of views each crop is classified in by the
+// passes before the last.
+func (c *ClassifierMeta) refineViews() int {
+	if c.RefineViews <= 0 {
+		return c.views()
+	}
+	return c.RefineViews
+}
 
 // Calibration maps a score to a confidence: points (score, confidence),
 // increasing in both, from score 0 to score 1, linear in between.
@@ -205,6 +220,8 @@ func ParseMeta(js []byte) (Meta, error) {
 			return Meta{}, fmt.Errorf("raster: model metadata: classifier thresholds %v, %v are outside (0, 1)", c.ProposalThreshold, c.ScoreThreshold)
 		case c.Views < 0 || c.Views > maxViews:
 			return Meta{}, fmt.Errorf("raster: model metadata: classifier views %d is outside 0..%d", c.Views, maxViews)
+		case c.RefineViews < 0 || c.RefineViews > maxViews:
+			return Meta{}, fmt.Errorf("raster: model metadata: classifier refine_views %d is outside 0..%d", c.RefineViews, maxViews)
 		}
 		if err := c.Calibration.check(); err != nil {
 			return Meta{}, fmt.Errorf("raster: model metadata: classifier %w", err)

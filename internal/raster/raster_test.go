@@ -103,6 +103,7 @@ func TestParseMetaRejects(t *testing.T) {
 			"classifier background": func(c *ClassifierMeta) { c.Background = 3 },
 			"proposal threshold":    func(c *ClassifierMeta) { c.ProposalThreshold = 0 },
 			"classifier views":      func(c *ClassifierMeta) { c.Views = maxViews + 1 },
+			"refine views":          func(c *ClassifierMeta) { c.RefineViews = -1 },
 			"classifier calibration": func(c *ClassifierMeta) {
 				c.Calibration = Calibration{{0, 0.5}, {1, 0.4}}
 			},

@@ -1,8 +1,11 @@
 package raster
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"blueprint/internal/detect"
@@ -66,5 +69,70 @@ func TestSuppressNested(t *testing.T) {
 	got := suppressNested([]cand{big, part, other, edge}, nestedCover)
 	if len(got) != 3 || got[0] != big || got[1] != other || got[2] != edge {
 		t.Fatalf("kept %+v", got)
+	}
+}
+
+// TestSettledWindows: in the passes over the fixture scans' true boxes,
+// a window the first pass names confidently with a box that hardly moved
+// is not cut again (settleScore), the rest are, and what comes back still
+// names the symbols as Verify does.
+func TestSettledWindows(t *testing.T) {
+	d := newDetector(t)
+	cm := d.Meta().Classifier
+	if cm == nil {
+		t.Skip("the committed model has no classifier")
+	}
+	files, _ := filepath.Glob("../../testdata/synth/scan-*.json")
+	var boxes, cuts, settled, kept, right, total int
+	for _, js := range files {
+		_, syms, ok := runSheet(t, js, func(page detect.Page, syms []truthSymbol) ([]detect.Detection, error) {
+			g := luma(page.Raster)
+			in := make([]detect.Box, len(syms))
+			for i, s := range syms {
+				in[i] = s.box()
+			}
+			named, err := d.name(context.Background(), in, 2, cm.refineViews(), cm.views(), false, func(w window, dst []float32) {
+				cuts++
+				g.resample(dst, w, cm.Input.Size)
+			}, g.w, g.h)
+			if err != nil {
+				return nil, err
+			}
+			boxes += len(in)
+			kept += len(named)
+			for _, c := range named {
+				if slices.Contains(in, c.from) {
+					settled++
+					if c.score < settleScore || c.box.IoU(c.from) < settleIoU {
+						t.Errorf("settled %+v: score %.3f, IoU %.3f with its window's box", c.box, c.score, c.box.IoU(c.from))
+					}
+				}
+			}
+			for _, s := range syms {
+				total++
+				for _, c := range named {
+					if d.Meta().Classes[c.class] == s.Class && c.box.IoU(s.box()) >= 0.5 {
+						right++
+						break
+					}
+				}
+			}
+			return nil, nil
+		})
+		if !ok || len(syms) == 0 {
+			t.Fatalf("%s: not a sheet's ground truth", js)
+		}
+	}
+	t.Logf("%d boxes: %d settled after the first pass, %d windows cut in all, %d of %d symbols named right", boxes, settled, cuts, right, total)
+	if settled == 0 || settled == boxes {
+		t.Errorf("%d of %d windows settled, want some and not all", settled, boxes)
+	}
+	// Every box is cut once; a second time only those the first pass kept
+	// and did not settle, which includes every unsettled one named.
+	if second := cuts - boxes; second > boxes-settled || second < kept-settled {
+		t.Errorf("%d windows cut in the second pass, want %d..%d", second, kept-settled, boxes-settled)
+	}
+	if share := float64(right) / float64(max(total, 1)); share < minVerifyShare {
+		t.Errorf("%.3f of the true boxes named right, want at least %.2f", share, minVerifyShare)
 	}
 }

@@ -76,9 +76,11 @@ type ClassifierMeta struct {
 	// Verify's exact boxes are looked at once.
 	Views int `json:"views,omitempty"`
 	// RefineViews is how many views the passes before the last look at
-	// (proposalPasses): those passes only decide where the last one cuts
-	// its window and drop what scores under ScoreThreshold, so one view
-	// does (0 or absent: as many as Views).
+	// (proposalPasses): those passes decide where the next one cuts its
+	// window, drop what scores under ScoreThreshold and settle what they
+	// name surely (settleScore), so fewer views than the last pass's do
+	// (0 or absent: as many as Views). The calibration is measured with
+	// the same number.
 	RefineViews int `json:"refine_views,omitempty"`
 	// Calibration maps the class probability to a confidence.
 	Calibration Calibration `json:"calibration"`

@@ -284,6 +284,7 @@ type cand struct {
 	class int
 	score float64
 	box   detect.Box
+	from  detect.Box // the box a classified window was cut around
 }
 
 // run feeds a batch of tiles to the network and decodes the peaks each

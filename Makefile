@@ -148,8 +148,8 @@ train-check: mupdf-headers $(VENV)/.ok
 # Measure the raster classifier's box corrections and score-to-confidence calibration on a
 # generated raster set other than the evaluation set and print the JSON for
 # internal/raster/model/detector.json ("box_scale", "calibration"):
-# make calibrate-raster [RASTER_CAL_N=60 RASTER_CAL_SEED=777001 RASTER_CAL_DIR=/tmp/calibrate-raster-777001-60]
-RASTER_CAL_N    ?= 60
+# make calibrate-raster [RASTER_CAL_N=120 RASTER_CAL_SEED=777001 RASTER_CAL_DIR=/tmp/calibrate-raster-777001-120]
+RASTER_CAL_N    ?= 120
 RASTER_CAL_SEED ?= 777001
 RASTER_CAL_DIR  ?= /tmp/calibrate-raster-$(RASTER_CAL_SEED)-$(RASTER_CAL_N)
 calibrate-raster: mupdf-headers $(ORT_LIB)

@@ -16,12 +16,22 @@ import (
 // ArchiCAD sheet it stands for (both runs grow linearly with it).
 const stressClips = 400
 
+// minListSpeedup is how much less thread CPU time the display list must
+// take than the direct run. What it guards against is losing the display
+// list (the direct run again: 1×). Alone the ratio measures 15–17× on this
+// machine; inside `go test ./...`, with other packages' tests on the other
+// core, the display list's thread time doubled and it measured 8× (CI,
+// 2026-11-25), so the bound leaves room for that. The speed itself is
+// measured by make bench-real, not here.
+const minListSpeedup = 4
+
 // TestClipHeavyRenderSpeed renders the clip-heavy A1 stress sheet (nested
 // large clips around small content, documenttest.ClipHeavyPDF) through a
 // display list, as the service does, and straight into the draw device, as
-// go-fitz's ImageDPI did: the display list must be at least 10× faster,
-// with the same pixels. Both are timed in CPU time of the rendering thread,
-// which the load of the shared machine does not change.
+// go-fitz's ImageDPI did: the display list must be at least minListSpeedup
+// times faster, with the same pixels. Both are timed in CPU time of the
+// rendering thread, which the load of the shared machine changes less than
+// wall time, but not nothing.
 func TestClipHeavyRenderSpeed(t *testing.T) {
 	runtime.LockOSThread() // cgo calls run on this thread: its CPU time is theirs
 	defer runtime.UnlockOSThread()
@@ -54,8 +64,8 @@ func TestClipHeavyRenderSpeed(t *testing.T) {
 		}
 	})
 	t.Logf("A1, %d nested clip groups, CPU time: display list %v, direct %v (%.0f×)", stressClips, listTime, directTime, directTime.Seconds()/listTime.Seconds())
-	if directTime < 10*listTime {
-		t.Errorf("display list %v is not 10× faster than the direct run %v", listTime, directTime)
+	if directTime < minListSpeedup*listTime {
+		t.Errorf("display list %v is not %d× faster than the direct run %v", listTime, minListSpeedup, directTime)
 	}
 	if n := differing(viaList, direct); n > 0 {
 		t.Errorf("%d of %d pixels differ between the display list and the direct run", n, w*h)

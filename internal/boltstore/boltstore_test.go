@@ -273,16 +273,12 @@ func TestCrashSafety(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idem := map[string]bool{}
-	for _, id := range acked["idem"] {
-		idem[id] = true
-	}
 	for _, id := range acked["create"] {
 		if deleted[id] {
 			continue
 		}
 		j, err := s.GetJob(bg, id)
-		if errors.Is(err, job.ErrNotFound) && idem[id] && childDeletes(id) {
+		if errors.Is(err, job.ErrNotFound) && childDeletes(id) && slices.Contains(acked["idem"], id) {
 			continue // its delete committed; the kill came before the child said so
 		}
 		if err != nil {

@@ -21,6 +21,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	"blueprint/internal/glyph"
 )
@@ -173,35 +175,67 @@ func (g *Generator) Raster(ctx context.Context, seed uint64, i int, opt Options)
 }
 
 // Run writes n sheets of the given kind into dir (created if needed):
-// for each, the drawing and "<stem>.json" beside it.
+// for each, the drawing and "<stem>.json" beside it. Sheets are drawn on
+// as many goroutines as GOMAXPROCS allows; sheet i depends only on seed
+// and i, so the files are the same whatever the number of workers. On
+// the first error (or cancellation) the other workers stop after their
+// current sheet and Run returns that error.
 func (g *Generator) Run(ctx context.Context, dir string, n int, seed uint64, kind Kind, opt Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("synth: create output dir: %w", err)
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(n, runtime.GOMAXPROCS(0))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := g.runSheet(ctx, dir, i, seed, kind, opt); err != nil {
+					cancel(err)
+				}
+			}
+		}()
+	}
+feed:
 	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("synth: before sheet %d: %w", i, err)
-		}
-		var (
-			s   Sheet
-			err error
-		)
-		switch kind {
-		case KindRaster:
-			s, err = g.Raster(ctx, seed, i, opt)
-		case KindLegend:
-			s, err = g.Legend(seed, i, opt)
-		default:
-			s, err = g.Vector(seed, i, opt)
-		}
-		if err != nil {
-			return err
-		}
-		if err := WriteSheet(dir, s); err != nil {
-			return err
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
 		}
 	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return fmt.Errorf("synth: run of %d sheets: %w", n, err)
+	}
 	return nil
+}
+
+// runSheet draws sheet i and writes it into dir.
+func (g *Generator) runSheet(ctx context.Context, dir string, i int, seed uint64, kind Kind, opt Options) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("before sheet %d: %w", i, err)
+	}
+	var (
+		s   Sheet
+		err error
+	)
+	switch kind {
+	case KindRaster:
+		s, err = g.Raster(ctx, seed, i, opt)
+	case KindLegend:
+		s, err = g.Legend(seed, i, opt)
+	default:
+		s, err = g.Vector(seed, i, opt)
+	}
+	if err != nil {
+		return err
+	}
+	return WriteSheet(dir, s)
 }
 
 // WriteSheet writes the sheet's file and its ground truth into dir.

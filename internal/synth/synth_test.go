@@ -395,10 +395,10 @@ func TestFixturesRegenerate(t *testing.T) {
 func TestRunWritesDataset(t *testing.T) {
 	g := newTestGenerator(t)
 	dir := t.TempDir()
-	if err := g.Run(context.Background(), dir, 2, 4, KindVector, Options{MaxPaper: "A4"}); err != nil {
+	if err := g.Run(context.Background(), dir, 3, 4, KindVector, Options{MaxPaper: "A4"}); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 2; i++ {
+	for i := 0; i < 3; i++ {
 		stem := SheetName(KindVector, i)
 		js, err := os.ReadFile(filepath.Join(dir, stem+".json"))
 		if err != nil {
@@ -411,8 +411,18 @@ func TestRunWritesDataset(t *testing.T) {
 		if tr.File != stem+".pdf" || tr.Kind != KindVector || tr.Seed != 4 || tr.DPI != 200 {
 			t.Errorf("%s.json: file %q kind %q seed %d dpi %d", stem, tr.File, tr.Kind, tr.Seed, tr.DPI)
 		}
-		if _, err := os.Stat(filepath.Join(dir, tr.File)); err != nil {
-			t.Errorf("drawing missing: %v", err)
+		got, err := os.ReadFile(filepath.Join(dir, tr.File))
+		if err != nil {
+			t.Fatalf("drawing missing: %v", err)
+		}
+		// Run draws sheets on several goroutines: each must be the sheet
+		// drawn alone.
+		want, err := g.Vector(4, i, Options{MaxPaper: "A4"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Data) {
+			t.Errorf("%s: Run wrote %d bytes, Vector alone draws %d different ones", tr.File, len(got), len(want.Data))
 		}
 	}
 	if _, err := ParseKind("svg"); err == nil {

@@ -35,7 +35,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from PIL import Image
+from PIL import Image, ImageFilter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data  # noqa: E402
@@ -176,6 +176,7 @@ class Sampler:
         self.rng = np.random.default_rng(seed)
         self.shares = np.cumsum(shares)
         self.turn_share = 0.5
+        self.bold = 0.0  # share of crops with thickened strokes (crop)
         self.by_class, self.present = data.symbols_by_class(sheets, num_classes)
         # Proposals labelled against the ground truth.
         self.props = []  # (sheet index, proposal box, label, symbol box or None)
@@ -222,7 +223,7 @@ class Sampler:
         if rng.random() < self.turn_share:
             degrees = float(90 * rng.integers(1, 4)) if rng.random() < 0.5 else float(rng.uniform(0, 360))
             turn = (degrees, bool(rng.random() < 0.3))
-        ink = crop(s.gray, prop, rng, turn)
+        ink = crop(s.gray, prop, rng, turn, self.bold)
         if gt is None:
             return ink, label, np.zeros(4, np.float32), 0.0
         t = np.array([(gt[0] - left) / side, (gt[1] - top) / side, (gt[2] - left) / side, (gt[3] - top) / side], np.float32)
@@ -277,11 +278,14 @@ def crop_box(box):
     return cx - side / 2, cy - side / 2, side
 
 
-def crop(gray, box, rng=None, turn=None):
+def crop(gray, box, rng=None, turn=None, bold=0.0):
     """SIZE x SIZE ink of the window crop_box gives, bilinear, paper beyond the sheet; with an
     rng, degraded as training crops are. turn=(degrees, mirror) mirrors the window left to
     right, then turns it counter-clockwise about its centre (cut from a window half as large
-    again at the same scale, so the corners hold page, not fill)."""
+    again at the same scale, so the corners hold page, not fill). With an rng, a share bold of
+    crops has its strokes thickened first (a 3 x 3 minimum filter on the SIZE-pixel crop: sheets
+    drawn with a heavy pen at a small symbol scale fill a symbol's inside with ink); bold 0 draws
+    no extra random number, so the crops are those of a run without it."""
     left, top, side = crop_box(box)
     if turn is None:
         img = resized(gray, left, top, side, SIZE)
@@ -297,6 +301,8 @@ def crop(gray, box, rng=None, turn=None):
         o = (big - SIZE) // 2
         img = img.crop((o, o, o + SIZE, o + SIZE))
     if rng is not None:
+        if bold > 0 and rng.random() < bold:
+            img = img.filter(ImageFilter.MinFilter(3))
         img = data.degrade(img, rng)
     return ((255.0 - np.asarray(img, np.float32)) / 255.0)[None]
 
@@ -345,6 +351,9 @@ def parse():
                    help="after --steps, a second cosine cycle of this many steps from half the learning rate "
                         "(a warm restart; identical to the plain run up to --steps, so it resumes one)")
     p.add_argument("--stop-at", type=int, default=0, help="stop and export at this step (0: at the end)")
+    p.add_argument("--max-sheets", type=int, default=0, help="the first this many sheets of --data (0: all)")
+    p.add_argument("--bold", type=float, default=0.0,
+                   help="share of training crops with thickened strokes (0: none, the committed model)")
     return p.parse_args()
 
 
@@ -393,10 +402,11 @@ def main():
     with open(os.path.join(a.out, export.META_FILE)) as f:
         meta = json.load(f)
     t0 = time.time()
-    sheets = data.load_sheets(a.data, classes)
+    sheets = data.load_sheets(a.data, classes, a.max_sheets)
     proposals = mine(sheets, a.detector, meta, PROPOSAL_THRESHOLD, a.work, log)
     fit, val = sheets[:-a.val_sheets], sheets[-a.val_sheets:]
     smp = Sampler(fit, proposals[:-a.val_sheets], C, a.seed)
+    smp.bold = a.bold
     vsmp = Sampler(val, proposals[-a.val_sheets:], C, a.seed + 1)
     n_prop, n_neg = smp.stats()
     log(f"data {a.data}: {len(fit)} training sheets, {len(val)} held out; {n_prop} proposals ({n_neg} background) "
@@ -411,7 +421,8 @@ def main():
         step = train.load_checkpoint(ckpt_path, net, opt, smp.rng)
         log(f"resumed at step {step} from {ckpt_path}")
     log(f"classifier: {sum(p.numel() for p in net.parameters())} parameters, {C}+1 classes, input {SIZE}, "
-        f"context {CONTEXT}, batch {a.batch}, steps {a.steps}+{a.extra}, seed {a.seed}, threads {a.threads}")
+        f"context {CONTEXT}, batch {a.batch}, steps {a.steps}+{a.extra}, seed {a.seed}, threads {a.threads}"
+        + (f", bold {a.bold}" if a.bold else ""))
     total = a.steps + max(0, a.extra)
     end = a.stop_at if 0 < a.stop_at < total else total
     net.train()

@@ -2,6 +2,7 @@ package drawing
 
 import (
 	"math"
+	"slices"
 
 	"blueprint/internal/glyph"
 )
@@ -32,8 +33,32 @@ func NewBuilder(widthPt, heightPt, pxPerPt float64) *Builder {
 	return b
 }
 
-// Page returns the page built so far.
-func (b *Builder) Page() *Page { return b.page }
+// Page returns the page built so far. Pieces whose coordinates overflowed
+// to infinity or NaN (a transform of 1e308, say) are dropped: they lie
+// nowhere on any page, and every consumer indexes finite geometry.
+func (b *Builder) Page() *Page {
+	pg := b.page
+	pg.Segments = slices.DeleteFunc(pg.Segments, func(s Segment) bool {
+		return !finite(s.A.X, s.A.Y, s.B.X, s.B.Y)
+	})
+	pg.Arcs = slices.DeleteFunc(pg.Arcs, func(a Arc) bool {
+		return !finite(a.C.X, a.C.Y, a.R, a.Start, a.Sweep)
+	})
+	pg.Chars = slices.DeleteFunc(pg.Chars, func(c Char) bool {
+		return !finite(c.Min.X, c.Min.Y, c.Max.X, c.Max.Y, c.Origin.X, c.Origin.Y, c.Size, c.Angle)
+	})
+	return pg
+}
+
+// finite reports whether every value is neither infinite nor NaN.
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return false
+		}
+	}
+	return true
+}
 
 func (b *Builder) clip() *clipBox {
 	if len(b.clips) == 0 {

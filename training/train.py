@@ -45,7 +45,7 @@ def parse():
     p.add_argument("--ckpt-every", type=int, default=100)
     p.add_argument("--val-sheets", type=int, default=8, help="last sheets held out for the loss check")
     p.add_argument("--tile", type=int, default=1024, help="largest inference tile side, written to the model JSON")
-    p.add_argument("--max-sheets", type=int, default=0)
+    p.add_argument("--max-sheets", type=int, default=0, help="the first this many sheets of --data (0: all)")
     return p.parse_args()
 
 

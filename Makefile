@@ -24,7 +24,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fuzz ort train train-check bench-raster calibrate-raster \
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fuzz ort train train-check train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -127,22 +127,23 @@ TRAIN_DIR    ?= build/train-sheets
 TRAIN_FLAGS  ?= --extra 2500
 CLASSIFIER_FLAGS ?= --extra 4000 --bold 0.15
 VENV         := training/.venv
+# The training sheets both stages read: the larger of TRAIN_SHEETS and CLASSIFIER_SHEETS of
+# seed TRAIN_SEED, generated once.
+train-sheets: mupdf-headers
+	test -f $(TRAIN_DIR)/scan-$$(printf %05d $(SHEETS_NEEDED)).json || \
+		$(GO) run ./cmd/synth -out $(TRAIN_DIR) -n $(SHEETS_NEEDED) -seed $(TRAIN_SEED) -kind raster
 $(VENV)/.ok: training/requirements.txt
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet -r training/requirements.txt
 	touch $@
-train: mupdf-headers $(VENV)/.ok
-	test -f $(TRAIN_DIR)/scan-$$(printf %05d $(SHEETS_NEEDED)).json || \
-		$(GO) run ./cmd/synth -out $(TRAIN_DIR) -n $(SHEETS_NEEDED) -seed $(TRAIN_SEED) -kind raster
+train: mupdf-headers $(VENV)/.ok train-sheets
 	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/train.py --data $(TRAIN_DIR) --max-sheets $(TRAIN_SHEETS) --out internal/raster/model --work build/train $(TRAIN_FLAGS)
 	nice -n 10 $(VENV)/bin/python training/quantize.py --data $(TRAIN_DIR) --out internal/raster/model --use
 	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/classifier.py --data $(TRAIN_DIR) --max-sheets $(CLASSIFIER_SHEETS) \
 		--detector internal/raster/model/detector-int8.onnx --out internal/raster/model --work build/train-classifier $(CLASSIFIER_FLAGS)
 
 # Train again into a scratch folder and compare the ONNX file with the committed one byte for byte.
-train-check: mupdf-headers $(VENV)/.ok
-	test -f $(TRAIN_DIR)/scan-$$(printf %05d $(SHEETS_NEEDED)).json || \
-		$(GO) run ./cmd/synth -out $(TRAIN_DIR) -n $(SHEETS_NEEDED) -seed $(TRAIN_SEED) -kind raster
+train-check: mupdf-headers $(VENV)/.ok train-sheets
 	rm -rf build/train-check
 	OMP_WAIT_POLICY=PASSIVE nice -n 10 $(VENV)/bin/python training/train.py --data $(TRAIN_DIR) --max-sheets $(TRAIN_SHEETS) --out build/train-check/model --work build/train-check/work $(TRAIN_FLAGS)
 	nice -n 10 $(VENV)/bin/python training/quantize.py --data $(TRAIN_DIR) --out build/train-check/model --use

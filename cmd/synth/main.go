@@ -31,6 +31,7 @@ func main() {
 func run() error {
 	out := flag.String("out", "", "output directory (required)")
 	n := flag.Int("n", 10, "number of sheets")
+	first := flag.Int("first", 0, "index of the first sheet to write: extends a set of that many sheets of the same seed to -n")
 	seed := flag.Uint64("seed", 1, "random seed")
 	kindFlag := flag.String("kind", "vector", "vector, raster or legend")
 	maxPaper := flag.String("max-paper", "", "largest paper size, A4..A0 (default: all)")
@@ -56,9 +57,9 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
-	if err := g.Run(ctx, *out, *n, *seed, kind, synth.Options{MaxPaper: *maxPaper, MaxDPI: *maxDPI}); err != nil {
+	if err := g.Run(ctx, *out, *n, *seed, kind, synth.Options{MaxPaper: *maxPaper, MaxDPI: *maxDPI, First: *first}); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %d %s sheets to %s in %.1fs\n", *n, kind, *out, time.Since(start).Seconds())
+	fmt.Printf("wrote %d %s sheets to %s in %.1fs\n", *n-*first, kind, *out, time.Since(start).Seconds())
 	return nil
 }

@@ -62,6 +62,10 @@ type Options struct {
 	MaxPaper string
 	// MaxDPI caps the resolution of raster sheets (150..300); 0 means 300.
 	MaxDPI int
+	// First is the index of the first sheet Run writes: sheets First..n-1
+	// extend a set whose first First sheets are already written (sheet i
+	// of a seed is the same whatever n and First are).
+	First int
 }
 
 // Generator draws sheets from a fixed symbol set. It is safe for use by
@@ -188,7 +192,10 @@ func (g *Generator) Run(ctx context.Context, dir string, n int, seed uint64, kin
 	defer cancel(nil)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range max(1, min(n, runtime.GOMAXPROCS(0))) {
+	if opt.First < 0 || opt.First > n {
+		return fmt.Errorf("synth: first sheet %d is outside 0..%d", opt.First, n)
+	}
+	for range max(1, min(n-opt.First, runtime.GOMAXPROCS(0))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -200,7 +207,7 @@ func (g *Generator) Run(ctx context.Context, dir string, n int, seed uint64, kin
 		}()
 	}
 feed:
-	for i := 0; i < n; i++ {
+	for i := opt.First; i < n; i++ {
 		select {
 		case next <- i:
 		case <-ctx.Done():

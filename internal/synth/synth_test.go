@@ -425,6 +425,28 @@ func TestRunWritesDataset(t *testing.T) {
 			t.Errorf("%s: Run wrote %d bytes, Vector alone draws %d different ones", tr.File, len(got), len(want.Data))
 		}
 	}
+	// Options.First extends a set: sheets before it are not written, the
+	// rest are the sheets of the whole run.
+	ext := t.TempDir()
+	if err := g.Run(context.Background(), ext, 3, 4, KindVector, Options{MaxPaper: "A4", First: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		stem := SheetName(KindVector, i)
+		got, err := os.ReadFile(filepath.Join(ext, stem+".pdf"))
+		if i < 2 {
+			if err == nil {
+				t.Errorf("First 2 wrote sheet %d", i)
+			}
+			continue
+		}
+		if want, _ := os.ReadFile(filepath.Join(dir, stem+".pdf")); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("First 2: sheet %d differs from the whole run's (%v)", i, err)
+		}
+	}
+	if err := g.Run(context.Background(), t.TempDir(), 3, 4, KindVector, Options{First: 4}); err == nil {
+		t.Error("First beyond n accepted")
+	}
 	if _, err := ParseKind("svg"); err == nil {
 		t.Error("ParseKind accepted svg")
 	}

@@ -147,11 +147,13 @@ def propose(sess, gray, meta, threshold):
     return boxes[keep], scores[keep]
 
 
-def mine(sheets, detector, meta, threshold, cache, log):
-    """Proposals on every sheet, cached by the detector's SHA-256 and the threshold."""
+def mine(sheets, detector, meta, threshold, cache, log, first=0):
+    """Proposals on every sheet, cached by the detector's SHA-256, the threshold and the
+    sheets' span (first: the index of sheets[0] in --data)."""
     with open(detector, "rb") as f:
         key = hashlib.sha256(f.read()).hexdigest()[:16]
-    path = os.path.join(cache, f"proposals-{key}-{threshold}-{len(sheets)}.npz")
+    span = f"{len(sheets)}" if first == 0 else f"{first}-{first + len(sheets)}"
+    path = os.path.join(cache, f"proposals-{key}-{threshold}-{span}.npz")
     if os.path.exists(path):
         z = np.load(path)
         return [(z[f"b{i}"], z[f"s{i}"]) for i in range(len(sheets))]
@@ -171,13 +173,19 @@ def mine(sheets, detector, meta, threshold, cache, log):
 class Sampler:
     """Classifier crops with labels (class index, background = num_classes), reproducible."""
 
-    def __init__(self, sheets, proposals, num_classes, seed, shares=(0.45, 0.35, 0.20)):
+    def __init__(self, sheets, proposals, num_classes, seed, shares=(0.45, 0.35, 0.20), weights=None):
+        """weights, per class, is how often its symbols are drawn against the others' (None: all
+        alike: class-balanced)."""
         self.sheets, self.C = sheets, num_classes
         self.rng = np.random.default_rng(seed)
         self.shares = np.cumsum(shares)
         self.turn_share = 0.5
         self.bold = 0.0  # share of crops with thickened strokes (crop)
         self.by_class, self.present = data.symbols_by_class(sheets, num_classes)
+        self.draw = None
+        if weights is not None:
+            w = np.array([weights[c] for c in self.present], np.float64)
+            self.draw = w / w.sum()
         # Proposals labelled against the ground truth.
         self.props = []  # (sheet index, proposal box, label, symbol box or None)
         for si, (s, (pb, _)) in enumerate(zip(sheets, proposals)):
@@ -239,7 +247,10 @@ class Sampler:
             # A symbol, class-balanced, its box disturbed as the detector's are: centre off by
             # a few percent, each side's length off by up to a factor of two (the detector
             # cuts long symbols short).
-            c = self.present[rng.integers(len(self.present))]
+            if self.draw is None:
+                c = self.present[rng.integers(len(self.present))]
+            else:
+                c = self.present[rng.choice(len(self.present), p=self.draw)]
             si, bi = self.by_class[c][rng.integers(len(self.by_class[c]))]
             s = self.sheets[si]
             gt = s.boxes[bi]
@@ -350,6 +361,13 @@ def parse():
     p.add_argument("--extra", type=int, default=0,
                    help="after --steps, a second cosine cycle of this many steps from half the learning rate "
                         "(a warm restart; identical to the plain run up to --steps, so it resumes one)")
+    p.add_argument("--tune", type=int, default=0,
+                   help="after --steps and --extra, a third cosine cycle of this many steps from a quarter of the "
+                        "learning rate, on the training sheets plus the next --tune-sheets of --data, drawing the "
+                        "--hard classes' symbols --hard-weight times as often (the run is the same as without it up to there)")
+    p.add_argument("--tune-sheets", type=int, default=0, help="sheets of --data after the --max-sheets the tune cycle adds")
+    p.add_argument("--hard", default="", help="comma-separated classes the tune cycle draws more often")
+    p.add_argument("--hard-weight", type=float, default=3.0)
     p.add_argument("--stop-at", type=int, default=0, help="stop and export at this step (0: at the end)")
     p.add_argument("--max-sheets", type=int, default=0, help="the first this many sheets of --data (0: all)")
     p.add_argument("--bold", type=float, default=0.0,
@@ -409,6 +427,26 @@ def main():
     smp = Sampler(fit, proposals[:-a.val_sheets], C, a.seed)
     smp.bold = a.bold
     vsmp = Sampler(val, proposals[-a.val_sheets:], C, a.seed + 1)
+    hard = [c for c in a.hard.split(",") if c]
+    for c in hard:
+        if c not in classes:
+            sys.exit(f"--hard: {c} is not a catalog class")
+    cycles = a.steps + max(0, a.extra)  # where the tune cycle starts
+    total = cycles + max(0, a.tune)
+
+    def tune_sampler():
+        """The tune cycle's sampler: the training sheets and the next --tune-sheets, hard classes
+        drawn more often, its own seed (so a run resumed inside the cycle builds it the same)."""
+        more = data.load_sheets(a.data, classes, a.tune_sheets, skip=len(sheets)) if a.tune_sheets > 0 else []
+        more_props = mine(more, a.detector, meta, PROPOSAL_THRESHOLD, a.work, log, first=len(sheets)) if more else []
+        weights = [a.hard_weight if classes[c] in hard else 1.0 for c in range(C)]
+        t = Sampler(fit + more, proposals[:-a.val_sheets] + more_props, C, a.seed + 3, weights=weights)
+        t.bold = a.bold
+        n_p, n_n = t.stats()
+        log(f"tune cycle: {len(fit) + len(more)} training sheets ({len(more)} more), {n_p} proposals ({n_n} background), "
+            f"{len(hard)} classes drawn {a.hard_weight} times as often")
+        return t
+
     n_prop, n_neg = smp.stats()
     log(f"data {a.data}: {len(fit)} training sheets, {len(val)} held out; {n_prop} proposals ({n_neg} background) "
         f"at detector score {PROPOSAL_THRESHOLD}; loaded in {time.time() - t0:.0f} s")
@@ -419,18 +457,27 @@ def main():
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     step = 0
     if resume:
+        ck_step = train.checkpoint_step(ckpt_path)
+        if a.tune > 0 and ck_step > cycles:
+            smp = tune_sampler()
         step = train.load_checkpoint(ckpt_path, net, opt, smp.rng)
         log(f"resumed at step {step} from {ckpt_path}")
     log(f"classifier: {sum(p.numel() for p in net.parameters())} parameters, {C}+1 classes, input {SIZE}, "
         f"context {CONTEXT}, batch {a.batch}, steps {a.steps}+{a.extra}, seed {a.seed}, threads {a.threads}"
-        + (f", bold {a.bold}" if a.bold else ""))
-    total = a.steps + max(0, a.extra)
+        + (f", bold {a.bold}" if a.bold else "") + (f", tune {a.tune}" if a.tune else ""))
     end = a.stop_at if 0 < a.stop_at < total else total
+
+    def lr(step):
+        if a.tune > 0 and step >= cycles:
+            return 0.25 * a.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, (step - cycles) / a.tune)))
+        return train.lr_at(step, a.steps, a.lr, extra=a.extra)
     net.train()
     run, t_run = 0.0, time.time()
     while step < end:
+        if a.tune > 0 and step == cycles:
+            smp = tune_sampler()
         for g in opt.param_groups:
-            g["lr"] = train.lr_at(step, a.steps, a.lr, extra=a.extra)
+            g["lr"] = lr(step)
         loss = losses(net, *smp.batch(a.batch), C)
         opt.zero_grad()
         loss.backward()
@@ -439,7 +486,7 @@ def main():
         step += 1
         run += loss.item()
         if step % 25 == 0:
-            log(f"step {step}/{total} loss {run / 25:.4f} lr {train.lr_at(step, a.steps, a.lr, extra=a.extra):.2e} {(time.time() - t_run) / 25:.2f} s/step")
+            log(f"step {step}/{total} loss {run / 25:.4f} lr {lr(step):.2e} {(time.time() - t_run) / 25:.2f} s/step")
             run, t_run = 0.0, time.time()
         if step % a.ckpt_every == 0 or step == end:
             train.save_checkpoint(ckpt_path, net, opt, smp.rng, step)

@@ -45,10 +45,11 @@ class Sheet:
         self.labels = labels  # N int64
 
 
-def load_sheets(data_dir, classes, limit=0):
+def load_sheets(data_dir, classes, limit=0, skip=0):
+    """The raster sheets of data_dir in name order: the first limit (0: all) after the first skip."""
     index = {c: i for i, c in enumerate(classes)}
     sheets = []
-    for js in sorted(glob.glob(os.path.join(data_dir, "*.json"))):
+    for js in sorted(glob.glob(os.path.join(data_dir, "*.json")))[skip:]:
         with open(js) as f:
             t = json.load(f)
         if t.get("kind") != "raster":

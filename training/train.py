@@ -76,6 +76,11 @@ def save_checkpoint(path, net, opt, rng, step):
     os.replace(path + ".tmp", path)
 
 
+def checkpoint_step(path):
+    """The step save_checkpoint wrote into path."""
+    return torch.load(path, weights_only=False)["step"]
+
+
 def load_checkpoint(path, net, opt, rng):
     """Restores what save_checkpoint wrote and returns its step."""
     ck = torch.load(path, weights_only=False)

@@ -468,9 +468,7 @@ def main():
     end = a.stop_at if 0 < a.stop_at < total else total
 
     def lr(step):
-        if a.tune > 0 and step >= cycles:
-            return 0.25 * a.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, (step - cycles) / a.tune)))
-        return train.lr_at(step, a.steps, a.lr, extra=a.extra)
+        return train.lr_at(step, a.steps, a.lr, extra=a.extra, tune=a.tune)
     net.train()
     run, t_run = 0.0, time.time()
     while step < end:

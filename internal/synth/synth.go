@@ -185,6 +185,9 @@ func (g *Generator) Raster(ctx context.Context, seed uint64, i int, opt Options)
 // the first error (or cancellation) the other workers stop after their
 // current sheet and Run returns that error.
 func (g *Generator) Run(ctx context.Context, dir string, n int, seed uint64, kind Kind, opt Options) error {
+	if opt.First < 0 || opt.First > n {
+		return fmt.Errorf("synth: first sheet %d is outside 0..%d", opt.First, n)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("synth: create output dir: %w", err)
 	}
@@ -192,9 +195,6 @@ func (g *Generator) Run(ctx context.Context, dir string, n int, seed uint64, kin
 	defer cancel(nil)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	if opt.First < 0 || opt.First > n {
-		return fmt.Errorf("synth: first sheet %d is outside 0..%d", opt.First, n)
-	}
 	for range max(1, min(n-opt.First, runtime.GOMAXPROCS(0))) {
 		wg.Add(1)
 		go func() {

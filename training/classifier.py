@@ -503,7 +503,8 @@ def main():
     net.eval()
     src = export_onnx(net, a.out, log)
     digest = quantize(src, os.path.join(a.out, INT8_FILE), fit, proposals[:-a.val_sheets], C, a.seed + 2, log)
-    old = meta.get("classifier", {})  # keep the threshold, views, calibration and box corrections measured on a set
+    # keep the threshold, views, calibration, box corrections and long looks measured on a set
+    old = meta.get("classifier", {})
     meta["classifier"] = {
         "model": INT8_FILE,
         "sha256": digest,
@@ -517,8 +518,9 @@ def main():
         "refine_views": old.get("refine_views", 0),
         "calibration": old.get("calibration", [[0, 0], [1, 1]]),
     }
-    if "box_scale" in old:
-        meta["classifier"]["box_scale"] = old["box_scale"]
+    for key in ("box_scale", "long_look"):
+        if key in old:
+            meta["classifier"][key] = old[key]
     with open(os.path.join(a.out, export.META_FILE), "w") as f:
         json.dump(meta, f, indent=1)
         f.write("\n")

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -15,10 +16,13 @@ import (
 )
 
 // TestDevCalibrate measures, on a labelled raster set (make
-// calibrate-raster; skipped unless RASTER_CALIBRATE_DATA names one), the
-// classifier's box corrections (fitBoxScales) and then, with them applied,
-// how often a detection of each network score is right, and prints both
-// for the model JSON ("box_scale", "calibration"): score bins, precision
+// calibrate-raster; skipped unless RASTER_CALIBRATE_DATA names one) the
+// classes the classifier should look long at (fitLongLook: the set is
+// detected without and with the long look for every class, and a third
+// time with the chosen classes), the classifier's box corrections
+// (fitBoxScales) and then, with both applied, how often a detection of
+// each network score is right, and prints all three for the model JSON
+// ("long_look", "box_scale", "calibration"): score bins, precision
 // per bin made monotone (pool adjacent violators), as (score, confidence)
 // points. Run it on a set other than the one the README's figures come
 // from. RASTER_DEV_MODEL swaps in another ONNX file of the same metadata.
@@ -39,32 +43,49 @@ func TestDevCalibrate(t *testing.T) {
 		m.Meta.ScoreThreshold = 0.05
 		m.Meta.Calibration = identity
 	}
-	d, err := NewWithModel(Config{Library: rastertest.Library(t)}, m)
-	if err != nil {
-		t.Fatal(err)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	sort.Strings(files)
+	// detectAll runs the model on every sheet, the classifier looking long
+	// at the given classes.
+	detectAll := func(longLook []string) []calSheet {
+		if c := m.Meta.Classifier; c != nil {
+			c.LongLook = longLook
+		}
+		d, err := NewWithModel(Config{Library: rastertest.Library(t)}, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		var sheets []calSheet
+		for _, js := range files {
+			if dets, syms, ok := detectSheet(t, d, js); ok {
+				sheets = append(sheets, calSheet{dets, syms})
+			}
+		}
+		return sheets
 	}
-	defer d.Close()
+	sheets := detectAll(nil)
+	var longLook []string
+	if m.Meta.Classifier != nil {
+		looked := detectAll(m.Meta.Classes)
+		var report []string
+		longLook, report = fitLongLook(sheets, looked)
+		t.Logf("long look, symbols under a detection of their class:\n%s", strings.Join(report, "\n"))
+		switch len(longLook) {
+		case len(m.Meta.Classes):
+			sheets = looked
+		case 0:
+		default:
+			sheets = detectAll(longLook)
+		}
+	}
 	const bins = 20
 	var hit, all [bins]int
 	gtTotal, anyClass := 0, 0
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	sort.Strings(files)
-	var sheets []calSheet
-	for _, js := range files {
-		if dets, syms, ok := detectSheet(t, d, js); ok {
-			sheets = append(sheets, calSheet{dets, syms})
-		}
-	}
 	scales := map[string][2]float64{}
 	if m.Meta.Classifier != nil {
 		scales = fitBoxScales(sheets)
-		for _, sh := range sheets {
-			for i, x := range sh.dets {
-				if f, ok := scales[x.Class]; ok {
-					sh.dets[i].Box = scaleBox(x.Box, f)
-				}
-			}
-		}
+		applyBoxScales(sheets, scales)
 	}
 	for _, sh := range sheets {
 		dets, syms := sh.dets, sh.syms
@@ -125,7 +146,8 @@ func TestDevCalibrate(t *testing.T) {
 	pts = append(pts, [2]float64{1, math.Max(pts[len(pts)-1][1], 1)})
 	js, _ := json.Marshal(pts)
 	bs, _ := json.Marshal(scales)
-	t.Logf("%d symbols, %d of them under a detection of any class (IoU >= 0.5)\n%s\n\"box_scale\": %s,\n\"calibration\": %s", gtTotal, anyClass, strings.Join(lines, "\n"), bs, js)
+	ll, _ := json.Marshal(longLook)
+	t.Logf("%d symbols, %d of them under a detection of any class (IoU >= 0.5)\n%s\n\"long_look\": %s,\n\"box_scale\": %s,\n\"calibration\": %s", gtTotal, anyClass, strings.Join(lines, "\n"), ll, bs, js)
 }
 
 // calSheet is one sheet's detections (raw scores) and labelled symbols.
@@ -203,6 +225,85 @@ func fitBoxScales(sheets []calSheet) map[string][2]float64 {
 	return out
 }
 
+// applyBoxScales applies the box corrections to the sheets' detections.
+func applyBoxScales(sheets []calSheet, scales map[string][2]float64) {
+	for _, sh := range sheets {
+		for i, x := range sh.dets {
+			if f, ok := scales[x.Class]; ok {
+				sh.dets[i].Box = scaleBox(x.Box, f)
+			}
+		}
+	}
+}
+
+// fitLongLook compares the same sheets detected without the long look
+// (plain) and with it for every class (looked), each with its own box
+// corrections (fitBoxScales), symbol by symbol: a symbol is matched when a
+// detection of its class scoring boxFitScore or more lies on it at IoU
+// 0.5. It returns, sorted, the classes the long look helps beyond chance:
+// more of their symbols matched only with it (up) than only without it
+// (down), by at least two standard deviations of a fair coin's difference
+// (up - down >= 2·sqrt(up + down), a sign test); and a line for each class
+// with any such symbol. A single yes or no per class is not a fit on a
+// grid as the box corrections are, so the sign test, not their share
+// (boxFitGain), guards it against chance.
+func fitLongLook(plain, looked []calSheet) (classes, report []string) {
+	matched := func(sheets []calSheet) [][]bool {
+		sheets = cloneSheets(sheets)
+		applyBoxScales(sheets, fitBoxScales(sheets))
+		out := make([][]bool, len(sheets))
+		for i, sh := range sheets {
+			out[i] = make([]bool, len(sh.syms))
+			for j, s := range sh.syms {
+				for _, x := range sh.dets {
+					if x.Class == s.Class && x.Confidence >= boxFitScore && x.Box.IoU(s.box()) >= 0.5 {
+						out[i][j] = true
+						break
+					}
+				}
+			}
+		}
+		return out
+	}
+	a, b := matched(plain), matched(looked)
+	up, down := map[string]int{}, map[string]int{}
+	for i, sh := range plain {
+		for j, s := range sh.syms {
+			switch {
+			case b[i][j] && !a[i][j]:
+				up[s.Class]++
+			case a[i][j] && !b[i][j]:
+				down[s.Class]++
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range []map[string]int{up, down} {
+		for class := range m {
+			seen[class] = true
+		}
+	}
+	for class := range seen {
+		u, d := up[class], down[class]
+		report = append(report, fmt.Sprintf("%s: %d symbols matched only with the long look, %d only without", class, u, d))
+		if u > d && float64(u-d) >= 2*math.Sqrt(float64(u+d)) {
+			classes = append(classes, class)
+		}
+	}
+	sort.Strings(classes)
+	sort.Strings(report)
+	return classes, report
+}
+
+// cloneSheets copies the sheets' detections (the symbols are shared).
+func cloneSheets(sheets []calSheet) []calSheet {
+	out := make([]calSheet, len(sheets))
+	for i, sh := range sheets {
+		out[i] = calSheet{append([]detect.Detection(nil), sh.dets...), sh.syms}
+	}
+	return out
+}
+
 // TestFitBoxScales: a class whose detections are all drawn too small gets
 // factors that bring them to IoU 0.5 with their symbols; a class boxed
 // right, and one with too few symbols, get none.
@@ -233,5 +334,33 @@ func TestFitBoxScales(t *testing.T) {
 	}
 	if b := scaleBox(detect.Box{X: 27.5, Y: 10, W: 45, H: 30}, f); b.IoU(detect.Box{W: 100, H: 50}) < 0.5 {
 		t.Errorf("factors %v give %+v, under IoU 0.5", f, b)
+	}
+}
+
+// TestFitLongLook: a class whose boxes the long look brings from under a
+// third of their symbols' length (too short for any box correction) to the
+// whole is chosen; one it leaves as they were,
+// one it makes worse, and one with too few symbols are not.
+func TestFitLongLook(t *testing.T) {
+	var plain, looked calSheet
+	add := func(class string, n int, truth, before, after detect.Box) {
+		for range n {
+			dy := float64(100 * len(plain.syms))
+			s := truthSymbol{Class: class}
+			s.B.X, s.B.Y, s.B.Width, s.B.Height = truth.X, truth.Y+dy, truth.W, truth.H
+			plain.syms = append(plain.syms, s)
+			looked.syms = append(looked.syms, s)
+			for sh, b := range map[*calSheet]detect.Box{&plain: before, &looked: after} {
+				sh.dets = append(sh.dets, detect.Detection{Class: class, Confidence: 0.9, Box: detect.Box{X: b.X, Y: b.Y + dy, W: b.W, H: b.H}})
+			}
+		}
+	}
+	long, short := detect.Box{X: 0, Y: 0, W: 100, H: 20}, detect.Box{X: 35, Y: 0, W: 30, H: 20}
+	add("beam_detector", 40, long, short, long)
+	add("smoke_detector", 40, detect.Box{W: 30, H: 30}, detect.Box{W: 30, H: 30}, detect.Box{W: 30, H: 30})
+	add("electric_heater", 40, long, long, short)
+	add("luminaire_linear", 3, long, short, long)
+	if got, _ := fitLongLook([]calSheet{plain}, []calSheet{looked}); !slices.Equal(got, []string{"beam_detector"}) {
+		t.Errorf("long look for %v, want [beam_detector]", got)
 	}
 }

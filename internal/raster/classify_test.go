@@ -3,12 +3,17 @@ package raster
 import (
 	"context"
 	"encoding/json"
+	"image"
+	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
+	"blueprint/internal/glyph"
 )
 
 // TestResampleMatchesPillow: the classifier's crops are the pixels
@@ -134,5 +139,92 @@ func TestSettledWindows(t *testing.T) {
 	}
 	if share := float64(right) / float64(max(total, 1)); share < minVerifyShare {
 		t.Errorf("%.3f of the true boxes named right, want at least %.2f", share, minVerifyShare)
+	}
+}
+
+// drawGlyph draws the catalog glyph of class, unit pixels a glyph unit and
+// its strokes pen pixels wide, centred on a white w×h page, and returns
+// the page and the glyph's box on it (stroke centrelines, as the
+// generator's ground truth).
+func drawGlyph(t *testing.T, class string, unit, pen float64, w, h int) (*image.Gray, detect.Box) {
+	t.Helper()
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := cat.Lookup(class)
+	if !ok {
+		t.Fatalf("no class %s", class)
+	}
+	lo, hi := s.Glyph.Bounds()
+	cx, cy := float64(w)/2, float64(h)/2
+	at := func(p glyph.Point) (float64, float64) {
+		return cx + (p.X-(lo.X+hi.X)/2)*unit, cy + (p.Y-(lo.Y+hi.Y)/2)*unit
+	}
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	r := pen / 2
+	for _, line := range s.Glyph.Polylines(0.05) {
+		for i := 1; i < len(line); i++ {
+			x0, y0 := at(line[i-1])
+			x1, y1 := at(line[i])
+			steps := int(math.Hypot(x1-x0, y1-y0)) + 1
+			for k := 0; k <= steps; k++ {
+				f := float64(k) / float64(steps)
+				px, py := x0+(x1-x0)*f, y0+(y1-y0)*f
+				for y := int(py - r); y <= int(py+r)+1; y++ {
+					for x := int(px - r); x <= int(px+r)+1; x++ {
+						if math.Hypot(float64(x)+0.5-px, float64(y)+0.5-py) <= r {
+							img.SetGray(x, y, color.Gray{})
+						}
+					}
+				}
+			}
+		}
+	}
+	x0, y0 := at(lo)
+	x1, y1 := at(hi)
+	return img, detect.Box{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}
+
+// TestLongLook: a beam detector (two boxes joined by a dashed line) named
+// with a box over the middle of its length, too short to match it, gets its
+// length from the long look and keeps its width; a class the classifier
+// does not look long at keeps its box, and so does a window the long look
+// names otherwise.
+func TestLongLook(t *testing.T) {
+	d := newDetector(t)
+	cm := d.Meta().Classifier
+	if cm == nil {
+		t.Skip("the committed model has no classifier")
+	}
+	beam := slices.Index(d.meta.Classes, "beam_detector")
+	smoke := slices.Index(d.meta.Classes, "smoke_detector")
+	img, truth := drawGlyph(t, "beam_detector", 12, 2.5, 480, 240)
+	g := luma(img)
+	crop := func(w window, dst []float32) { g.resample(dst, w, cm.Input.Size) }
+	short := detect.Box{X: truth.X + truth.W*0.3, Y: truth.Y - 2, W: truth.W * 0.4, H: truth.H + 4}
+	if v := short.IoU(truth); v >= 0.5 {
+		t.Fatalf("the short box already matches: IoU %.2f", v)
+	}
+	d.longLook = map[int]bool{beam: true}
+	got, err := d.lookLong(context.Background(), []cand{
+		{class: beam, score: 0.9, box: short},
+		{class: smoke, score: 0.9, box: short},
+	}, crop, g.w, g.h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := got[0].box; b.IoU(truth) < 0.5 || b.Y != short.Y || b.H != short.H || got[0].score != 0.9 {
+		t.Errorf("beam detector: box %+v (IoU %.2f with %+v), score %v; want its length found, its width and score kept", b, b.IoU(truth), truth, got[0].score)
+	}
+	if got[1].box != short {
+		t.Errorf("smoke detector: box %+v, want %+v (no long look)", got[1].box, short)
+	}
+	d.longLook = map[int]bool{smoke: true}
+	if got, err := d.lookLong(context.Background(), []cand{{class: smoke, score: 0.9, box: short}}, crop, g.w, g.h); err != nil || got[0].box != short {
+		t.Errorf("a beam detector named smoke detector: box %+v (err %v), want %+v: the long look names it otherwise", got[0].box, err, short)
 	}
 }

@@ -91,6 +91,25 @@ type ClassifierMeta struct {
 	// about its centre. Measured with the calibration, on the same set
 	// (make calibrate-raster); a class not named keeps its box.
 	BoxScale map[string][2]float64 `json:"box_scale,omitempty"`
+	// LongLook names the classes whose named windows the classifier looks
+	// at once more in a wider window, to measure their length (lookLong).
+	// Chosen on the calibration set (make calibrate-raster): the classes
+	// whose symbols it brings to IoU 0.5 with their detections more often.
+	LongLook []string `json:"long_look,omitempty"`
+}
+
+// classIndices returns the set of the indices in classes of the named
+// classes, or an error naming one that is not among them.
+func classIndices(classes, named []string) (map[int]bool, error) {
+	out := make(map[int]bool, len(named))
+	for _, class := range named {
+		i := slices.Index(classes, class)
+		if i < 0 {
+			return nil, fmt.Errorf("%q is not one of the classes", class)
+		}
+		out[i] = true
+	}
+	return out, nil
 }
 
 // Box scale factors outside these bounds are a mistake, not a measurement.
@@ -235,6 +254,9 @@ func ParseMeta(js []byte) (Meta, error) {
 			if f[0] < minBoxScale || f[0] > maxBoxScale || f[1] < minBoxScale || f[1] > maxBoxScale {
 				return Meta{}, fmt.Errorf("raster: model metadata: classifier box_scale of %s %v is outside %v..%v", class, f, minBoxScale, maxBoxScale)
 			}
+		}
+		if _, err := classIndices(m.Classes, c.LongLook); err != nil {
+			return Meta{}, fmt.Errorf("raster: model metadata: classifier long_look: %w", err)
 		}
 	}
 	return m, nil

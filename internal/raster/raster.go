@@ -70,10 +70,12 @@ func openRuntime(library string) error {
 
 // Detector runs the model on page rasters. It is safe for concurrent use.
 type Detector struct {
-	meta  Meta
-	sess  *ort.DynamicAdvancedSession
-	cls   *ort.DynamicAdvancedSession // nil without a classifier
-	batch int
+	meta Meta
+	sess *ort.DynamicAdvancedSession
+	cls  *ort.DynamicAdvancedSession // nil without a classifier
+	// longLook holds the indices of the classifier's LongLook classes.
+	longLook map[int]bool
+	batch    int
 }
 
 // New loads ONNX Runtime and the embedded model.
@@ -124,7 +126,11 @@ func NewWithModel(cfg Config, m Model) (*Detector, error) {
 		return nil, fmt.Errorf("raster: load model: %w", err)
 	}
 	d := &Detector{meta: m.Meta, sess: sess, batch: batch}
-	if m.Meta.Classifier != nil {
+	if c := m.Meta.Classifier; c != nil {
+		if d.longLook, err = classIndices(m.Meta.Classes, c.LongLook); err != nil {
+			sess.Destroy()
+			return nil, fmt.Errorf("raster: classifier long_look: %w", err)
+		}
 		d.cls, err = ort.NewDynamicAdvancedSessionWithONNXData(m.Classifier, []string{"crop"}, []string{"prob", "box"}, opts)
 		if err != nil {
 			sess.Destroy()

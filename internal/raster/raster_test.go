@@ -116,6 +116,9 @@ func TestParseMetaRejects(t *testing.T) {
 			"box scale zero": func(c *ClassifierMeta) {
 				c.BoxScale = map[string][2]float64{m.Classes[0]: {1, 0}}
 			},
+			"long look of no class": func(c *ClassifierMeta) {
+				c.LongLook = []string{m.Classes[0], "no_such_class"}
+			},
 		} {
 			c := m
 			cm := *m.Classifier

@@ -94,7 +94,8 @@ type ClassifierMeta struct {
 	// LongLook names the classes whose named windows the classifier looks
 	// at once more in a wider window, to measure their length (lookLong).
 	// Chosen on the calibration set (make calibrate-raster): the classes
-	// whose symbols it brings to IoU 0.5 with their detections more often.
+	// whose symbols it brings to IoU 0.5 with their detections more often
+	// than it takes them away, beyond chance (a sign test).
 	LongLook []string `json:"long_look,omitempty"`
 }
 

@@ -161,10 +161,7 @@ func drawGlyph(t *testing.T, class string, unit, pen float64, w, h int) (*image.
 	at := func(p glyph.Point) (float64, float64) {
 		return cx + (p.X-(lo.X+hi.X)/2)*unit, cy + (p.Y-(lo.Y+hi.Y)/2)*unit
 	}
-	img := image.NewGray(image.Rect(0, 0, w, h))
-	for i := range img.Pix {
-		img.Pix[i] = 255
-	}
+	img := newBlank(w, h)
 	r := pen / 2
 	for _, line := range s.Glyph.Polylines(0.05) {
 		for i := 1; i < len(line); i++ {
@@ -227,4 +224,13 @@ func TestLongLook(t *testing.T) {
 	if got, err := d.lookLong(context.Background(), []cand{{class: smoke, score: 0.9, box: short}}, crop, g.w, g.h); err != nil || got[0].box != short {
 		t.Errorf("a beam detector named smoke detector: box %+v (err %v), want %+v: the long look names it otherwise", got[0].box, err, short)
 	}
+}
+
+// newBlank returns a white w×h page.
+func newBlank(w, h int) *image.Gray {
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	return img
 }

@@ -97,6 +97,10 @@ type ClassifierMeta struct {
 	// whose symbols it brings to IoU 0.5 with their detections more often
 	// than it takes them away, beyond chance (a sign test).
 	LongLook []string `json:"long_look,omitempty"`
+	// Pairs says the classifier learned pair boxes (classifier.py
+	// --pairs): the service proposes them (pairBoxes) beside the
+	// detector's proposals.
+	Pairs bool `json:"pairs,omitempty"`
 }
 
 // classIndices returns the set of the indices in classes of the named

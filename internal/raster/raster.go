@@ -174,6 +174,11 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 		return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
 	}
 	if d.cls != nil {
+		if d.meta.Classifier.Pairs {
+			for _, b := range pairBoxes(g, kept) {
+				kept = append(kept, cand{box: b})
+			}
+		}
 		named, err := d.classify(ctx, g, kept)
 		if err != nil {
 			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)

@@ -161,7 +161,8 @@ func (d *Detector) Close() error {
 // neighbour covers better, widened a little (seamShare) so that a symbol
 // on a seam is not lost, and a class-agnostic suppression keeps one
 // detection of what two tiles both saw.
-// With a classifier, those detections are proposals: each is cropped from
+// With a classifier, those detections are proposals (and, for a classifier
+// trained with them, the pair boxes over two of them: pairs.go): each is cropped from
 // the page, named (or rejected as background) and its box refined by the
 // classifier, and the suppression runs again on the refined boxes.
 func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {

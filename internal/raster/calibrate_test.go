@@ -339,8 +339,8 @@ func TestFitBoxScales(t *testing.T) {
 
 // TestFitLongLook: a class whose boxes the long look brings from under a
 // third of their symbols' length (too short for any box correction) to the
-// whole is chosen; one it leaves as they were,
-// one it makes worse, and one with too few symbols are not.
+// whole is chosen; one it leaves as they were, one it makes worse, and one
+// it helps on too few symbols to tell from chance (the sign test) are not.
 func TestFitLongLook(t *testing.T) {
 	var plain, looked calSheet
 	add := func(class string, n int, truth, before, after detect.Box) {

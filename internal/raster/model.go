@@ -50,6 +50,9 @@ type Meta struct {
 	// ScoreThreshold) and the classifier names each one, or rejects it,
 	// and refines its box; its calibration then gives the confidence.
 	Classifier *ClassifierMeta `json:"classifier,omitempty"`
+	// PageScale, when present, says when a page whose symbols are far
+	// larger than the networks see best is looked at smaller (scale.go).
+	PageScale *PageScale `json:"page_scale,omitempty"`
 }
 
 // ClassifierMeta describes the crop classifier (training/classifier.py).
@@ -231,6 +234,11 @@ func ParseMeta(js []byte) (Meta, error) {
 	}
 	if err := m.Calibration.check(); err != nil {
 		return Meta{}, fmt.Errorf("raster: model metadata: %w", err)
+	}
+	if s := m.PageScale; s != nil {
+		if err := s.check(); err != nil {
+			return Meta{}, fmt.Errorf("raster: model metadata: %w", err)
+		}
 	}
 	if c := m.Classifier; c != nil {
 		switch {

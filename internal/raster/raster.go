@@ -75,7 +75,9 @@ type Detector struct {
 	cls  *ort.DynamicAdvancedSession // nil without a classifier
 	// longLook holds the indices of the classifier's LongLook classes.
 	longLook map[int]bool
-	batch    int
+	// glyphSide is each class's catalog glyph side (PageScale), by index.
+	glyphSide []float64
+	batch     int
 }
 
 // New loads ONNX Runtime and the embedded model.
@@ -126,6 +128,12 @@ func NewWithModel(cfg Config, m Model) (*Detector, error) {
 		return nil, fmt.Errorf("raster: load model: %w", err)
 	}
 	d := &Detector{meta: m.Meta, sess: sess, batch: batch}
+	if m.Meta.PageScale != nil {
+		if d.glyphSide, err = glyphSides(m.Meta.Classes); err != nil {
+			sess.Destroy()
+			return nil, fmt.Errorf("raster: page_scale: %w", err)
+		}
+	}
 	if c := m.Meta.Classifier; c != nil {
 		if d.longLook, err = classIndices(m.Meta.Classes, c.LongLook); err != nil {
 			sess.Destroy()
@@ -165,14 +173,26 @@ func (d *Detector) Close() error {
 // trained with them, the pair boxes over two of them: pairs.go): each is cropped from
 // the page, named (or rejected as background) and its box refined by the
 // classifier, and the suppression runs again on the refined boxes.
+// A page whose proposals say its symbols are far larger than the
+// networks see best (Meta.PageScale, scale.go) is looked at smaller:
+// proposed again and classified there, its boxes mapped back to the
+// page's pixels.
 func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
 	if p.Raster == nil {
 		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
 	}
-	g := luma(p.Raster)
+	page := luma(p.Raster)
+	g := page
 	kept, err := d.propose(ctx, g)
 	if err != nil {
 		return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
+	}
+	f := d.meta.PageScale.factor(kept, d.glyphSide)
+	if f != 1 {
+		g = page.scaled(f)
+		if kept, err = d.propose(ctx, g); err != nil {
+			return nil, fmt.Errorf("raster: page %d at scale %.2f: %w", p.Index, f, err)
+		}
 	}
 	if d.cls != nil {
 		if d.meta.Classifier.Pairs {
@@ -186,7 +206,10 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 		}
 		kept = suppressNested(suppress(named, 0.5), nestedCover)
 	}
-	return d.detections(kept, g.w, g.h), nil
+	if f != 1 {
+		kept = scaleCands(kept, f)
+	}
+	return d.detections(kept, page.w, page.h), nil
 }
 
 // propose runs the network on the page's inked tiles and returns its

@@ -87,6 +87,9 @@ func TestParseMetaRejects(t *testing.T) {
 		"threshold 0":       func(m *Meta) { m.ScoreThreshold = 0 },
 		"calibration short": func(m *Meta) { m.Calibration = [][2]float64{{0, 0}} },
 		"calibration falls": func(m *Meta) { m.Calibration = [][2]float64{{0, 0}, {0.5, 0.8}, {1, 0.7}} },
+		"page scale target above high": func(m *Meta) {
+			m.PageScale = &PageScale{High: 10, Target: 12, MinScore: 0.5, MinProposals: 10}
+		},
 	} {
 		c := m
 		mod(&c)

@@ -227,6 +227,7 @@ class Sampler:
         self.shares = np.cumsum(shares)
         self.turn_share = 0.5
         self.bold = 0.0  # share of crops with thickened strokes (crop)
+        self.tiny = 0.0  # share of crops shrunk and enlarged back (crop)
         self.by_class, self.present = data.symbols_by_class(sheets, num_classes)
         self.draw = None
         if weights is not None:
@@ -277,7 +278,7 @@ class Sampler:
         if rng.random() < self.turn_share:
             degrees = float(90 * rng.integers(1, 4)) if rng.random() < 0.5 else float(rng.uniform(0, 360))
             turn = (degrees, bool(rng.random() < 0.3))
-        ink = crop(s.gray, prop, rng, turn, self.bold)
+        ink = crop(s.gray, prop, rng, turn, self.bold, self.tiny)
         if gt is None:
             return ink, label, np.zeros(4, np.float32), 0.0
         t = np.array([(gt[0] - left) / side, (gt[1] - top) / side, (gt[2] - left) / side, (gt[3] - top) / side], np.float32)
@@ -327,6 +328,11 @@ class Sampler:
         return self.sheets[0], (0, 0, 32, 32), self.C, None
 
 
+# The side, in pixels, a tiny crop (crop) is shrunk to: the window around a symbol 11-17 pixels
+# long (twice its side), the sizes of a sheet at symbol scale 0.3 (0.6 at 150 DPI).
+TINY_SIDES = (22, 34)
+
+
 def crop_box(box):
     """The square window a proposal is classified from: CONTEXT times its longer side."""
     x0, y0, x1, y1 = (float(v) for v in box)
@@ -335,14 +341,16 @@ def crop_box(box):
     return cx - side / 2, cy - side / 2, side
 
 
-def crop(gray, box, rng=None, turn=None, bold=0.0):
+def crop(gray, box, rng=None, turn=None, bold=0.0, tiny=0.0):
     """SIZE x SIZE ink of the window crop_box gives, bilinear, paper beyond the sheet; with an
     rng, degraded as training crops are. turn=(degrees, mirror) mirrors the window left to
     right, then turns it counter-clockwise about its centre (cut from a window half as large
     again at the same scale, so the corners hold page, not fill). With an rng, a share bold of
     crops has its strokes thickened first (a 3 x 3 minimum filter on the SIZE-pixel crop: sheets
     drawn with a heavy pen at a small symbol scale fill a symbol's inside with ink); bold 0 draws
-    no extra random number, so the crops are those of a run without it."""
+    no extra random number, so the crops are those of a run without it. A share tiny of crops is
+    first shrunk to TINY_SIDES pixels and enlarged back, as a symbol a dozen pixels long on a large
+    sheet scanned at 150 DPI reaches the classifier; tiny 0 draws nothing either."""
     left, top, side = crop_box(box)
     if turn is None:
         img = resized(gray, left, top, side, SIZE)
@@ -358,6 +366,9 @@ def crop(gray, box, rng=None, turn=None, bold=0.0):
         o = (big - SIZE) // 2
         img = img.crop((o, o, o + SIZE, o + SIZE))
     if rng is not None:
+        if tiny > 0 and rng.random() < tiny:
+            k = int(rng.integers(TINY_SIDES[0], TINY_SIDES[1] + 1))
+            img = img.resize((k, k), Image.BILINEAR).resize((SIZE, SIZE), Image.BILINEAR)
         if bold > 0 and rng.random() < bold:
             img = img.filter(ImageFilter.MinFilter(3))
         img = data.degrade(img, rng)
@@ -417,6 +428,9 @@ def parse():
     p.add_argument("--pairs", action="store_true",
                    help="the tune cycle also learns from pair boxes (pair_boxes): a box over two similar, aligned "
                         "proposals, a beam detector where it covers one, background where it covers nothing")
+    p.add_argument("--tiny", type=float, default=0.0,
+                   help="share of the tune cycle's crops shrunk to TINY_SIDES pixels and enlarged back (symbols a "
+                        "dozen pixels long); 0 leaves every crop as it was")
     p.add_argument("--stop-at", type=int, default=0, help="stop and export at this step (0: at the end)")
     p.add_argument("--max-sheets", type=int, default=0, help="the first this many sheets of --data (0: all)")
     p.add_argument("--bold", type=float, default=0.0,
@@ -494,9 +508,11 @@ def main():
             props = with_pairs(props)
         t = Sampler(fit + more, props, C, a.seed + 3, weights=weights)
         t.bold = a.bold
+        t.tiny = a.tiny
         n_p, n_n = t.stats()
         log(f"tune cycle: {len(fit) + len(more)} training sheets ({len(more)} more), {n_p} proposals ({n_n} background), "
-            f"{len(hard)} classes drawn {a.hard_weight} times as often" + (", pair boxes" if a.pairs else ""))
+            f"{len(hard)} classes drawn {a.hard_weight} times as often" + (", pair boxes" if a.pairs else "")
+            + (f", tiny {a.tiny}" if a.tiny else ""))
         return t
 
     n_prop, n_neg = smp.stats()

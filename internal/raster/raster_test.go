@@ -277,31 +277,40 @@ func TestDetectFixtureScans(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: not a sheet's ground truth", js)
 		}
-		used := make([]bool, len(syms))
 		gt += len(syms)
-		for _, x := range dets {
-			if th, _ := cat.Threshold(x.Class); x.Confidence < th {
-				continue
-			}
-			hit := false
-			for i, s := range syms {
-				if !used[i] && s.Class == x.Class && x.Box.IoU(s.box()) >= 0.5 {
-					used[i], hit = true, true
-					break
-				}
-			}
-			if hit {
-				tp++
-			} else {
-				fp++
-			}
-		}
+		t1, f1 := scoreDetections(cat, dets, syms)
+		tp, fp = tp+t1, fp+f1
 	}
 	p, r := float64(tp)/float64(max(tp+fp, 1)), float64(tp)/float64(gt)
 	t.Logf("fixture scans: %d symbols, %d true, %d false detections: precision %.3f recall %.3f", gt, tp, fp, p, r)
 	if p < minFixturePrecision || r < minFixtureRecall {
 		t.Errorf("precision %.3f, recall %.3f: want at least %.2f and %.2f", p, r, minFixturePrecision, minFixtureRecall)
 	}
+}
+
+// scoreDetections counts the detections at or above their class's default
+// threshold that match a symbol of syms (its class, IoU >= 0.5, each
+// symbol once) and those that do not.
+func scoreDetections(cat *catalog.Catalog, dets []detect.Detection, syms []truthSymbol) (tp, fp int) {
+	used := make([]bool, len(syms))
+	for _, x := range dets {
+		if th, _ := cat.Threshold(x.Class); x.Confidence < th {
+			continue
+		}
+		hit := false
+		for i, s := range syms {
+			if !used[i] && s.Class == x.Class && x.Box.IoU(s.box()) >= 0.5 {
+				used[i], hit = true, true
+				break
+			}
+		}
+		if hit {
+			tp++
+		} else {
+			fp++
+		}
+	}
+	return tp, fp
 }
 
 // TestVerifyFixtureBoxes: given the true boxes of the fixture scans (as a

@@ -148,32 +148,12 @@ func TestPageScaleDetect(t *testing.T) {
 		img := image.NewGray(image.Rect(0, 0, g.w, g.h))
 		copy(img.Pix, g.pix)
 		page = detect.Page{Index: 0, Raster: img}
-		truth = syms
+		for _, s := range syms {
+			s.B.X, s.B.Y, s.B.Width, s.B.Height = s.B.X*enlarge, s.B.Y*enlarge, s.B.Width*enlarge, s.B.Height*enlarge
+			truth = append(truth, s)
+		}
 		return nil, nil
 	})
-	score := func(dets []detect.Detection) (tp, fp int) {
-		used := make([]bool, len(truth))
-		for _, x := range dets {
-			if th, _ := cat.Threshold(x.Class); x.Confidence < th {
-				continue
-			}
-			hit := false
-			for i, s := range truth {
-				b := s.box()
-				b = detect.Box{X: b.X * enlarge, Y: b.Y * enlarge, W: b.W * enlarge, H: b.H * enlarge}
-				if !used[i] && s.Class == x.Class && x.Box.IoU(b) >= 0.5 {
-					used[i], hit = true, true
-					break
-				}
-			}
-			if hit {
-				tp++
-			} else {
-				fp++
-			}
-		}
-		return tp, fp
-	}
 	props, err := d.propose(context.Background(), luma(page.Raster))
 	if err != nil {
 		t.Fatal(err)
@@ -192,8 +172,8 @@ func TestPageScaleDetect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tp, fp := score(scaled)
-	tp0, fp0 := score(plain)
+	tp, fp := scoreDetections(cat, scaled, truth)
+	tp0, fp0 := scoreDetections(cat, plain, truth)
 	t.Logf("%d symbols: looked at smaller %d true %d false, as it is %d true %d false", len(truth), tp, fp, tp0, fp0)
 	if tp <= tp0 || fp > fp0 {
 		t.Errorf("looked at smaller %d true %d false, as it is %d true %d false: want more true, no more false", tp, fp, tp0, fp0)

@@ -90,9 +90,10 @@ func glyphSides(classes []string) ([]float64, error) {
 	return sides, nil
 }
 
-// scaled returns the page resampled by f below 1 (the luma pixels with
-// Pillow's bilinear filter, widened by the scale so every pixel counts,
-// as the classifier's crops are; then its blocks and paper level).
+// scaled returns the page resampled by f (the luma pixels with Pillow's
+// bilinear filter, widened by the scale when shrinking so every pixel
+// counts, as the classifier's crops are; then its blocks and paper
+// level). Detect only shrinks; TestPageScaleDetect enlarges a fixture.
 func (g *gray) scaled(f float64) *gray {
 	w, h := max(int(math.Round(float64(g.w)*f)), 1), max(int(math.Round(float64(g.h)*f)), 1)
 	xs := filterTaps(0, float64(g.w), g.w, w)

@@ -3,11 +3,10 @@ package raster
 import (
 	"context"
 	"image"
-
-	"blueprint/internal/catalog"
 	"math"
 	"testing"
 
+	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
 )
 

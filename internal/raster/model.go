@@ -53,6 +53,10 @@ type Meta struct {
 	// PageScale, when present, says when a page whose symbols are far
 	// larger than the networks see best is looked at smaller (scale.go).
 	PageScale *PageScale `json:"page_scale,omitempty"`
+	// CoarseLook, when present, has the detector look at every page once
+	// more at a lower resolution for symbols too large for it (coarse.go);
+	// it needs a classifier to name what it proposes.
+	CoarseLook *CoarseLook `json:"coarse_look,omitempty"`
 }
 
 // ClassifierMeta describes the crop classifier (training/classifier.py).
@@ -237,6 +241,14 @@ func ParseMeta(js []byte) (Meta, error) {
 	}
 	if s := m.PageScale; s != nil {
 		if err := s.check(); err != nil {
+			return Meta{}, fmt.Errorf("raster: model metadata: %w", err)
+		}
+	}
+	if c := m.CoarseLook; c != nil {
+		if m.Classifier == nil {
+			return Meta{}, errors.New("raster: model metadata: coarse_look needs a classifier")
+		}
+		if err := c.check(); err != nil {
 			return Meta{}, fmt.Errorf("raster: model metadata: %w", err)
 		}
 	}

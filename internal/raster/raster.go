@@ -176,7 +176,9 @@ func (d *Detector) Close() error {
 // A page whose proposals say its symbols are far larger than the
 // networks see best (Meta.PageScale, scale.go) is looked at smaller:
 // proposed again and classified there, its boxes mapped back to the
-// page's pixels.
+// page's pixels. With Meta.CoarseLook (coarse.go) the detector also looks
+// at the page at a lower resolution, and the large symbols it proposes
+// only there are classified with the rest.
 func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
 	if p.Raster == nil {
 		return nil, fmt.Errorf("raster: page %d has no raster", p.Index)
@@ -195,6 +197,13 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 		}
 	}
 	if d.cls != nil {
+		if d.meta.CoarseLook != nil {
+			more, err := d.coarseProposals(ctx, g, kept)
+			if err != nil {
+				return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
+			}
+			kept = append(kept, more...)
+		}
 		if d.meta.Classifier.Pairs {
 			for _, b := range pairBoxes(g, kept) {
 				kept = append(kept, cand{box: b})

@@ -90,6 +90,19 @@ func TestParseMetaRejects(t *testing.T) {
 		"page scale target above high": func(m *Meta) {
 			m.PageScale = &PageScale{High: 10, Target: 12, MinScore: 0.5, MinProposals: 10}
 		},
+		"coarse look at full size": func(m *Meta) {
+			m.CoarseLook = &CoarseLook{Factor: 1, MinSide: 80, MinScore: 0.3}
+		},
+		"coarse look without a side": func(m *Meta) {
+			m.CoarseLook = &CoarseLook{Factor: 0.5, MinScore: 0.3}
+		},
+		"coarse look score 1": func(m *Meta) {
+			m.CoarseLook = &CoarseLook{Factor: 0.5, MinSide: 80, MinScore: 1}
+		},
+		"coarse look without a classifier": func(m *Meta) {
+			m.Classifier = nil
+			m.CoarseLook = &CoarseLook{Factor: 0.5, MinSide: 80, MinScore: 0.3}
+		},
 	} {
 		c := m
 		mod(&c)

@@ -139,20 +139,7 @@ func TestPageScaleDetect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const enlarge = 2.5
-	var truth []truthSymbol
-	var page detect.Page
-	runSheet(t, "../../testdata/synth/scan-00002.json", func(p detect.Page, syms []truthSymbol) ([]detect.Detection, error) {
-		g := luma(p.Raster).scaled(enlarge)
-		img := image.NewGray(image.Rect(0, 0, g.w, g.h))
-		copy(img.Pix, g.pix)
-		page = detect.Page{Index: 0, Raster: img}
-		for _, s := range syms {
-			s.B.X, s.B.Y, s.B.Width, s.B.Height = s.B.X*enlarge, s.B.Y*enlarge, s.B.Width*enlarge, s.B.Height*enlarge
-			truth = append(truth, s)
-		}
-		return nil, nil
-	})
+	page, truth := enlargedFixture(t, 2.5)
 	props, err := d.propose(context.Background(), luma(page.Raster))
 	if err != nil {
 		t.Fatal(err)
@@ -177,4 +164,24 @@ func TestPageScaleDetect(t *testing.T) {
 	if tp <= tp0 || fp > fp0 {
 		t.Errorf("looked at smaller %d true %d false, as it is %d true %d false: want more true, no more false", tp, fp, tp0, fp0)
 	}
+}
+
+// enlargedFixture returns a fixture scan (150 DPI, median symbol scale
+// 0.7) enlarged by f, and its symbols with their boxes enlarged with it.
+func enlargedFixture(t *testing.T, f float64) (detect.Page, []truthSymbol) {
+	t.Helper()
+	var truth []truthSymbol
+	var page detect.Page
+	runSheet(t, "../../testdata/synth/scan-00002.json", func(p detect.Page, syms []truthSymbol) ([]detect.Detection, error) {
+		g := luma(p.Raster).scaled(f)
+		img := image.NewGray(image.Rect(0, 0, g.w, g.h))
+		copy(img.Pix, g.pix)
+		page = detect.Page{Index: 0, Raster: img}
+		for _, s := range syms {
+			s.B.X, s.B.Y, s.B.Width, s.B.Height = s.B.X*f, s.B.Y*f, s.B.Width*f, s.B.Height*f
+			truth = append(truth, s)
+		}
+		return nil, nil
+	})
+	return page, truth
 }

@@ -193,6 +193,65 @@ def with_pairs(proposals):
     return out
 
 
+# The service's coarse look (internal/raster/coarse.go, detector.json "coarse_look"): the detector
+# looks at the page once more at half its pixels along each side, and keeps what it proposes there
+# that is at least COARSE_MIN_SIDE page pixels long, scores at least COARSE_MIN_SCORE and overlaps
+# no full-resolution proposal by more than IoU 0.5 (beam detectors 120-160 pixels long, which the
+# full-resolution look proposes end by end). With --coarse the tune cycle learns from those
+# proposals as it does from the others, and the JSON gets the same "coarse_look".
+COARSE_FACTOR, COARSE_MIN_SIDE, COARSE_MIN_SCORE = 0.5, 80.0, 0.3
+
+
+def coarse_propose(sess, gray, meta, kept):
+    """The coarse look's proposals on one sheet (page pixels), given its full-resolution
+    proposals kept: the page shrunk with Pillow's bilinear filter (as the service's gray.scaled),
+    proposed as propose does, mapped back and filtered as the service filters them."""
+    H, W = gray.shape
+    small = np.asarray(Image.fromarray(gray).resize((max(round(W * COARSE_FACTOR), 1), max(round(H * COARSE_FACTOR), 1)),
+                                                    Image.BILINEAR))
+    boxes, scores = propose(sess, small, meta, PROPOSAL_THRESHOLD)
+    boxes = boxes / COARSE_FACTOR
+    keep = []
+    for j, b in enumerate(boxes):
+        if max(b[2] - b[0], b[3] - b[1]) < COARSE_MIN_SIDE or scores[j] < COARSE_MIN_SCORE:
+            continue
+        if len(kept) and iou_matrix(b[None], kept).max() > 0.5:
+            continue
+        keep.append(j)
+    return boxes[keep].astype(np.float32).reshape(-1, 4), scores[keep].astype(np.float32)
+
+
+def mine_coarse(sheets, proposals, detector, meta, cache, log, first=0):
+    """coarse_propose on every sheet, cached as mine caches."""
+    with open(detector, "rb") as f:
+        key = hashlib.sha256(f.read()).hexdigest()[:16]
+    span = f"{len(sheets)}" if first == 0 else f"{first}-{first + len(sheets)}"
+    path = os.path.join(cache, f"coarse-{key}-{COARSE_FACTOR}-{COARSE_MIN_SIDE}-{COARSE_MIN_SCORE}-{span}.npz")
+    if os.path.exists(path):
+        z = np.load(path)
+        return [(z[f"b{i}"], z[f"s{i}"]) for i in range(len(sheets))]
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    sess = ort.InferenceSession(detector, so, providers=["CPUExecutionProvider"])
+    t0 = time.time()
+    out = [coarse_propose(sess, s.gray, meta, pb) for s, (pb, _) in zip(sheets, proposals)]
+    os.makedirs(cache, exist_ok=True)
+    np.savez(path + ".tmp.npz", **{f"b{i}": b for i, (b, _) in enumerate(out)}, **{f"s{i}": s for i, (_, s) in enumerate(out)})
+    os.replace(path + ".tmp.npz", path)
+    log(f"coarse look: {sum(len(b) for b, _ in out)} proposals on {len(sheets)} sheets in {time.time() - t0:.0f} s")
+    return out
+
+
+def with_coarse(proposals, coarse, weight):
+    """Each sheet's proposals followed by its coarse-look proposals, each weight times (so the
+    few of them are drawn as often as a share of the crops worth learning from)."""
+    out = []
+    for (pb, ps), (cb, cs) in zip(proposals, coarse):
+        out.append((np.concatenate([pb] + [cb] * weight), np.concatenate([ps] + [cs] * weight)))
+    return out
+
+
 def mine(sheets, detector, meta, threshold, cache, log, first=0):
     """Proposals on every sheet, cached by the detector's SHA-256, the threshold and the
     sheets' span (first: the index of sheets[0] in --data)."""
@@ -431,6 +490,9 @@ def parse():
     p.add_argument("--tiny", type=float, default=0.0,
                    help="share of the tune cycle's crops shrunk to TINY_SIDES pixels and enlarged back (symbols a "
                         "dozen pixels long); 0 leaves every crop as it was")
+    p.add_argument("--coarse", type=int, default=0,
+                   help="the tune cycle also learns from the service's coarse-look proposals (coarse_propose), each "
+                        "drawn this many times as often as a proposal; the JSON gets the coarse_look (0: neither)")
     p.add_argument("--stop-at", type=int, default=0, help="stop and export at this step (0: at the end)")
     p.add_argument("--max-sheets", type=int, default=0, help="the first this many sheets of --data (0: all)")
     p.add_argument("--bold", type=float, default=0.0,
@@ -504,6 +566,11 @@ def main():
         more_props = mine(more, a.detector, meta, PROPOSAL_THRESHOLD, a.work, log, first=len(sheets)) if more else []
         weights = [a.hard_weight if classes[c] in hard else 1.0 for c in range(C)]
         props = proposals[:-a.val_sheets] + more_props
+        if a.coarse > 0:
+            coarse = mine_coarse(fit, proposals[:-a.val_sheets], a.detector, meta, a.work, log)
+            if more:
+                coarse += mine_coarse(more, more_props, a.detector, meta, a.work, log, first=len(sheets))
+            props = with_coarse(props, coarse, a.coarse)
         if a.pairs:
             props = with_pairs(props)
         t = Sampler(fit + more, props, C, a.seed + 3, weights=weights)
@@ -512,7 +579,7 @@ def main():
         n_p, n_n = t.stats()
         log(f"tune cycle: {len(fit) + len(more)} training sheets ({len(more)} more), {n_p} proposals ({n_n} background), "
             f"{len(hard)} classes drawn {a.hard_weight} times as often" + (", pair boxes" if a.pairs else "")
-            + (f", tiny {a.tiny}" if a.tiny else ""))
+            + (f", tiny {a.tiny}" if a.tiny else "") + (f", coarse look x{a.coarse}" if a.coarse else ""))
         return t
 
     n_prop, n_neg = smp.stats()
@@ -591,6 +658,8 @@ def main():
             meta["classifier"][key] = old[key]
     if a.pairs and a.tune > 0:
         meta["classifier"]["pairs"] = True  # the service proposes pair boxes to this classifier
+    if a.coarse > 0 and a.tune > 0:  # the service looks coarsely for this classifier
+        meta["coarse_look"] = {"factor": COARSE_FACTOR, "min_side": COARSE_MIN_SIDE, "min_score": COARSE_MIN_SCORE}
     with open(os.path.join(a.out, export.META_FILE), "w") as f:
         json.dump(meta, f, indent=1)
         f.write("\n")

@@ -222,25 +222,11 @@ def coarse_propose(sess, gray, meta, kept):
 
 
 def mine_coarse(sheets, proposals, detector, meta, cache, log, first=0):
-    """coarse_propose on every sheet, cached as mine caches."""
-    with open(detector, "rb") as f:
-        key = hashlib.sha256(f.read()).hexdigest()[:16]
-    span = f"{len(sheets)}" if first == 0 else f"{first}-{first + len(sheets)}"
-    path = os.path.join(cache, f"coarse-{key}-{COARSE_FACTOR}-{COARSE_MIN_SIDE}-{COARSE_MIN_SCORE}-{span}.npz")
-    if os.path.exists(path):
-        z = np.load(path)
-        return [(z[f"b{i}"], z[f"s{i}"]) for i in range(len(sheets))]
-    import onnxruntime as ort
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 2
-    sess = ort.InferenceSession(detector, so, providers=["CPUExecutionProvider"])
-    t0 = time.time()
-    out = [coarse_propose(sess, s.gray, meta, pb) for s, (pb, _) in zip(sheets, proposals)]
-    os.makedirs(cache, exist_ok=True)
-    np.savez(path + ".tmp.npz", **{f"b{i}": b for i, (b, _) in enumerate(out)}, **{f"s{i}": s for i, (_, s) in enumerate(out)})
-    os.replace(path + ".tmp.npz", path)
-    log(f"coarse look: {sum(len(b) for b, _ in out)} proposals on {len(sheets)} sheets in {time.time() - t0:.0f} s")
-    return out
+    """coarse_propose on every sheet (proposals: their full-resolution proposals), cached as mine's."""
+    def describe(out, secs):
+        return f"coarse look: {sum(len(b) for b, _ in out)} proposals on {len(sheets)} sheets in {secs:.0f} s"
+    return cached(sheets, detector, cache, log, first, "coarse", f"{COARSE_FACTOR}-{COARSE_MIN_SIDE}-{COARSE_MIN_SCORE}",
+                  lambda sess, i, s: coarse_propose(sess, s.gray, meta, proposals[i][0]), describe)
 
 
 def with_coarse(proposals, coarse, weight):
@@ -255,10 +241,19 @@ def with_coarse(proposals, coarse, weight):
 def mine(sheets, detector, meta, threshold, cache, log, first=0):
     """Proposals on every sheet, cached by the detector's SHA-256, the threshold and the
     sheets' span (first: the index of sheets[0] in --data)."""
+    return cached(sheets, detector, cache, log, first, "proposals", f"{threshold}",
+                  lambda sess, i, s: propose(sess, s.gray, meta, threshold),
+                  lambda out, secs: f"mined proposals on {len(sheets)} sheets in {secs:.0f} s")
+
+
+def cached(sheets, detector, cache, log, first, kind, tag, fn, describe):
+    """fn(session, index, sheet) -> (boxes, scores) for every sheet, the detector run by ONNX
+    Runtime on two threads, kept in cache as kind-SHA-tag-span.npz (the detector's SHA-256; span:
+    the sheets' place in --data, first the index of sheets[0]) and read back from there."""
     with open(detector, "rb") as f:
         key = hashlib.sha256(f.read()).hexdigest()[:16]
     span = f"{len(sheets)}" if first == 0 else f"{first}-{first + len(sheets)}"
-    path = os.path.join(cache, f"proposals-{key}-{threshold}-{span}.npz")
+    path = os.path.join(cache, f"{kind}-{key}-{tag}-{span}.npz")
     if os.path.exists(path):
         z = np.load(path)
         return [(z[f"b{i}"], z[f"s{i}"]) for i in range(len(sheets))]
@@ -267,11 +262,11 @@ def mine(sheets, detector, meta, threshold, cache, log, first=0):
     so.intra_op_num_threads = 2
     sess = ort.InferenceSession(detector, so, providers=["CPUExecutionProvider"])
     t0 = time.time()
-    out = [propose(sess, s.gray, meta, threshold) for s in sheets]
+    out = [fn(sess, i, s) for i, s in enumerate(sheets)]
     os.makedirs(cache, exist_ok=True)
     np.savez(path + ".tmp.npz", **{f"b{i}": b for i, (b, _) in enumerate(out)}, **{f"s{i}": s for i, (_, s) in enumerate(out)})
     os.replace(path + ".tmp.npz", path)
-    log(f"mined proposals on {len(sheets)} sheets in {time.time() - t0:.0f} s")
+    log(describe(out, time.time() - t0))
     return out
 
 

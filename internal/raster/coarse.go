@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-
-	"blueprint/internal/detect"
 )
 
 // CoarseLook says how the detector looks at every page once more at a
@@ -57,21 +55,10 @@ func (d *Detector) coarseProposals(ctx context.Context, g *gray, kept []cand) ([
 	}
 	var out []cand
 	for _, p := range scaleCands(found, c.Factor) {
-		if math.Max(p.box.W, p.box.H) < c.MinSide || p.score < c.MinScore || covered(p.box, kept) {
+		if math.Max(p.box.W, p.box.H) < c.MinSide || p.score < c.MinScore || covered(p.box, kept, suppressIoU) {
 			continue
 		}
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// covered reports whether any of cs overlaps b by more than IoU 0.5, the
-// proposals' suppression.
-func covered(b detect.Box, cs []cand) bool {
-	for _, c := range cs {
-		if c.box.IoU(b) > 0.5 {
-			return true
-		}
-	}
-	return false
 }

@@ -39,7 +39,7 @@ func TestCoarseLookDetect(t *testing.T) {
 		t.Fatal("the coarse look proposed nothing new")
 	}
 	for _, p := range more {
-		if math.Max(p.box.W, p.box.H) < look.MinSide || p.score < look.MinScore || covered(p.box, kept) {
+		if math.Max(p.box.W, p.box.H) < look.MinSide || p.score < look.MinScore || covered(p.box, kept, suppressIoU) {
 			t.Errorf("coarse proposal %+v: under the minimum side or score, or covered by a full-resolution one", p)
 		}
 	}

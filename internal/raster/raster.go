@@ -213,7 +213,7 @@ func (d *Detector) Detect(ctx context.Context, p detect.Page) ([]detect.Detectio
 		if err != nil {
 			return nil, fmt.Errorf("raster: page %d: %w", p.Index, err)
 		}
-		kept = suppressNested(suppress(named, 0.5), nestedCover)
+		kept = suppressNested(suppress(named, suppressIoU), nestedCover)
 	}
 	if f != 1 {
 		kept = scaleCands(kept, f)
@@ -237,7 +237,7 @@ func (d *Detector) propose(ctx context.Context, g *gray) ([]cand, error) {
 		}
 		cands = append(cands, got...)
 	}
-	return suppress(cands, 0.5), nil
+	return suppress(cands, suppressIoU), nil
 }
 
 // detections turns candidates into detections with calibrated confidence
@@ -452,22 +452,30 @@ func overlapShare(a, b detect.Box) float64 {
 	return ix * iy / (a.W * a.H)
 }
 
+// suppressIoU is the overlap above which two candidates are one place:
+// the proposals' suppression, the refined boxes' and the coarse look's
+// test against the full-resolution proposals.
+const suppressIoU = 0.5
+
 // suppress keeps the best-scoring candidates, dropping any that overlaps a
 // kept one by IoU above iou whatever its class (one symbol, one detection).
 func suppress(cs []cand, iou float64) []cand {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].score > cs[j].score })
 	var kept []cand
 	for _, c := range cs {
-		ok := true
-		for _, k := range kept {
-			if c.box.IoU(k.box) > iou {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if !covered(c.box, kept, iou) {
 			kept = append(kept, c)
 		}
 	}
 	return kept
+}
+
+// covered reports whether any of cs overlaps b by IoU above iou.
+func covered(b detect.Box, cs []cand, iou float64) bool {
+	for _, c := range cs {
+		if c.box.IoU(b) > iou {
+			return true
+		}
+	}
+	return false
 }

@@ -211,13 +211,10 @@ def coarse_propose(sess, gray, meta, kept):
                                                     Image.BILINEAR))
     boxes, scores = propose(sess, small, meta, PROPOSAL_THRESHOLD)
     boxes = boxes / COARSE_FACTOR
-    keep = []
-    for j, b in enumerate(boxes):
-        if max(b[2] - b[0], b[3] - b[1]) < COARSE_MIN_SIDE or scores[j] < COARSE_MIN_SCORE:
-            continue
-        if len(kept) and iou_matrix(b[None], kept).max() > 0.5:
-            continue
-        keep.append(j)
+    side = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    keep = (side >= COARSE_MIN_SIDE) & (scores >= COARSE_MIN_SCORE)
+    if len(kept):
+        keep &= iou_matrix(boxes, kept).max(axis=1) <= 0.5
     return boxes[keep].astype(np.float32).reshape(-1, 4), scores[keep].astype(np.float32)
 
 

@@ -159,9 +159,10 @@ train-check: mupdf-headers $(VENV)/.ok train-sheets
 	@echo "train-check: identical to the committed model"
 
 # Measure the raster classifier's long-look classes, box corrections and score-to-confidence
-# calibration on a generated raster set other than the evaluation set and print the JSON for
-# internal/raster/model/detector.json ("long_look", "box_scale", "calibration"; 12 minutes on
-# this 2-core machine, the set detected two or three times):
+# calibration (pooled and per class) on a generated raster set other than the evaluation set and
+# print the JSON for internal/raster/model/detector.json ("long_look", "box_scale", "calibration",
+# "class_calibration") and the catalog's default threshold (the break-even; 9-12 minutes on this
+# 2-core machine, the set detected two or three times):
 # make calibrate-raster [RASTER_CAL_N=120 RASTER_CAL_SEED=777001 RASTER_CAL_DIR=/tmp/calibrate-raster-777001-120]
 RASTER_CAL_N    ?= 120
 RASTER_CAL_SEED ?= 777001

@@ -37,6 +37,7 @@ func TestDevCalibrate(t *testing.T) {
 		cc := *c
 		cc.ScoreThreshold = 0.05
 		cc.Calibration = identity
+		cc.ClassCalibration = nil
 		cc.BoxScale = nil
 		m.Meta.Classifier = &cc
 	} else {
@@ -79,43 +80,144 @@ func TestDevCalibrate(t *testing.T) {
 			sheets = detectAll(longLook)
 		}
 	}
-	const bins = 20
-	var hit, all [bins]int
-	gtTotal, anyClass := 0, 0
 	scales := map[string][2]float64{}
 	if m.Meta.Classifier != nil {
 		scales = fitBoxScales(sheets)
 		applyBoxScales(sheets, scales)
 	}
+	fit := fitCalibration(sheets)
+	bs, _ := json.Marshal(scales)
+	ll, _ := json.Marshal(longLook)
+	js, _ := json.Marshal(fit.pooled)
+	cc, _ := json.Marshal(fit.byClass)
+	t.Logf("%s\n\"long_look\": %s,\n\"box_scale\": %s,\n\"calibration\": %s,\n\"class_calibration\": %s\ncatalog threshold (break-even): %.2f",
+		strings.Join(fit.report, "\n"), ll, bs, js, cc, fit.breakEven)
+}
+
+// Calibration fit (fitCalibration). Scores fall in calBins bins. A class's
+// own map counts its detections in each bin plus calPrior imagined ones
+// right as often as the pooled map says there, so a class seen a few
+// times keeps nearly the pooled map and one seen hundreds of times its
+// own. The break-even threshold is searched in hundredths from
+// breakEvenLo to breakEvenHi: not under 0.3, because a raster-only
+// detection on a page the vector matcher read is scaled to at most 0.25
+// (engine.Fuse) and must stay under every default threshold.
+const (
+	calBins     = 20
+	calPrior    = 20
+	breakEvenLo = 30
+	breakEvenHi = 70
+)
+
+// calibrationFit is what fitCalibration measured.
+type calibrationFit struct {
+	pooled  Calibration
+	byClass map[string]Calibration
+	// breakEven is the lowest confidence threshold (after the class maps)
+	// at which the detections kept are no more than the symbols: there a
+	// take-off's count is right on average, and precision and recall are
+	// about equal.
+	breakEven float64
+	report    []string
+}
+
+// fitCalibration measures, on sheets whose detections carry the network's
+// score as their confidence, how often a detection of each score is right
+// (its class, IoU >= 0.5, each symbol matched once, best score first):
+// pooled over classes and per class (calPrior), both made monotone (pool
+// adjacent violators) and written as (score, confidence) points; and the
+// break-even threshold of the confidences they give.
+func fitCalibration(sheets []calSheet) calibrationFit {
+	type tally struct{ hit, all [calBins]float64 }
+	var pooled tally
+	byClass := map[string]*tally{}
+	type scored struct {
+		class string
+		score float64
+	}
+	var dets []scored
+	gtTotal, anyClass := 0, 0
 	for _, sh := range sheets {
-		dets, syms := sh.dets, sh.syms
+		ds, syms := slices.Clone(sh.dets), sh.syms
 		gtTotal += len(syms)
 		used := make([]bool, len(syms))
-		sort.SliceStable(dets, func(i, j int) bool { return dets[i].Confidence > dets[j].Confidence })
+		sort.SliceStable(ds, func(i, j int) bool { return ds[i].Confidence > ds[j].Confidence })
 		for _, s := range syms { // would the box be found if the class did not matter?
-			for _, x := range dets {
+			for _, x := range ds {
 				if x.Box.IoU(s.box()) >= 0.5 {
 					anyClass++
 					break
 				}
 			}
 		}
-		for _, x := range dets {
-			b := min(int(x.Confidence*bins), bins-1)
-			all[b]++
+		for _, x := range ds {
+			b := min(int(x.Confidence*calBins), calBins-1)
+			tc := byClass[x.Class]
+			if tc == nil {
+				tc = &tally{}
+				byClass[x.Class] = tc
+			}
+			pooled.all[b]++
+			tc.all[b]++
+			dets = append(dets, scored{x.Class, x.Confidence})
 			for i, s := range syms {
 				if !used[i] && s.Class == x.Class && x.Box.IoU(s.box()) >= 0.5 {
 					used[i] = true
-					hit[b]++
+					pooled.hit[b]++
+					tc.hit[b]++
 					break
 				}
 			}
 		}
 	}
-	// Pool adjacent violators: precision must not fall as the score rises.
-	type block struct{ hit, all, lo, hi int }
+	fit := calibrationFit{byClass: map[string]Calibration{}}
+	fit.report = append(fit.report, fmt.Sprintf("%d symbols, %d of them under a detection of any class (IoU >= 0.5)", gtTotal, anyClass))
+	cum := 0.0
+	for b := calBins - 1; b >= 0; b-- {
+		cum += pooled.hit[b]
+		fit.report = append(fit.report, fmt.Sprintf("score >= %.2f: %5.0f detections, %5.0f right, recall so far %.3f",
+			float64(b)/calBins, pooled.all[b], pooled.hit[b], cum/float64(max(gtTotal, 1))))
+	}
+	prec := monotone(pooled.hit[:], pooled.all[:])
+	fit.pooled = calibrationPoints(prec, pooled.all[:])
+	for class, tc := range byClass {
+		var hit, all [calBins]float64
+		for b := range calBins {
+			hit[b] = tc.hit[b] + calPrior*prec[b]
+			all[b] = tc.all[b] + calPrior
+		}
+		fit.byClass[class] = calibrationPoints(monotone(hit[:], all[:]), all[:])
+	}
+	conf := make([]float64, len(dets))
+	for i, d := range dets {
+		conf[i] = fit.byClass[d.class].At(d.score)
+	}
+	fit.breakEven = breakEvenHi / 100.0
+	for th := breakEvenLo; th <= breakEvenHi; th++ {
+		kept := 0
+		for _, c := range conf {
+			if c >= float64(th)/100 {
+				kept++
+			}
+		}
+		if kept <= gtTotal {
+			fit.breakEven = float64(th) / 100
+			break
+		}
+	}
+	return fit
+}
+
+// monotone returns each bin's precision hit/all with adjacent bins pooled
+// where it would fall as the score rises (pool adjacent violators); empty
+// bins take their neighbours' pooled value.
+func monotone(hit, all []float64) []float64 {
+	type block struct {
+		hit, all float64
+		lo, hi   int
+	}
 	var blocks []block
-	for b := 0; b < bins; b++ {
+	for b := range hit {
 		if all[b] == 0 {
 			continue
 		}
@@ -123,31 +225,58 @@ func TestDevCalibrate(t *testing.T) {
 		for len(blocks) > 1 {
 			n := len(blocks)
 			p, q := blocks[n-2], blocks[n-1]
-			if float64(p.hit)/float64(p.all) <= float64(q.hit)/float64(q.all) {
+			if p.hit/p.all <= q.hit/q.all {
 				break
 			}
 			blocks = append(blocks[:n-2], block{p.hit + q.hit, p.all + q.all, p.lo, q.hi})
 		}
 	}
-	var lines []string
-	pts := [][2]float64{{0, 0}}
-	cum := 0
-	for b := bins - 1; b >= 0; b-- {
-		cum += hit[b]
-		lines = append(lines, fmt.Sprintf("score >= %.2f: %5d detections, %5d right, recall so far %.3f", float64(b)/bins, all[b], hit[b], float64(cum)/float64(max(gtTotal, 1))))
-	}
-	for _, bl := range blocks {
-		mid := (float64(bl.lo) + float64(bl.hi) + 1) / 2 / bins
-		p := math.Round(1000*float64(bl.hit)/float64(bl.all)) / 1000
-		if last := pts[len(pts)-1]; mid > last[0] && p >= last[1] {
-			pts = append(pts, [2]float64{math.Round(mid*1000) / 1000, p})
+	out := make([]float64, len(hit))
+	for i, bl := range blocks { // each block reaches to the next one's first bin
+		lo, hi := bl.lo, len(hit)-1
+		if i == 0 {
+			lo = 0
+		}
+		if i+1 < len(blocks) {
+			hi = blocks[i+1].lo - 1
+		}
+		for b := lo; b <= hi; b++ {
+			out[b] = bl.hit / bl.all
 		}
 	}
-	pts = append(pts, [2]float64{1, math.Max(pts[len(pts)-1][1], 1)})
-	js, _ := json.Marshal(pts)
-	bs, _ := json.Marshal(scales)
-	ll, _ := json.Marshal(longLook)
-	t.Logf("%d symbols, %d of them under a detection of any class (IoU >= 0.5)\n%s\n\"long_look\": %s,\n\"box_scale\": %s,\n\"calibration\": %s", gtTotal, anyClass, strings.Join(lines, "\n"), ll, bs, js)
+	return out
+}
+
+// calibrationPoints writes monotone per-bin precision as calibration
+// points: (0, 0), each run of equal precision at the middle of its
+// non-empty bins, and (1, at least 1's due).
+func calibrationPoints(prec, all []float64) Calibration {
+	pts := Calibration{{0, 0}}
+	n := len(prec)
+	for lo := 0; lo < n; {
+		hi := lo
+		for hi+1 < n && prec[hi+1] == prec[lo] {
+			hi++
+		}
+		first, last := -1, -1
+		for b := lo; b <= hi; b++ {
+			if all[b] > 0 {
+				if first < 0 {
+					first = b
+				}
+				last = b
+			}
+		}
+		if first >= 0 {
+			mid := math.Round(1000*(float64(first)+float64(last)+1)/2/float64(n)) / 1000
+			p := math.Round(1000*prec[lo]) / 1000
+			if l := pts[len(pts)-1]; mid > l[0] && p >= l[1] {
+				pts = append(pts, [2]float64{mid, p})
+			}
+		}
+		lo = hi + 1
+	}
+	return append(pts, [2]float64{1, math.Max(pts[len(pts)-1][1], 1)})
 }
 
 // calSheet is one sheet's detections (raw scores) and labelled symbols.
@@ -362,5 +491,72 @@ func TestFitLongLook(t *testing.T) {
 	add("luminaire_linear", 3, long, short, long)
 	if got, _ := fitLongLook([]calSheet{plain}, []calSheet{looked}); !slices.Equal(got, []string{"beam_detector"}) {
 		t.Errorf("long look for %v, want [beam_detector]", got)
+	}
+}
+
+// TestFitCalibration: a class right more often than the others at a given
+// score gets a higher confidence there than the pooled map gives, one right
+// less often a lower one, and a class seen a few times nearly the pooled
+// map; the break-even threshold keeps no more detections than there are
+// symbols, and a hundredth lower would keep more.
+func TestFitCalibration(t *testing.T) {
+	var sheet calSheet
+	x := 0.0
+	add := func(class string, score float64, right bool) {
+		d := detect.Detection{Class: class, Confidence: score, Box: detect.Box{X: x, Y: 0, W: 30, H: 30}}
+		sheet.dets = append(sheet.dets, d)
+		if right {
+			s := truthSymbol{Class: class}
+			s.B.X, s.B.Width, s.B.Height = x, 30, 30
+			sheet.syms = append(sheet.syms, s)
+		}
+		x += 100
+	}
+	for b := 2; b < calBins; b++ {
+		s := (float64(b) + 0.5) / calBins
+		for i := range 50 {
+			add("smoke_detector", s, float64(i) < 50*min(1, s+0.3))
+			add("heat_detector", s, float64(i) < 50*max(0, s-0.3))
+		}
+	}
+	add("fan", 0.475, false)
+	add("fan", 0.475, false)
+	for range 300 { // symbols no detection lies on
+		s := truthSymbol{Class: "smoke_detector"}
+		s.B.X, s.B.Y, s.B.Width, s.B.Height = x, 500, 30, 30
+		sheet.syms = append(sheet.syms, s)
+		x += 100
+	}
+	fit := fitCalibration([]calSheet{sheet})
+	pooled := fit.pooled.At(0.475)
+	if smoke, heat := fit.byClass["smoke_detector"].At(0.475), fit.byClass["heat_detector"].At(0.475); smoke < pooled+0.2 || heat > pooled-0.2 {
+		t.Errorf("at score 0.475: smoke detector %.3f, heat detector %.3f, pooled %.3f; want them 0.3 above and below", smoke, heat, pooled)
+	}
+	if fan := fit.byClass["fan"].At(0.475); math.Abs(fan-pooled) > 0.1 {
+		t.Errorf("at score 0.475: fan (two detections) %.3f, pooled %.3f", fan, pooled)
+	}
+	for class, c := range fit.byClass {
+		if err := c.check(); err != nil {
+			t.Errorf("%s: %v", class, err)
+		}
+	}
+	kept := func(th float64) int {
+		n := 0
+		for _, d := range sheet.dets {
+			if fit.byClass[d.Class].At(d.Confidence) >= th {
+				n++
+			}
+		}
+		return n
+	}
+	th := fit.breakEven
+	if th <= breakEvenLo/100.0 || th >= breakEvenHi/100.0 {
+		t.Fatalf("break-even %.2f at a bound of the search; the test should place it inside", th)
+	}
+	if k := kept(th); k > len(sheet.syms) {
+		t.Errorf("break-even %.2f keeps %d detections, more than the %d symbols", th, k, len(sheet.syms))
+	}
+	if k := kept(th - 0.01); k <= len(sheet.syms) {
+		t.Errorf("a hundredth under the break-even %.2f keeps %d detections, no more than the %d symbols", th, k, len(sheet.syms))
 	}
 }

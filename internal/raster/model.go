@@ -91,6 +91,13 @@ type ClassifierMeta struct {
 	RefineViews int `json:"refine_views,omitempty"`
 	// Calibration maps the class probability to a confidence.
 	Calibration Calibration `json:"calibration"`
+	// ClassCalibration maps the probability of a named class to a
+	// confidence in its place (a class not named uses Calibration): how
+	// often a detection of that class and score was right on the
+	// calibration set, each score bin's count shrunk toward Calibration's
+	// precision there by calPrior detections, so a class seen rarely keeps
+	// nearly the pooled map (make calibrate-raster).
+	ClassCalibration map[string]Calibration `json:"class_calibration,omitempty"`
 	// BoxScale corrects the classifier's boxes of the classes it boxes
 	// consistently too small or too large (the long fire-alarm symbols,
 	// whose thin end strokes it leaves out): a detection's longer side is
@@ -272,6 +279,14 @@ func ParseMeta(js []byte) (Meta, error) {
 		if err := c.Calibration.check(); err != nil {
 			return Meta{}, fmt.Errorf("raster: model metadata: classifier %w", err)
 		}
+		for class, cal := range c.ClassCalibration {
+			if !slices.Contains(m.Classes, class) {
+				return Meta{}, fmt.Errorf("raster: model metadata: classifier class_calibration names %q, not one of the classes", class)
+			}
+			if err := cal.check(); err != nil {
+				return Meta{}, fmt.Errorf("raster: model metadata: classifier class_calibration of %s: %w", class, err)
+			}
+		}
 		for class, f := range c.BoxScale {
 			if !slices.Contains(m.Classes, class) {
 				return Meta{}, fmt.Errorf("raster: model metadata: classifier box_scale names %q, not one of the classes", class)
@@ -313,11 +328,14 @@ func checkSum(what string, b []byte, want string) error {
 }
 
 // Confidence maps a detection's score to its confidence: the classifier's
-// calibration when there is a classifier (the score is its probability),
-// else the detector's.
-func (m Meta) Confidence(score float64) float64 {
-	if m.Classifier != nil {
-		return m.Classifier.Calibration.At(score)
+// calibration of its class when there is a classifier (the score is its
+// probability), else the detector's.
+func (m Meta) Confidence(class string, score float64) float64 {
+	if c := m.Classifier; c != nil {
+		if cal, ok := c.ClassCalibration[class]; ok {
+			return cal.At(score)
+		}
+		return c.Calibration.At(score)
 	}
 	return m.Calibration.At(score)
 }

@@ -252,7 +252,7 @@ func (d *Detector) detections(cs []cand, pw, ph int) []detect.Detection {
 		}
 		out = append(out, detect.Detection{
 			Class:      class,
-			Confidence: d.meta.Confidence(c.score),
+			Confidence: d.meta.Confidence(class, c.score),
 			Box:        box,
 			Source:     detect.Source{Detector: true},
 		})

@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,6 +133,12 @@ func TestParseMetaRejects(t *testing.T) {
 			"box scale zero": func(c *ClassifierMeta) {
 				c.BoxScale = map[string][2]float64{m.Classes[0]: {1, 0}}
 			},
+			"class calibration of no class": func(c *ClassifierMeta) {
+				c.ClassCalibration = map[string]Calibration{"no_such_class": {{0, 0}, {1, 1}}}
+			},
+			"class calibration falls": func(c *ClassifierMeta) {
+				c.ClassCalibration = map[string]Calibration{m.Classes[0]: {{0, 0}, {0.5, 0.8}, {1, 0.7}}}
+			},
 			"long look of no class": func(c *ClassifierMeta) {
 				c.LongLook = []string{m.Classes[0], "no_such_class"}
 			},
@@ -146,11 +153,35 @@ func TestParseMetaRejects(t *testing.T) {
 			}
 		}
 	}
-	if got := m.Confidence(0); got != m.Calibration[0][1] {
-		t.Errorf("confidence(0) = %v", got)
+}
+
+// TestConfidence: a class with its own calibration is mapped through it,
+// the others through the pooled one; without a classifier the detector's
+// calibration maps every class.
+func TestConfidence(t *testing.T) {
+	m := Meta{
+		Classes:     []string{"smoke_detector", "heat_detector"},
+		Calibration: Calibration{{0, 0}, {1, 0.5}},
 	}
-	if got := m.Confidence(1); got != m.Calibration[len(m.Calibration)-1][1] {
-		t.Errorf("confidence(1) = %v", got)
+	if got := m.Confidence("smoke_detector", 0.6); got != 0.3 {
+		t.Errorf("detector alone: confidence %v, want 0.3", got)
+	}
+	m.Classifier = &ClassifierMeta{
+		Calibration:      Calibration{{0, 0}, {1, 1}},
+		ClassCalibration: map[string]Calibration{"smoke_detector": {{0, 0}, {0.5, 0.2}, {1, 1}}},
+	}
+	for _, c := range []struct {
+		class       string
+		score, want float64
+	}{
+		{"smoke_detector", 0.5, 0.2},
+		{"smoke_detector", 0.75, 0.6},
+		{"heat_detector", 0.5, 0.5},
+		{"heat_detector", 0, 0},
+	} {
+		if got := m.Confidence(c.class, c.score); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s at %v: confidence %v, want %v", c.class, c.score, got, c.want)
+		}
 	}
 }
 

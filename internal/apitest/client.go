@@ -302,7 +302,7 @@ func ScriptedEngine() detect.Engine {
 			add("socket_outlet", 0.3)
 			add("socket_outlet", 0.05)    // below the stored floor
 			add("alarm_transmitter", 0.2) // lone and below 0.25: dropped
-			add("power_supply", 0.4)      // lone but kept
+			add("power_supply", 0.3)      // lone but kept, under the default thresholds
 		case 1:
 			add("socket_outlet", 0.7)
 			add("socket_outlet", 0.7)

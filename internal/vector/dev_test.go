@@ -56,7 +56,7 @@ func TestDevDataset(t *testing.T) {
 		for _, g := range gt {
 			ok := false
 			for i, d := range ms {
-				if !used[i] && d.Confidence >= 0.5 && d.Class == g.class && iou(d.Box, g.box) >= 0.5 {
+				if !used[i] && d.Confidence >= OperatingConfidence && d.Class == g.class && iou(d.Box, g.box) >= 0.5 {
 					used[i], ok = true, true
 					break
 				}
@@ -111,7 +111,7 @@ func TestDevDataset(t *testing.T) {
 			}
 		}
 		for i, d := range ms {
-			if used[i] || d.Confidence < 0.5 {
+			if used[i] || d.Confidence < OperatingConfidence {
 				continue
 			}
 			near := ""

@@ -99,7 +99,7 @@ func TestForeignInteriorRejects(t *testing.T) {
 			}
 			got := false
 			for _, d := range ms {
-				if d.Class == "push_button" && d.Confidence >= 0.5 {
+				if d.Class == "push_button" && d.Confidence >= OperatingConfidence {
 					got = true
 				}
 			}

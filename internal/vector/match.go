@@ -386,8 +386,8 @@ const priorityBoost = 0.15
 // boosted by the template's priority for good matches (a weak find of a
 // preferred template must not hide a strong one of another).
 func (s scored) rank() float64 {
-	r := s.explains * confidence(s.cov)
-	if s.t.priority > 0 && confidence(s.cov) >= 0.5 {
+	r := s.explains * rankWeight(s.cov)
+	if s.t.priority > 0 && rankWeight(s.cov) >= 0.5 { // covers OperatingCoverage
 		r *= 1 + priorityBoost*float64(s.t.priority)
 	}
 	return r
@@ -860,13 +860,38 @@ func (ix *pageIndex) segmentHypotheses(t *prepared, try func(hypothesis)) {
 	}
 }
 
-// confidence maps coverage to a calibrated probability that the match is
-// right (see docs/vector.md for the calibration).
+// OperatingCoverage is the least coverage the catalog's default
+// thresholds keep: a match covering this much of its template reports
+// confidence OperatingConfidence. On generated sheets every true match
+// covers at least 0.995 of its template and false ones mostly 0.8–0.97.
+const OperatingCoverage = 0.975
+
+// OperatingConfidence is the catalog's default threshold (every class's
+// in the embedded catalog; engine.TestVectorOperatingPoint holds them
+// equal), measured as the raster calibration set's break-even
+// (docs/raster.md): the confidence a match covering OperatingCoverage of
+// its template reports, so the default thresholds keep the same vector
+// matches whatever number they are.
+const OperatingConfidence = 0.32
+
+// confidence maps coverage to the match's reported confidence: piecewise
+// linear through (coverage, confidence) knots, OperatingCoverage at
+// OperatingConfidence (see docs/vector.md).
 func confidence(cov float64) float64 {
-	// Piecewise linear through calibration knots (coverage, confidence):
-	// on generated sheets every true match covers ≥ 0.995 of its template
-	// and false ones mostly 0.8–0.97.
-	knots := [][2]float64{{minCoverage, 0.10}, {0.9, 0.2}, {0.975, 0.5}, {0.995, 0.97}, {1, 0.99}}
+	return knotted(cov, [][2]float64{{minCoverage, 0.10}, {0.9, 0.2}, {OperatingCoverage, OperatingConfidence}, {0.995, 0.97}, {1, 0.99}})
+}
+
+// rankWeight maps coverage to the weight of a match's explained geometry
+// when overlapping matches are ranked (scored.rank): the knots the
+// confidence had before the default thresholds were measured, when
+// OperatingCoverage read 0.5; the ranking they gave is kept as it was.
+func rankWeight(cov float64) float64 {
+	return knotted(cov, [][2]float64{{minCoverage, 0.10}, {0.9, 0.2}, {OperatingCoverage, 0.5}, {0.995, 0.97}, {1, 0.99}})
+}
+
+// knotted is the piecewise linear function through the knots at cov, the
+// first knot's value below them and the last's above, rounded to 0.001.
+func knotted(cov float64, knots [][2]float64) float64 {
 	c := knots[0][1]
 	for i := 1; i < len(knots); i++ {
 		a, b := knots[i-1], knots[i]

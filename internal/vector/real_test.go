@@ -36,7 +36,7 @@ func TestRealData(t *testing.T) {
 			matchTime := time.Since(t0)
 			count := map[string]int{}
 			for _, d := range ms {
-				if d.Confidence >= 0.5 {
+				if d.Confidence >= OperatingConfidence {
 					count[d.Class]++
 				}
 			}

@@ -307,7 +307,7 @@ func TestMatchCatalogSheet(t *testing.T) {
 			conf[g.class+" ->"+best]++
 		}
 		for i, d := range matches {
-			if !used[i] && d.Confidence >= 0.5 {
+			if !used[i] && d.Confidence >= OperatingConfidence {
 				fp++
 				t.Logf("false positive %s cov %.2f at %+v", d.Class, d.Coverage, d.Box)
 			}
@@ -440,7 +440,7 @@ func TestDenseA1(t *testing.T) {
 		t.Fatal(err)
 	}
 	matchTime := time.Since(t0)
-	tp, fp, fn, missed := score(ms, truth, 0.5)
+	tp, fp, fn, missed := score(ms, truth, OperatingConfidence)
 	t.Logf("A1 300 symbols: %d segments, %d arcs, %d chars; read %v, match %v; tp %d fp %d fn %d %v",
 		len(pg.Segments), len(pg.Arcs), len(pg.Chars), x.read, matchTime, tp, fp, fn, missed)
 	if fp > 0 || fn > 0 {
@@ -475,7 +475,7 @@ func TestLegendNotInstances(t *testing.T) {
 	}
 	legend, inst := map[string]int{}, map[string]int{}
 	for _, d := range ms {
-		if d.Confidence < 0.5 {
+		if d.Confidence < OperatingConfidence {
 			continue
 		}
 		if d.Legend {
@@ -511,7 +511,7 @@ func TestRepeatedBlocksCheap(t *testing.T) {
 		}
 		n := 0
 		for _, d := range ms {
-			if d.Class == "socket_outlet_earthed" && d.Confidence >= 0.5 {
+			if d.Class == "socket_outlet_earthed" && d.Confidence >= OperatingConfidence {
 				n++
 			}
 		}

@@ -630,7 +630,7 @@ def main():
     net.eval()
     src = export_onnx(net, a.out, log)
     digest = quantize(src, os.path.join(a.out, INT8_FILE), fit, proposals[:-a.val_sheets], C, a.seed + 2, log)
-    # keep the threshold, views, calibration, box corrections and long looks measured on a set
+    # keep the threshold, views, calibrations, box corrections and long looks measured on a set
     old = meta.get("classifier", {})
     meta["classifier"] = {
         "model": INT8_FILE,
@@ -645,16 +645,14 @@ def main():
         "refine_views": old.get("refine_views", 0),
         "calibration": old.get("calibration", [[0, 0], [1, 1]]),
     }
-    for key in ("box_scale", "long_look"):
+    for key in ("class_calibration", "box_scale", "long_look"):
         if key in old:
             meta["classifier"][key] = old[key]
     if a.pairs and a.tune > 0:
         meta["classifier"]["pairs"] = True  # the service proposes pair boxes to this classifier
     if a.coarse > 0 and a.tune > 0:  # the service looks coarsely for this classifier
         meta["coarse_look"] = {"factor": COARSE_FACTOR, "min_side": COARSE_MIN_SIDE, "min_score": COARSE_MIN_SCORE}
-    with open(os.path.join(a.out, export.META_FILE), "w") as f:
-        json.dump(meta, f, indent=1)
-        f.write("\n")
+    export.write_meta(os.path.join(a.out, export.META_FILE), meta)
     log(f"classifier exported; wall {time.time() - t0:.0f} s")
 
 

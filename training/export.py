@@ -25,6 +25,30 @@ MODEL_FILE = "detector.onnx"
 META_FILE = "detector.json"
 
 
+def write_meta(path, meta):
+    """Write the model JSON as json.dump(meta, indent=1) would, except that a list holding only
+    numbers, or only lists of numbers (a calibration, a box correction), takes one line: a
+    calibration per class is then one line per class."""
+    def number(x):
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+    def flat(v):
+        return isinstance(v, list) and all(number(x) or (isinstance(x, list) and all(map(number, x))) for x in v)
+
+    def encode(v, depth):
+        pad, end = " " * (depth + 1), " " * depth
+        if flat(v):
+            return json.dumps(v, separators=(",", ":"))
+        if isinstance(v, dict) and v:
+            return "{\n" + ",\n".join(f"{pad}{json.dumps(k)}: {encode(x, depth + 1)}" for k, x in v.items()) + f"\n{end}}}"
+        if isinstance(v, list) and v:
+            return "[\n" + ",\n".join(pad + encode(x, depth + 1) for x in v) + f"\n{end}]"
+        return json.dumps(v)
+
+    with open(path, "w") as f:
+        f.write(encode(meta, 0) + "\n")
+
+
 def export(net, classes, out, tile, log=print):
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, MODEL_FILE)
@@ -56,9 +80,7 @@ def export(net, classes, out, tile, log=print):
     })
     meta.setdefault("score_threshold", 0.2)
     meta.setdefault("calibration", [[0.0, 0.0], [0.2, 0.3], [0.4, 0.5], [1.0, 1.0]])
-    with open(meta_path, "w") as f:
-        json.dump(meta, f, indent=1)
-        f.write("\n")
+    write_meta(meta_path, meta)
     log(f"onnx {path}: {os.path.getsize(path)} bytes, sha256 {digest}")
     return path
 

@@ -89,9 +89,7 @@ def main():
     print(f"int8 model {dst}: {os.path.getsize(dst)} bytes, sha256 {digest}")
     if a.use:
         meta["model"], meta["sha256"] = INT8_FILE, digest
-        with open(os.path.join(a.out, export.META_FILE), "w") as f:
-            json.dump(meta, f, indent=1)
-            f.write("\n")
+        export.write_meta(os.path.join(a.out, export.META_FILE), meta)
         print(f"{export.META_FILE} now names {INT8_FILE}")
 
 

@@ -95,8 +95,8 @@ type ClassifierMeta struct {
 	// confidence in its place (a class not named uses Calibration): how
 	// often a detection of that class and score was right on the
 	// calibration set, each score bin's count shrunk toward Calibration's
-	// precision there by calPrior detections, so a class seen rarely keeps
-	// nearly the pooled map (make calibrate-raster).
+	// precision there by 20 detections, so a class seen rarely keeps
+	// nearly the pooled map (make calibrate-raster, fitCalibration).
 	ClassCalibration map[string]Calibration `json:"class_calibration,omitempty"`
 	// BoxScale corrects the classifier's boxes of the classes it boxes
 	// consistently too small or too large (the long fire-alarm symbols,

@@ -867,7 +867,7 @@ func (ix *pageIndex) segmentHypotheses(t *prepared, try func(hypothesis)) {
 const OperatingCoverage = 0.975
 
 // OperatingConfidence is the catalog's default threshold (every class's
-// in the embedded catalog; engine.TestVectorOperatingPoint holds them
+// in the embedded catalog; engine.TestDefaultThresholds holds them
 // equal), measured as the raster calibration set's break-even
 // (docs/raster.md): the confidence a match covering OperatingCoverage of
 // its template reports, so the default thresholds keep the same vector

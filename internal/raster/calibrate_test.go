@@ -21,11 +21,12 @@ import (
 // detected without and with the long look for every class, and a third
 // time with the chosen classes), the classifier's box corrections
 // (fitBoxScales) and then, with both applied, how often a detection of
-// each network score is right, and prints all three for the model JSON
-// ("long_look", "box_scale", "calibration"): score bins, precision
-// per bin made monotone (pool adjacent violators), as (score, confidence)
-// points. Run it on a set other than the one the README's figures come
-// from. RASTER_DEV_MODEL swaps in another ONNX file of the same metadata.
+// each network score is right (fitCalibration), and prints them for the
+// model JSON ("long_look", "box_scale", "calibration", "class_calibration":
+// score bins, precision per bin made monotone (pool adjacent violators),
+// as (score, confidence) points) with the break-even threshold for the
+// catalog's defaults. Run it on a set other than the one the README's
+// figures come from. RASTER_DEV_MODEL swaps in another ONNX file of the same metadata.
 func TestDevCalibrate(t *testing.T) {
 	dir := os.Getenv("RASTER_CALIBRATE_DATA")
 	if dir == "" {

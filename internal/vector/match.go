@@ -875,10 +875,10 @@ const OperatingCoverage = 0.975
 const OperatingConfidence = 0.32
 
 // confidence maps coverage to the match's reported confidence: piecewise
-// linear through (coverage, confidence) knots, OperatingCoverage at
-// OperatingConfidence (see docs/vector.md).
+// linear through coverageKnots, OperatingCoverage at OperatingConfidence
+// (see docs/vector.md).
 func confidence(cov float64) float64 {
-	return knotted(cov, [][2]float64{{minCoverage, 0.10}, {0.9, 0.2}, {OperatingCoverage, OperatingConfidence}, {0.995, 0.97}, {1, 0.99}})
+	return knotted(cov, coverageKnots(OperatingConfidence))
 }
 
 // rankWeight maps coverage to the weight of a match's explained geometry
@@ -886,12 +886,18 @@ func confidence(cov float64) float64 {
 // confidence had before the default thresholds were measured, when
 // OperatingCoverage read 0.5; the ranking they gave is kept as it was.
 func rankWeight(cov float64) float64 {
-	return knotted(cov, [][2]float64{{minCoverage, 0.10}, {0.9, 0.2}, {OperatingCoverage, 0.5}, {0.995, 0.97}, {1, 0.99}})
+	return knotted(cov, coverageKnots(0.5))
+}
+
+// coverageKnots are the (coverage, value) knots of confidence and
+// rankWeight, which differ only in the value at OperatingCoverage.
+func coverageKnots(atOperating float64) [5][2]float64 {
+	return [5][2]float64{{minCoverage, 0.10}, {0.9, 0.2}, {OperatingCoverage, atOperating}, {0.995, 0.97}, {1, 0.99}}
 }
 
 // knotted is the piecewise linear function through the knots at cov, the
 // first knot's value below them and the last's above, rounded to 0.001.
-func knotted(cov float64, knots [][2]float64) float64 {
+func knotted(cov float64, knots [5][2]float64) float64 {
 	c := knots[0][1]
 	for i := 1; i < len(knots); i++ {
 		a, b := knots[i-1], knots[i]

@@ -464,6 +464,12 @@ def parse():
     p.add_argument("--batch", type=int, default=128)
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--device", default="cpu",
+                   help="torch device to train on (cuda: iterate faster on a lent GPU; make train uses the CPU, "
+                        "and the weights differ from a CPU run's in the low bits)")
+    p.add_argument("--workers", type=int, default=0,
+                   help="processes drawing the batches (0: this one, the reproducible run; with more the "
+                        "batches differ from it, see Batches)")
     p.add_argument("--ckpt-every", type=int, default=100)
     p.add_argument("--val-sheets", type=int, default=8)
     p.add_argument("--extra", type=int, default=0,
@@ -493,15 +499,42 @@ def parse():
     return p.parse_args()
 
 
-def losses(net, x, y, b, w, num_classes):
-    """Cross-entropy over classes and background, plus the box loss where its target is exact."""
-    logits, box = net(torch.from_numpy(x))
-    y, b, w = torch.from_numpy(y), torch.from_numpy(b), torch.from_numpy(w)
+def losses(net, x, y, b, w, num_classes, device="cpu"):
+    """Cross-entropy over classes and background, plus the box loss where its target is exact.
+    The batch is NumPy arrays (one process) or tensors (a --workers loader)."""
+    x, y, b, w = (torch.as_tensor(v).to(device) for v in (x, y, b, w))
+    logits, box = net(x)
     loss = F.cross_entropy(logits, y, label_smoothing=0.05)
     if w.sum() > 0:
         per = F.smooth_l1_loss(box, b, beta=0.05, reduction="none").mean(dim=1)
         loss = loss + BOX_WEIGHT * (per * w).sum() / w.sum()
     return loss
+
+
+class Batches(torch.utils.data.IterableDataset):
+    """An endless stream of a sampler's batches for a --workers loader: each worker draws
+    from its own generator, seeded from the run's seed and its index, so the stream is
+    reproducible for a given worker count but is not the one-process run's."""
+
+    def __init__(self, smp, n, seed):
+        super().__init__()
+        self.smp, self.n, self.seed = smp, n, seed
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        self.smp.rng = np.random.default_rng([self.seed, info.id if info else 0])
+        while True:
+            yield self.smp.batch(self.n)
+
+
+def batches(smp, n, workers, seed):
+    """smp's batches: drawn in this process (workers 0, the reproducible run) or by worker
+    processes (--workers, for iterating on a lent GPU, where one process cannot keep it busy)."""
+    if workers <= 0:
+        while True:
+            yield smp.batch(n)
+    yield from torch.utils.data.DataLoader(Batches(smp, n, seed), batch_size=None, num_workers=workers,
+                                           prefetch_factor=4, persistent_workers=False)
 
 
 def export_onnx(net, out, log):
@@ -580,7 +613,7 @@ def main():
     vsmp.turn_share = 0.0
     vx, vy, vb, _ = vsmp.batch(1024)
 
-    net = Classifier(C)
+    net = Classifier(C).to(a.device)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     step = 0
     if resume:
@@ -598,12 +631,14 @@ def main():
         return train.lr_at(step, a.steps, a.lr, extra=a.extra, tune=a.tune)
     net.train()
     run, t_run = 0.0, time.time()
+    stream = batches(smp, a.batch, a.workers, a.seed + 10 + step)
     while step < end:
         if a.tune > 0 and step == cycles:
             smp = tune_sampler()
+            stream = batches(smp, a.batch, a.workers, a.seed + 13)
         for g in opt.param_groups:
             g["lr"] = lr(step)
-        loss = losses(net, *smp.batch(a.batch), C)
+        loss = losses(net, *next(stream), C, a.device)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), 10.0)
@@ -617,17 +652,17 @@ def main():
             train.save_checkpoint(ckpt_path, net, opt, smp.rng, step)
             net.eval()
             with torch.no_grad():
-                outs = [net(torch.from_numpy(vx[i:i + 256])) for i in range(0, len(vx), 256)]
+                outs = [net(torch.from_numpy(vx[i:i + 256]).to(a.device)) for i in range(0, len(vx), 256)]
             net.train()
-            pred = torch.cat([o[0] for o in outs]).argmax(1).numpy()
-            box = torch.cat([o[1] for o in outs]).numpy()
+            pred = torch.cat([o[0] for o in outs]).argmax(1).cpu().numpy()
+            box = torch.cat([o[1] for o in outs]).cpu().numpy()
             sym = vy < C
             iou = np.diag(iou_matrix(box[sym], vb[sym])) if sym.any() else np.zeros(1)
             log(f"checkpoint step {step}: held-out accuracy {np.mean(pred == vy):.4f} "
                 f"(symbols {np.mean(pred[sym] == vy[sym]):.4f}, background {np.mean(pred[~sym] == vy[~sym]):.4f}), "
                 f"box IoU >= 0.5 {np.mean(iou >= 0.5):.4f}")
 
-    net.eval()
+    net.cpu().eval()
     src = export_onnx(net, a.out, log)
     digest = quantize(src, os.path.join(a.out, INT8_FILE), fit, proposals[:-a.val_sheets], C, a.seed + 2, log)
     # keep the threshold, views, calibrations, box corrections and long looks measured on a set

@@ -34,7 +34,7 @@ def load_span(args):
     return data.load_sheets(data_dir, data.load_classes(catalog), limit, skip)
 
 
-def run_variant(name, argv, root, log):
+def run_variant(name, argv, log):
     sys.argv = ["classifier.py"] + argv
     t0 = time.time()
     try:
@@ -95,7 +95,7 @@ def main():
         argv = ["--data", a.data, "--catalog", a.catalog, "--out", out, "--work", work,
                 "--device", a.device, "--workers", str(a.workers)] + shlex.split(args)
         log(f"{name}: classifier.py {' '.join(argv)}")
-        pr = mp.get_context("fork").Process(target=run_variant, args=(name, argv, a.root, log))
+        pr = mp.get_context("fork").Process(target=run_variant, args=(name, argv, log))
         pr.start()
         procs.append((name, pr))
     failed = 0

@@ -163,6 +163,7 @@ REPRO_DIR  ?= build/repro-sheets
 REPRO_SEED ?= 31337
 REPRO_N    ?= 40
 train-compare: mupdf-headers $(ORT_LIB)
+	@test -f build/train-check/model/classifier-int8.onnx || { echo "train-compare: no finished build/train-check (make train-check trains it)"; exit 1; }
 	@if cmp -s build/train-check/model/detector.onnx internal/raster/model/detector.onnx && \
 	    cmp -s build/train-check/model/detector-int8.onnx internal/raster/model/detector-int8.onnx && \
 	    cmp -s build/train-check/model/classifier-int8.onnx internal/raster/model/classifier-int8.onnx; then \

@@ -86,7 +86,7 @@ func TestDevReproduced(t *testing.T) {
 	}
 	for _, f := range figures {
 		if f.want == nil || f.got == nil {
-			t.Fatalf("%s: undefined (committed %v, retrained %v)", f.name, f.want, f.got)
+			t.Fatalf("%s: undefined for the %s model (no detections or no symbols)", f.name, map[bool]string{true: "committed", false: "retrained"}[f.want == nil])
 		}
 		t.Logf("%-9s committed %.4f  retrained %.4f  (%+.4f)", f.name, *f.want, *f.got, *f.got-*f.want)
 		if math.Abs(*f.got-*f.want) > reproTolerance {

@@ -17,9 +17,10 @@ import (
 // model may lie from the committed model's on the same sheets for
 // `make train-check` to call it the same model. Training is bit-exact
 // only on the CPU that trained it (training/README.md, "Reproducibility"):
-// the detector retrained on another machine from the same sheets and code,
-// with the committed classifier, moved precision, recall and mAP50 by at
-// most 0.004 on two fresh seeds.
+// the committed detector was trained on another machine, and the one
+// `make train` gives here from the same sheets and code, run with the
+// committed classifier, moved precision, recall and mAP50 by at most 0.004
+// on two fresh seeds.
 const reproTolerance = 0.01
 
 // TestDevReproduced is `make train-check`'s verdict when the retrained

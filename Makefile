@@ -188,7 +188,9 @@ RASTER_CAL_SEED ?= 777001
 RASTER_CAL_DIR  ?= /tmp/calibrate-raster-$(RASTER_CAL_SEED)-$(RASTER_CAL_N)
 calibrate-raster: mupdf-headers $(ORT_LIB)
 	test -d $(RASTER_CAL_DIR) || $(GO) run ./cmd/synth -out $(RASTER_CAL_DIR) -n $(RASTER_CAL_N) -seed $(RASTER_CAL_SEED) -kind raster
-	RASTER_CALIBRATE_DATA=$(RASTER_CAL_DIR) $(GO) test -count=1 -timeout 60m -run TestDevCalibrate -v ./internal/raster/ | grep -v "^=== "
+	@mkdir -p build
+	{ RASTER_CALIBRATE_DATA=$(RASTER_CAL_DIR) $(GO) test -count=1 -timeout 60m -run TestDevCalibrate -v ./internal/raster/; \
+		echo $$? > build/calibrate-raster.rc; } | grep -v "^=== "; exit $$(cat build/calibrate-raster.rc)
 
 # Time the raster detector per page by paper size on a generated raster set (wall and CPU seconds,
 # blank tiles skipped): make bench-raster [RASTER_BENCH_DIR=/tmp/bench-raster RASTER_BENCH_MODEL=x.onnx]

@@ -116,8 +116,9 @@ $(ORT_LIB):
 # internal/raster/model. The detector learns from the first TRAIN_SHEETS sheets and the
 # classifier from the first CLASSIFIER_SHEETS (sheet i of a seed is the same whatever n is),
 # with a share of its crops' strokes thickened (--bold); the defaults reproduce the committed
-# model (byte for byte on the CPU that trained it, elsewhere within train-compare's tolerance). The classifier ends with a tune cycle (--tune) on TUNE_SHEETS more sheets, nine classes
-# drawn three times as often and 15 % of its crops shrunk and enlarged back (--tiny). Time on
+# model (byte for byte on the CPU that trained it, elsewhere within train-compare's tolerance).
+# The classifier ends with a tune cycle (--tune) on TUNE_SHEETS more sheets, nine classes drawn
+# three times as often and 15 % of its crops shrunk and enlarged back (--tiny). Time on
 # this 2-core machine: the classifier's 12 000 steps took 110 minutes on 2026-11-26 (0.55-0.7 s
 # a step; about 40 minutes on a quiet day's 0.2 s), its 2 500-step tune cycle 35 minutes (0.6 s a
 # step, 2 minutes to load the sheets), the detector before them about 35 minutes on a quiet day

@@ -49,6 +49,18 @@ type Filter struct {
 	PerClass func(class string) float64
 }
 
+// DefaultFilter is the per_class_default filter: each class's default
+// threshold as threshold reports it (the catalog's Threshold), and
+// StoredFloor for a class it does not know.
+func DefaultFilter(threshold func(class string) (float64, bool)) Filter {
+	return Filter{PerClass: func(class string) float64 {
+		if t, ok := threshold(class); ok {
+			return t
+		}
+		return StoredFloor
+	}}
+}
+
 // Mode is the wire name of the filter's confidence_mode.
 func (f Filter) Mode() string {
 	if f.Flat != nil {

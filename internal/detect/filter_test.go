@@ -46,4 +46,11 @@ func TestFilter(t *testing.T) {
 	if got := (Filter{}).Apply(ds); len(got) != 3 {
 		t.Fatalf("zero filter: %+v", got)
 	}
+	// DefaultFilter: "a" has its threshold 0.5; an unknown class needs StoredFloor.
+	def := DefaultFilter(func(c string) (float64, bool) { return 0.5, c == "a" })
+	more := append(ds, Detection{Class: "c", Confidence: StoredFloor}, Detection{Class: "c", Confidence: StoredFloor / 2})
+	got := def.Apply(more)
+	if len(got) != 3 || got[0] != more[1] || got[1] != more[2] || got[2] != more[3] || def.Mode() != "per_class_default" {
+		t.Fatalf("default filter: %+v", got)
+	}
 }

@@ -32,12 +32,7 @@ func (s *Service) filter(j *Job, override *float64) detect.Filter {
 	if j.Confidence != nil {
 		return detect.Filter{Flat: j.Confidence}
 	}
-	return detect.Filter{PerClass: func(class string) float64 {
-		if t, ok := s.cfg.Catalog.Threshold(class); ok {
-			return t
-		}
-		return detect.StoredFloor
-	}}
+	return detect.DefaultFilter(s.cfg.Catalog.Threshold)
 }
 
 // Get returns the poll view of a job in its current state: one of

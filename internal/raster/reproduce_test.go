@@ -45,10 +45,7 @@ func TestDevReproduced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keep := detect.Filter{PerClass: func(class string) float64 {
-		th, _ := cat.Threshold(class)
-		return th
-	}}
+	keep := detect.DefaultFilter(cat.Threshold)
 	committed, err := EmbeddedModel()
 	if err != nil {
 		t.Fatal(err)

@@ -75,10 +75,8 @@ func Run(ctx context.Context, cfg Config) (eval.Report, error) {
 	if cfg.MaxSheets > 0 && len(sheets) > cfg.MaxSheets {
 		sheets = sheets[:cfg.MaxSheets]
 	}
-	filter := detect.Filter{Flat: cfg.Flat, PerClass: func(class string) float64 {
-		t, _ := cfg.Catalog.Threshold(class) // every class is checked before scoring
-		return t
-	}}
+	filter := detect.DefaultFilter(cfg.Catalog.Threshold) // every class is checked before scoring
+	filter.Flat = cfg.Flat
 
 	var (
 		all     []eval.Page

@@ -83,8 +83,11 @@ func TestDevReproduced(t *testing.T) {
 		{"mAP50", want.MAP50, got.MAP50},
 	}
 	for _, f := range figures {
-		if f.want == nil || f.got == nil {
-			t.Fatalf("%s: undefined for the %s model (no detections or no symbols)", f.name, map[bool]string{true: "committed", false: "retrained"}[f.want == nil])
+		if f.want == nil {
+			t.Fatalf("%s: undefined for the committed model (no detections or no symbols)", f.name)
+		}
+		if f.got == nil {
+			t.Fatalf("%s: undefined for the retrained model (no detections or no symbols)", f.name)
 		}
 		t.Logf("%-9s committed %.4f  retrained %.4f  (%+.4f)", f.name, *f.want, *f.got, *f.got-*f.want)
 		if math.Abs(*f.got-*f.want) > reproTolerance {

@@ -247,24 +247,39 @@ def cached(sheets, detector, cache, log, first, kind, tag, fn, describe):
     """fn(session, index, sheet) -> (boxes, scores) for every sheet, the detector run by ONNX
     Runtime on two threads, kept in cache as kind-SHA-tag-span.npz (the detector's SHA-256; span:
     the sheets' place in --data, first the index of sheets[0]) and read back from there."""
-    with open(detector, "rb") as f:
-        key = hashlib.sha256(f.read()).hexdigest()[:16]
-    span = f"{len(sheets)}" if first == 0 else f"{first}-{first + len(sheets)}"
-    path = os.path.join(cache, f"{kind}-{key}-{tag}-{span}.npz")
+    path = cache_path(detector, cache, kind, tag, first, len(sheets))
     if os.path.exists(path):
         z = np.load(path)
         return [(z[f"b{i}"], z[f"s{i}"]) for i in range(len(sheets))]
+    sess = detector_session(detector)
+    t0 = time.time()
+    out = [fn(sess, i, s) for i, s in enumerate(sheets)]
+    save_cached(path, out)
+    log(describe(out, time.time() - t0))
+    return out
+
+
+def cache_path(detector, cache, kind, tag, first, n):
+    """Where cached keeps kind's results for the n sheets of --data from index first."""
+    with open(detector, "rb") as f:
+        key = hashlib.sha256(f.read()).hexdigest()[:16]
+    span = f"{n}" if first == 0 else f"{first}-{first + n}"
+    return os.path.join(cache, f"{kind}-{key}-{tag}-{span}.npz")
+
+
+def save_cached(path, out):
+    """Writes a list of (boxes, scores), one per sheet, where cached reads it back."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    np.savez(path + ".tmp.npz", **{f"b{i}": b for i, (b, _) in enumerate(out)}, **{f"s{i}": s for i, (_, s) in enumerate(out)})
+    os.replace(path + ".tmp.npz", path)
+
+
+def detector_session(detector):
+    """The proposal network in ONNX Runtime on two threads, as mining runs it."""
     import onnxruntime as ort
     so = ort.SessionOptions()
     so.intra_op_num_threads = 2
-    sess = ort.InferenceSession(detector, so, providers=["CPUExecutionProvider"])
-    t0 = time.time()
-    out = [fn(sess, i, s) for i, s in enumerate(sheets)]
-    os.makedirs(cache, exist_ok=True)
-    np.savez(path + ".tmp.npz", **{f"b{i}": b for i, (b, _) in enumerate(out)}, **{f"s{i}": s for i, (_, s) in enumerate(out)})
-    os.replace(path + ".tmp.npz", path)
-    log(describe(out, time.time() - t0))
-    return out
+    return ort.InferenceSession(detector, so, providers=["CPUExecutionProvider"])
 
 
 class Sampler:
@@ -488,6 +503,8 @@ def parse():
     p.add_argument("--tiny", type=float, default=0.0,
                    help="share of the tune cycle's crops shrunk to TINY_SIDES pixels and enlarged back (symbols a "
                         "dozen pixels long); 0 leaves every crop as it was")
+    p.add_argument("--tiny-all", action="store_true",
+                   help="--tiny applies from the first step, not only in the tune cycle")
     p.add_argument("--coarse", type=int, default=0,
                    help="the tune cycle also learns from the service's coarse-look proposals (coarse_propose), each "
                         "drawn this many times as often as a proposal; the JSON gets the coarse_look (0: neither)")
@@ -576,6 +593,8 @@ def main():
     fit, val = sheets[:-a.val_sheets], sheets[-a.val_sheets:]
     smp = Sampler(fit, proposals[:-a.val_sheets], C, a.seed)
     smp.bold = a.bold
+    if a.tiny_all:
+        smp.tiny = a.tiny
     vsmp = Sampler(val, proposals[-a.val_sheets:], C, a.seed + 1)
     hard = [c for c in a.hard.split(",") if c]
     for c in hard:
@@ -624,7 +643,8 @@ def main():
         log(f"resumed at step {step} from {ckpt_path}")
     log(f"classifier: {sum(p.numel() for p in net.parameters())} parameters, {C}+1 classes, input {SIZE}, "
         f"context {CONTEXT}, batch {a.batch}, steps {a.steps}+{a.extra}, seed {a.seed}, threads {a.threads}"
-        + (f", bold {a.bold}" if a.bold else "") + (f", tune {a.tune}" if a.tune else ""))
+        + (f", bold {a.bold}" if a.bold else "") + (f", tiny {a.tiny} from step 0" if a.tiny_all and a.tiny else "")
+        + (f", tune {a.tune}" if a.tune else ""))
     end = a.stop_at if 0 < a.stop_at < total else total
 
     def lr(step):

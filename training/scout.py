@@ -1,6 +1,6 @@
 """Train several classifier variants at once on a lent GPU machine, sharing one load of the sheets.
 
-    python training/scout.py --data DIR --sheets 640 --root /tmp/scout \\
+    python training/scout.py --data DIR --sheets 640 --root /tmp/scout --mine 0:320 --mine 320:320 \\
         --variant 'a=--max-sheets 640 --extra 4000 ...' --variant 'b=--max-sheets 320 ...'
 
 For iterating, never for the committed model: `make train` runs classifier.py on the CPU, one
@@ -10,12 +10,16 @@ its own (forked, so the decoded sheets are shared, not copied), with `--device c
 added: one process cannot draw crops fast enough to keep a GPU busy. Variant NAME writes into
 ROOT/NAME (the detector's JSON is copied there first, as classifier.py reads it from --out and
 --work); a proposal cache found in --cache is copied into each work folder, so the detector's
-proposals need not be mined again. The weights differ from a CPU run's (other batches, other
-arithmetic): compare variants with each other, then run the chosen one with make train.
+proposals need not be mined again. --mine FIRST:N fills that cache first, in the file
+classifier.py looks for, the span's sheets shared out among --loaders processes, so that the
+variants do not each mine the same sheets (on the lent machine 16 processes mined 320 sheets in
+43 s). The weights differ from a CPU run's (other batches, other arithmetic): compare variants
+with each other, then run the chosen one with make train.
 """
 
 import argparse
 import glob
+import json
 import multiprocessing as mp
 import os
 import shlex
@@ -32,6 +36,18 @@ import export  # noqa: E402
 def load_span(args):
     data_dir, catalog, skip, limit = args
     return data.load_sheets(data_dir, data.load_classes(catalog), limit, skip)
+
+
+# The decoded sheets, set before the mining pool forks so its processes share them (scout
+# only: a Pool's arguments are pickled, and the sheets are gigabytes).
+FORKED_SHEETS = []
+
+
+def mine_part(args):
+    """Proposals on the sheets FORKED_SHEETS[i] for i in indices, as classifier.mine finds them."""
+    detector, meta, indices = args
+    sess = classifier.detector_session(detector)
+    return [classifier.propose(sess, FORKED_SHEETS[i].gray, meta, classifier.PROPOSAL_THRESHOLD) for i in indices]
 
 
 def run_variant(name, argv, log):
@@ -58,6 +74,12 @@ def main():
     p.add_argument("--device", default="cuda")
     p.add_argument("--workers", type=int, default=4, help="batch-drawing processes per variant")
     p.add_argument("--variant", action="append", required=True, help="NAME=classifier.py arguments")
+    p.add_argument("--detector", default="internal/raster/model/detector-int8.onnx",
+                   help="the proposal network --mine runs (the variants' --detector default)")
+    p.add_argument("--mine", action="append", default=[], metavar="FIRST:N",
+                   help="mine the proposals on sheets FIRST..FIRST+N of --data with --loaders processes into "
+                        "--cache (ROOT/cache if unset) first, as classifier.py would cache them: a variant "
+                        "reading that span then skips its own mining, one process on two threads")
     a = p.parse_args()
 
     os.makedirs(a.root, exist_ok=True)
@@ -81,6 +103,27 @@ def main():
             raise SystemExit(f"scout: a variant reads sheets up to {end}; --sheets decoded {len(sheets)}")
         return sheets[skip:end]
     data.load_sheets = preloaded  # the forked variants read the decoded sheets
+
+    if a.mine:
+        a.cache = a.cache or os.path.join(a.root, "cache")
+        with open(a.meta) as f:
+            meta = json.load(f)
+        FORKED_SHEETS[:] = sheets
+        for span in a.mine:
+            t1 = time.time()
+            first, n = (int(v) for v in span.split(":"))
+            if first + n > len(sheets):
+                raise SystemExit(f"scout: --mine {span} reaches past the {len(sheets)} decoded sheets")
+            parts = [(a.detector, meta, list(range(first + i, first + n, a.loaders))) for i in range(a.loaders)]
+            with mp.get_context("fork").Pool(a.loaders) as pool:
+                found = pool.map(mine_part, parts)
+            out = [None] * n
+            for (_, _, idx), props in zip(parts, found):
+                for i, pr in zip(idx, props):
+                    out[i - first] = pr
+            classifier.save_cached(classifier.cache_path(a.detector, a.cache, "proposals",
+                                                         f"{classifier.PROPOSAL_THRESHOLD}", first, n), out)
+            log(f"mined proposals on sheets {first}..{first + n} in {time.time() - t1:.0f} s with {a.loaders} processes")
 
     procs = []
     for v in a.variant:

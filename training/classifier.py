@@ -510,17 +510,25 @@ def parse():
                         "drawn this many times as often as a proposal; the JSON gets the coarse_look (0: neither)")
     p.add_argument("--stop-at", type=int, default=0, help="stop and export at this step (0: at the end)")
     p.add_argument("--max-sheets", type=int, default=0, help="the first this many sheets of --data (0: all)")
+    p.add_argument("--bf16", action="store_true",
+                   help="run the network in bfloat16 (autocast, channels last; weights and losses stay float32): "
+                        "twice as fast on a CPU with AVX-512 BF16, other bits than a float32 run")
     p.add_argument("--bold", type=float, default=0.0,
                    help="share of training crops with thickened strokes (0: none; the committed model used 0.15: "
                         "the Makefile's CLASSIFIER_FLAGS)")
     return p.parse_args()
 
 
-def losses(net, x, y, b, w, num_classes, device="cpu"):
+def losses(net, x, y, b, w, num_classes, device="cpu", bf16=False):
     """Cross-entropy over classes and background, plus the box loss where its target is exact.
-    The batch is NumPy arrays (one process) or tensors (a --workers loader)."""
+    The batch is NumPy arrays (one process) or tensors (a --workers loader). With bf16 the
+    network runs in bfloat16 under autocast, channels last (the losses in float32)."""
     x, y, b, w = (torch.as_tensor(v).to(device) for v in (x, y, b, w))
-    logits, box = net(x)
+    if bf16:
+        x = x.contiguous(memory_format=torch.channels_last)
+    with torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=bf16):
+        logits, box = net(x)
+    logits, box = logits.float(), box.float()
     loss = F.cross_entropy(logits, y, label_smoothing=0.05)
     if w.sum() > 0:
         per = F.smooth_l1_loss(box, b, beta=0.05, reduction="none").mean(dim=1)
@@ -633,6 +641,8 @@ def main():
     vx, vy, vb, _ = vsmp.batch(1024)
 
     net = Classifier(C).to(a.device)
+    if a.bf16:
+        net = net.to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     step = 0
     if resume:
@@ -644,7 +654,7 @@ def main():
     log(f"classifier: {sum(p.numel() for p in net.parameters())} parameters, {C}+1 classes, input {SIZE}, "
         f"context {CONTEXT}, batch {a.batch}, steps {a.steps}+{a.extra}, seed {a.seed}, threads {a.threads}"
         + (f", bold {a.bold}" if a.bold else "") + (f", tiny {a.tiny} from step 0" if a.tiny_all and a.tiny else "")
-        + (f", tune {a.tune}" if a.tune else ""))
+        + (f", tune {a.tune}" if a.tune else "") + (", bfloat16" if a.bf16 else ""))
     end = a.stop_at if 0 < a.stop_at < total else total
 
     def lr(step):
@@ -658,7 +668,7 @@ def main():
             stream = batches(smp, a.batch, a.workers, a.seed + 13)
         for g in opt.param_groups:
             g["lr"] = lr(step)
-        loss = losses(net, *next(stream), C, a.device)
+        loss = losses(net, *next(stream), C, a.device, a.bf16)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), 10.0)
@@ -682,7 +692,7 @@ def main():
                 f"(symbols {np.mean(pred[sym] == vy[sym]):.4f}, background {np.mean(pred[~sym] == vy[~sym]):.4f}), "
                 f"box IoU >= 0.5 {np.mean(iou >= 0.5):.4f}")
 
-    net.cpu().eval()
+    net = net.cpu().to(memory_format=torch.contiguous_format).eval()
     src = export_onnx(net, a.out, log)
     digest = quantize(src, os.path.join(a.out, INT8_FILE), fit, proposals[:-a.val_sheets], C, a.seed + 2, log)
     # keep the threshold, views, calibrations, box corrections and long looks measured on a set

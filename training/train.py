@@ -47,6 +47,9 @@ def parse():
     p.add_argument("--val-sheets", type=int, default=8, help="last sheets held out for the loss check")
     p.add_argument("--tile", type=int, default=1024, help="largest inference tile side, written to the model JSON")
     p.add_argument("--max-sheets", type=int, default=0, help="the first this many sheets of --data (0: all)")
+    p.add_argument("--bf16", action="store_true",
+                   help="run the network in bfloat16 (autocast, channels last; weights and losses stay float32): "
+                        "twice as fast on a CPU with AVX-512 BF16, other bits than a float32 run")
     return p.parse_args()
 
 
@@ -107,9 +110,15 @@ def lr_at(step, steps, base, cool_from=0, stop_at=0, extra=0, tune=0):
     return base * 0.5 * (1 + np.cos(np.pi * t))
 
 
-def losses(net, batch):
+def losses(net, batch, bf16=False):
+    """Focal heat-map loss and box regression loss of one batch; with bf16 the network runs
+    in bfloat16 under autocast, channels last (the losses in float32)."""
     x, heat, reg, mask = (torch.from_numpy(a) for a in batch)
-    logit, out = net(x)
+    if bf16:
+        x = x.contiguous(memory_format=torch.channels_last)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        logit, out = net(x)
+    logit, out = logit.float(), out.float()
     lh = model.focal_loss(logit, heat)
     lr = model.reg_loss(out, reg, mask)
     return lh, lr
@@ -134,13 +143,16 @@ def main():
     val_batches = data.Sampler(val, len(classes), a.crop, a.seed + 1).batch(4 * a.batch)
 
     net = model.Detector(len(classes))
+    if a.bf16:
+        net = net.to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     step = 0
     if resume:
         step = load_checkpoint(ckpt_path, net, opt, sampler.rng)
         log(f"resumed at step {step} from {ckpt_path}")
     params = sum(p.numel() for p in net.parameters())
-    log(f"model: {params} parameters, {len(classes)} classes, crop {a.crop}, batch {a.batch}, steps {a.steps}+{a.extra}, seed {a.seed}, threads {a.threads}")
+    log(f"model: {params} parameters, {len(classes)} classes, crop {a.crop}, batch {a.batch}, steps {a.steps}+{a.extra}, seed {a.seed}, threads {a.threads}"
+        + (", bfloat16" if a.bf16 else ""))
 
     t_run = time.time()
     net.train()
@@ -150,7 +162,7 @@ def main():
     while step < end:
         for g in opt.param_groups:
             g["lr"] = lr_at(step, a.steps, a.lr, a.cool_from, end, a.extra)
-        lh, lr = losses(net, sampler.batch(a.batch))
+        lh, lr = losses(net, sampler.batch(a.batch), a.bf16)
         loss = lh + lr
         opt.zero_grad()
         loss.backward()
@@ -167,11 +179,11 @@ def main():
             save_checkpoint(ckpt_path, net, opt, sampler.rng, step)
             net.eval()
             with torch.no_grad():
-                vh, vr = losses(net, val_batches)
+                vh, vr = losses(net, val_batches, a.bf16)
             net.train()
             log(f"checkpoint step {step}: held-out heat {vh.item():.4f} reg {vr.item():.4f}")
 
-    net.eval()
+    net = net.to(memory_format=torch.contiguous_format).eval()
     path = export.export(net, classes, a.out, a.tile, log)
     log(f"exported {path}; training wall {time.time() - t0:.0f} s")
 

@@ -123,6 +123,9 @@ $(ORT_LIB):
 # a step; about 40 minutes on a quiet day's 0.2 s), its 2 500-step tune cycle 35 minutes (0.6 s a
 # step, 2 minutes to load the sheets), the detector before them about 35 minutes on a quiet day
 # (36 minutes on the evening of 2026-11-26, when the classifier ran at 0.66 s a step: 3+ hours).
+# On 2026-11-27's AVX-512 machine: the detector 20 minutes, the classifier 0.37-0.39 s a step
+# (about 1.5 hours): about 2 hours in all. --bf16 in TRAIN_FLAGS and CLASSIFIER_FLAGS trains in
+# bfloat16 (training/README.md, "Speed"); the committed model is float32's.
 TRAIN_SEED   ?= 9101
 TRAIN_SHEETS ?= 160
 CLASSIFIER_SHEETS ?= 320

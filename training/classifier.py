@@ -510,9 +510,7 @@ def parse():
                         "drawn this many times as often as a proposal; the JSON gets the coarse_look (0: neither)")
     p.add_argument("--stop-at", type=int, default=0, help="stop and export at this step (0: at the end)")
     p.add_argument("--max-sheets", type=int, default=0, help="the first this many sheets of --data (0: all)")
-    p.add_argument("--bf16", action="store_true",
-                   help="run the network in bfloat16 (autocast, channels last; weights and losses stay float32): "
-                        "twice as fast on a CPU with AVX-512 BF16, other bits than a float32 run")
+    p.add_argument("--bf16", action="store_true", help=train.BF16_HELP)
     p.add_argument("--bold", type=float, default=0.0,
                    help="share of training crops with thickened strokes (0: none; the committed model used 0.15: "
                         "the Makefile's CLASSIFIER_FLAGS)")
@@ -524,11 +522,7 @@ def losses(net, x, y, b, w, num_classes, device="cpu", bf16=False):
     The batch is NumPy arrays (one process) or tensors (a --workers loader). With bf16 the
     network runs in bfloat16 under autocast, channels last (the losses in float32)."""
     x, y, b, w = (torch.as_tensor(v).to(device) for v in (x, y, b, w))
-    if bf16:
-        x = x.contiguous(memory_format=torch.channels_last)
-    with torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=bf16):
-        logits, box = net(x)
-    logits, box = logits.float(), box.float()
+    logits, box = train.forward(net, x, bf16)
     loss = F.cross_entropy(logits, y, label_smoothing=0.05)
     if w.sum() > 0:
         per = F.smooth_l1_loss(box, b, beta=0.05, reduction="none").mean(dim=1)

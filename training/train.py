@@ -47,9 +47,7 @@ def parse():
     p.add_argument("--val-sheets", type=int, default=8, help="last sheets held out for the loss check")
     p.add_argument("--tile", type=int, default=1024, help="largest inference tile side, written to the model JSON")
     p.add_argument("--max-sheets", type=int, default=0, help="the first this many sheets of --data (0: all)")
-    p.add_argument("--bf16", action="store_true",
-                   help="run the network in bfloat16 (autocast, channels last; weights and losses stay float32): "
-                        "twice as fast on a CPU with AVX-512 BF16, other bits than a float32 run")
+    p.add_argument("--bf16", action="store_true", help=BF16_HELP)
     return p.parse_args()
 
 
@@ -110,15 +108,25 @@ def lr_at(step, steps, base, cool_from=0, stop_at=0, extra=0, tune=0):
     return base * 0.5 * (1 + np.cos(np.pi * t))
 
 
+BF16_HELP = ("run the network in bfloat16 (autocast, channels last; weights and losses stay float32): "
+             "twice as fast on a CPU with AVX-512 BF16, other bits than a float32 run")
+
+
+def forward(net, x, bf16=False):
+    """net's outputs on x as float32; with bf16 run in bfloat16 under autocast, channels last
+    (the network itself put in that layout by the caller)."""
+    if not bf16:
+        return net(x)
+    x = x.contiguous(memory_format=torch.channels_last)
+    with torch.autocast(x.device.type, dtype=torch.bfloat16):
+        return tuple(o.float() for o in net(x))
+
+
 def losses(net, batch, bf16=False):
     """Focal heat-map loss and box regression loss of one batch; with bf16 the network runs
     in bfloat16 under autocast, channels last (the losses in float32)."""
     x, heat, reg, mask = (torch.from_numpy(a) for a in batch)
-    if bf16:
-        x = x.contiguous(memory_format=torch.channels_last)
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-        logit, out = net(x)
-    logit, out = logit.float(), out.float()
+    logit, out = forward(net, x, bf16)
     lh = model.focal_loss(logit, heat)
     lr = model.reg_loss(out, reg, mask)
     return lh, lr

@@ -109,7 +109,8 @@ def lr_at(step, steps, base, cool_from=0, stop_at=0, extra=0, tune=0):
 
 
 BF16_HELP = ("run the network in bfloat16 (autocast, channels last; weights and losses stay float32): "
-             "twice as fast on a CPU with AVX-512 BF16, other bits than a float32 run")
+             "twice as fast on a CPU with AVX-512 BF16, about 12 times slower on one without; other bits than "
+             "a float32 run")
 
 
 def forward(net, x, bf16=False):

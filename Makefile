@@ -124,10 +124,10 @@ $(ORT_LIB):
 # step, 2 minutes to load the sheets), the detector before them about 35 minutes on a quiet day
 # (36 minutes on the evening of 2026-11-26, when the classifier ran at 0.66 s a step: 3+ hours).
 # On 2026-11-27's AVX-512 machine: the detector 20 minutes, the classifier 0.39-0.48 s a step
-# (116 minutes, make train-check's run): about 2 h 17 min in all. --bf16 in TRAIN_FLAGS and CLASSIFIER_FLAGS trains in
-# bfloat16 (training/README.md, "Speed": 91 minutes; about 12 times slower on a CPU without
-# BF16 instructions); the committed model is float32's: a bfloat16 run was measured and failed
-# its adoption rule by one seed of twelve.
+# (116 minutes, make train-check's run): about 2 h 17 min in all. --bf16 in TRAIN_FLAGS and
+# CLASSIFIER_FLAGS trains in bfloat16 (training/README.md, "Speed": 91 minutes; about 12 times
+# slower on a CPU without BF16 instructions); the committed model is float32's: a bfloat16 run
+# was measured and failed its adoption rule by one seed of twelve.
 TRAIN_SEED   ?= 9101
 TRAIN_SHEETS ?= 160
 CLASSIFIER_SHEETS ?= 320

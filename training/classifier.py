@@ -543,9 +543,7 @@ def losses(net, x, y, b, w, num_classes, device="cpu", bf16=False, channels_last
     The batch is NumPy arrays (one process) or tensors (a --workers loader). With bf16 the
     network runs in bfloat16 under autocast, channels last (the losses in float32)."""
     x, y, b, w = (torch.as_tensor(v).to(device) for v in (x, y, b, w))
-    if channels_last:
-        x = x.contiguous(memory_format=torch.channels_last)
-    logits, box = train.forward(net, x, bf16)
+    logits, box = train.forward(net, x, bf16, channels_last)
     loss = F.cross_entropy(logits, y, label_smoothing=0.05)
     if w.sum() > 0:
         per = F.smooth_l1_loss(box, b, beta=0.05, reduction="none").mean(dim=1)

@@ -113,12 +113,15 @@ BF16_HELP = ("run the network in bfloat16 (autocast, channels last; weights and 
              "a float32 run")
 
 
-def forward(net, x, bf16=False):
-    """net's outputs on x as float32; with bf16 run in bfloat16 under autocast, channels last
-    (the network itself put in that layout by the caller)."""
-    if not bf16:
+def forward(net, x, bf16=False, channels_last=False):
+    """net's outputs on x as float32; with bf16 run in bfloat16 under autocast, channels last;
+    with channels_last alone in float32, channels last (the network itself put in that layout
+    by the caller)."""
+    if not (bf16 or channels_last):
         return net(x)
     x = x.contiguous(memory_format=torch.channels_last)
+    if not bf16:
+        return net(x)
     with torch.autocast(x.device.type, dtype=torch.bfloat16):
         return tuple(o.float() for o in net(x))
 

@@ -79,18 +79,24 @@ func TestRestartMidProcessing(t *testing.T) {
 }
 
 // TestWebhookSurvivesRestart fails the first delivery, restarts the
-// service, and checks that the retry carries the same event id.
+// service, and checks that the retry, when due, carries the same event id
+// (TestWebhookScheduleSurvivesRestart checks the schedule across restarts).
 func TestWebhookSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
+	clock := apitest.NewClock(time.Now().UTC())
 	sink := newSink(t, 500)
-	e1 := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
+	e1 := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
 	id := doneJob(t, e1, keyA, map[string]any{"callback_url": sink.URL})
 	first := sink.Next(t)
 	if first.Status != 500 {
 		t.Fatalf("first status %d", first.Status)
 	}
 	e1.stop()
-	e2 := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
+	e2 := startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
+	// The first retry is due within its jitter range (at once when the
+	// shutdown interrupted the recording of the first attempt).
+	_, hi := webhook.RetrySchedule.Bounds(1)
+	clock.Advance(hi)
 	second := sink.Next(t)
 	if second.Status != 200 || second.Header.Get(webhook.EventIDHeader) != first.Header.Get(webhook.EventIDHeader) {
 		t.Fatalf("retry: %d, event ids %q vs %q", second.Status, second.Header.Get(webhook.EventIDHeader), first.Header.Get(webhook.EventIDHeader))
@@ -100,7 +106,8 @@ func TestWebhookSurvivesRestart(t *testing.T) {
 }
 
 // TestWebhookGivesUp counts 1 + MaxRetries attempts against a receiver
-// that always fails.
+// that always fails, each retry after a wait within its jitter range, and
+// none after the last.
 func TestWebhookGivesUp(t *testing.T) {
 	clock := apitest.NewClock(time.Now().UTC())
 	sink := newSink(t, 500, 500, 500, 500, 500, 500, 500, 500, 500)
@@ -110,9 +117,12 @@ func TestWebhookGivesUp(t *testing.T) {
 	for i := range 1 + webhook.MaxRetries {
 		d := sink.Next(t)
 		ids = append(ids, d.Header.Get(webhook.EventIDHeader))
-		waitDelivery(t, e, id, func(d *job.Delivery) bool { return d.Attempts == i+1 })
-		clock.Advance(webhook.BackoffCap + time.Second)
+		if i < webhook.MaxRetries {
+			advanceToRetry(t, e, clock, id, i+1)
+		}
 	}
+	waitDelivery(t, e, id, func(d *job.Delivery) bool { return d.GaveUpAt != nil })
+	clock.Advance(2 * webhook.RetrySchedule[webhook.MaxRetries-1])
 	select {
 	case <-sink.Got:
 		t.Fatal("delivery after the last retry")

@@ -366,6 +366,9 @@ func TestKillNine(t *testing.T) {
 	if s[0].Status != job.Done || !s[0].Webhook.Pending() || s[1].Status != job.Processing || s[2].Status != job.Queued {
 		t.Fatalf("after kill 2: %s (webhook %+v), %s, %s", s[0].Status, s[0].Webhook, s[1].Status, s[2].Status)
 	}
+	// Job 0's retry is a minute or so away: make it due, as if the service
+	// had stayed down that long, so that the next run makes it.
+	webhooksDueNow(t, dir)
 
 	// Kill 3: right after the receiver acknowledged a delivery.
 	rec.setMode(ackAndSignal)

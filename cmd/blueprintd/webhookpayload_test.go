@@ -15,9 +15,9 @@ import (
 
 // TestWebhookPayloadUnbuildable deletes a done job's results blob while its
 // webhook waits for a retry: every later attempt cannot build the payload,
-// and each is recorded as a failed attempt with the backoff (not retried on
-// every poll), with last_error saying why, until the delivery is given up
-// after 1 + MaxRetries attempts.
+// and each is recorded as a failed attempt followed by the schedule's wait
+// (not retried on every poll), with last_error saying why, until the
+// delivery is given up after 1 + MaxRetries attempts.
 func TestWebhookPayloadUnbuildable(t *testing.T) {
 	clock := apitest.NewClock(time.Now().UTC())
 	sink := newSink(t, 500)
@@ -43,8 +43,8 @@ func TestWebhookPayloadUnbuildable(t *testing.T) {
 	}
 	e = startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine(), clock: clock})
 	for attempt := 2; attempt <= 1+webhook.MaxRetries; attempt++ {
-		// Not due yet: the runner polls every 20 ms but must wait for the
-		// backoff, so the count does not move while the clock stands.
+		// Not due yet: the runner polls every 20 ms but must wait until the
+		// retry is due, so the count does not move while the clock stands.
 		before, err := e.app.store.GetJob(ctx, id)
 		if err != nil {
 			t.Fatal(err)
@@ -52,13 +52,14 @@ func TestWebhookPayloadUnbuildable(t *testing.T) {
 		if before.Webhook.NextAttemptAt.After(clock.Now()) {
 			time.Sleep(100 * time.Millisecond)
 			if j, _ := e.app.store.GetJob(ctx, id); j.Webhook.Attempts != attempt-1 {
-				t.Fatalf("attempt %d made before its backoff ran out: %+v", attempt, j.Webhook)
+				t.Fatalf("attempt %d made before its wait ran out: %+v", attempt, j.Webhook)
 			}
 		}
-		clock.Advance(webhook.BackoffCap + time.Second)
+		_, hi := webhook.RetrySchedule.Bounds(attempt - 1)
+		clock.Advance(hi + time.Second)
 		waitDelivery(t, e, id, func(d *job.Delivery) bool { return d.Attempts == attempt })
 	}
-	clock.Advance(webhook.BackoffCap + time.Second)
+	clock.Advance(2 * webhook.RetrySchedule[webhook.MaxRetries-1])
 	select {
 	case d := <-sink.Got:
 		t.Fatalf("a delivery went out without its payload: %s", d.Body)

@@ -118,7 +118,8 @@ func TestStateMachineGivesUp(t *testing.T) {
 		sink.Next(t)
 		now := time.Now()
 		if attempt > 1 {
-			t.Logf("attempt %d after %s (backoff ceiling %s)", attempt, now.Sub(prev).Round(100*time.Millisecond), webhook.BackoffCeiling(attempt-2))
+			lo, hi := webhook.RetrySchedule.Bounds(attempt - 1)
+			t.Logf("attempt %d after %s (retry %d's wait: %s to %s)", attempt, now.Sub(prev).Round(100*time.Millisecond), attempt-1, lo, hi)
 		}
 		prev = now
 	}

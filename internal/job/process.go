@@ -330,9 +330,11 @@ func (s *Service) putBlob(ctx context.Context, key string, data []byte) error {
 }
 
 // DeliverWebhook makes one delivery attempt of a job's pending webhook if it
-// is due, and records the outcome: delivered, retry later with backoff, or
-// given up after webhook.MaxRetries retries. The event id stays the same on
-// every attempt.
+// is due, and records the outcome: delivered; refused, with the next
+// attempt due after the wait of Config.WebhookRetries for that retry,
+// counted from now; or given up after webhook.MaxRetries retries. The event
+// id stays the same on every attempt. The due time is kept in the job
+// record, so a restarted service resumes the schedule where it stood.
 func (s *Service) DeliverWebhook(ctx context.Context, jobID string) error {
 	j, err := s.cfg.Store.GetJob(ctx, jobID)
 	if errors.Is(err, ErrNotFound) {
@@ -367,7 +369,8 @@ func (s *Service) DeliverWebhook(ctx context.Context, jobID string) error {
 			w.GaveUpAt = &at
 			return nil
 		}
-		w.NextAttemptAt = at.Add(webhook.Backoff(w.Attempts - 1))
+		// Attempts failed so far = the number of the retry to schedule.
+		w.NextAttemptAt = at.Add(s.cfg.WebhookRetries.Wait(w.Attempts))
 		return nil
 	})
 	if err != nil {
@@ -384,7 +387,7 @@ func (s *Service) DeliverWebhook(ctx context.Context, jobID string) error {
 // sendEvent makes one delivery attempt of j's pending event, signed at now,
 // and returns its failure. A payload that cannot be built (the results blob
 // missing or corrupt) fails the attempt like a refused delivery: it is
-// recorded and retried with backoff, and given up after webhook.MaxRetries
+// recorded and retried on the schedule, and given up after webhook.MaxRetries
 // retries, instead of being retried on every poll until the job expires.
 func (s *Service) sendEvent(ctx context.Context, j *Job, now time.Time) error {
 	secret, ok := s.cfg.WebhookSecret(j.Owner)

@@ -120,6 +120,11 @@ type Config struct {
 	Links  Links
 	// Guard checks callback URLs at init and dials webhooks.
 	Guard webhook.Guard
+	// WebhookRetries is the schedule of the retries of a refused webhook;
+	// the zero value is webhook.RetrySchedule, which production uses. A
+	// test that cannot move the service's clock (one that waits on Step
+	// Functions' Wait states, say) can set a shorter one.
+	WebhookRetries webhook.Schedule
 	// WebhookSecret returns the webhook signing secret of an API key ID.
 	WebhookSecret func(keyID string) ([]byte, bool)
 	// Admission bounds the documents checked (Start), processed (Process)
@@ -167,6 +172,12 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	if cfg.Admission == nil {
 		cfg.Admission = noAdmission{}
+	}
+	if cfg.WebhookRetries == (webhook.Schedule{}) {
+		cfg.WebhookRetries = webhook.RetrySchedule
+	}
+	if err := cfg.WebhookRetries.Check(); err != nil {
+		return nil, fmt.Errorf("job: NewService: %w", err)
 	}
 	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, pages: newPageCache(maxCachedDetections)}
 	if s.clock == nil {

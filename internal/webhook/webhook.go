@@ -5,7 +5,8 @@
 // "t=<unix seconds>,v1=<lowercase hex HMAC-SHA256(secret, "<t>." + raw body)>",
 // so receivers can verify with Stripe-compatible code. Delivery is at least
 // once: receivers de-duplicate on the X-Service-Event-Id header, which is the
-// same on every retry of one event.
+// same on every retry of one event. A refused delivery is retried
+// MaxRetries times, on the waits of RetrySchedule with jitter.
 package webhook
 
 import (
@@ -50,12 +51,31 @@ const (
 	Tolerance = 300 * time.Second
 	// AttemptTimeout bounds one delivery attempt, connection included.
 	AttemptTimeout = 10 * time.Second
-	// BackoffBase is the backoff ceiling before the first retry; it doubles
-	// per attempt.
-	BackoffBase = time.Second
-	// BackoffCap is the largest backoff ceiling.
-	BackoffCap = 10 * time.Minute
+	// RetryJitterPercent is the jitter of every retry's wait, in percent of
+	// its nominal wait in the Schedule: the wait is uniformly random within
+	// nominal ± RetryJitterPercent %, so deliveries held back by one outage
+	// of a receiver do not all return at the same moment.
+	RetryJitterPercent = 20
 )
+
+// Schedule is a retry schedule: entry k-1 is the nominal wait before retry
+// k, counted from the end of the failed attempt before it, for the
+// MaxRetries retries that follow the first attempt of one delivery.
+type Schedule [MaxRetries]time.Duration
+
+// RetrySchedule is the service's retry schedule: waits of 1 min, 5 min,
+// 30 min, 2 h, 6 h and 12 h, each jittered, so that an endpoint that is down
+// for hours still gets its event (docs/webhooks.md tabulates the cumulative
+// times). Treat it as read-only; a different schedule (a test's) is a
+// Schedule value of its own.
+var RetrySchedule = Schedule{
+	time.Minute,
+	5 * time.Minute,
+	30 * time.Minute,
+	2 * time.Hour,
+	6 * time.Hour,
+	12 * time.Hour,
+}
 
 // Errors returned by Verify; test with errors.Is.
 var (
@@ -151,27 +171,33 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// Backoff returns the wait before retry number attempt (0 for the first
-// retry): a uniformly random duration in [0, min(BackoffCap,
-// BackoffBase·2^attempt)] ("full jitter"). Negative attempts count as 0.
-func Backoff(attempt int) time.Duration {
-	return time.Duration(rand.Int64N(int64(BackoffCeiling(attempt)) + 1))
+// Check returns an error unless every entry of s is positive.
+func (s Schedule) Check() error {
+	for i, d := range s {
+		if d <= 0 {
+			return fmt.Errorf("webhook: retry schedule: the wait before retry %d is %s, want more than 0", i+1, d)
+		}
+	}
+	return nil
 }
 
-// BackoffCeiling returns min(BackoffCap, BackoffBase·2^attempt), the upper
-// bound of Backoff(attempt).
-func BackoffCeiling(attempt int) time.Duration {
-	if attempt < 0 {
-		attempt = 0
+// Bounds returns the range of Wait(retry): the nominal wait before retry
+// (1 for the first retry, up to MaxRetries; other numbers are clamped to
+// that range) less and plus RetryJitterPercent % of it.
+func (s Schedule) Bounds(retry int) (lo, hi time.Duration) {
+	nominal := s[min(max(retry, 1), MaxRetries)-1]
+	jitter := nominal / 100 * RetryJitterPercent
+	return nominal - jitter, nominal + jitter
+}
+
+// Wait returns the wait before retry (1 for the first retry; see Bounds):
+// a uniformly random duration within Bounds(retry), ends included.
+func (s Schedule) Wait(retry int) time.Duration {
+	lo, hi := s.Bounds(retry)
+	if hi <= lo {
+		return lo
 	}
-	d := BackoffBase
-	for range attempt {
-		if d >= BackoffCap {
-			break
-		}
-		d *= 2
-	}
-	return min(d, BackoffCap)
+	return lo + time.Duration(rand.Int64N(int64(hi-lo)+1))
 }
 
 // Event is one webhook delivery: its ID ("evt_<uuid>", the same on every

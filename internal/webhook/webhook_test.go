@@ -6,9 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -140,42 +142,131 @@ func TestVerify(t *testing.T) {
 	}
 }
 
-func TestBackoffCeiling(t *testing.T) {
-	cases := map[int]time.Duration{
-		-3: time.Second, 0: time.Second, 1: 2 * time.Second, 5: 32 * time.Second,
-		9: 512 * time.Second, 10: BackoffCap, 63: BackoffCap, 1 << 30: BackoffCap,
+// TestRetrySchedule pins the schedule's jitter bounds: retry k waits the
+// k-th entry ± RetryJitterPercent %, and retry numbers outside 1..MaxRetries
+// are clamped.
+func TestRetrySchedule(t *testing.T) {
+	if err := RetrySchedule.Check(); err != nil {
+		t.Fatal(err)
 	}
-	for attempt, want := range cases {
-		if got := BackoffCeiling(attempt); got != want {
-			t.Errorf("BackoffCeiling(%d) = %s, want %s", attempt, got, want)
+	if len(RetrySchedule) != MaxRetries {
+		t.Fatalf("%d entries, want MaxRetries = %d", len(RetrySchedule), MaxRetries)
+	}
+	m := time.Minute
+	cases := []struct {
+		retry  int
+		lo, hi time.Duration
+	}{
+		{-3, 48 * time.Second, 72 * time.Second},
+		{0, 48 * time.Second, 72 * time.Second},
+		{1, 48 * time.Second, 72 * time.Second},
+		{2, 4 * m, 6 * m},
+		{3, 24 * m, 36 * m},
+		{4, 96 * m, 144 * m},
+		{5, 288 * m, 432 * m},
+		{6, 576 * m, 864 * m},
+		{7, 576 * m, 864 * m},
+		{1 << 30, 576 * m, 864 * m},
+	}
+	for _, c := range cases {
+		if lo, hi := RetrySchedule.Bounds(c.retry); lo != c.lo || hi != c.hi {
+			t.Errorf("Bounds(%d) = [%s, %s], want [%s, %s]", c.retry, lo, hi, c.lo, c.hi)
+		}
+	}
+	for i := 1; i < MaxRetries; i++ {
+		if RetrySchedule[i] <= RetrySchedule[i-1] {
+			t.Errorf("retry %d waits %s, no longer than retry %d's %s", i+1, RetrySchedule[i], i, RetrySchedule[i-1])
 		}
 	}
 }
 
-func TestBackoffFullJitter(t *testing.T) {
-	for _, attempt := range []int{0, 3, 12} {
-		ceiling := BackoffCeiling(attempt)
-		seen := map[time.Duration]bool{}
-		var sum time.Duration
-		const n = 400
-		for range n {
-			d := Backoff(attempt)
-			if d < 0 || d > ceiling {
-				t.Fatalf("Backoff(%d) = %s outside [0, %s]", attempt, d, ceiling)
+// TestRetryJitter draws waits of every retry: all within Bounds, spread
+// over the range, and centred on the nominal wait.
+func TestRetryJitter(t *testing.T) {
+	short := Schedule{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond, 4 * time.Millisecond, 5 * time.Millisecond, 6 * time.Millisecond}
+	for _, s := range []Schedule{RetrySchedule, short} {
+		for retry := 1; retry <= MaxRetries; retry++ {
+			lo, hi := s.Bounds(retry)
+			nominal := s[retry-1]
+			const n = 400
+			seen := map[time.Duration]bool{}
+			var sum float64
+			least, most := hi, lo
+			for range n {
+				d := s.Wait(retry)
+				if d < lo || d > hi {
+					t.Fatalf("Wait(%d) = %s outside [%s, %s]", retry, d, lo, hi)
+				}
+				seen[d] = true
+				sum += float64(d) / float64(nominal)
+				least, most = min(least, d), max(most, d)
 			}
-			seen[d] = true
-			sum += d
-		}
-		if len(seen) < n/2 {
-			t.Errorf("Backoff(%d) is not jittered: %d distinct values in %d", attempt, len(seen), n)
-		}
-		// Full jitter is uniform on [0, ceiling]: the mean of 400 draws lies
-		// within 0.35..0.65 of the ceiling with overwhelming probability.
-		mean := float64(sum) / n / float64(ceiling)
-		if mean < 0.35 || mean > 0.65 {
-			t.Errorf("Backoff(%d) mean = %.2f of the ceiling, want about 0.5", attempt, mean)
+			if len(seen) < n/2 {
+				t.Errorf("Wait(%d) of %s is not jittered: %d distinct values in %d", retry, nominal, len(seen), n)
+			}
+			// Uniform on nominal·[0.8, 1.2]: the mean of 400 draws is within
+			// 0.03 of 1 (five standard deviations), and some fall in each
+			// outer eighth of the range.
+			if mean := sum / n; mean < 0.97 || mean > 1.03 {
+				t.Errorf("Wait(%d) mean = %.3f of the nominal %s, want about 1", retry, mean, nominal)
+			}
+			if eighth := (hi - lo) / 8; least > lo+eighth || most < hi-eighth {
+				t.Errorf("Wait(%d) drew only [%s, %s] of [%s, %s]", retry, least, most, lo, hi)
+			}
 		}
 	}
+}
+
+func TestScheduleCheck(t *testing.T) {
+	bad := RetrySchedule
+	bad[3] = 0
+	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "retry 4") {
+		t.Errorf("Check of a zero entry = %v, want an error naming retry 4", err)
+	}
+	bad[3] = -time.Second
+	if err := bad.Check(); err == nil {
+		t.Error("Check of a negative entry passed")
+	}
+	if RetrySchedule[3] != 2*time.Hour {
+		t.Error("changing a copy changed RetrySchedule")
+	}
+}
+
+// TestDocsTabulateSchedule checks that docs/webhooks.md's retry table is
+// the one RetrySchedule and RetryJitterPercent give.
+func TestDocsTabulateSchedule(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/webhooks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cum, cumLo, cumHi time.Duration
+	for retry := 1; retry <= MaxRetries; retry++ {
+		lo, hi := RetrySchedule.Bounds(retry)
+		cum, cumLo, cumHi = cum+RetrySchedule[retry-1], cumLo+lo, cumHi+hi
+		row := fmt.Sprintf("| %d | %s | %s – %s | %s | %s – %s |", retry,
+			human(RetrySchedule[retry-1]), human(lo), human(hi), human(cum), human(cumLo), human(cumHi))
+		if !strings.Contains(string(doc), "\n"+row+"\n") {
+			t.Errorf("docs/webhooks.md lacks the row\n%s", row)
+		}
+	}
+	if want := fmt.Sprintf("±%d %%", RetryJitterPercent); !strings.Contains(string(doc), want) {
+		t.Errorf("docs/webhooks.md does not name the jitter %q", want)
+	}
+}
+
+// human writes d as the docs do: "2 h 4 min 48 s", zero parts left out.
+func human(d time.Duration) string {
+	var parts []string
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "min"}, {time.Second, "s"}} {
+		if n := d / u.d; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, u.name))
+			d -= n * u.d
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 type received struct {

@@ -57,6 +57,7 @@ func RunContract(t *testing.T, newSvc NewService) {
 		{"TakeoffExports", contractTakeoffExports},
 		{"TakeoffFileName", contractTakeoffFileName},
 		{"ListJobs", contractListJobs},
+		{"ReviewLinks", contractReviewLinks},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newSvc) })

@@ -10,6 +10,7 @@ import (
 
 	"blueprint/internal/job"
 	"blueprint/internal/signing"
+	"blueprint/internal/webapp"
 )
 
 // Paths of the files the service serves itself behind signed URLs.
@@ -34,6 +35,10 @@ type Links interface {
 	// signing.ErrExpired for a genuine but expired one, and another error
 	// for a missing or forged signature (both answered 403).
 	Verify(method, path string, query url.Values, now time.Time) error
+	// ReviewURL is the absolute URL of the review page with fragment as
+	// its fragment (the page's parameters, e.g. job and handoff), which
+	// browsers never send to a server.
+	ReviewURL(fragment url.Values) string
 }
 
 // apiLinks builds the URLs of the API's own endpoints from the public base
@@ -50,6 +55,15 @@ func (l apiLinks) JobURL(jobID string) string { return l.base + "/v1/jobs/" + ur
 // DetectionsURL is the per-page detections endpoint of a job's page.
 func (l apiLinks) DetectionsURL(jobID string, page int) string {
 	return fmt.Sprintf("%s/v1/jobs/%s/pages/%d/detections", l.base, url.PathEscape(jobID), page)
+}
+
+// ReviewURL is the review page's URL with fragment as its fragment.
+func (l apiLinks) ReviewURL(fragment url.Values) string {
+	u := l.base + webapp.Prefix
+	if len(fragment) > 0 {
+		u += "#" + fragment.Encode()
+	}
+	return u
 }
 
 // IconURL is the icon endpoint of a class (which redirects to a signed URL).

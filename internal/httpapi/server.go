@@ -37,6 +37,7 @@ const (
 	HeaderRateReset          = "RateLimit-Reset"
 	HeaderRetryAfter         = "Retry-After"
 	HeaderAllow              = "Allow"
+	HeaderContentTypeOptions = "X-Content-Type-Options"
 )
 
 // Catch-all patterns of the mux: a request that only they match has no route.
@@ -69,9 +70,10 @@ type Config struct {
 
 // Server is the http.Handler of the whole service.
 type Server struct {
-	cfg Config
-	mux *http.ServeMux
-	log *slog.Logger
+	cfg      Config
+	mux      *http.ServeMux
+	log      *slog.Logger
+	handoffs *handoffs // of review links, in this process's memory
 }
 
 // New returns the handler with every route registered.
@@ -82,7 +84,7 @@ func New(cfg Config) *Server {
 	if cfg.Clock == nil {
 		cfg.Clock = job.SystemClock{}
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger, handoffs: newHandoffs(maxReviewLinks)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -96,6 +98,8 @@ func New(cfg Config) *Server {
 	m.HandleFunc("GET /v1/jobs/{job_id}/takeoff.xlsx", s.authed(s.handleTakeoff(takeoffXLSX)))
 	m.HandleFunc("GET /v1/symbols", s.authed(s.handleSymbols))
 	m.HandleFunc("GET /v1/symbols/{class}/icon", s.authed(s.handleIcon))
+	m.HandleFunc("POST /v1/review-links", s.authed(s.handleCreateReviewLink))
+	m.HandleFunc("POST /v1/review-links/exchange", s.handleExchangeReviewLink)
 	m.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
 	m.HandleFunc("PUT "+uploadPrefix+"{job_id}", s.handleUpload)
 	m.HandleFunc("GET "+pageImagePrefix+"{job_id}/{file}", s.handlePageImage)
@@ -175,11 +179,14 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// ServeHTTP gives every response an X-Request-Id, turns panics into 500 and
-// logs one line per request (never the query, which may hold signatures).
+// ServeHTTP gives every response an X-Request-Id and
+// X-Content-Type-Options: nosniff (no browser may read a JSON error or a
+// file as another type), turns panics into 500 and logs one line per
+// request (never the query, which may hold signatures).
 func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	id := newRequestID()
 	rw.Header().Set(HeaderRequestID, id)
+	rw.Header().Set(HeaderContentTypeOptions, "nosniff")
 	w := &statusRecorder{ResponseWriter: rw}
 	start := time.Now()
 	defer func() {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"blueprint/internal/detect"
 	docpkg "blueprint/internal/document"
+	"blueprint/internal/httpapi"
 	"blueprint/internal/job"
 	"blueprint/internal/webhook"
 )
@@ -72,6 +74,15 @@ func TestDocumentAgreesWithCode(t *testing.T) {
 	for i, d := range []string{docpkg.DamageTruncated, docpkg.DamageXref, docpkg.DamageObjectOffsets,
 		docpkg.DamageNoCatalog, docpkg.DamagePageSize, docpkg.DamageStream} {
 		str(fmt.Sprintf("%sStartValidationDetails/properties/damage/enum/%d", s, i), d)
+	}
+
+	// The lifetime of a review link's handoff token, stated in words.
+	ttl := fmt.Sprintf("%d minutes", int(httpapi.ReviewLinkTTL/time.Minute))
+	for _, ptr := range []string{"/paths/~1v1~1review-links/post/description",
+		"/paths/~1v1~1review-links~1exchange/post/description", s + "ReviewLink/properties/expires_at/description"} {
+		if got, _ := at(t, doc, ptr).(string); !strings.Contains(got, ttl) {
+			t.Errorf("%s = %q, want it to say %s", ptr, got, ttl)
+		}
 	}
 
 	for _, ev := range []string{webhook.EventDone, webhook.EventFailed} {

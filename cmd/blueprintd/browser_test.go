@@ -56,12 +56,20 @@ func chromium(t *testing.T) string {
 // stops when the test ends.
 func browser(t *testing.T, lang string) context.Context {
 	t.Helper()
+	return browserIn(t, lang, t.TempDir())
+}
+
+// browserIn is browser with the profile in the directory profile, for
+// tests that read what the browser stored once it has exited
+// (chromedp.Cancel on the returned context closes it gracefully).
+func browserIn(t *testing.T, lang, profile string) context.Context {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1440, 900),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1440, 900),
 		chromedp.Flag("lang", lang), chromedp.Flag("accept-lang", lang),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -192,10 +200,11 @@ func (u *urlRecorder) containing(s string) []string {
 }
 
 // TestReviewPageDrawsEveryDetection opens a done job of a real synthetic
-// drawing from a link (#key=…&job=…) and checks, page by page, that the
-// page draws exactly one box per detection of the default filter, with the
-// detection's class, where bbox_norm puts it; and that the key left the
-// address bar and never reached the server in a URL.
+// drawing from a review link (#job=…&handoff=…) and checks, page by page,
+// that the page draws exactly one box per detection of the default filter,
+// with the detection's class, where bbox_norm puts it; and that the page
+// took the key from the handoff, the token left the address bar and the
+// key never reached the server in a URL.
 func TestReviewPageDrawsEveryDetection(t *testing.T) {
 	ctx := browser(t, "en-US")
 	rec := &urlRecorder{}
@@ -204,7 +213,7 @@ func TestReviewPageDrawsEveryDetection(t *testing.T) {
 	poll := e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).JSON(t)
 	total := fmt.Sprint(poll["summary"].(map[string]any)["total_detections"])
 
-	browse(t, ctx, chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
+	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
 	settled(t, ctx, "default", time.Minute)
 	for i := range poll["pages"].([]any) {
 		if i > 0 {
@@ -230,8 +239,8 @@ func TestReviewPageDrawsEveryDetection(t *testing.T) {
 	if shown := eval[int](t, ctx, `document.getElementById('legend-section').hidden ? -1 : document.querySelectorAll('#legend tbody tr').length`); len(legend) == 0 && shown != -1 || len(legend) > 0 && shown != len(legend) {
 		t.Errorf("legend table shows %d rows (-1: hidden), the poll has %d", shown, len(legend))
 	}
-	if h := eval[string](t, ctx, `location.hash`); strings.Contains(h, keyA) || !strings.Contains(h, id) {
-		t.Errorf("address bar fragment %q: the key must leave it, the job stay", h)
+	if h := eval[string](t, ctx, `location.hash`); h != "#job="+id {
+		t.Errorf("address bar fragment %q: the handoff must leave it, the job stay", h)
 	}
 	if k := eval[string](t, ctx, `sessionStorage.getItem('blueprint.apiKey')`); k != keyA {
 		t.Errorf("session storage key %q", k)
@@ -296,7 +305,7 @@ func TestReviewPageConfidenceSlider(t *testing.T) {
 	ctx := browser(t, "en-US")
 	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: spreadEngine(t)})
 	id := processFile(t, e, "sheet-00002.pdf")
-	browse(t, ctx, chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
+	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
 	settled(t, ctx, "default", time.Minute)
 	seen := map[int]bool{}
 	for _, conf := range []string{"0.8", "0.45", "0.95", "default"} {
@@ -397,7 +406,7 @@ func TestReviewPageLegend(t *testing.T) {
 	ctx := browser(t, "en-US")
 	e := startEnvWrapped(t, t.TempDir(), options{runner: runnerOpts()}, addLegend)
 	id := processFile(t, e, "sheet-00002.pdf")
-	browse(t, ctx, chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
+	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
 	settled(t, ctx, "default", time.Minute)
 	type row struct {
 		Text     string `json:"text"`
@@ -546,7 +555,7 @@ func TestReviewPage2000Boxes(t *testing.T) {
 	id := processPDF(t, e, keyA, "dense.pdf", data, nil)
 
 	start := time.Now()
-	browse(t, ctx, chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
+	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
 	settled(t, ctx, "default", 2*time.Minute)
 	// The image decodes after the boxes are drawn; wait for it as a user would.
 	browse(t, ctx, chromedp.Poll[chromedp.Void](`document.getElementById('page-image').complete`, chromedp.WithPollingTimeout(time.Minute)))
@@ -637,7 +646,7 @@ func TestReviewScreenshots(t *testing.T) {
 	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
 	shoot := func(name, id string, page int, zoom float64) {
 		t.Helper()
-		browse(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(e.base+"/app/#key="+keyA+"&job="+id))
+		browse(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
 		settled(t, ctx, "default", 2*time.Minute)
 		if page > 0 {
 			browse(t, ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf("#pages button[data-page='%d']", page))),

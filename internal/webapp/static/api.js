@@ -85,9 +85,7 @@ export class Client {
   // name the service suggests.
   async takeoff(id, format, confidence) {
     const resp = await this.request('GET', `/v1/jobs/${encodeURIComponent(id)}/takeoff.${format}`, { query: { confidence } });
-    const cd = resp.headers.get('Content-Disposition') || '';
-    const m = /filename\*=utf-8''([^;]+)/i.exec(cd) || /filename="?([^";]+)"?/i.exec(cd);
-    const name = m ? decodeURIComponent(m[1]) : `takeoff.${format}`;
+    const name = dispositionFileName(resp.headers.get('Content-Disposition')) || `takeoff.${format}`;
     return { blob: await resp.blob(), name };
   }
 
@@ -97,6 +95,37 @@ export class Client {
     const resp = await this.request('GET', iconURL);
     return URL.createObjectURL(await resp.blob());
   }
+}
+
+// dispositionFileName returns the file name a Content-Disposition header
+// suggests, or null. Only the RFC 5987 form (filename*=utf-8''…) is
+// percent-encoded; a plain filename="…" is a quoted string whose "%" is
+// just a character, so it is unquoted and never URI-decoded.
+export function dispositionFileName(header) {
+  const cd = header || '';
+  const ext = /filename\*\s*=\s*utf-8''([^;\s]+)/i.exec(cd);
+  if (ext) {
+    try { return decodeURIComponent(ext[1]); } catch { /* malformed: try the plain form */ }
+  }
+  const quoted = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/i.exec(cd);
+  if (quoted) return quoted[1].replace(/\\(.)/g, '$1');
+  const token = /filename\s*=\s*([^;\s"]+)/i.exec(cd);
+  return token ? token[1] : null;
+}
+
+// exchangeHandoff trades a review link's single-use handoff token for the
+// key it was made with: {api_key, job_id}. No key is sent, and the token
+// travels in the body, never in a URL. A used, expired or unknown token
+// throws ApiError 401 with details.reason 'used', 'expired' or 'unknown'.
+export async function exchangeHandoff(token, base = '') {
+  const url = new URL('/v1/review-links/exchange', base || location.origin);
+  const resp = await fetch(url, {
+    method: 'POST', cache: 'no-store', credentials: 'omit',
+    headers: { 'Content-Type': 'application/json', 'Accept-Language': lang },
+    body: JSON.stringify({ handoff: token }),
+  });
+  if (!resp.ok) throw await failure(resp);
+  return resp.json();
 }
 
 // put uploads file to a signed upload descriptor with progress events;

@@ -2,8 +2,15 @@
 // detections over the drawing, re-filter by confidence, check the take-off
 // against the drawing's legend and download it. It uses only the public
 // API, as a partner's own code would.
+//
+// The key comes from the key field or from a review link's single-use
+// handoff token (POST /v1/review-links), and is kept in the tab's session
+// storage; it is never read from a URL. A link carries #job= and
+// #handoff= only; a key in a link (#key=) is ignored and removed from the
+// address bar, and a handoff for another key than the one in use asks the
+// person first.
 
-import { Client, ApiError, put } from './api.js';
+import { Client, ApiError, put, exchangeHandoff } from './api.js';
 import { t, translate, categoryName, lang } from './i18n.js';
 import { Viewer } from './viewer.js';
 
@@ -70,18 +77,83 @@ function useKey(key) {
   return true;
 }
 
-// readFragment takes key and job from the URL fragment; the key is moved
-// into session storage and out of the address bar and history.
+// readFragment reads the page's parameters from the URL fragment: job and
+// handoff. Neither a key (#key=, which is never used) nor the single-use
+// handoff token stays in the address bar: both are replaced away before
+// anything else happens.
 function readFragment() {
   const f = new URLSearchParams(location.hash.slice(1));
-  const key = f.get('key');
-  const job = f.get('job');
-  if (key) {
-    useKey(key);
+  const link = { job: f.get('job'), handoff: f.get('handoff'), hadKey: f.has('key') };
+  if (link.hadKey || link.handoff !== null) {
     f.delete('key');
+    f.delete('handoff');
     history.replaceState(null, '', location.pathname + location.search + (f.toString() ? '#' + f : ''));
   }
-  return job;
+  return link;
+}
+
+// askKeyChange asks, in the page's dialog, whether a review link's key
+// may replace the key in use; it resolves true only on the person's yes.
+// A link that arrives while the question is open is not followed.
+function askKeyChange() {
+  const d = $('key-change');
+  if (d.open) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    d.returnValue = '';
+    d.addEventListener('close', () => resolve(d.returnValue === 'switch'), { once: true });
+    d.showModal();
+  });
+}
+
+// takeHandoff exchanges a review link's handoff token for its key and
+// uses that key, asking first when another key is in use. It returns the
+// link's job id ('' for none), or null when the link is not followed
+// (refused token or the person kept their key).
+async function takeHandoff(token) {
+  let res;
+  try {
+    res = await exchangeHandoff(token);
+  } catch (err) {
+    const reason = err instanceof ApiError && err.details && err.details.reason;
+    say(t('handoff.' + (['used', 'expired'].includes(reason) ? reason : 'unknown')), true);
+    setStatus('error');
+    return null;
+  }
+  const inUse = state.client && state.client.key;
+  if (inUse && inUse !== res.api_key) {
+    if (!(await askKeyChange())) {
+      say(t('handoff.kept'));
+      return null;
+    }
+  }
+  if (inUse !== res.api_key) {
+    useKey(res.api_key);
+    state.jobId = null; // a job shown was the other key's: open the link's afresh
+    say(t('handoff.taken'));
+    loadJobs().catch(sayError);
+  }
+  return res.job_id || '';
+}
+
+// follow acts on a link: a handoff token signs the page in (see
+// takeHandoff), then the link's job opens with the key in use.
+async function follow(link) {
+  let job = link.job;
+  if (link.handoff !== null) {
+    const linked = await takeHandoff(link.handoff);
+    if (linked === null) return;
+    job = linked || job;
+  }
+  if (link.hadKey && !state.client) {
+    say(t('keyInLink'), true);
+    return;
+  }
+  if (!job) return;
+  if (!state.client) {
+    say(t('noKey'), true);
+    return;
+  }
+  if (job !== state.jobId) openJob(job);
 }
 
 function setFragmentJob(id) {
@@ -553,20 +625,21 @@ function bind() {
   $('zoom-in').addEventListener('click', () => viewer.zoomCenter(1.25));
   $('zoom-out').addEventListener('click', () => viewer.zoomCenter(0.8));
   $('zoom-fit').addEventListener('click', () => viewer.fit());
-  window.addEventListener('hashchange', () => {
-    const job = readFragment();
-    if (job && job !== state.jobId) openJob(job);
-  });
+  $('key-keep').addEventListener('click', () => $('key-change').close('keep'));
+  $('key-switch').addEventListener('click', () => $('key-change').close('switch'));
+  // A later link in the same tab: a key in it is ignored, and a handoff
+  // changes the key in use only when the person agrees.
+  window.addEventListener('hashchange', () => follow(readFragment()));
 }
 
-function main() {
+function main(link) {
   translate(document);
   bind();
-  const job = readFragment();
-  if (!state.client) useKey(sessionStorage.getItem(KEY_STORAGE));
+  useKey(sessionStorage.getItem(KEY_STORAGE));
   if (state.client) loadJobs().catch(sayError);
-  if (job && state.client) openJob(job);
-  else if (job) say(t('noKey'), true);
+  follow(link);
 }
 
-main();
+// The fragment is read (and any key or handoff in it replaced out of the
+// address bar) before anything else.
+main(readFragment());

@@ -10,7 +10,7 @@ const texts = {
     detections: 'detections', onPage: 'on this page', downloadCSV: 'Download CSV', downloadXLSX: 'Download XLSX',
     bySymbol: 'By symbol', byCategory: 'By category', showAll: 'Show all', symbol: 'Symbol', category: 'Category',
     count: 'Count', legend: 'Legend on the drawing', legendRow: 'Legend row', printed: 'Printed', found: 'Found',
-    fit: 'Fit', empty: 'Enter an API key, then upload a drawing or open a job.',
+    fit: 'Fit', empty: 'Paste an API key, or open a review link, then upload a drawing or open a job.',
     noKey: 'Enter an API key first.', keySaved: 'Key kept for this browser tab.', keyForgotten: 'Key forgotten.',
     noJobs: 'No jobs yet.', page: 'Page', pages: 'pages', onePage: 'page', status: {
       awaiting_upload: 'awaiting upload', queued: 'queued', processing: 'processing', done: 'done',
@@ -23,6 +23,15 @@ const texts = {
     confidenceDefault: 'per class', mismatch: 'differs from the legend', noClass: 'not mapped to a symbol',
     className: 'Class', conf: 'Confidence', source: 'Source', vector: 'vector matching', detector: 'detector',
     box: 'Box (px)', downloaded: 'Downloaded {f}.', noDetections: 'No detections under this filter.',
+    keyInLink: 'This link carried an API key, which the page never uses from a link. Paste your key into the API key field instead.',
+    keyChangeAsk: 'This review link is for a different API key than the one in use. Switch to the link\'s key?',
+    keyKeep: 'Keep my key', keySwitch: 'Use the link\'s key', handoff: {
+      taken: 'Signed in with the review link\'s key (kept for this browser tab).',
+      kept: 'Kept the key in use; the review link was not followed.',
+      used: 'This review link has already been used. Ask for a new link, or paste your API key.',
+      expired: 'This review link has expired. Ask for a new link, or paste your API key.',
+      unknown: 'This review link is not valid. Ask for a new link, or paste your API key.',
+    },
   },
   fi: {
     title: 'Piirustusten tarkastus', apiKey: 'API-avain', useKey: 'Käytä avainta', forgetKey: 'Unohda',
@@ -31,7 +40,7 @@ const texts = {
     detections: 'tunnistusta', onPage: 'tällä sivulla', downloadCSV: 'Lataa CSV', downloadXLSX: 'Lataa XLSX',
     bySymbol: 'Symboleittain', byCategory: 'Ryhmittäin', showAll: 'Näytä kaikki', symbol: 'Symboli', category: 'Ryhmä',
     count: 'Määrä', legend: 'Piirustuksen selite', legendRow: 'Selitteen rivi', printed: 'Selitteessä', found: 'Löydetty',
-    fit: 'Sovita', empty: 'Anna API-avain ja lähetä piirustus tai avaa työ.',
+    fit: 'Sovita', empty: 'Liitä API-avain tai avaa tarkastuslinkki, ja lähetä piirustus tai avaa työ.',
     noKey: 'Anna ensin API-avain.', keySaved: 'Avain säilyy tässä välilehdessä.', keyForgotten: 'Avain unohdettu.',
     noJobs: 'Ei vielä töitä.', page: 'Sivu', pages: 'sivua', onePage: 'sivu', status: {
       awaiting_upload: 'odottaa tiedostoa', queued: 'jonossa', processing: 'käsittelyssä', done: 'valmis',
@@ -44,6 +53,15 @@ const texts = {
     confidenceDefault: 'luokittain', mismatch: 'eroaa selitteestä', noClass: 'ei vastaa symbolia',
     className: 'Luokka', conf: 'Luottamus', source: 'Lähde', vector: 'vektorivertailu', detector: 'tunnistin',
     box: 'Laatikko (px)', downloaded: 'Ladattu {f}.', noDetections: 'Ei tunnistuksia tällä suodattimella.',
+    keyInLink: 'Linkissä oli API-avain, jota sivu ei koskaan käytä linkistä. Liitä avaimesi API-avain-kenttään.',
+    keyChangeAsk: 'Tämä tarkastuslinkki on eri API-avaimelle kuin käytössä oleva. Vaihdetaanko linkin avaimeen?',
+    keyKeep: 'Pidä oma avain', keySwitch: 'Käytä linkin avainta', handoff: {
+      taken: 'Kirjauduttu tarkastuslinkin avaimella (säilyy tässä välilehdessä).',
+      kept: 'Käytössä oleva avain pidettiin; linkkiä ei avattu.',
+      used: 'Tämä tarkastuslinkki on jo käytetty. Pyydä uusi linkki tai liitä API-avaimesi.',
+      expired: 'Tämä tarkastuslinkki on vanhentunut. Pyydä uusi linkki tai liitä API-avaimesi.',
+      unknown: 'Tämä tarkastuslinkki ei kelpaa. Pyydä uusi linkki tai liitä API-avaimesi.',
+    },
   },
 };
 

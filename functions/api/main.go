@@ -19,7 +19,7 @@ import (
 )
 
 func main() {
-	files := func(c config.Config) job.Files { return docfiles.New(c.MaxPages, c.MaxPagePixels) }
+	files := func(c config.Config) job.Files { return docfiles.ForConfig(c) }
 	app, err := awsapp.New(context.Background(), os.Getenv, awsapp.Needs{Files: files, Flow: true, Keys: true})
 	if err != nil {
 		slog.Error("api: init", "err", err)

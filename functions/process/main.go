@@ -23,7 +23,7 @@ import (
 )
 
 func main() {
-	files := func(c config.Config) job.Files { return docfiles.New(c.MaxPages, c.MaxPagePixels) }
+	files := func(c config.Config) job.Files { return docfiles.ForConfig(c) }
 	eng := func(c config.Config, cat *catalog.Catalog) (detect.Engine, error) {
 		return engine.New(cat, engine.Options{RasterOff: c.Raster.Off, Raster: raster.Config{Library: c.Raster.Library}})
 	}

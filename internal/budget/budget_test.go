@@ -69,3 +69,42 @@ func TestGateWaitEndsWithContext(t *testing.T) {
 	}
 	r2()
 }
+
+// TestChargeOverdrawsAndHoldsNewWork: a charge is taken at once even past
+// the budget, new work waits until it is given back, and giving it back
+// admits the waiter.
+func TestChargeOverdrawsAndHoldsNewWork(t *testing.T) {
+	g := New(100, 4)
+	release, err := g.Acquire(context.Background(), 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	undo := g.Charge(50) // the admitted work's drawing grew past its estimate
+	if got := g.Held(); got != 130 {
+		t.Fatalf("held %d after the charge, want 130", got)
+	}
+	admitted := make(chan func(), 1)
+	go func() {
+		r, err := g.Acquire(context.Background(), 10)
+		if err != nil {
+			t.Error(err)
+		}
+		admitted <- r
+	}()
+	select {
+	case <-admitted:
+		t.Fatal("new work was admitted while the budget was overdrawn")
+	case <-time.After(50 * time.Millisecond):
+	}
+	undo()
+	undo()          // twice is harmless
+	r := <-admitted // 80 + 10 fits once the charge is given back
+	if got := g.Held(); got != 90 {
+		t.Errorf("held %d, want 90", got)
+	}
+	release()
+	r()
+	if got := g.Held(); got != 0 {
+		t.Errorf("held %d after every release, want 0", got)
+	}
+}

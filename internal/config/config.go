@@ -30,7 +30,15 @@ const (
 	EnvOnnxRuntimeLib        = "BLUEPRINT_ONNXRUNTIME_LIB"
 	EnvMaxDocuments          = "BLUEPRINT_MAX_DOCUMENTS"
 	EnvMemoryBudget          = "BLUEPRINT_MEMORY_BUDGET"
+	EnvJobTimeout            = "BLUEPRINT_JOB_TIMEOUT"
+	EnvMaxDrawingOps         = "BLUEPRINT_MAX_DRAWING_OPS"
+	EnvMaxDrawingBytes       = "BLUEPRINT_MAX_DRAWING_BYTES"
 )
+
+// DefaultJobTimeout bounds one processing attempt of a job in the local
+// server: twice the AWS processing function's 15 minutes, far above the
+// slowest real set measured.
+const DefaultJobTimeout = 30 * time.Minute
 
 // Defaults of the document budget when the environment names none:
 // MemoryShare of the memory the process may use (the cgroup limit or the
@@ -73,6 +81,13 @@ type Config struct {
 	// once; MemoryBudget the bytes their work may hold together.
 	MaxDocuments int
 	MemoryBudget int64
+	// JobTimeout bounds one processing attempt of a job (local server).
+	JobTimeout time.Duration
+	// MaxDrawingOps and MaxDrawingBytes bound reading one PDF page's
+	// drawing; 0 keeps the defaults of docs/decisions.md
+	// (drawing.DefaultLimits, applied by docfiles.ForConfig).
+	MaxDrawingOps   int64
+	MaxDrawingBytes int64
 }
 
 // Raster is the raster detector's configuration.
@@ -118,6 +133,7 @@ func LoadFor(getenv func(string) string, m Machine) (Config, error) {
 		CatalogFile: getenv(EnvCatalogFile),
 		Retention:   job.DefaultRetention,
 		UploadTTL:   job.DefaultUploadTTL,
+		JobTimeout:  DefaultJobTimeout,
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = baseFromListen(c.ListenAddr)
@@ -140,6 +156,23 @@ func LoadFor(getenv func(string) string, m Machine) (Config, error) {
 	}
 	if c.UploadTTL, err = duration(getenv, EnvUploadTTL, c.UploadTTL); err != nil {
 		return c, err
+	}
+	if c.JobTimeout, err = duration(getenv, EnvJobTimeout, c.JobTimeout); err != nil {
+		return c, err
+	}
+	if v := getenv(EnvMaxDrawingOps); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("%s: %q is not a positive integer", EnvMaxDrawingOps, v)
+		}
+		c.MaxDrawingOps = n
+	}
+	if v := getenv(EnvMaxDrawingBytes); v != "" {
+		n, err := ParseBytes(v)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", EnvMaxDrawingBytes, err)
+		}
+		c.MaxDrawingBytes = n
 	}
 	if c.Raster, err = LoadRaster(getenv); err != nil {
 		return c, err

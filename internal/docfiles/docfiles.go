@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 
+	"blueprint/internal/config"
 	"blueprint/internal/document"
 	"blueprint/internal/job"
 	"blueprint/internal/pipeline"
@@ -34,6 +35,20 @@ func New(maxPages int, maxPagePixels int64) *Reader {
 		lim.MaxPagePixels = maxPagePixels
 	}
 	return &Reader{lim: lim}
+}
+
+// ForConfig returns a Reader with the document limits of the service's
+// configuration: New's, and the drawing limits, each 0 keeping its
+// default.
+func ForConfig(c config.Config) *Reader {
+	r := New(c.MaxPages, c.MaxPagePixels)
+	if c.MaxDrawingOps > 0 {
+		r.lim.Drawing.MaxOps = c.MaxDrawingOps
+	}
+	if c.MaxDrawingBytes > 0 {
+		r.lim.Drawing.MaxBytes = c.MaxDrawingBytes
+	}
+	return r
 }
 
 // Limits returns the limits the Reader applies.
@@ -78,6 +93,7 @@ func (f *openFile) Close() error { return f.doc.Close() }
 
 // Run runs pipeline.Run, encoding page PNGs when opt.KeepPNG.
 func (f *openFile) Run(ctx context.Context, opt job.RunOptions, each func(job.PageResult) error) error {
+	f.doc.SetDrawingCharge(opt.Charge)
 	err := pipeline.Run(ctx, f.doc, pipeline.Options{Engine: opt.Engine, KeepPNG: opt.KeepPNG, Document: opt.Document}, func(r pipeline.PageResult) error {
 		return each(job.PageResult{Index: r.Index, Kind: r.Kind, Width: r.Width, Height: r.Height, Detections: r.Detections, PNG: r.PNG})
 	})

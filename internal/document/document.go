@@ -15,6 +15,7 @@ import (
 	"math"
 
 	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
 )
 
 // MIME types accepted for uploads. "image/jpg" is an alias of "image/jpeg".
@@ -36,6 +37,10 @@ const (
 	ReasonTooManyPages      = "too_many_pages"
 	ReasonPageTooLarge      = "page_too_large"
 	ReasonDecompressionBomb = "decompression_bomb"
+	// ReasonDrawingTooComplex: a page draws more than the drawing limits
+	// allow (Limits.Drawing at processing; Limits.MaxFormUses and
+	// MaxFormDepth at the start check).
+	ReasonDrawingTooComplex = "drawing_too_complex"
 )
 
 // pdfMagicWindow is how far into the file the "%PDF-" header may start.
@@ -47,6 +52,8 @@ type Limits struct {
 	MaxPagePixels         int64   // width_px × height_px of one page at 200 DPI (images: native pixels)
 	MaxDecompressionRatio float64 // inflated bytes of all zlib streams / file size
 	MaxDecompressedBytes  int64   // inflated bytes of all zlib streams, in all
+	// Drawing bounds reading one PDF page's drawing at processing.
+	Drawing drawing.Limits
 }
 
 // DefaultLimits returns the limits of docs/decisions.md: 500 pages,
@@ -58,6 +65,7 @@ func DefaultLimits() Limits {
 		MaxPagePixels:         150_000_000,
 		MaxDecompressionRatio: 100,
 		MaxDecompressedBytes:  2 << 30,
+		Drawing:               drawing.DefaultLimits(),
 	}
 }
 

@@ -79,7 +79,7 @@ func TestRealDrawingsWalkedDirect(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := walk(ctx, l)
+			want, err := doc.walk(ctx, i, l)
 			l.Close()
 			if err != nil {
 				t.Fatal(err)

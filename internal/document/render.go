@@ -24,6 +24,8 @@ type Document struct {
 	closed bool
 	// openBytes is OpenBytes of the file: what opening it holds.
 	openBytes int64
+	// charge, when set, is told the bytes of each page drawing as it grows.
+	charge func(heldBytes int64)
 }
 
 // Open prepares a file for rendering. It expects a file that passed
@@ -112,7 +114,7 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 	vec := &listPage{done: make(chan struct{})}
 	go func() {
 		defer close(vec.done)
-		vec.page, vec.err = walk(ctx, list)
+		vec.page, vec.err = d.walk(ctx, i, list)
 	}()
 	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
 	err = list.Render(ctx, pxPerPt, rgba)
@@ -163,10 +165,10 @@ func (d *Document) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
 	// No display list: the page is walked straight from its content.
 	var b *drawing.Builder
 	if _, err := d.pdf.WalkPage(ctx, i, func(r mupdf.Rect) *drawing.Builder {
-		b = newBuilder(r)
+		b = d.newBuilder(r)
 		return b
 	}); err != nil {
-		return nil, fmt.Errorf("read page %d drawing: page drawing: %w", i, err)
+		return nil, fmt.Errorf("read page %d drawing: page drawing: %w", i, drawingLimit(i, err))
 	}
 	return b.Page(), nil
 }
@@ -216,18 +218,40 @@ func (d *Document) size(i int) (image.Point, error) {
 	return image.Point{X: w, Y: h}, nil
 }
 
-// walk reads a listed page's drawing in raster pixels.
-func walk(ctx context.Context, l *mupdf.List) (*drawing.Page, error) {
-	b := newBuilder(l.Bounds)
+// walk reads listed page i's drawing in raster pixels.
+func (d *Document) walk(ctx context.Context, i int, l *mupdf.List) (*drawing.Page, error) {
+	b := d.newBuilder(l.Bounds)
 	if err := l.Walk(ctx, b); err != nil {
-		return nil, fmt.Errorf("page drawing: %w", err)
+		return nil, fmt.Errorf("page drawing: %w", drawingLimit(i, err))
 	}
 	return b.Page(), nil
 }
 
-// newBuilder starts the drawing of a page box r (points) in raster pixels.
-func newBuilder(r mupdf.Rect) *drawing.Builder {
-	return drawing.NewBuilder(float64(float32(r.X1-r.X0)), float64(float32(r.Y1-r.Y0)), pxPerPt)
+// newBuilder starts the drawing of a page box r (points) in raster pixels,
+// within the document's drawing limits, charging its growth to the
+// function SetDrawingCharge gave.
+func (d *Document) newBuilder(r mupdf.Rect) *drawing.Builder {
+	b := drawing.NewBuilder(float64(float32(r.X1-r.X0)), float64(float32(r.Y1-r.Y0)), pxPerPt)
+	b.SetLimits(d.lim.Drawing, d.charge)
+	return b
+}
+
+// SetDrawingCharge makes every page drawing read after it call charge with
+// the bytes it holds as it grows (drawing.Builder.SetLimits): the job
+// charges them to its memory budget. Call it before the pages are read.
+func (d *Document) SetDrawingCharge(charge func(heldBytes int64)) { d.charge = charge }
+
+// drawingLimit turns a *drawing.LimitError in err's chain into a
+// drawing_too_complex *InvalidError naming page i and the limit; other
+// errors pass unchanged.
+func drawingLimit(i int, err error) error {
+	var le *drawing.LimitError
+	if !errors.As(err, &le) {
+		return err
+	}
+	return &InvalidError{Reason: ReasonDrawingTooComplex,
+		Details: map[string]any{"page_index": i, "limit": le.Limit, "max": le.Max},
+		Message: le.Error() + "; simplify the drawing or split it into several files"}
 }
 
 // listPage is a PDF page's vector side: its drawing, read from the page's

@@ -15,14 +15,20 @@ import (
 // by their bounding box, and a clip that is not a filled path (a mask, a
 // stroke, text or an image) does not narrow what is kept.
 //
-// Fill and stroke colours are "#rrggbb", "" for none. A Builder is for one
-// goroutine.
+// Fill and stroke colours are "#rrggbb", "" for none. What a page may
+// cost to read is bounded by SetLimits. A Builder is for one goroutine.
 type Builder struct {
 	page     *Page
 	styleIdx map[Style]int32
 	page2px  glyph.Affine
 	clips    []*clipBox // the clip in force after each push; nil entries do not clip
 	layers   []string   // optional-content layers open now, outermost first
+
+	lim     Limits
+	charge  func(int64)
+	ops     int64
+	charged int64       // bytes last reported to charge
+	over    *LimitError // the limit passed, once one is
 }
 
 // NewBuilder starts a page of widthPt × heightPt points whose primitives
@@ -69,6 +75,9 @@ func (b *Builder) clip() *clipBox {
 
 // Fill adds a filled path.
 func (b *Builder) Fill(cmds []PathCmd, ctm glyph.Affine, fill string) {
+	if !b.count() {
+		return
+	}
 	tf := ctm.Then(b.page2px)
 	b.addPath(cmds, tf, b.style("", fill, 0, tf), b.clip())
 }
@@ -76,6 +85,9 @@ func (b *Builder) Fill(cmds []PathCmd, ctm glyph.Affine, fill string) {
 // Stroke adds a stroked path of line width lineWidth (in the path's own
 // units).
 func (b *Builder) Stroke(cmds []PathCmd, ctm glyph.Affine, stroke string, lineWidth float64) {
+	if !b.count() {
+		return
+	}
 	tf := ctm.Then(b.page2px)
 	b.addPath(cmds, tf, b.style(stroke, "", lineWidth, tf), b.clip())
 }
@@ -83,6 +95,7 @@ func (b *Builder) Stroke(cmds []PathCmd, ctm glyph.Affine, stroke string, lineWi
 // Clip narrows what is kept, until the matching PopClip, to the bounding
 // box of the path (within the clip already in force).
 func (b *Builder) Clip(cmds []PathCmd, ctm glyph.Affine) {
+	b.count()
 	c := b.clip()
 	if mn, mx, ok := boundsOf(cmds, ctm.Then(b.page2px)); ok {
 		c = intersectClip(c, clipBox{mn, mx})
@@ -92,7 +105,10 @@ func (b *Builder) Clip(cmds []PathCmd, ctm glyph.Affine) {
 
 // ClipOther opens a clip that is not a filled path; it keeps the clip in
 // force, and is closed by PopClip.
-func (b *Builder) ClipOther() { b.clips = append(b.clips, b.clip()) }
+func (b *Builder) ClipOther() {
+	b.count()
+	b.clips = append(b.clips, b.clip())
+}
 
 // PopClip closes the innermost clip.
 func (b *Builder) PopClip() {
@@ -107,6 +123,9 @@ func (b *Builder) PopClip() {
 // page space. A glyph with an empty outline (a space) is a character at its
 // origin.
 func (b *Builder) Glyph(ucs rune, outline []PathCmd, mtx glyph.Affine, fill, stroke string, strokeWidth float64) {
+	if !b.count() {
+		return
+	}
 	tf := mtx.Then(b.page2px)
 	if ucs <= 0 {
 		b.addPath(outline, tf, b.style(stroke, fill, strokeWidth, tf), b.clip())

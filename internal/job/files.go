@@ -87,6 +87,10 @@ type RunOptions struct {
 	// detection. Without it pages carry no PNG, and those the document
 	// pass does not count are not rendered at all.
 	KeepPNG bool
+	// Charge, when set, is told the bytes a page's drawing holds each
+	// time they grow while it is read (the job charges them to its memory
+	// budget). It may be called from several goroutines.
+	Charge func(heldBytes int64)
 }
 
 // PageResult is what processing one page produced.

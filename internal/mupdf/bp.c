@@ -11,12 +11,6 @@
 // words written so far; non-zero asks the walk to stop.
 extern int bpWalkFlush(uintptr_t handle, uint32_t *words, size_t n);
 
-struct bp_doc {
-	fz_context *ctx; // the document's context; cloned for renders and walks
-	fz_document *doc;
-	pthread_mutex_t mu[FZ_LOCK_MAX];
-	fz_locks_context locks;
-};
 
 static void bp_lock(void *user, int lock) { pthread_mutex_lock(&((bp_doc *)user)->mu[lock]); }
 static void bp_unlock(void *user, int lock) { pthread_mutex_unlock(&((bp_doc *)user)->mu[lock]); }
@@ -25,7 +19,7 @@ static void bp_unlock(void *user, int lock) { pthread_mutex_unlock(&((bp_doc *)u
 // warnings and errors to stderr is switched off.
 static void bp_quiet(void *user, const char *message) { (void)user; (void)message; }
 
-static int bp_caught(fz_context *ctx, char *err, int errlen)
+int bp_caught(fz_context *ctx, char *err, int errlen)
 {
 	int code = fz_caught(ctx);
 	snprintf(err, errlen, "%s", fz_caught_message(ctx));
@@ -243,6 +237,7 @@ typedef struct {
 	uint32_t *buf;
 	size_t len, cap;
 	int ignore; // > 0 inside mask and tile content, which is not drawn where it is declared
+	uint32_t skipped; // operations ignored since the last BP_SKIPPED record
 	bp_font *fonts;
 	int nfonts, capfonts;
 } bp_walker;
@@ -275,6 +270,33 @@ static void bp_reserve(fz_context *ctx, bp_walker *w, size_t n)
 }
 
 static void bp_word(bp_walker *w, uint32_t v) { w->buf[w->len++] = v; }
+
+static void bp_header(fz_context *ctx, bp_walker *w, uint32_t kind, size_t words);
+
+// bp_skipped_every is how many ignored operations one BP_SKIPPED record
+// reports: the Go side counts them against the page's limits.
+enum { bp_skipped_every = 4096 };
+
+static void bp_send_skipped(fz_context *ctx, bp_walker *w)
+{
+	if (w->skipped == 0)
+		return;
+	uint32_t n = w->skipped;
+	w->skipped = 0;
+	bp_header(ctx, w, BP_SKIPPED, 1);
+	bp_word(w, n);
+}
+
+// bp_ignored reports whether w ignores what is drawn now (mask and tile
+// content), counting the operation when it does.
+static int bp_ignored(fz_context *ctx, bp_walker *w)
+{
+	if (!w->ignore)
+		return 0;
+	if (++w->skipped >= bp_skipped_every)
+		bp_send_skipped(ctx, w);
+	return 1;
+}
 
 static void bp_float(bp_walker *w, float f)
 {
@@ -367,7 +389,7 @@ static void bp_fill_path(fz_context *ctx, fz_device *dev, const fz_path *path, i
 	fz_colorspace *cs, const float *color, float alpha, fz_color_params params)
 {
 	bp_walker *w = (bp_walker *)dev;
-	if (w->ignore)
+	if (bp_ignored(ctx, w))
 		return;
 	size_t n = bp_path_words(ctx, path);
 	uint32_t rgb = bp_rgb(ctx, cs, color, params);
@@ -381,7 +403,7 @@ static void bp_stroke_path(fz_context *ctx, fz_device *dev, const fz_path *path,
 	fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params)
 {
 	bp_walker *w = (bp_walker *)dev;
-	if (w->ignore)
+	if (bp_ignored(ctx, w))
 		return;
 	size_t n = bp_path_words(ctx, path);
 	uint32_t rgb = bp_rgb(ctx, cs, color, params);
@@ -395,7 +417,7 @@ static void bp_stroke_path(fz_context *ctx, fz_device *dev, const fz_path *path,
 static void bp_clip_path(fz_context *ctx, fz_device *dev, const fz_path *path, int even_odd, fz_matrix ctm, fz_rect scissor)
 {
 	bp_walker *w = (bp_walker *)dev;
-	if (w->ignore)
+	if (bp_ignored(ctx, w))
 		return;
 	size_t n = bp_path_words(ctx, path);
 	bp_header(ctx, w, BP_CLIP, 6 + n);
@@ -405,7 +427,7 @@ static void bp_clip_path(fz_context *ctx, fz_device *dev, const fz_path *path, i
 
 static void bp_clip_other(fz_context *ctx, bp_walker *w)
 {
-	if (w->ignore)
+	if (bp_ignored(ctx, w))
 		return;
 	bp_header(ctx, w, BP_CLIP_OTHER, 0);
 }
@@ -433,7 +455,7 @@ static void bp_clip_image_mask(fz_context *ctx, fz_device *dev, fz_image *img, f
 static void bp_pop_clip(fz_context *ctx, fz_device *dev)
 {
 	bp_walker *w = (bp_walker *)dev;
-	if (w->ignore)
+	if (bp_ignored(ctx, w))
 		return;
 	bp_header(ctx, w, BP_POP, 0);
 }
@@ -578,7 +600,7 @@ static void bp_fill_text(fz_context *ctx, fz_device *dev, const fz_text *text, f
 	fz_colorspace *cs, const float *color, float alpha, fz_color_params params)
 {
 	bp_walker *w = (bp_walker *)dev;
-	if (w->ignore)
+	if (bp_ignored(ctx, w))
 		return;
 	bp_text(ctx, w, text, ctm, bp_rgb(ctx, cs, color, params), BP_NONE, NULL);
 }
@@ -587,7 +609,7 @@ static void bp_stroke_text(fz_context *ctx, fz_device *dev, const fz_text *text,
 	fz_colorspace *cs, const float *color, float alpha, fz_color_params params)
 {
 	bp_walker *w = (bp_walker *)dev;
-	if (w->ignore)
+	if (bp_ignored(ctx, w))
 		return;
 	bp_text(ctx, w, text, ctm, BP_NONE, bp_rgb(ctx, cs, color, params), stroke);
 }
@@ -605,6 +627,7 @@ static void bp_drop_walker(fz_context *ctx, fz_device *dev)
 
 static void bp_close_walker(fz_context *ctx, fz_device *dev)
 {
+	bp_send_skipped(ctx, (bp_walker *)dev);
 	bp_flush(ctx, (bp_walker *)dev);
 }
 

@@ -5,6 +5,7 @@
 #ifndef BP_H
 #define BP_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,7 @@ enum {
 	BP_GLYPH = 7,       // font, gid, ucs, mtx[6], fill rgb|BP_NONE, stroke rgb|BP_NONE, stroke width
 	BP_LAYER_BEGIN = 8, // byte length, name bytes padded to words
 	BP_LAYER_END = 9,
+	BP_SKIPPED = 10,    // count: operations drawn inside mask and tile content, which is not kept
 };
 
 // Path operators inside records: op word, then 2 (M, L), 6 (C) or 0 (Z) floats.
@@ -43,7 +45,33 @@ enum { BP_M = 'M', BP_L = 'L', BP_C = 'C', BP_Z = 'Z' };
 
 #define BP_NONE 0xFFFFFFFFu
 
-typedef struct bp_doc bp_doc;
+typedef struct bp_doc {
+	fz_context *ctx; // the document's context; cloned for renders and walks
+	fz_document *doc;
+	pthread_mutex_t mu[FZ_LOCK_MAX];
+	fz_locks_context locks;
+} bp_doc;
+
+// bp_caught turns the exception caught in ctx into a return code and
+// message (BP_ABORTED for an abort).
+int bp_caught(fz_context *ctx, char *err, int errlen);
+
+// What the pages of a document run, counting every use (cost.c).
+typedef struct {
+	int64_t max_bytes; // decoded content bytes of all pages
+	int64_t max_uses;  // form XObject invocations on one page
+	int max_depth;     // forms nested in forms
+} bp_cost_limits;
+
+typedef struct {
+	int64_t bytes;  // decoded content bytes of all pages, every use counted
+	int64_t uses;   // most form invocations of one page
+	int depth;      // deepest form nesting
+	int worst_page; // the page with the most uses, or where a limit was passed
+	int stopped;    // a limit was passed: the counts are lower bounds
+} bp_cost;
+
+int bp_document_cost(bp_doc *d, bp_cost_limits lim, bp_cost *out, char *err, int errlen);
 
 int bp_open(const unsigned char *data, size_t len, size_t store, bp_doc **out, char *err, int errlen);
 void bp_close(bp_doc *d);

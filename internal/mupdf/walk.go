@@ -27,7 +27,10 @@ import (
 // declared and is skipped; clips other than filled paths do not narrow
 // what is kept; glyphs of Type 3 fonts and glyphs without an outline are
 // not characters. Images and shadings carry no geometry and are skipped.
-// Cancelling ctx stops the walk with ctx's error.
+// The operations drawn inside skipped content still count against b's
+// limits (drawing.Builder.SetLimits); once b passes one, the walk stops
+// with b's *drawing.LimitError. Cancelling ctx stops the walk with ctx's
+// error.
 func (l *List) Walk(ctx context.Context, b *drawing.Builder) error {
 	w := &walker{b: b, outlines: map[glyphKey][]drawing.PathCmd{}, colors: map[uint32]string{}}
 	h := cgo.NewHandle(w)
@@ -128,6 +131,7 @@ const (
 	recGlyph      = C.BP_GLYPH
 	recLayerBegin = C.BP_LAYER_BEGIN
 	recLayerEnd   = C.BP_LAYER_END
+	recSkipped    = C.BP_SKIPPED
 	colorNone     = C.BP_NONE
 )
 
@@ -148,12 +152,15 @@ func (w *walker) decode(buf []uint32) error {
 		if err := w.record(kind, rec); err != nil {
 			return err
 		}
+		if err := w.b.Err(); err != nil {
+			return err // a drawing limit: stop reading the page
+		}
 	}
 	return nil
 }
 
 // heads is the number of words before the path of each path record.
-var heads = map[uint32]int{recFill: 7, recStroke: 8, recClip: 6, recOutline: 3, recGlyph: 12, recLayerBegin: 1}
+var heads = map[uint32]int{recFill: 7, recStroke: 8, recClip: 6, recOutline: 3, recGlyph: 12, recLayerBegin: 1, recSkipped: 1}
 
 func (w *walker) record(kind uint32, rec []uint32) error {
 	if h := heads[kind]; len(rec) < h {
@@ -206,6 +213,8 @@ func (w *walker) record(kind uint32, rec []uint32) error {
 		w.b.BeginLayer(string(name))
 	case recLayerEnd:
 		w.b.EndLayer()
+	case recSkipped:
+		w.b.Skip(int64(rec[0]))
 	default:
 		return fmt.Errorf("%w: record kind %d", errStream, kind)
 	}

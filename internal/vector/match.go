@@ -42,6 +42,12 @@ const (
 	extensionPenalty = 0.04
 	// endpointTolPx: segment ends closer than this meet at a corner.
 	endpointTolPx = 0.75
+	// maxEndsNear: a segment end with more than this many ends in the
+	// cells around it (a hub where hatching or a repeated XObject draws
+	// the same point over and over) forms no corners: no symbol's corner
+	// is drawn that way, and pairing every end there with every other
+	// would hold memory quadratic in their number.
+	maxEndsNear = 32
 	// A pose whose first quickChecks samples on the page (spread over
 	// the whole template: spreadOrder) miss quickMisses or more is
 	// rejected there, without checking the rest. A pose that covers
@@ -199,7 +205,8 @@ func (ix *pageIndex) buildCircles() {
 	}
 }
 
-// buildCorners finds pairs of segments that share an end.
+// buildCorners finds pairs of segments that share an end (none at hubs of
+// more than maxEndsNear ends).
 func (ix *pageIndex) buildCorners() {
 	segs := ix.pg.Segments
 	type key struct{ x, y int }
@@ -228,6 +235,15 @@ func (ix *pageIndex) buildCorners() {
 		for end, p := range [2]glyph.Point{s.A, s.B} {
 			e := int32(2*i + end)
 			k := q(p)
+			near := 0
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					near += len(ends[key{k.x + dx, k.y + dy}])
+				}
+			}
+			if near > maxEndsNear {
+				continue
+			}
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
 					for _, f := range ends[key{k.x + dx, k.y + dy}] {

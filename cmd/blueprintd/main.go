@@ -139,13 +139,17 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 	if err != nil {
 		return nil, devKey, fmt.Errorf("open store: %w", err)
 	}
-	gate := budget.New(cfg.MemoryBudget, cfg.MaxDocuments)
 	ropt := opt.runner
-	if ropt.Workers == 0 {
-		// One document slot stays free for start checks, which a partner
-		// waits on, whenever there are two or more.
-		ropt.Workers = max(1, cfg.MaxDocuments-1)
+	slots := cfg.MaxDocuments
+	if ropt.Workers == 0 && slots > 1 {
+		// Two workers at least, so that one key's jobs never hold every
+		// worker while another key's wait (runner.Options.Workers), and
+		// one document slot more for start checks, which a partner waits
+		// on. BLUEPRINT_MAX_DOCUMENTS=1 keeps one document at a time.
+		ropt.Workers = max(2, slots-1)
+		slots = max(slots, ropt.Workers+1)
 	}
+	gate := budget.New(cfg.MemoryBudget, slots)
 	ropt.Logger = log
 	ropt.Clock = opt.clock
 	ropt.Idempotency = store
@@ -154,7 +158,7 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 	links := httpapi.NewLocalLinks(cfg.BaseURL, signer)
 	svc, err := job.NewService(job.Config{
 		Store: store, Blobs: blobs, Flow: r, Clock: opt.clock, Catalog: cat, Links: links,
-		Files: docfiles.New(cfg.MaxPages, cfg.MaxPagePixels), Engine: eng,
+		Files: docfiles.ForConfig(cfg), Engine: eng, JobTimeout: cfg.JobTimeout,
 		Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivateCallbacks, Resolver: opt.resolver},
 		WebhookSecret: func(keyID string) ([]byte, bool) {
 			k, ok := keys.ByID(keyID)

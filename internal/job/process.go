@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,7 +60,15 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 		return nil
 	}
 	s.log.Info("processing job", "job_id", jobID, "file_name", j.FileName, "attempt", j.ProcessingAttempts)
-	pages, legend, perr := s.run(ctx, j)
+	pctx, cancel := ctx, context.CancelFunc(func() {})
+	if s.cfg.JobTimeout > 0 {
+		pctx, cancel = context.WithTimeout(ctx, s.cfg.JobTimeout)
+	}
+	pages, legend, perr := s.run(pctx, j)
+	cancel()
+	if perr != nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded) {
+		perr = &failure{msg: fmt.Sprintf("processing took longer than the service's limit of %s per job; split the file into several jobs or simplify its drawings", s.cfg.JobTimeout), err: perr}
+	}
 	if perr != nil && ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			s.releaseAttempt(ctx, jobID)
@@ -172,6 +181,9 @@ func pageFailure(i int, err error) error {
 	var unread *detect.UnreadableError
 	switch {
 	case errors.As(err, &inv):
+		if at, ok := inv.Details["page_index"].(int); ok {
+			i = at // the document pass reads every page before the first result
+		}
 		return &failure{msg: fmt.Sprintf("the page with page_index %d cannot be processed: %s", i, inv.Message), err: err}
 	case errors.As(err, &unread):
 		return &failure{msg: fmt.Sprintf("the page with page_index %d cannot be processed: %s", i, unread.Reason), err: err}
@@ -252,7 +264,9 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 	if de, ok := s.cfg.Engine.(detect.DocumentEngine); ok {
 		eng = stepDocEngine{stepEngine{s.cfg.Engine}, de}
 	}
-	opt := RunOptions{Engine: eng, KeepPNG: !s.cfg.LazyPageImages, Document: func(info detect.DocumentInfo) error {
+	charges := &drawingCharges{admission: s.cfg.Admission}
+	defer charges.release()
+	opt := RunOptions{Engine: eng, KeepPNG: !s.cfg.LazyPageImages, Charge: charges.charge, Document: func(info detect.DocumentInfo) error {
 		for _, r := range info.Legend {
 			legend = append(legend, LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity})
 		}
@@ -260,7 +274,8 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 	}}
 	if err := doc.Run(ctx, opt, each); err != nil {
 		var step *stepError
-		if errors.As(err, &step) && step.step == stepDocument {
+		var inv *InvalidFile
+		if errors.As(err, &step) && step.step == stepDocument && !errors.As(err, &inv) {
 			return nil, nil, &failure{msg: "reading the document's legends and page kinds failed (a service-side error)", err: err}
 		}
 		return nil, nil, pageFailure(len(pages), err)
@@ -281,6 +296,35 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 		}
 	}
 	return pages, legend, nil
+}
+
+// drawingCharges charges a job's page drawings to its memory budget as
+// they grow: the most one page's drawing held so far (the pipeline reads
+// one page's drawing at a time beside the page it renders, whose own
+// drawing the admission's estimate covers).
+type drawingCharges struct {
+	admission Admission
+	mu        sync.Mutex
+	held      int64
+	undo      []func()
+}
+
+func (c *drawingCharges) charge(held int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if held > c.held {
+		c.undo = append(c.undo, c.admission.Charge(held-c.held))
+		c.held = held
+	}
+}
+
+func (c *drawingCharges) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, u := range c.undo {
+		u()
+	}
+	c.undo, c.held = nil, 0
 }
 
 // stepDocument names the document pass in failures.

@@ -41,8 +41,11 @@ const (
 	DefaultPageLimit = 500
 	MaxPageLimit     = 2000
 	// MaxProcessingAttempts is how many times a job is started processing
-	// before one more interrupted attempt (a crash, a kill) fails it.
-	MaxProcessingAttempts = 3
+	// before one more interrupted attempt (a crash, a kill) fails it: a
+	// job that was being processed when the process died is run once
+	// more (the death may have been a deploy or the host's), and fails if
+	// it is found interrupted again.
+	MaxProcessingAttempts = 2
 )
 
 // Expiry reasons on the wire.
@@ -86,12 +89,17 @@ type Admission interface {
 	// Acquire waits until work holding about bytes may run, and returns
 	// the function that ends it; it fails only when ctx ends first.
 	Acquire(ctx context.Context, bytes int64) (release func(), err error)
+	// Charge adds bytes that admitted work turned out to hold (a page's
+	// drawing as it is read), at once, and returns the function that gives
+	// them back.
+	Charge(bytes int64) (release func())
 }
 
 // noAdmission admits everything at once.
 type noAdmission struct{}
 
 func (noAdmission) Acquire(context.Context, int64) (func(), error) { return func() {}, nil }
+func (noAdmission) Charge(int64) func()                            { return func() {} }
 
 // Caller is the authenticated partner making a request.
 type Caller struct {
@@ -139,6 +147,10 @@ type Config struct {
 	// is a presigned S3 GET, which only names an object that must already
 	// exist, so its pages' PNGs are produced alongside detection.
 	LazyPageImages bool
+	// JobTimeout bounds one processing attempt of a job: past it the job
+	// ends failed, saying so (0: no limit of its own; the AWS deployment
+	// has the processing function's timeout).
+	JobTimeout time.Duration
 
 	UploadTTL time.Duration // 0: DefaultUploadTTL
 	Retention time.Duration // 0: DefaultRetention

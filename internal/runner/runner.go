@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,7 +50,10 @@ const StaleTempAge = time.Hour
 type Options struct {
 	// Workers is the number of jobs processed at once (default 1: a job's
 	// pages are rendered and detected one at a time, and the machine's
-	// cores are shared with the HTTP server).
+	// cores are shared with the HTTP server). With two or more, one API
+	// key's jobs hold at most Workers-1 of them, so another key's job
+	// never waits behind every worker; queued jobs are taken in turn
+	// across keys.
 	Workers int
 	// Poll is how often the store is scanned for queued jobs and due
 	// webhooks (default 1 s).
@@ -75,10 +79,19 @@ type Runner struct {
 	log   *slog.Logger
 
 	mu      sync.Mutex
-	queue   []string
+	queue   []queued
 	queued  map[string]bool // in queue or being processed
+	running map[string]int  // jobs being processed, per owner
+	served  map[string]int64
+	turn    int64 // counts starts, for served
 	wake    chan struct{}
 	webhook chan struct{}
+}
+
+// queued is a job waiting for a worker, with the API key that owns it (""
+// when the store could not say).
+type queued struct {
+	id, owner string
 }
 
 // New returns a Runner reading the store.
@@ -99,6 +112,7 @@ func New(store job.Store, opt Options) *Runner {
 		opt.Logger = slog.Default()
 	}
 	return &Runner{store: store, opt: opt, log: opt.Logger, queued: map[string]bool{},
+		running: map[string]int{}, served: map[string]int64{},
 		wake: make(chan struct{}, 1), webhook: make(chan struct{}, 1)}
 }
 
@@ -107,34 +121,78 @@ func New(store job.Store, opt Options) *Runner {
 // schedule durable; the in-memory queue only avoids waiting for the next
 // scan.
 func (r *Runner) Enqueue(ctx context.Context, jobID string) error {
-	r.push(jobID)
+	r.push(ctx, jobID)
 	return nil
 }
 
-func (r *Runner) push(id string) {
+func (r *Runner) push(ctx context.Context, id string) {
+	r.mu.Lock()
+	known := r.queued[id]
+	r.mu.Unlock()
+	if known {
+		return
+	}
+	owner := ""
+	if j, err := r.store.GetJob(ctx, id); err == nil {
+		owner = j.Owner
+	}
 	r.mu.Lock()
 	if !r.queued[id] {
 		r.queued[id] = true
-		r.queue = append(r.queue, id)
+		r.queue = append(r.queue, queued{id: id, owner: owner})
 	}
 	r.mu.Unlock()
 	signal(r.wake)
 }
 
-func (r *Runner) pop() (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.queue) == 0 {
-		return "", false
-	}
-	id := r.queue[0]
-	r.queue = r.queue[1:]
-	return id, true
+// ownerShare is the most workers one owner's jobs may hold at once: all
+// but one when there are two or more, so that another key's job never
+// waits for every worker to be taken by one key's.
+func (r *Runner) ownerShare() int {
+	return max(1, r.opt.Workers-1)
 }
 
-func (r *Runner) finish(id string) {
+// pop takes the next job to process, sharing the workers between owners:
+// of the jobs whose owner holds fewer than ownerShare workers, one of the
+// owner with the fewest jobs running, ties going to the owner served
+// longest ago, and that owner's oldest job first.
+func (r *Runner) pop() (queued, bool) {
 	r.mu.Lock()
-	delete(r.queued, id)
+	defer r.mu.Unlock()
+	best := -1
+	for i, q := range r.queue {
+		if q.owner != "" && r.running[q.owner] >= r.ownerShare() {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		b := r.queue[best]
+		if rq, rb := r.running[q.owner], r.running[b.owner]; rq < rb || rq == rb && r.served[q.owner] < r.served[b.owner] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return queued{}, false
+	}
+	q := r.queue[best]
+	r.queue = slices.Delete(r.queue, best, best+1)
+	r.running[q.owner]++
+	r.turn++
+	r.served[q.owner] = r.turn
+	return q, true
+}
+
+func (r *Runner) finish(q queued) {
+	r.mu.Lock()
+	delete(r.queued, q.id)
+	if r.running[q.owner]--; r.running[q.owner] <= 0 {
+		delete(r.running, q.owner)
+	}
+	if len(r.queue) == 0 {
+		clear(r.served) // nothing waits: forget the turns
+	}
 	r.mu.Unlock()
 }
 
@@ -218,13 +276,13 @@ func (r *Runner) scanJobs(ctx context.Context, state job.State) {
 		return
 	}
 	for _, id := range ids {
-		r.push(id)
+		r.push(ctx, id)
 	}
 }
 
 func (r *Runner) worker(ctx context.Context, w Work) {
 	for {
-		id, ok := r.pop()
+		q, ok := r.pop()
 		if !ok {
 			select {
 			case <-ctx.Done():
@@ -236,10 +294,10 @@ func (r *Runner) worker(ctx context.Context, w Work) {
 		if ctx.Err() != nil {
 			return
 		}
-		err := w.Process(ctx, id)
-		r.finish(id)
+		err := w.Process(ctx, q.id)
+		r.finish(q)
 		if err != nil && ctx.Err() == nil {
-			r.log.Error("process job", "job_id", id, "err", err)
+			r.log.Error("process job", "job_id", q.id, "err", err)
 		}
 		signal(r.wake)    // another worker may be waiting for an item queued meanwhile
 		signal(r.webhook) // a finished job may have a webhook to send

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -263,4 +264,57 @@ func TestWorkersShareTheQueue(t *testing.T) {
 		}
 	}
 	close(g.release)
+}
+
+// TestOwnersShareTheWorkers: with two workers and key A's three jobs
+// queued first, key B's job still starts while A's first job runs (A holds
+// at most one worker while another key waits), and A's other jobs follow.
+func TestOwnersShareTheWorkers(t *testing.T) {
+	store, err := boltstore.Open(filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	for _, j := range []struct{ id, owner string }{{"a1", "A"}, {"a2", "A"}, {"a3", "A"}, {"b1", "B"}} {
+		if err := store.CreateJob(ctx, &job.Job{ID: j.id, Owner: j.owner, Status: job.Queued, CreatedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := &gate{started: make(chan string, 4), release: make(chan struct{})}
+	r := New(store, Options{Workers: 2, Poll: time.Hour, SweepEvery: time.Hour})
+	for _, id := range []string{"a1", "a2", "a3", "b1"} { // A's jobs first, as a scan finds them
+		if err := r.Enqueue(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx, g) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	var first []string
+	for range 2 {
+		select {
+		case id := <-g.started:
+			first = append(first, id)
+		case <-time.After(2 * time.Second):
+			t.Fatalf("only %v started with two workers", first)
+		}
+	}
+	slices.Sort(first)
+	if !slices.Equal(first, []string{"a1", "b1"}) {
+		t.Fatalf("the two workers took %v, want a1 and b1: one key held every worker while another waited", first)
+	}
+	close(g.release) // every job may now finish: A's others run
+	for range 2 {
+		select {
+		case <-g.started:
+		case <-time.After(2 * time.Second):
+			t.Fatal("A's remaining jobs did not run once the workers were free")
+		}
+	}
 }

@@ -52,6 +52,11 @@ type Limits struct {
 	MaxPagePixels         int64   // width_px × height_px of one page at 200 DPI (images: native pixels)
 	MaxDecompressionRatio float64 // inflated bytes of all zlib streams / file size
 	MaxDecompressedBytes  int64   // inflated bytes of all zlib streams, in all
+	// MaxFormUses bounds the form XObject invocations of one page,
+	// counting every repetition of a nested form; MaxFormDepth how deep
+	// forms may nest (both checked at start: checkContentCost).
+	MaxFormUses  int64
+	MaxFormDepth int
 	// Drawing bounds reading one PDF page's drawing at processing.
 	Drawing drawing.Limits
 }
@@ -65,6 +70,8 @@ func DefaultLimits() Limits {
 		MaxPagePixels:         150_000_000,
 		MaxDecompressionRatio: 100,
 		MaxDecompressedBytes:  2 << 30,
+		MaxFormUses:           1_000_000,
+		MaxFormDepth:          64,
 		Drawing:               drawing.DefaultLimits(),
 	}
 }

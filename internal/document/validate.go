@@ -110,6 +110,9 @@ func validatePDF(ctx context.Context, data []byte, lim Limits) (Info, error) {
 			return Info{}, pageTooLarge(i, w, h, lim)
 		}
 	}
+	if err := checkContentCost(ctx, data, lim); err != nil {
+		return Info{}, err
+	}
 	return Info{Pages: n}, nil
 }
 

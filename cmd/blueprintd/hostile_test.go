@@ -1,0 +1,79 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"blueprint/internal/apitest"
+	"blueprint/internal/config"
+	"blueprint/internal/document"
+	"blueprint/internal/document/documenttest"
+)
+
+// startHostile creates a job for data, uploads it and starts it, returning
+// the job id and the start response.
+func startHostile(e *testEnv, name string, data []byte) (string, response) {
+	e.t.Helper()
+	created := e.initJob(apitest.KeyA, map[string]any{"file_name": name, "mime_type": "application/pdf", "size": len(data)})
+	id := created["job_id"].(string)
+	if r := e.upload(created, data, "application/pdf"); r.Status != 200 {
+		e.t.Fatalf("PUT: %d %s", r.Status, r.Body)
+	}
+	return id, e.do("POST", "/v1/jobs/"+id+"/start", apitest.KeyA, nil, nil)
+}
+
+// TestHostileDrawingsRefusedAtStart: the two files of issue 34 (form
+// XObjects nested five deep, ten uses each; one content stream shared by
+// sixty pages) are refused at start with 422 naming the reason, the job
+// still waits for a better upload, and the server keeps answering.
+func TestHostileDrawingsRefusedAtStart(t *testing.T) {
+	e := startEnv(t, t.TempDir(), options{})
+	for _, tc := range []struct {
+		name   string
+		data   []byte
+		reason string
+	}{
+		{"nested-forms.pdf", documenttest.NestedFormsPDF(6, 10, false), document.ReasonDecompressionBomb},
+		{"shared-stream.pdf", documenttest.SharedContentPDF(60, 4), document.ReasonDecompressionBomb},
+	} {
+		id, r := startHostile(e, tc.name, tc.data)
+		if r.Status != 422 {
+			t.Fatalf("%s: start answered %d %s, want 422", tc.name, r.Status, r.Body)
+		}
+		details, _ := r.JSON(t)["error"].(map[string]any)["details"].(map[string]any)
+		if details["reason"] != tc.reason || details["page_index"] == nil {
+			t.Errorf("%s: details %v, want reason %s and page_index", tc.name, details, tc.reason)
+		}
+		if got := e.do("GET", "/v1/jobs/"+id, apitest.KeyA, nil, nil).JSON(t)["status"]; got != "awaiting_upload" {
+			t.Errorf("%s: job %v after the refused start, want awaiting_upload", tc.name, got)
+		}
+	}
+}
+
+// TestDrawingLimitFailsJob: a page whose drawing passes the configured
+// operation limit at processing fails its job with a message that names
+// the limit; the next job runs as usual.
+func TestDrawingLimitFailsJob(t *testing.T) {
+	e := startEnv(t, t.TempDir(), options{}, func(c *config.Config) { c.MaxDrawingOps = 500 })
+	_, got := e.runJob(apitest.KeyA, "thousand-lines.pdf", "application/pdf", documenttest.NestedFormsPDF(4, 10, true)) // 1 000 lines
+	msg, _ := got["error"].(map[string]any)["message"].(string)
+	if got["status"] != "failed" || !strings.Contains(msg, "more than 500 paths, clips and characters") || !strings.Contains(msg, "page_index 0") {
+		t.Fatalf("job %v with message %q, want failed naming the 500-operation limit and the page", got["status"], msg)
+	}
+	_, got = e.runJob(apitest.KeyA, "small.pdf", "application/pdf", documenttest.NestedFormsPDF(2, 10, true)) // 10 lines
+	if got["status"] != "done" {
+		t.Fatalf("the next job ended %v: %v", got["status"], got["error"])
+	}
+}
+
+// TestJobTimeoutFailsJob: a job past BLUEPRINT_JOB_TIMEOUT fails, saying
+// so.
+func TestJobTimeoutFailsJob(t *testing.T) {
+	e := startEnv(t, t.TempDir(), options{}, func(c *config.Config) { c.JobTimeout = time.Millisecond })
+	_, got := e.runJob(apitest.KeyA, "lines.pdf", "application/pdf", documenttest.NestedFormsPDF(3, 10, true))
+	msg, _ := got["error"].(map[string]any)["message"].(string)
+	if got["status"] != "failed" || !strings.Contains(msg, "longer than the service's limit of 1ms per job") {
+		t.Fatalf("job %v with message %q, want failed saying the time limit", got["status"], msg)
+	}
+}

@@ -70,10 +70,10 @@ func FuzzDrawingContent(f *testing.F) {
 // reason: fan-out is refused at the start check or stopped by the
 // drawing limits, never left to fill memory.
 func FuzzFormGraph(f *testing.F) {
-	f.Add([]byte{3, 0, 1, 10, 1, 2, 10, 2, 3, 10})    // a chain of fan-out 10
+	f.Add([]byte{3, 0, 1, 10, 1, 2, 10, 2, 3, 10})       // a chain of fan-out 10
 	f.Add([]byte{5, 0, 1, 9, 1, 2, 9, 2, 3, 9, 3, 4, 9}) // deeper
-	f.Add([]byte{2, 0, 1, 3, 1, 0, 3})                 // a cycle
-	f.Add([]byte{4, 0, 0, 1, 0, 1, 200, 1, 2, 130})    // a form that runs itself, clips
+	f.Add([]byte{2, 0, 1, 3, 1, 0, 3})                   // a cycle
+	f.Add([]byte{4, 0, 0, 1, 0, 1, 200, 1, 2, 130})      // a form that runs itself, clips
 	f.Fuzz(func(t *testing.T, graph []byte) {
 		readDrawing(t, formGraphPDF(graph))
 	})

@@ -96,6 +96,12 @@ type Needs struct {
 	// Keys loads the API keys from Secrets Manager (api: authentication;
 	// webhook, sweep: signing webhooks).
 	Keys bool
+	// WebhookRetries is the schedule of a refused webhook's retries; the
+	// zero value is webhook.RetrySchedule (minutes to hours), which the
+	// deployed functions use. A test that runs the state machine, whose
+	// Wait states wait the wait_seconds the domain computes from it, sets
+	// a schedule of seconds.
+	WebhookRetries webhook.Schedule
 	// Clock and Logger are test seams; nil is the system clock and JSON
 	// lines on stderr (CloudWatch Logs).
 	Clock  job.Clock
@@ -155,7 +161,7 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 	// exists, so the process function stores every page's PNG alongside
 	// its detection.
 	jc := job.Config{Store: a.Store, Blobs: a.Blobs, Direct: a.Blobs, Catalog: cat, Links: a.Links,
-		Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivateCallbacks}, WebhookSecret: secrets,
+		Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivateCallbacks}, WebhookSecret: secrets, WebhookRetries: needs.WebhookRetries,
 		UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, Clock: needs.Clock, Logger: log}
 	if needs.Files != nil {
 		jc.Files = needs.Files(cfg.Config)

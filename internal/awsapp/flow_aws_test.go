@@ -5,6 +5,7 @@ package awsapp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -45,6 +46,59 @@ func (s *awsService) job(t *testing.T, id string) *job.Job {
 	return j
 }
 
+// waitSlack is how much longer than the wait_seconds of the webhook
+// function's answer a Wait state may take to invoke the function again
+// (moto's state transitions and the invocation, on a loaded machine).
+const waitSlack = 5 * time.Second
+
+// checkBackoff checks the state machine's webhook loop of a job whose
+// execution has ended, after attempts delivery attempts, with its webhook
+// in state last: the webhook function ran once per attempt; each answer
+// but the last was pending, with the wait_seconds of the retry it
+// scheduled on the deployment's schedule (testRetries); and the Wait state
+// invoked the function again after those seconds, not sooner (the attempt
+// would not have been due: one invocation more) and not much later.
+func checkBackoff(t *testing.T, s *awsService, jobID string, attempts int, last job.WebhookState) {
+	t.Helper()
+	steps := s.webhookSteps(jobID)
+	for i, c := range steps {
+		after := "first call"
+		if i > 0 {
+			after = fmt.Sprintf("%s after call %d", c.start.Sub(steps[i-1].end).Round(10*time.Millisecond), i)
+		}
+		t.Logf("webhook function call %d (%s): answered %+v, error %v", i+1, after, c.out, c.err)
+	}
+	if len(steps) != attempts {
+		t.Fatalf("the webhook function ran %d times for %d delivery attempts", len(steps), attempts)
+	}
+	for i, c := range steps {
+		if c.err != nil {
+			t.Fatalf("webhook function %d failed: %v", i+1, c.err)
+		}
+		if i == len(steps)-1 {
+			if c.out.Webhook != last {
+				t.Fatalf("last answer %+v, want webhook %s", c.out, last)
+			}
+			break
+		}
+		if c.out.Webhook != job.WebhookPending {
+			t.Fatalf("answer %d: %+v, want webhook pending", i+1, c.out)
+		}
+		// Attempt i+1 has failed: the answer schedules retry i+1, its wait
+		// rounded up to whole seconds, less the time the answer took (at
+		// least 1 s: every wait of testRetries is).
+		lo, hi := testRetries.Bounds(i + 1)
+		wait := time.Duration(c.out.WaitSeconds) * time.Second
+		if wait < max(lo-time.Second, time.Second) || wait > hi.Truncate(time.Second)+time.Second {
+			t.Fatalf("answer %d: wait_seconds %d, want retry %d's wait of %s to %s rounded up", i+1, c.out.WaitSeconds, i+1, lo, hi)
+		}
+		gap := steps[i+1].start.Sub(c.end)
+		if gap < wait || gap > wait+waitSlack {
+			t.Fatalf("the Wait state invoked the webhook function %s after answer %d's wait_seconds %d", gap, i+1, c.out.WaitSeconds)
+		}
+	}
+}
+
 // TestStateMachineRetriesWebhook: the receiver refuses the first attempt;
 // the state machine waits the domain's backoff and the second attempt
 // delivers the same event.
@@ -69,6 +123,7 @@ func TestStateMachineRetriesWebhook(t *testing.T) {
 	if w.DeliveredAt == nil || w.Attempts != 2 {
 		t.Fatalf("delivery record %+v", w)
 	}
+	checkBackoff(t, s, id, 2, job.WebhookDelivered)
 	if got := api.Do("GET", "/v1/jobs/"+id, apitest.KeyA, nil, nil).JSON(t)["status"]; got != "done" {
 		t.Fatalf("job %v", got)
 	}
@@ -101,8 +156,9 @@ func TestStateMachineMarksFailed(t *testing.T) {
 
 // TestStateMachineGivesUp: the receiver refuses every attempt; after the
 // first attempt and webhook.MaxRetries retries, each after the backoff the
-// domain computed, the delivery is given up and the execution fails with
-// WebhookGaveUp, so that it shows in the console and in alarms.
+// domain computed from the deployment's schedule (testRetries: seconds, so
+// that the whole course runs), the delivery is given up and the execution
+// fails with WebhookGaveUp, so that it shows in the console and in alarms.
 func TestStateMachineGivesUp(t *testing.T) {
 	t.Parallel()
 	s := newAWSService(t, serviceOptions{Options: apitest.Options{Engine: apitest.ScriptedEngine()}})
@@ -118,7 +174,7 @@ func TestStateMachineGivesUp(t *testing.T) {
 		sink.Next(t)
 		now := time.Now()
 		if attempt > 1 {
-			lo, hi := webhook.RetrySchedule.Bounds(attempt - 1)
+			lo, hi := testRetries.Bounds(attempt - 1)
 			t.Logf("attempt %d after %s (retry %d's wait: %s to %s)", attempt, now.Sub(prev).Round(100*time.Millisecond), attempt-1, lo, hi)
 		}
 		prev = now
@@ -134,6 +190,7 @@ func TestStateMachineGivesUp(t *testing.T) {
 	if n := len(sink.Received()); n != 1+webhook.MaxRetries {
 		t.Fatalf("%d deliveries, want %d", n, 1+webhook.MaxRetries)
 	}
+	checkBackoff(t, s, id, 1+webhook.MaxRetries, job.WebhookGaveUp)
 }
 
 // TestRepeatedStartIsIdempotent: handing the same job to the flow again

@@ -39,6 +39,7 @@ import (
 	"blueprint/internal/lambdafn"
 	"blueprint/internal/raster"
 	"blueprint/internal/raster/rastertest"
+	"blueprint/internal/webhook"
 )
 
 // Limits of API Gateway HTTP APIs and Lambda that the harness enforces
@@ -51,6 +52,13 @@ const (
 	webhookTimeout      = 30 * time.Second
 	stateMachineRoleARN = "arn:aws:iam::" + awstest.Account + ":role/blueprint-flow"
 )
+
+// testRetries is the deployments' webhook retry schedule: growing waits
+// like webhook.RetrySchedule's, jittered the same way, but of seconds
+// instead of minutes and hours, so that a test sees the state machine's
+// Wait states wait out the wait_seconds the webhook function reports, up
+// to giving up, in well under a minute.
+var testRetries = webhook.Schedule{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second, 5 * time.Second, 6 * time.Second}
 
 // The servers of the package's tests, started by TestMain.
 var (
@@ -196,6 +204,18 @@ type awsService struct {
 	process  string // function names
 	webhook  string
 	badFront atomic.Value // first API Gateway limit the service broke, if any
+
+	mu    sync.Mutex
+	steps []stepCall // the webhook function's invocations, in order
+}
+
+// stepCall is one invocation of a deployment's webhook function: when it
+// ran, what the state machine passed and what it answered.
+type stepCall struct {
+	start, end time.Time
+	in         lambdafn.JobInput
+	out        lambdafn.JobOutput
+	err        error
 }
 
 var deployments atomic.Int64
@@ -249,7 +269,9 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 		return engine.New(cat, engine.Options{RasterOff: c.Raster.Off, Raster: raster.Config{Library: rastertest.Library(t)}})
 	}
 	var err error
-	if s.api, err = awsapp.New(ctx, getenv, awsapp.Needs{Files: files, Flow: true, Keys: true, Clock: o.Clock, Logger: log}); err != nil {
+	// Every function of the deployment retries webhooks on testRetries, as
+	// the deployed ones all use the default schedule.
+	if s.api, err = awsapp.New(ctx, getenv, awsapp.Needs{Files: files, Flow: true, Keys: true, WebhookRetries: testRetries, Clock: o.Clock, Logger: log}); err != nil {
 		t.Fatal(err)
 	}
 	h, err := s.api.Handler()
@@ -260,15 +282,15 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 	s.front.Config.Handler = http.HandlerFunc(s.gateway)
 	s.front.Start()
 	t.Cleanup(s.front.Close)
-	processApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Files: files, Engine: eng, Clock: o.Clock, Logger: log})
+	processApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Files: files, Engine: eng, WebhookRetries: testRetries, Clock: o.Clock, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	webhookApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Keys: true, Clock: o.Clock, Logger: log})
+	webhookApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Keys: true, WebhookRetries: testRetries, Clock: o.Clock, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	uploadApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Clock: o.Clock, Logger: log})
+	uploadApp, err := awsapp.New(ctx, getenv, awsapp.Needs{WebhookRetries: testRetries, Clock: o.Clock, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +299,16 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 		pt = o.processTimeout
 	}
 	functions.register(s.process, lambdafn.Process(processApp.Service), pt)
-	functions.register(s.webhook, lambdafn.Step(webhookApp.Service), webhookTimeout)
+	step := lambdafn.Step(webhookApp.Service)
+	functions.register(s.webhook, func(ctx context.Context, in lambdafn.JobInput) (lambdafn.JobOutput, error) {
+		c := stepCall{start: time.Now(), in: in}
+		c.out, c.err = step(ctx, in)
+		c.end = time.Now()
+		s.mu.Lock()
+		s.steps = append(s.steps, c)
+		s.mu.Unlock()
+		return c.out, c.err
+	}, webhookTimeout)
 	s.upload = lambda.NewHandler(lambdafn.Upload(uploadApp.Service, s.bucket, uploadApp.Log))
 	t.Cleanup(func() {
 		if v := s.badFront.Load(); v != nil {
@@ -285,6 +316,20 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 		}
 	})
 	return s
+}
+
+// webhookSteps returns the invocations of the deployment's webhook
+// function for a job, in order.
+func (s *awsService) webhookSteps(jobID string) []stepCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []stepCall
+	for _, c := range s.steps {
+		if c.in.JobID == jobID {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // createStateMachine creates the state machine of infra/statemachine.asl.json

@@ -24,7 +24,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fairness fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -246,6 +246,11 @@ fuzz: mupdf-headers
 CHAOS_JOBS ?= 120
 chaos: mupdf-headers $(ORT_LIB)
 	BLUEPRINT_CHAOS_TEST=1 CHAOS_JOBS=$(CHAOS_JOBS) $(GO) test -count=1 -timeout 30m -run '^TestChaosKills$$' -v ./cmd/blueprintd/
+
+# Issue 34's fair-sharing check (not in make test): key B's one-page drawing
+# beside three heavy jobs of key A must end within 3x its time alone + 15 s.
+fairness: mupdf-headers $(ORT_LIB)
+	BLUEPRINT_FAIRNESS_TEST=1 $(GO) test -count=1 -timeout 20m -run '^TestFairShare$$' -v ./cmd/blueprintd/ | grep -v "^=== \|level="
 
 # Issue 11's load check (not in make test): 16 clients read a page of 200
 # detections, a page of 2000, and poll, LOAD_SECONDS each; prints req/s and

@@ -337,7 +337,7 @@ func TestPoisonJobFails(t *testing.T) {
 	e = startEnv(t, dir, options{runner: runnerOpts(), engine: scriptedEngine()})
 	m := e.waitStatus(keyA, id, "failed", "done")
 	msg, _ := m["error"].(map[string]any)["message"].(string)
-	if m["status"] != "failed" || !strings.Contains(msg, "interrupted 3 times") {
+	if m["status"] != "failed" || !strings.Contains(msg, fmt.Sprintf("interrupted %d times", job.MaxProcessingAttempts)) {
 		t.Fatalf("poison job: %v", m)
 	}
 }

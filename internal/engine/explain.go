@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/legend"
+)
+
+// Explanation is what Prepare learned about a document and why, for a
+// person diagnosing a drawing (`blueprint explain`).
+type Explanation struct {
+	// Document is the document pass's reading, as Prepare used it.
+	Document *legend.Document
+	// Legend says why it read each page as it did.
+	Legend *legend.Explanation
+	// Classes are the rows' classes as the engine reports them: the
+	// reading's, "" where the catalog has no such class.
+	Classes []string
+	// Templates are the templates Prepare made of the legend's glyphs,
+	// beside CatalogTemplates templates of the catalog's own glyphs.
+	Templates        []LegendTemplate
+	CatalogTemplates int
+}
+
+// LegendTemplate is a template Prepare made of a legend row's glyph.
+type LegendTemplate struct {
+	Row int // index into Document.Rows of the row whose glyph it is
+	// Rows are the rows its matches may go to (Document.Assign): Row,
+	// rows drawing the same glyph, told apart by their tags, and the same
+	// row on later sheets.
+	Rows []int
+	// Class is what its matches count as; "" for a row that names no
+	// class, whose matches only keep catalog glyphs off its symbols.
+	Class string
+	// MinScale and MaxScale bound the sizes searched, relative to the
+	// legend's drawing.
+	MinScale, MaxScale float64
+}
+
+// Explain is Prepare, also returning an Explanation of the document pass:
+// the engine and DocumentInfo it returns are Prepare's. It reads every
+// page's drawing once more than Prepare.
+func (e *Engine) Explain(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, *Explanation, error) {
+	eng, info, err := e.Prepare(ctx, doc)
+	if err != nil {
+		return nil, info, nil, err
+	}
+	f, ok := eng.(*fused)
+	if !ok {
+		return nil, info, nil, errors.New("engine: explain: Prepare returned an engine of another kind")
+	}
+	de, ok := f.vector.(*docEngine)
+	if !ok {
+		return nil, info, nil, errors.New("engine: explain: Prepare returned a matcher of another kind")
+	}
+	lx, err := legend.Explain(ctx, doc, e.vocab, de.doc)
+	if err != nil {
+		return nil, info, nil, fmt.Errorf("engine: explain: %w", err)
+	}
+	x := &Explanation{Document: de.doc, Legend: lx, Classes: de.classes, CatalogTemplates: len(e.catalog)}
+	// As Prepare makes them.
+	for _, l := range de.doc.Leaders() {
+		t := LegendTemplate{Row: l, Class: de.classes[l], MinScale: legendMinScale, MaxScale: legendMaxScale}
+		if weak(de.doc.Rows[l].Glyph) {
+			t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
+		}
+		for i := range de.doc.Rows {
+			if de.doc.TemplateRow(i) == l {
+				t.Rows = append(t.Rows, i)
+			}
+		}
+		x.Templates = append(x.Templates, t)
+	}
+	return eng, info, x, nil
+}

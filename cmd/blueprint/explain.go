@@ -1,0 +1,438 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/docfiles"
+	"blueprint/internal/engine"
+	"blueprint/internal/job"
+	"blueprint/internal/legend"
+)
+
+const explainUsage = `usage: blueprint explain [flags] FILE
+
+Explain says how the engine read FILE, to find out why a count is what it
+is. For each page: the kind it was taken for and why; whether its drawing
+was searched for legends and why; the glyph candidates (text with drawing
+to its left) found and those rejected, with the reason; the columns of
+candidates taken for legend tables or rejected, with the reason. Then each
+legend row read (glyph size, text inside the glyph, tags, description,
+class, printed quantity); the templates made of the legend's glyphs; and
+the matches of each row, page by page, with how many of them the take-off
+counts (after the storage and per-class thresholds, or --confidence).
+
+It reads FILE as takeoff does (the same configuration and flags), plus
+the document pass once more for the account. Pages are numbered from 1
+in the text and by page_index, from 0, in the JSON (--json), as in the API.
+`
+
+func explainCommand() command {
+	return command{name: "explain", short: "say how a drawing was read: page kinds, legends, templates, matches", usage: explainUsage, flags: explainFlags}
+}
+
+type explainOptions struct {
+	read readFlags
+	json bool
+}
+
+func explainFlags(fs *flag.FlagSet, e env) func(context.Context, []string) error {
+	var o explainOptions
+	fs.BoolVar(&o.json, "json", false, "write the account as JSON")
+	o.read.define(fs)
+	return func(ctx context.Context, files []string) error { return explain(ctx, files, o, e) }
+}
+
+func explain(ctx context.Context, files []string, o explainOptions, e env) error {
+	if len(files) != 1 {
+		return &usageError{cmd: "explain", msg: fmt.Sprintf("explain: takes one FILE, not %d", len(files))}
+	}
+	name := files[0]
+	r, err := o.read.newReader(e.getenv)
+	if err != nil {
+		return err
+	}
+	rep, err := explainFile(ctx, r, name, o.read)
+	if err != nil {
+		return fmt.Errorf("explain: %s: %w", name, err)
+	}
+	if o.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return rep.write(e.stdout)
+}
+
+// explainer is the engine with its document pass explained.
+type explainer struct {
+	eng *engine.Engine
+	x   *engine.Explanation
+}
+
+func (x *explainer) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	return x.eng.Detect(ctx, p)
+}
+
+func (x *explainer) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
+	eng, info, ex, err := x.eng.Explain(ctx, doc)
+	x.x = ex
+	return eng, info, err
+}
+
+// explainFile reads the file at name as a job does and explains it,
+// counting under the read filter of flags.
+func explainFile(ctx context.Context, r *reader, name string, flags readFlags) (*explainReport, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	mime, err := mimeOf(name, data)
+	if err != nil {
+		return nil, err
+	}
+	files := docfiles.ForConfig(r.cfg)
+	if err := files.Check(ctx, data, mime); err != nil {
+		return nil, unreadable(err)
+	}
+	f, err := files.Open(ctx, data, mime)
+	if err != nil {
+		return nil, unreadable(err)
+	}
+	defer f.Close()
+	x := &explainer{eng: r.eng}
+	var pages []job.PageResult
+	err = f.Run(ctx, job.RunOptions{Engine: x}, func(p job.PageResult) error {
+		pages = append(pages, p)
+		return nil
+	})
+	if err != nil {
+		return nil, unreadable(err)
+	}
+	if x.x == nil {
+		return nil, errors.New("the engine made no document pass")
+	}
+	return newExplainReport(name, !r.cfg.Raster.Off, x.x, pages, flags.filter(r.cat.Threshold)), nil
+}
+
+// unreadable is the message of a file the reader refuses.
+func unreadable(err error) error {
+	var inv *job.InvalidFile
+	if errors.As(err, &inv) {
+		return fmt.Errorf("the file cannot be read (%s): %s", inv.Reason, inv.Message)
+	}
+	return err
+}
+
+// explainReport is explain's account of one file, as JSON and as text.
+type explainReport struct {
+	File             string            `json:"file"`
+	RasterDetector   bool              `json:"raster_detector"`
+	ConfidenceMode   string            `json:"confidence_mode"`
+	Pages            []explainPage     `json:"pages"`
+	Rows             []explainRow      `json:"rows"`
+	Templates        []explainTemplate `json:"templates"`
+	CatalogTemplates int               `json:"catalog_templates"`
+}
+
+type explainPage struct {
+	PageIndex    int    `json:"page_index"`
+	Kind         string `json:"kind"`
+	KindReason   string `json:"kind_reason"`
+	Searched     bool   `json:"searched_for_legends"`
+	SearchReason string `json:"search_reason"`
+	// TextRuns looked for a glyph to their left; NoGlyph found none.
+	TextRuns   int                `json:"text_runs"`
+	NoGlyph    int                `json:"text_runs_without_glyph"`
+	Candidates []explainCandidate `json:"candidates"`
+	Columns    []explainColumn    `json:"columns"`
+	Singles    int                `json:"single_glyph_columns"`
+	Tables     []box              `json:"legend_tables"`
+	Rows       []int              `json:"legend_rows"` // row numbers read here
+	// Matches are the detections on the page that no legend row's
+	// template found, by class: catalog glyphs and the raster detector,
+	// as the engine reports them and as the take-off counts them.
+	Matches []classCount `json:"other_matches"`
+}
+
+type explainCandidate struct {
+	Text     string `json:"text"`
+	Glyph    box    `json:"glyph_px"`
+	Rejected string `json:"rejected,omitempty"`
+}
+
+type explainColumn struct {
+	Glyphs   box      `json:"glyphs_px"`
+	Texts    []string `json:"texts"`
+	Table    bool     `json:"table"`
+	Rows     int      `json:"rows,omitempty"`
+	Rejected string   `json:"rejected,omitempty"`
+}
+
+type explainRow struct {
+	Row             int        `json:"row"` // 1-based, as legend_row of detections
+	PageIndex       int        `json:"page_index"`
+	Description     string     `json:"description"`
+	Class           *string    `json:"class"`
+	GlyphText       string     `json:"glyph_text"`
+	Tags            []string   `json:"tags"`
+	GlyphMM         [2]float64 `json:"glyph_size_mm"`
+	Colour          string     `json:"colour"`
+	PrintedQuantity *int       `json:"printed_quantity"`
+	Template        int        `json:"template_row"` // the row whose template finds this row's symbols
+	// Matches are the symbols its template found for it, by page; Counted
+	// of them pass the take-off's filters.
+	Matches []pageCount `json:"matches"`
+	Counted int         `json:"counted"`
+}
+
+type explainTemplate struct {
+	Row      int     `json:"row"`
+	Rows     []int   `json:"rows"`
+	Class    *string `json:"class"`
+	MinScale float64 `json:"min_scale"`
+	MaxScale float64 `json:"max_scale"`
+}
+
+type box struct {
+	X0 float64 `json:"x0"`
+	Y0 float64 `json:"y0"`
+	X1 float64 `json:"x1"`
+	Y1 float64 `json:"y1"`
+}
+
+func boxOf(r legend.Rect) box {
+	return box{X0: math.Round(r.Min.X), Y0: math.Round(r.Min.Y), X1: math.Round(r.Max.X), Y1: math.Round(r.Max.Y)}
+}
+
+func (b box) String() string {
+	return fmt.Sprintf("x %.0f–%.0f, y %.0f–%.0f", b.X0, b.X1, b.Y0, b.Y1)
+}
+
+type classCount struct {
+	Class   string `json:"class"`
+	Count   int    `json:"count"`
+	Counted int    `json:"counted"` // of Count, what the take-off counts
+}
+
+type pageCount struct {
+	PageIndex int `json:"page_index"`
+	Count     int `json:"count"`
+}
+
+// mmPerPixel converts raster pixels to millimetres on paper.
+const mmPerPixel = 25.4 / detect.RenderDPI
+
+func newExplainReport(name string, raster bool, x *engine.Explanation, pages []job.PageResult, filter detect.Filter) *explainReport {
+	rep := &explainReport{File: name, RasterDetector: raster, ConfidenceMode: filter.Mode(), CatalogTemplates: x.CatalogTemplates,
+		Pages: []explainPage{}, Rows: []explainRow{}, Templates: []explainTemplate{}}
+	rows := x.Document.Rows
+	for i, r := range rows {
+		rep.Rows = append(rep.Rows, explainRow{Row: i + 1, PageIndex: r.Page, Description: r.Description, Class: nullable(x.Classes[i]),
+			GlyphText: r.GlyphText, Tags: append([]string{}, r.Tags...), Colour: r.Color, PrintedQuantity: r.Quantity,
+			GlyphMM:  [2]float64{round1((r.GlyphBox.Max.X - r.GlyphBox.Min.X) * mmPerPixel), round1((r.GlyphBox.Max.Y - r.GlyphBox.Min.Y) * mmPerPixel)},
+			Template: x.Document.TemplateRow(i) + 1, Matches: []pageCount{}})
+	}
+	for _, t := range x.Templates {
+		et := explainTemplate{Row: t.Row + 1, Class: nullable(t.Class), MinScale: t.MinScale, MaxScale: t.MaxScale}
+		for _, i := range t.Rows {
+			et.Rows = append(et.Rows, i+1)
+		}
+		rep.Templates = append(rep.Templates, et)
+	}
+	found := make([][]detect.Detection, len(pages))
+	for i, p := range pages {
+		found[i] = p.Detections
+	}
+	kept := detect.KeepStored(found)
+	for i, p := range pages {
+		other := map[string]int{}
+		for _, d := range p.Detections {
+			if d.LegendRow < 1 || d.LegendRow > len(rep.Rows) {
+				other[d.Class]++
+				continue
+			}
+			row := &rep.Rows[d.LegendRow-1]
+			if n := len(row.Matches); n > 0 && row.Matches[n-1].PageIndex == p.Index {
+				row.Matches[n-1].Count++
+			} else {
+				row.Matches = append(row.Matches, pageCount{PageIndex: p.Index, Count: 1})
+			}
+		}
+		counted := map[string]int{}
+		for _, d := range filter.Apply(kept[i]) {
+			if d.LegendRow >= 1 && d.LegendRow <= len(rep.Rows) {
+				rep.Rows[d.LegendRow-1].Counted++
+			} else {
+				counted[d.Class]++
+			}
+		}
+		ep := explainPage{PageIndex: p.Index, Kind: p.Kind, Candidates: []explainCandidate{}, Columns: []explainColumn{}, Tables: []box{}, Rows: []int{}, Matches: []classCount{}}
+		if p.Index < len(x.Legend.Pages) {
+			lp := x.Legend.Pages[p.Index]
+			ep.Kind, ep.KindReason, ep.Searched, ep.SearchReason = lp.Kind, lp.KindReason, lp.Searched, lp.SearchReason
+			ep.TextRuns, ep.NoGlyph, ep.Singles = lp.TextRuns, lp.NoGlyph, lp.Singles
+			for _, c := range lp.Candidates {
+				ep.Candidates = append(ep.Candidates, explainCandidate{Text: c.Text, Glyph: boxOf(c.Glyph), Rejected: c.Rejected})
+			}
+			for _, c := range lp.Columns {
+				ep.Columns = append(ep.Columns, explainColumn{Glyphs: boxOf(c.Box), Texts: c.Texts, Table: c.Table, Rows: c.Rows, Rejected: c.Rejected})
+			}
+			for _, t := range lp.Tables {
+				ep.Tables = append(ep.Tables, boxOf(t))
+			}
+			for _, r := range lp.Rows {
+				ep.Rows = append(ep.Rows, r+1)
+			}
+		}
+		for c, n := range other {
+			ep.Matches = append(ep.Matches, classCount{Class: c, Count: n, Counted: counted[c]})
+		}
+		slices.SortFunc(ep.Matches, func(a, b classCount) int {
+			if a.Count != b.Count {
+				return b.Count - a.Count
+			}
+			return strings.Compare(a.Class, b.Class)
+		})
+		rep.Pages = append(rep.Pages, ep)
+	}
+	return rep
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// write writes the account as text a person reads.
+func (rep *explainReport) write(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	raster := "on"
+	if !rep.RasterDetector {
+		raster = "off"
+	}
+	fmt.Fprintf(tw, "%s: %s, raster detector %s\n", rep.File, plural(len(rep.Pages), "page"), raster)
+	for _, p := range rep.Pages {
+		fmt.Fprintf(tw, "\npage %d: %s\n", p.PageIndex+1, p.Kind)
+		fmt.Fprintf(tw, "  why: %s\n", p.KindReason)
+		if !p.Searched {
+			fmt.Fprintf(tw, "  legends: not searched: %s\n", p.SearchReason)
+		} else {
+			fmt.Fprintf(tw, "  legends: searched: %s\n", p.SearchReason)
+			rejected := 0
+			for _, c := range p.Candidates {
+				if c.Rejected != "" {
+					rejected++
+				}
+			}
+			fmt.Fprintf(tw, "  text runs: %d looked for a glyph to their left, %d found none\n", p.TextRuns, p.NoGlyph)
+			fmt.Fprintf(tw, "  glyph candidates: %d found, %d rejected\n", len(p.Candidates)-rejected, rejected)
+			for _, c := range p.Candidates {
+				if c.Rejected != "" {
+					fmt.Fprintf(tw, "    rejected %q at %s: %s\n", c.Text, c.Glyph, c.Rejected)
+				}
+			}
+			fmt.Fprintf(tw, "  columns of candidates: %d of two or more glyphs, %d of one\n", len(p.Columns), p.Singles)
+			for _, c := range p.Columns {
+				verdict := fmt.Sprintf("legend table of %d rows", c.Rows)
+				if !c.Table {
+					verdict = "rejected: " + c.Rejected
+				}
+				fmt.Fprintf(tw, "    %d glyphs at %s (%s): %s\n", len(c.Texts), c.Glyphs, span(c.Texts), verdict)
+			}
+		}
+		if len(p.Rows) > 0 {
+			fmt.Fprintf(tw, "  legend rows read here: %s\n", ranges(p.Rows))
+		}
+		if len(p.Matches) > 0 {
+			var ms []string
+			for _, m := range p.Matches {
+				ms = append(ms, fmt.Sprintf("%s %d of %d", m.Class, m.Counted, m.Count))
+			}
+			fmt.Fprintln(tw, "  matches of no legend row (catalog glyphs, raster detector), counted of found:")
+			for len(ms) > 0 {
+				n := min(len(ms), 4)
+				fmt.Fprintf(tw, "    %s\n", strings.Join(ms[:n], ", "))
+				ms = ms[n:]
+			}
+		}
+	}
+	if len(rep.Rows) == 0 {
+		fmt.Fprintln(tw, "\nno legend rows read")
+		return tw.Flush()
+	}
+	fmt.Fprintf(tw, "\nlegend rows read: %d\n", len(rep.Rows))
+	fmt.Fprintln(tw, "  ROW\tPAGE\tGLYPH MM\tINSIDE\tTAGS\tDESCRIPTION\tCLASS\tPRINTED")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(tw, "  %d\t%d\t%.1f × %.1f\t%s\t%s\t%s\t%s\t%s\n", r.Row, r.PageIndex+1, r.GlyphMM[0], r.GlyphMM[1], orDash(r.GlyphText),
+			orDash(strings.Join(r.Tags, " ")), r.Description, orDash(deref(r.Class)), quantity(r.PrintedQuantity))
+	}
+	fmt.Fprintf(tw, "\ntemplates: %d of legend glyphs, beside %d of the catalog's\n", len(rep.Templates), rep.CatalogTemplates)
+	fmt.Fprintln(tw, "  ROW\tCLASS\tSCALES\tFINDS ROWS")
+	for _, t := range rep.Templates {
+		fmt.Fprintf(tw, "  %d\t%s\t%g–%g×\t%s\n", t.Row, orDash(deref(t.Class)), t.MinScale, t.MaxScale, ranges(t.Rows))
+	}
+	fmt.Fprintf(tw, "\nmatches per legend row (counted: what the take-off counts, %s):\n", rep.ConfidenceMode)
+	fmt.Fprintln(tw, "  ROW\tCLASS\tMATCHES\tCOUNTED\tBY PAGE")
+	for _, r := range rep.Rows {
+		total := 0
+		var by []string
+		for _, m := range r.Matches {
+			total += m.Count
+			by = append(by, fmt.Sprintf("page %d: %d", m.PageIndex+1, m.Count))
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%d\t%d\t%s\n", r.Row, orDash(deref(r.Class)), total, r.Counted, orDash(strings.Join(by, ", ")))
+	}
+	return tw.Flush()
+}
+
+func quantity(q *int) string {
+	if q == nil {
+		return "-"
+	}
+	return strconv.Itoa(*q)
+}
+
+// span names a column by its first and last texts.
+func span(texts []string) string {
+	if len(texts) == 0 {
+		return ""
+	}
+	if len(texts) == 1 {
+		return strconv.Quote(texts[0])
+	}
+	return strconv.Quote(texts[0]) + " … " + strconv.Quote(texts[len(texts)-1])
+}
+
+// ranges writes ascending numbers as runs: "1–4, 7".
+func ranges(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d–%d", ns[i], ns[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(ns[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"blueprint/internal/catalog"
+	"blueprint/internal/export"
+	"blueprint/internal/job"
+)
+
+const takeoffUsage = `usage: blueprint takeoff [flags] FILE...
+
+Takeoff counts the symbols on each FILE (PDF, PNG, JPEG or WebP) as a job
+of the service does: the same start check and limits, document reader,
+legend reading, detectors, thresholds and counting, in this process. Its
+counts are the API's for the same file under the same configuration.
+
+The output, on stdout, is one of:
+
+	(default)   a table per file: the count of each symbol class (display
+	            name, class, category, count), then each legend row read
+	            (page, description, class, printed quantity, detected)
+	--csv       the API's takeoff.csv (class, display_name, category,
+	            talo2010_code, count, printed_quantity); with several files
+	            one CSV, a "file" column first
+	--json      a JSON array, one object per file: file, page_count,
+	            pages (page_index, kind, detection_count), confidence_mode,
+	            summary and legend as in the API's poll of a done job
+	--xlsx OUT  the API's takeoff.xlsx written to OUT; with several files,
+	            or when OUT is a directory, OUT/<name>-takeoff.xlsx each
+
+While files are processed, a progress bar (pages done of the total) is
+drawn on stderr when stderr is a terminal. A file that cannot be read is
+reported on stderr in one line and the others are still counted; the exit
+status is then 1.
+`
+
+func takeoffCommand() command {
+	return command{name: "takeoff", short: "count the symbols on drawings: a quantity take-off", usage: takeoffUsage, flags: takeoffFlags}
+}
+
+// takeoffOptions are takeoff's flags.
+type takeoffOptions struct {
+	read      readFlags
+	csv, json bool
+	xlsx      string
+	lang      string
+}
+
+func takeoffFlags(fs *flag.FlagSet, e env) func(context.Context, []string) error {
+	var o takeoffOptions
+	fs.BoolVar(&o.csv, "csv", false, "write the take-off as CSV (the API's takeoff.csv)")
+	fs.BoolVar(&o.json, "json", false, "write the take-off as JSON")
+	fs.StringVar(&o.xlsx, "xlsx", "", "write the take-off as an Excel workbook (the API's takeoff.xlsx) to `OUT`")
+	fs.StringVar(&o.lang, "lang", catalog.LangEnglish, "`language` of display names: en or fi")
+	o.read.define(fs)
+	return func(ctx context.Context, files []string) error { return takeoff(ctx, files, o, e) }
+}
+
+// check refuses a command line that cannot run.
+func (o takeoffOptions) check(files []string) error {
+	formats := 0
+	for _, on := range []bool{o.csv, o.json, o.xlsx != ""} {
+		if on {
+			formats++
+		}
+	}
+	switch {
+	case len(files) == 0:
+		return &usageError{cmd: "takeoff", msg: "takeoff: no FILE given"}
+	case formats > 1:
+		return &usageError{cmd: "takeoff", msg: "takeoff: choose one of --csv, --json and --xlsx"}
+	case o.lang != catalog.LangEnglish && o.lang != catalog.LangFinnish:
+		return &usageError{cmd: "takeoff", msg: fmt.Sprintf("takeoff: --lang %q is not en or fi", o.lang)}
+	}
+	return nil
+}
+
+// readOptions are the API's read options the flags ask for.
+func (o takeoffOptions) readOptions() job.ReadOptions {
+	return job.ReadOptions{Lang: o.lang, Confidence: o.read.confidence}
+}
+
+func takeoff(ctx context.Context, files []string, o takeoffOptions, e env) error {
+	if err := o.check(files); err != nil {
+		return err
+	}
+	var xlsxDir bool
+	if o.xlsx != "" {
+		fi, err := os.Stat(o.xlsx)
+		xlsxDir = err == nil && fi.IsDir()
+		if len(files) > 1 && !xlsxDir {
+			return &usageError{cmd: "takeoff", msg: fmt.Sprintf("takeoff: with several files --xlsx names a directory, and %s is none", o.xlsx)}
+		}
+	}
+	r, err := o.read.newReader(e.getenv)
+	if err != nil {
+		return err
+	}
+	l, err := newLocalService(r)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	var results []*result
+	failed := 0
+	for _, f := range files {
+		res, err := takeoffFile(ctx, l, f, o.readOptions(), e)
+		if err != nil && (ctx.Err() != nil || len(files) == 1) {
+			return fmt.Errorf("takeoff: %s: %w", f, err)
+		}
+		if err != nil {
+			// Say so, and count the other files.
+			fmt.Fprintf(e.stderr, "blueprint: takeoff: %s: %s\n", f, oneLine(err.Error()))
+			failed++
+			continue
+		}
+		if o.xlsx != "" {
+			out := o.xlsx
+			if xlsxDir {
+				out = filepath.Join(o.xlsx, takeoffFileName(f, "xlsx"))
+			}
+			if err := writeXLSX(out, res.Takeoff); err != nil {
+				return err
+			}
+		}
+		results = append(results, res)
+	}
+	switch {
+	case o.csv:
+		err = writeCSV(e.stdout, results)
+	case o.json:
+		err = writeJSON(e.stdout, results)
+	case o.xlsx == "":
+		err = writeTables(e.stdout, results)
+	}
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("takeoff: %d of %d files failed", failed, len(files))
+	}
+	return nil
+}
+
+// takeoffFile reads and counts one file, drawing progress on a terminal.
+func takeoffFile(ctx context.Context, l *localService, name string, opt job.ReadOptions, e env) (*result, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var bar *progressBar
+	if e.terminal {
+		bar = newProgressBar(e.stderr, filepath.Base(name))
+		defer bar.clear()
+	}
+	return l.takeoff(ctx, name, data, opt, bar.show)
+}
+
+// takeoffFileName names a file's take-off as the API's download does:
+// "plan.pdf" gives "plan-takeoff.xlsx".
+func takeoffFileName(name, ext string) string {
+	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	if base == "" || base == "." {
+		base = "job"
+	}
+	return base + "-takeoff." + ext
+}
+
+func writeXLSX(path string, t *job.Takeoff) error {
+	var b bytes.Buffer
+	if err := export.XLSX(&b, t); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write the workbook: %w", err)
+	}
+	return nil
+}
+
+// writeCSV writes the API's CSV of one file, or of several with a "file"
+// column first.
+func writeCSV(w io.Writer, results []*result) error {
+	if len(results) == 1 {
+		return export.CSV(w, results[0].Takeoff)
+	}
+	cw := csv.NewWriter(w)
+	cw.UseCRLF = true
+	if err := cw.Write(append([]string{"file"}, export.CSVHeader...)); err != nil {
+		return err
+	}
+	for _, res := range results {
+		var b bytes.Buffer
+		if err := export.CSV(&b, res.Takeoff); err != nil {
+			return err
+		}
+		recs, err := csv.NewReader(&b).ReadAll()
+		if err != nil {
+			return fmt.Errorf("takeoff: re-read the CSV: %w", err)
+		}
+		for _, rec := range recs[1:] { // the header once, above
+			if err := cw.Write(append([]string{res.File}, rec...)); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// fileTakeoff is one file's take-off in JSON: the API's poll of the done
+// job, less what is about URLs and the service.
+type fileTakeoff struct {
+	File           string           `json:"file"`
+	PageCount      int              `json:"page_count"`
+	Pages          []pageTakeoff    `json:"pages"`
+	ConfidenceMode string           `json:"confidence_mode"`
+	Summary        job.Summary      `json:"summary"`
+	Legend         []job.LegendView `json:"legend"`
+}
+
+type pageTakeoff struct {
+	PageIndex      int    `json:"page_index"`
+	Kind           string `json:"kind,omitempty"`
+	DetectionCount int    `json:"detection_count"`
+}
+
+func writeJSON(w io.Writer, results []*result) error {
+	out := make([]fileTakeoff, 0, len(results))
+	for _, res := range results {
+		d := res.Done
+		ft := fileTakeoff{File: res.File, PageCount: d.PageCount, ConfidenceMode: d.ConfidenceMode, Summary: d.Summary, Legend: d.Legend}
+		for _, p := range d.Pages {
+			ft.Pages = append(ft.Pages, pageTakeoff{PageIndex: p.PageIndex, Kind: p.Kind, DetectionCount: p.DetectionCount})
+		}
+		out = append(out, ft)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// writeTables writes each file's take-off as tables a person reads.
+func writeTables(w io.Writer, results []*result) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	for i, res := range results {
+		if i > 0 {
+			fmt.Fprintln(tw)
+		}
+		d := res.Done
+		kinds := make([]string, 0, len(d.Pages))
+		for _, p := range d.Pages {
+			kinds = append(kinds, orDash(p.Kind))
+		}
+		fmt.Fprintf(tw, "%s: %s (%s), %s\n\n", res.File, plural(d.PageCount, "page"), strings.Join(kinds, ", "), plural(d.Summary.TotalDetections, "symbol"))
+		fmt.Fprintln(tw, "SYMBOL\tCLASS\tCATEGORY\tCOUNT")
+		for _, s := range d.Summary.BySymbol {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", orDash(deref(s.DisplayName)), s.Class, orDash(deref(s.Category)), s.Count)
+		}
+		fmt.Fprintf(tw, "total\t\t\t%d\n", d.Summary.TotalDetections)
+		if len(d.Legend) == 0 {
+			fmt.Fprintln(tw, "\nno legend read")
+			continue
+		}
+		fmt.Fprintln(tw, "\nPAGE\tLEGEND ROW\tCLASS\tPRINTED\tDETECTED")
+		for _, r := range d.Legend {
+			q := "-"
+			if r.PrintedQuantity != nil {
+				q = strconv.Itoa(*r.PrintedQuantity)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\n", r.PageIndex+1, r.Description, orDash(deref(r.Class)), q, r.Detected)
+		}
+	}
+	return tw.Flush()
+}
+
+// plural writes n things: "1 page", "3 pages".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,6 +36,7 @@ import (
 	"blueprint/internal/ratelimit"
 	"blueprint/internal/runner"
 	"blueprint/internal/signing"
+	"blueprint/internal/webapp"
 	"blueprint/internal/webhook"
 )
 
@@ -54,6 +56,9 @@ const shutdownGrace = 15 * time.Second
 
 func main() {
 	raster.ServeChildCheck() // when started by raster.CheckInChild: check and exit
+	if code, exit := parseArgs(os.Args[1:], os.Stdout, os.Stderr); exit {
+		os.Exit(code)
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -62,6 +67,55 @@ func main() {
 		fmt.Fprintln(os.Stderr, "blueprintd:", err)
 		os.Exit(1)
 	}
+}
+
+// envVars are the environment variables blueprintd reads (package
+// config), in the order the usage lists them.
+var envVars = []string{
+	config.EnvListenAddr, config.EnvDataDir, config.EnvBaseURL, config.EnvAPIKeys, config.EnvAllowPrivateCallbacks,
+	config.EnvCatalogFile, config.EnvRetention, config.EnvUploadTTL, config.EnvJobTimeout,
+	config.EnvMaxPages, config.EnvMaxPagePixels, config.EnvMaxDrawingOps, config.EnvMaxDrawingBytes,
+	config.EnvMaxDocuments, config.EnvMemoryBudget, config.EnvOnnxRuntimeLib, config.EnvRasterDetector,
+}
+
+// usage writes blueprintd's usage.
+func usage(w io.Writer) {
+	fmt.Fprintf(w, `usage: blueprintd [-h]
+
+Blueprintd serves the blueprint symbol detection API, and its review page
+under /app/, with an embedded store, blobs on disk and an in-process job
+runner. It takes no arguments: it is configured by the environment
+variables below, described in README.md (Configuration). It listens on
+%s, %s by default.
+
+`, config.EnvListenAddr, config.DefaultListenAddr)
+	for _, v := range envVars {
+		fmt.Fprintf(w, "\t%s\n", v)
+	}
+	fmt.Fprint(w, "\nTo count the symbols of a file without a server, use blueprint takeoff (docs/cli.md).\n")
+}
+
+// parseArgs reads blueprintd's command line, which asks at most for help
+// (-h, --help, help): it reports whether to exit before serving, and
+// with which status: 0 after the usage on stdout, 2 for anything else,
+// after a line saying what and the usage on stderr.
+func parseArgs(args []string, stdout, stderr io.Writer) (code int, exit bool) {
+	fs := flag.NewFlagSet("blueprintd", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp) || err == nil && fs.NArg() == 1 && fs.Arg(0) == "help":
+		usage(stdout)
+		return 0, true
+	case err == nil && fs.NArg() > 0:
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "blueprintd:", err)
+		usage(stderr)
+		return 2, true
+	}
+	return 0, false
 }
 
 // app is the wired service of one data directory.
@@ -230,7 +284,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, log 
 		defer wg.Done()
 		_ = a.runner.Run(runCtx, a.service)
 	}()
-	log.Info("blueprintd listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data_dir", cfg.DataDir,
+	log.Info("blueprintd listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "review_page", cfg.BaseURL+webapp.Prefix, "data_dir", cfg.DataDir,
 		"max_documents", cfg.MaxDocuments, "memory_budget_bytes", cfg.MemoryBudget)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

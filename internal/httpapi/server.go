@@ -106,6 +106,9 @@ func New(cfg Config) *Server {
 	m.HandleFunc("GET "+iconPrefix+"{file}", s.handleIconFile)
 	m.Handle("GET "+webapp.Prefix, webapp.Handler(http.HandlerFunc(s.notFound)))
 	m.Handle("GET "+strings.TrimSuffix(webapp.Prefix, "/"), http.RedirectHandler(webapp.Prefix, http.StatusMovedPermanently))
+	// The service's root is the review page (302: the root may serve
+	// something else one day).
+	m.Handle("GET /{$}", http.RedirectHandler(webapp.Prefix, http.StatusFound))
 	// "init" is not a job id: GET /v1/jobs/init is a wrong method on init,
 	// not a poll.
 	m.HandleFunc(patternGetInit, s.noRoute)

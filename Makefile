@@ -24,7 +24,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fairness fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -246,6 +246,13 @@ fuzz: mupdf-headers
 CHAOS_JOBS ?= 120
 chaos: mupdf-headers $(ORT_LIB)
 	BLUEPRINT_CHAOS_TEST=1 CHAOS_JOBS=$(CHAOS_JOBS) $(GO) test -count=1 -timeout 30m -run '^TestChaosKills$$' -v ./cmd/blueprintd/
+
+# Count the symbols of local drawings as the API does, without a server (docs/cli.md):
+# make takeoff FILES="a.pdf b.pdf" [ARGS="--csv|--json|--xlsx OUT"]; make explain FILE=a.pdf [ARGS=--json]
+takeoff: build $(ORT_LIB)
+	./$(BIN)/blueprint takeoff $(ARGS) $(FILES)
+explain: build $(ORT_LIB)
+	./$(BIN)/blueprint explain $(ARGS) $(FILE)
 
 # Issue 34's fair-sharing check (not in make test): key B's one-page drawing
 # beside three heavy jobs of key A must end within 3x its time alone + 15 s.

@@ -86,7 +86,7 @@ func (f readFlags) newReader(getenv func(string) string) (*reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load catalog: %w", err)
 	}
-	eng, err := engine.New(cat, engine.Options{RasterOff: cfg.Raster.Off, Raster: raster.Config{Library: cfg.Raster.Library}})
+	eng, err := engine.New(cat, engine.Options{RasterOff: cfg.Raster.Off, RasterOnVector: cfg.Raster.OnVector, Raster: raster.Config{Library: cfg.Raster.Library}})
 	if err != nil {
 		return nil, fmt.Errorf("%w (set %s or --onnxruntime-lib to ONNX Runtime's libonnxruntime.so, which make ort fetches into layers/onnxruntime/lib, or use --raster off to read PDFs without the raster detector)",
 			err, config.EnvOnnxRuntimeLib)

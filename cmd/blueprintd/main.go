@@ -175,7 +175,7 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 		// an idle server does not hold ONNX Runtime (about 30 MB); a
 		// child process checks now that it opens.
 		rcfg := raster.Config{Library: cfg.Raster.Library}
-		eopt := engine.Options{RasterOff: cfg.Raster.Off, Raster: rcfg, LazyRaster: true}
+		eopt := engine.Options{RasterOff: cfg.Raster.Off, RasterOnVector: cfg.Raster.OnVector, Raster: rcfg, LazyRaster: true}
 		if !cfg.Raster.Off {
 			if err := raster.CheckInChild(ctx, rcfg); err != nil {
 				return nil, devKey, rasterStartError(fmt.Errorf("engine: raster detector: %w", err))

@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr e
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(cat, engine.Options{RasterOff: rc.Off, Raster: raster.Config{Library: rc.Library}})
+	eng, err := engine.New(cat, engine.Options{RasterOff: rc.Off, RasterOnVector: rc.OnVector, Raster: raster.Config{Library: rc.Library}})
 	if err != nil {
 		return fmt.Errorf("start engine: %w", err)
 	}

@@ -25,7 +25,7 @@ import (
 func main() {
 	files := func(c config.Config) job.Files { return docfiles.ForConfig(c) }
 	eng := func(c config.Config, cat *catalog.Catalog) (detect.Engine, error) {
-		return engine.New(cat, engine.Options{RasterOff: c.Raster.Off, Raster: raster.Config{Library: c.Raster.Library}})
+		return engine.New(cat, engine.Options{RasterOff: c.Raster.Off, RasterOnVector: c.Raster.OnVector, Raster: raster.Config{Library: c.Raster.Library}})
 	}
 	app, err := awsapp.New(context.Background(), os.Getenv, awsapp.Needs{Files: files, Engine: eng})
 	if err != nil {

@@ -27,6 +27,7 @@ const (
 	EnvMaxPages              = "BLUEPRINT_MAX_PAGES"
 	EnvMaxPagePixels         = "BLUEPRINT_MAX_PAGE_PIXELS"
 	EnvRasterDetector        = "BLUEPRINT_RASTER_DETECTOR"
+	EnvRasterOnVector        = "BLUEPRINT_RASTER_ON_VECTOR"
 	EnvOnnxRuntimeLib        = "BLUEPRINT_ONNXRUNTIME_LIB"
 	EnvMaxDocuments          = "BLUEPRINT_MAX_DOCUMENTS"
 	EnvMemoryBudget          = "BLUEPRINT_MEMORY_BUDGET"
@@ -97,6 +98,9 @@ type Raster struct {
 	Off bool
 	// Library is the path of ONNX Runtime's libonnxruntime.so.
 	Library string
+	// OnVector runs the raster detector on PDF pages drawn as vectors as
+	// well, not only on images and scanned pages (engine.Options).
+	OnVector bool
 }
 
 // LoadRaster reads the raster detector's settings through getenv.
@@ -108,6 +112,13 @@ func LoadRaster(getenv func(string) string) (Raster, error) {
 		r.Off = true
 	default:
 		return r, fmt.Errorf("%s: %q is not on or off", EnvRasterDetector, v)
+	}
+	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvRasterOnVector))); v {
+	case "", "off", "0", "false", "no":
+	case "on", "1", "true", "yes":
+		r.OnVector = true
+	default:
+		return r, fmt.Errorf("%s: %q is not on or off", EnvRasterOnVector, v)
 	}
 	return r, nil
 }

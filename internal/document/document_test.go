@@ -632,3 +632,30 @@ func TestInlineScannerChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestScanPages: a PDF page that draws one image over it reads as a scan
+// (drawing.Page.Scan); a page drawn as vectors does not.
+func TestScanPages(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		data []byte
+		scan bool
+	}{
+		{"image over the page", imagePDF("/Width 2 /Height 2 /ColorSpace /DeviceGray /BitsPerComponent 8", []byte{0, 255, 255, 0}), true},
+		{"vector drawing", documenttest.PDF(documenttest.Page{MediaBox: "[0 0 300 200]", Content: "0 0 0 rg 10 10 50 50 re f 1 w 0 0 m 300 200 l S"}), false},
+	} {
+		doc, err := Open(ctx, tc.data, MimePDF, DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg, err := doc.Drawing(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pg.Scan() != tc.scan {
+			t.Errorf("%s: Scan() = %v (image area %.0f of %.0f px²), want %v", tc.name, pg.Scan(), pg.ImageArea, pg.Width*pg.Height, tc.scan)
+		}
+		doc.Close()
+	}
+}

@@ -137,6 +137,23 @@ func (b *Builder) Glyph(ucs rune, outline []PathCmd, mtx glyph.Affine, fill, str
 	b.addChar(string(ucs), outline, tf, b.clip())
 }
 
+// Image adds the area an image covers, its box corners a and b in page
+// space (points), inside the clip in force and the page.
+func (b *Builder) Image(a, c glyph.Point) {
+	if !b.count() {
+		return
+	}
+	pa, pc := b.page2px.Apply(a), b.page2px.Apply(c)
+	mn, mx := glyph.MinPoint(pa, pc), glyph.MaxPoint(pa, pc)
+	mn, mx = glyph.MaxPoint(mn, glyph.Point{}), glyph.MinPoint(mx, glyph.Point{X: b.page.Width, Y: b.page.Height})
+	if cl := b.clip(); cl != nil {
+		mn, mx = glyph.MaxPoint(mn, cl.min), glyph.MinPoint(mx, cl.max)
+	}
+	if w, h := mx.X-mn.X, mx.Y-mn.Y; w > 0 && h > 0 && finite(w, h) {
+		b.page.ImageArea += w * h
+	}
+}
+
 // BeginLayer opens an optional-content layer (PDF /OC marked content)
 // named name; EndLayer closes the innermost one.
 func (b *Builder) BeginLayer(name string) { b.layers = append(b.layers, name) }

@@ -52,4 +52,14 @@ type Page struct {
 	Segments      []Segment
 	Arcs          []Arc
 	Chars         []Char
+	// ImageArea is the area, in square pixels, that drawn images cover
+	// inside the page and its clips, overlaps counted twice: a page
+	// mostly covered is a scan (Scan).
+	ImageArea float64
+}
+
+// Scan reports whether images cover more than half the page: a scanned
+// sheet (a vector title block around it or not), read from its pixels.
+func (p *Page) Scan() bool {
+	return p != nil && p.ImageArea > 0.5*p.Width*p.Height
 }

@@ -22,6 +22,11 @@ type Options struct {
 	// RasterOff leaves the raster detector out: PDF pages get the vector
 	// matcher alone and image pages fail with ErrRasterOff.
 	RasterOff bool
+	// RasterOnVector runs the raster detector on PDF pages drawn as
+	// vectors as well (a second opinion on the matcher's boxes, a search
+	// where it found none); by default it reads only images and scanned
+	// pages (Fuse).
+	RasterOnVector bool
 	// Raster locates ONNX Runtime for the raster detector.
 	Raster raster.Config
 	// LazyRaster opens the raster detector on the first page that needs
@@ -54,12 +59,14 @@ type Engine struct {
 	plain   *vector.Engine
 	vocab   *legend.Vocabulary
 	raster  detect.Engine // nil: turned off
+	// onVector runs raster on PDF pages drawn as vectors (Options.RasterOnVector).
+	onVector bool
 }
 
 // New returns the production engine for the catalog's classes: the vector
 // matcher with every catalog glyph as a template and legend reading on PDF
-// pages, and the raster detector on every page (scans and images alone;
-// rendered PDF pages as a second opinion), fused by Fuse. It fails, saying
+// pages, and the raster detector on images and scanned PDF pages (on PDF
+// pages drawn as vectors too with opt.RasterOnVector), fused by Fuse. It fails, saying
 // why, when the raster detector cannot be loaded (ONNX Runtime missing or
 // the wrong version) unless opt.RasterOff; with opt.LazyRaster that is
 // found by the first page that needs the detector, which then fails. The
@@ -88,7 +95,7 @@ func New(cat *catalog.Catalog, opt Options) (*Engine, error) {
 		names[s.Class] = []string{s.DisplayName, s.DisplayNameFI}
 	}
 	vocab = vocab.WithNames(names)
-	e := &Engine{cat: cat, catalog: tpls, plain: plain, vocab: vocab}
+	e := &Engine{cat: cat, catalog: tpls, plain: plain, vocab: vocab, onVector: opt.RasterOnVector}
 	if opt.RasterOff {
 		return e, nil
 	}
@@ -113,7 +120,7 @@ func New(cat *catalog.Catalog, opt Options) (*Engine, error) {
 // Detect matches the catalog's glyphs on one page, without a document
 // pass (no legends, every page counted), fused with the raster detector.
 func (e *Engine) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
-	return Fuse(e.plain, e.raster).Detect(ctx, p)
+	return Fuse(e.plain, e.raster, e.onVector).Detect(ctx, p)
 }
 
 // nullClass is the template class of a legend row that names no catalog
@@ -178,7 +185,7 @@ func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engin
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: legend templates: %w", err)
 	}
 	de := &docEngine{m: m, doc: ld, classes: classes}
-	return &fused{vector: de, raster: e.raster, skip: de.skip}, info, nil
+	return &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector}, info, nil
 }
 
 // weak reports whether a glyph has too little drawing to be told apart

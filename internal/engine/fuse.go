@@ -31,6 +31,9 @@ const (
 type fused struct {
 	vector detect.Engine
 	raster detect.Engine // nil: turned off
+	// onVector runs the raster detector on PDF pages drawn as vectors too,
+	// not only on scans (drawing.Page.Scan) and images.
+	onVector bool
 	// skip, when set, says what the document pass rules out: a whole page
 	// (d nil), where the raster detector does not run, or one raster
 	// detection (inside a legend table).
@@ -58,8 +61,14 @@ type fused struct {
 // boxes instead of searching the page (Detect says why).
 //
 // With the raster detector off, image pages fail with ErrRasterOff.
-func Fuse(vector, rasterDet detect.Engine) detect.Engine {
-	return &fused{vector: vector, raster: rasterDet}
+//
+// The raster detector reads images and scanned PDF pages (drawing.Page.Scan);
+// on PDF pages drawn as vectors it runs only with onVector (Options.
+// RasterOnVector): there the matcher reads the drawing itself, and the
+// detector's second opinion added no symbol on the generated and real sets
+// while it cost more than the render (docs/raster.md).
+func Fuse(vector, rasterDet detect.Engine, onVector bool) detect.Engine {
+	return &fused{vector: vector, raster: rasterDet, onVector: onVector}
 }
 
 // verifier is a raster detector that can also judge given boxes instead
@@ -93,6 +102,15 @@ func (f *fused) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, 
 	}
 	if p.Raster == nil || (f.skip != nil && f.skip(p, nil)) {
 		return vec, nil // nothing for the detector to see, or a page not counted
+	}
+	if p.PDF != nil && !f.onVector {
+		pg, err := p.PDF.Drawing(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !pg.Scan() {
+			return vec, nil // the drawing is read as vectors
+		}
 	}
 	var ras []detect.Detection
 	var err error

@@ -37,7 +37,7 @@ func TestFuseRules(t *testing.T) {
 		det("heat_detector", 402, 401, 0.9, false), // other class where the drawing has a smoke detector
 		det("sounder", 900, 900, 0.8, false),       // only the detector saw it
 	)
-	e := Fuse(vec, ras)
+	e := Fuse(vec, ras, true)
 	got, err := e.Detect(context.Background(), detect.Page{PDF: fakePDF{}, Raster: image.NewGray(image.Rect(0, 0, 10, 10))})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestFuseRules(t *testing.T) {
 // TestFuseRasterOff: without the raster detector PDFs get the matcher's
 // detections and images fail, saying why.
 func TestFuseRasterOff(t *testing.T) {
-	e := Fuse(fixed(det("luminaire", 1, 1, 0.9, true)), nil)
+	e := Fuse(fixed(det("luminaire", 1, 1, 0.9, true)), nil, false)
 	got, err := e.Detect(context.Background(), detect.Page{PDF: fakePDF{}})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("PDF page: %v %+v", err, got)
@@ -117,7 +117,7 @@ func (j *judge) Verify(_ context.Context, _ detect.Page, boxes []detect.Box) ([]
 // the detector searches.
 func TestFuseVerifiesVectorMatches(t *testing.T) {
 	j := &judge{}
-	e := Fuse(fixed(det("luminaire", 100, 100, 0.9, true), det("smoke_detector", 400, 400, 0.8, true)), j)
+	e := Fuse(fixed(det("luminaire", 100, 100, 0.9, true), det("smoke_detector", 400, 400, 0.8, true)), j, true)
 	page := detect.Page{PDF: fakePDF{}, Raster: image.NewGray(image.Rect(0, 0, 10, 10))}
 	got, err := e.Detect(context.Background(), page)
 	if err != nil {
@@ -134,11 +134,48 @@ func TestFuseVerifiesVectorMatches(t *testing.T) {
 			t.Errorf("%+v", d)
 		}
 	}
-	e = Fuse(fixed(), j)
+	e = Fuse(fixed(), j, true)
 	if got, err = e.Detect(context.Background(), page); err != nil || len(got) != 1 || j.detects != 1 {
 		t.Fatalf("PDF page without matches: %v %+v, %d searches", err, got, j.detects)
 	}
 	if got, err = e.Detect(context.Background(), detect.Page{Raster: page.Raster}); err != nil || len(got) != 1 || j.detects != 2 {
+		t.Fatalf("image page: %v %+v, %d searches", err, got, j.detects)
+	}
+}
+
+// scanPDF is a PDF page whose drawing is mostly image: a scan.
+type scanPDF struct{}
+
+func (scanPDF) Drawing(context.Context) (*drawing.Page, error) {
+	return &drawing.Page{Width: 10, Height: 10, ImageArea: 80}, nil
+}
+
+// TestFuseRasterOnScansOnly: by default the raster detector neither
+// verifies nor searches a PDF page drawn as vectors, whether or not the
+// matcher found symbols there; it searches a scanned PDF page and an
+// image.
+func TestFuseRasterOnScansOnly(t *testing.T) {
+	j := &judge{}
+	raster := image.NewGray(image.Rect(0, 0, 10, 10))
+	for _, vec := range []detect.Engine{fixed(det("luminaire", 100, 100, 0.9, true)), fixed()} {
+		got, err := Fuse(vec, j, false).Detect(context.Background(), detect.Page{PDF: fakePDF{}, Raster: raster})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.detects != 0 || j.verifies != 0 {
+			t.Fatalf("vector page: the detector searched %d and verified %d times", j.detects, j.verifies)
+		}
+		for _, d := range got {
+			if d.Source.Detector {
+				t.Errorf("vector page: %+v has the detector's flag", d)
+			}
+		}
+	}
+	got, err := Fuse(fixed(), j, false).Detect(context.Background(), detect.Page{PDF: scanPDF{}, Raster: raster})
+	if err != nil || j.detects != 1 || len(got) != 1 {
+		t.Fatalf("scanned PDF page: %v %+v, %d searches", err, got, j.detects)
+	}
+	if got, err = Fuse(fixed(), j, false).Detect(context.Background(), detect.Page{Raster: raster}); err != nil || j.detects != 2 || len(got) != 1 {
 		t.Fatalf("image page: %v %+v, %d searches", err, got, j.detects)
 	}
 }

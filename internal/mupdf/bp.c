@@ -460,6 +460,30 @@ static void bp_pop_clip(fz_context *ctx, fz_device *dev)
 	bp_header(ctx, w, BP_POP, 0);
 }
 
+// bp_image sends the box an image covers: a page that is mostly image is
+// a scan, which the raster detector reads.
+static void bp_image(fz_context *ctx, bp_walker *w, fz_matrix ctm)
+{
+	if (bp_ignored(ctx, w))
+		return;
+	fz_rect r = fz_transform_rect(fz_unit_rect, ctm);
+	bp_header(ctx, w, BP_IMAGE, 4);
+	bp_float(w, r.x0);
+	bp_float(w, r.y0);
+	bp_float(w, r.x1);
+	bp_float(w, r.y1);
+}
+
+static void bp_fill_image(fz_context *ctx, fz_device *dev, fz_image *img, fz_matrix ctm, float alpha, fz_color_params params)
+{
+	bp_image(ctx, (bp_walker *)dev, ctm);
+}
+
+static void bp_fill_image_mask(fz_context *ctx, fz_device *dev, fz_image *img, fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params)
+{
+	bp_image(ctx, (bp_walker *)dev, ctm);
+}
+
 static void bp_begin_mask(fz_context *ctx, fz_device *dev, fz_rect area, int luminosity, fz_colorspace *cs, const float *bc, fz_color_params params)
 {
 	((bp_walker *)dev)->ignore++;
@@ -646,6 +670,8 @@ static bp_walker *bp_new_walker(fz_context *ctx, uintptr_t handle)
 	w->super.clip_text = bp_clip_text;
 	w->super.clip_stroke_text = bp_clip_stroke_text;
 	w->super.clip_image_mask = bp_clip_image_mask;
+	w->super.fill_image = bp_fill_image;
+	w->super.fill_image_mask = bp_fill_image_mask;
 	w->super.pop_clip = bp_pop_clip;
 	w->super.begin_mask = bp_begin_mask;
 	w->super.end_mask = bp_end_mask;

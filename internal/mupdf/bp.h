@@ -38,6 +38,7 @@ enum {
 	BP_LAYER_BEGIN = 8, // byte length, name bytes padded to words
 	BP_LAYER_END = 9,
 	BP_SKIPPED = 10,    // count: operations drawn inside mask and tile content, which is not kept
+	BP_IMAGE = 11,      // bbox[4]: an image or image mask drawn, its box in page space
 };
 
 // Path operators inside records: op word, then 2 (M, L), 6 (C) or 0 (Z) floats.

@@ -26,7 +26,8 @@ import (
 // the content of soft masks and tiling patterns is not drawn where it is
 // declared and is skipped; clips other than filled paths do not narrow
 // what is kept; glyphs of Type 3 fonts and glyphs without an outline are
-// not characters. Images and shadings carry no geometry and are skipped.
+// not characters. Images carry no geometry: only the area they cover is
+// kept (drawing.Page.ImageArea); shadings are skipped.
 // The operations drawn inside skipped content still count against b's
 // limits (drawing.Builder.SetLimits); once b passes one, the walk stops
 // with b's *drawing.LimitError. Cancelling ctx stops the walk with ctx's
@@ -132,6 +133,7 @@ const (
 	recLayerBegin = C.BP_LAYER_BEGIN
 	recLayerEnd   = C.BP_LAYER_END
 	recSkipped    = C.BP_SKIPPED
+	recImage      = C.BP_IMAGE
 	colorNone     = C.BP_NONE
 )
 
@@ -160,7 +162,7 @@ func (w *walker) decode(buf []uint32) error {
 }
 
 // heads is the number of words before the path of each path record.
-var heads = map[uint32]int{recFill: 7, recStroke: 8, recClip: 6, recOutline: 3, recGlyph: 12, recLayerBegin: 1, recSkipped: 1}
+var heads = map[uint32]int{recFill: 7, recStroke: 8, recClip: 6, recOutline: 3, recGlyph: 12, recLayerBegin: 1, recSkipped: 1, recImage: 4}
 
 func (w *walker) record(kind uint32, rec []uint32) error {
 	if h := heads[kind]; len(rec) < h {
@@ -215,6 +217,8 @@ func (w *walker) record(kind uint32, rec []uint32) error {
 		w.b.EndLayer()
 	case recSkipped:
 		w.b.Skip(int64(rec[0]))
+	case recImage:
+		w.b.Image(glyph.Point{X: f32(rec[0]), Y: f32(rec[1])}, glyph.Point{X: f32(rec[2]), Y: f32(rec[3])})
 	default:
 		return fmt.Errorf("%w: record kind %d", errStream, kind)
 	}

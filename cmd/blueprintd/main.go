@@ -76,6 +76,7 @@ var envVars = []string{
 	config.EnvCatalogFile, config.EnvRetention, config.EnvUploadTTL, config.EnvJobTimeout,
 	config.EnvMaxPages, config.EnvMaxPagePixels, config.EnvMaxDrawingOps, config.EnvMaxDrawingBytes,
 	config.EnvMaxDocuments, config.EnvMemoryBudget, config.EnvOnnxRuntimeLib, config.EnvRasterDetector,
+	config.EnvRasterOnVector,
 }
 
 // usage writes blueprintd's usage.

@@ -58,6 +58,7 @@ func RunContract(t *testing.T, newSvc NewService) {
 		{"TakeoffFileName", contractTakeoffFileName},
 		{"ListJobs", contractListJobs},
 		{"ReviewLinks", contractReviewLinks},
+		{"Reviews", contractReviews},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newSvc) })
@@ -584,7 +585,8 @@ func contractMethodNotAllowed(t *testing.T, newSvc NewService) {
 		{"GET", "/v1/jobs/init", KeyA, 405, "method_not_allowed", "POST", false},
 		{"GET", "/v1/jobs/" + id + "/start", KeyA, 405, "method_not_allowed", "POST", false},
 		{"POST", "/v1/symbols", KeyA, 405, "method_not_allowed", "GET, HEAD", false},
-		{"POST", "/v1/jobs/" + id + "/pages/0/detections", KeyA, 405, "method_not_allowed", "GET, HEAD", false},
+		{"DELETE", "/v1/jobs/" + id + "/pages/0/detections", KeyA, 405, "method_not_allowed", "GET, HEAD, POST", false},
+		{"GET", "/v1/jobs/" + id + "/pages/0/detections/d1", KeyA, 405, "method_not_allowed", "PATCH", false},
 		{"DELETE", "/v1/openapi.json", "", 405, "method_not_allowed", "GET, HEAD", false},
 		{"DELETE", "/v1/jobs/" + id, "", 405, "method_not_allowed", "GET, HEAD", false},
 		{"GET", "/v1/jobs/init", "bad-key", 405, "method_not_allowed", "POST", false},

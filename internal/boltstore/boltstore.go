@@ -33,12 +33,14 @@ const LockTimeout = time.Second
 //	webhooks: next_attempt_at(12 bytes) id -> empty (pending deliveries only)
 //	byOwner:  len(owner)(4 bytes) owner created_at(12 bytes) id -> empty
 //	idem:     len(owner)(4 bytes) owner key -> record JSON
+//	reviews:  job id 0x00 page(4 bytes) -> page reviews JSON
 var (
 	bucketJobs     = []byte("jobs")
 	bucketByState  = []byte("jobs_by_state")
 	bucketWebhooks = []byte("webhooks_pending")
 	bucketIdem     = []byte("idempotency")
 	bucketByOwner  = []byte("jobs_by_owner")
+	bucketReviews  = []byte("reviews")
 )
 
 // Store is a job.Store backed by one bbolt file. It is safe for concurrent
@@ -66,7 +68,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketJobs, bucketByState, bucketWebhooks, bucketIdem} {
+		for _, name := range [][]byte{bucketJobs, bucketByState, bucketWebhooks, bucketIdem, bucketReviews} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("create bucket %s: %w", name, err)
 			}
@@ -185,6 +187,9 @@ func (s *Store) DeleteJob(ctx context.Context, id string) error {
 			return err
 		}
 		if err := removeIndexes(tx, old); err != nil {
+			return err
+		}
+		if err := deleteReviews(tx, id); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketJobs).Delete([]byte(id))
@@ -492,4 +497,97 @@ func appendTime(b []byte, t time.Time) []byte {
 
 func compareTime(enc []byte, t time.Time) int {
 	return bytes.Compare(enc, appendTime(nil, t))
+}
+
+func reviewsKey(jobID string, page int) []byte {
+	return binary.BigEndian.AppendUint32(append([]byte(jobID), 0), uint32(page))
+}
+
+// deleteReviews removes every page's reviews of a job.
+func deleteReviews(tx *bolt.Tx, jobID string) error {
+	prefix := append([]byte(jobID), 0)
+	c := tx.Bucket(bucketReviews).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetPageReviews returns the stored reviews of a page of a job, or an
+// error wrapping job.ErrNotFound.
+func (s *Store) GetPageReviews(ctx context.Context, jobID string, page int) (*job.PageReviews, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("boltstore: get reviews of job %s page %d: %w", jobID, page, err)
+	}
+	var pr job.PageReviews
+	err := s.db.View(func(tx *bolt.Tx) error {
+		data := tx.Bucket(bucketReviews).Get(reviewsKey(jobID, page))
+		if data == nil {
+			return job.ErrNotFound
+		}
+		if err := json.Unmarshal(data, &pr); err != nil {
+			return fmt.Errorf("decode: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: get reviews of job %s page %d: %w", jobID, page, err)
+	}
+	return &pr, nil
+}
+
+// PutPageReviews stores r if the stored reviews of its page have
+// r.Version (0: none stored), then sets r.Version to the new version.
+// Errors wrap job.ErrVersionConflict otherwise; on error r is unchanged.
+func (s *Store) PutPageReviews(ctx context.Context, r *job.PageReviews) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("boltstore: put reviews: %w", err)
+	}
+	if r == nil || r.JobID == "" {
+		return errors.New("boltstore: put reviews: no job ID")
+	}
+	rec := *r
+	rec.Version = r.Version + 1
+	data, err := json.Marshal(&rec)
+	if err != nil {
+		return fmt.Errorf("boltstore: put reviews of job %s page %d: encode: %w", r.JobID, r.Page, err)
+	}
+	key := reviewsKey(r.JobID, r.Page)
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketReviews)
+		var stored int64
+		if old := b.Get(key); old != nil {
+			var o job.PageReviews
+			if err := json.Unmarshal(old, &o); err != nil {
+				return fmt.Errorf("decode stored reviews: %w", err)
+			}
+			stored = o.Version
+		}
+		if stored != r.Version {
+			return fmt.Errorf("%w: stored version %d, update based on %d", job.ErrVersionConflict, stored, r.Version)
+		}
+		return b.Put(key, data)
+	})
+	if err != nil {
+		return fmt.Errorf("boltstore: put reviews of job %s page %d: %w", r.JobID, r.Page, err)
+	}
+	r.Version = rec.Version
+	return nil
+}
+
+// DeletePageReviews removes the reviews of a page of a job; deleting
+// absent reviews succeeds.
+func (s *Store) DeletePageReviews(ctx context.Context, jobID string, page int) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("boltstore: delete reviews of job %s page %d: %w", jobID, page, err)
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketReviews).Delete(reviewsKey(jobID, page))
+	})
+	if err != nil {
+		return fmt.Errorf("boltstore: delete reviews of job %s page %d: %w", jobID, page, err)
+	}
+	return nil
 }

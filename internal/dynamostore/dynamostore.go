@@ -11,6 +11,8 @@
 //	              and webhook_due S (<next_attempt_at>#<id>)
 //	idempotency:  pk "idem#<len(owner)>#<owner>#<key>", rec S (JSON),
 //	              expires_at N (Unix nanoseconds), ttl N (Unix seconds)
+//	reviews:      pk "review#<job id>#<page>", version N, rec S (the
+//	              page's reviews as JSON)
 //
 // Index by-status (status, status_sort) lists jobs by state oldest first;
 // by-owner (owner, owner_sort) a key's jobs, read newest first; the sparse
@@ -64,6 +66,7 @@ const (
 	pendingValue = "pending"
 	jobPrefix    = "job#"
 	idemPrefix   = "idem#"
+	reviewPrefix = "review#"
 )
 
 // API is the part of the DynamoDB client the store uses;
@@ -388,4 +391,87 @@ func intAttr(item map[string]types.AttributeValue, name string) (int64, error) {
 func isConditionFailed(err error) bool {
 	var cf *types.ConditionalCheckFailedException
 	return errors.As(err, &cf)
+}
+
+func reviewsKey(jobID string, page int) map[string]types.AttributeValue {
+	return key(reviewPrefix + jobID + "#" + strconv.Itoa(page))
+}
+
+// GetPageReviews reads the reviews of a page of a job with a strongly
+// consistent read; ErrNotFound if none are stored.
+func (s *Store) GetPageReviews(ctx context.Context, jobID string, page int) (*job.PageReviews, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            reviewsKey(jobID, page),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: %w", jobID, page, err)
+	}
+	if out.Item == nil {
+		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: %w", jobID, page, job.ErrNotFound)
+	}
+	raw, ok := strAttr(out.Item, attrRecord)
+	if !ok {
+		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: stored item has no %s attribute", jobID, page, attrRecord)
+	}
+	var pr job.PageReviews
+	if err := json.Unmarshal([]byte(raw), &pr); err != nil {
+		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: decode: %w", jobID, page, err)
+	}
+	v, err := intAttr(out.Item, attrVersion)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: %w", jobID, page, err)
+	}
+	pr.Version = v
+	return &pr, nil
+}
+
+// PutPageReviews stores r if the stored reviews of its page have version
+// r.Version (0: none stored), then sets r.Version to the new version;
+// ErrVersionConflict otherwise, and r is unchanged.
+func (s *Store) PutPageReviews(ctx context.Context, r *job.PageReviews) error {
+	if r == nil || r.JobID == "" {
+		return errors.New("dynamostore: put reviews: no job ID")
+	}
+	rec := *r
+	rec.Version = r.Version + 1
+	data, err := json.Marshal(&rec)
+	if err != nil {
+		return fmt.Errorf("dynamostore: put reviews of job %s page %d: encode: %w", r.JobID, r.Page, err)
+	}
+	item := reviewsKey(r.JobID, r.Page)
+	item[attrVersion] = number(rec.Version)
+	item[attrRecord] = str(string(data))
+	in := &dynamodb.PutItemInput{
+		TableName:                 aws.String(s.table),
+		Item:                      item,
+		ConditionExpression:       aws.String("#v = :v"),
+		ExpressionAttributeNames:  map[string]string{"#v": attrVersion},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": number(r.Version)},
+	}
+	if r.Version == 0 {
+		in.ConditionExpression = aws.String("attribute_not_exists(#pk)")
+		in.ExpressionAttributeNames = map[string]string{"#pk": attrPK}
+		in.ExpressionAttributeValues = nil
+	}
+	_, err = s.db.PutItem(ctx, in)
+	if isConditionFailed(err) {
+		return fmt.Errorf("dynamostore: put reviews of job %s page %d based on version %d: %w", r.JobID, r.Page, r.Version, job.ErrVersionConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("dynamostore: put reviews of job %s page %d: %w", r.JobID, r.Page, err)
+	}
+	r.Version = rec.Version
+	return nil
+}
+
+// DeletePageReviews removes the reviews of a page of a job; deleting
+// absent reviews succeeds.
+func (s *Store) DeletePageReviews(ctx context.Context, jobID string, page int) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: reviewsKey(jobID, page)})
+	if err != nil {
+		return fmt.Errorf("dynamostore: delete reviews of job %s page %d: %w", jobID, page, err)
+	}
+	return nil
 }

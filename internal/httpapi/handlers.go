@@ -130,9 +130,14 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 }
 
 func (s *Server) handleDetections(w http.ResponseWriter, r *http.Request, c job.Caller) {
-	page, err := strconv.Atoi(r.PathValue("page_index"))
-	if err != nil || page < 0 {
-		s.writeError(w, r, job.Errorf(job.CodeNotFound, "page %q not found; pages are numbered from 0", r.PathValue("page_index")))
+	page, err := pageIndex(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	withRejected, err := parseReview(r)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	conf, err := parseConfidence(r)
@@ -151,7 +156,7 @@ func (s *Server) handleDetections(w http.ResponseWriter, r *http.Request, c job.
 		return
 	}
 	out, err := s.cfg.Service.PageDetections(r.Context(), c, r.PathValue("job_id"), page, job.PageOptions{
-		Confidence: conf, Limit: limit, Offset: offset, Lang: catalog.PreferredLanguage(r.Header.Get("Accept-Language"))})
+		Confidence: conf, Limit: limit, Offset: offset, Lang: catalog.PreferredLanguage(r.Header.Get("Accept-Language")), WithRejected: withRejected})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

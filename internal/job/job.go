@@ -60,6 +60,12 @@ type Job struct {
 
 	Webhook *Delivery `json:"webhook,omitempty"` // pending or finished webhook delivery
 
+	// ReviewedPages lists the pages whose reviews are stored (see
+	// PageReviews), in the order they were first reviewed; ReviewedAt is
+	// the time of the last review.
+	ReviewedPages []int      `json:"reviewed_pages,omitempty"`
+	ReviewedAt    *time.Time `json:"reviewed_at,omitempty"`
+
 	// Version increases by one on every successful Store.UpdateJob; updates
 	// are conditional on it (optimistic concurrency).
 	Version int64 `json:"version"`

@@ -48,6 +48,17 @@ type Store interface {
 	// (Owner, Key) exists; then it returns that record and ErrExists.
 	// Expired records count as absent and are replaced.
 	PutIdempotency(ctx context.Context, rec IdempotencyRecord, now time.Time) (*IdempotencyRecord, error)
+
+	// GetPageReviews returns the reviews stored for one page of a job.
+	// ErrNotFound if none are.
+	GetPageReviews(ctx context.Context, jobID string, page int) (*PageReviews, error)
+	// PutPageReviews stores r if the stored version of the page's reviews
+	// equals r.Version (0: none stored), and then sets r.Version to the
+	// new version (old+1). ErrVersionConflict otherwise.
+	PutPageReviews(ctx context.Context, r *PageReviews) error
+	// DeletePageReviews removes the reviews of one page of a job;
+	// deleting absent reviews is not an error.
+	DeletePageReviews(ctx context.Context, jobID string, page int) error
 }
 
 // JobCursor is a position in a list of jobs ordered by CreatedAt and then

@@ -460,7 +460,9 @@ func (s *Service) Sweep(ctx context.Context) error {
 	ret := s.cfg.Retention
 	expire := func(id string, reasonOf func(j *Job) string) error {
 		purge := false
+		var reviewed []int
 		_, err := s.update(ctx, id, func(j *Job) error {
+			reviewed = j.ReviewedPages
 			reason := reasonOf(j)
 			if reason == "" {
 				return errNoChange
@@ -486,6 +488,9 @@ func (s *Service) Sweep(ctx context.Context) error {
 		}
 		if purge {
 			if err := s.cfg.Blobs.DeletePrefix(ctx, JobPrefix(id)); err != nil {
+				return fmt.Errorf("purge job %s: %w", id, err)
+			}
+			if err := s.deleteReviews(ctx, id, reviewed); err != nil {
 				return fmt.Errorf("purge job %s: %w", id, err)
 			}
 		}
@@ -540,6 +545,10 @@ func (s *Service) Sweep(ctx context.Context) error {
 			continue
 		}
 		if j.ExpiredAt != nil && now.After(j.ExpiredAt.Add(ret)) {
+			if err := s.deleteReviews(ctx, id, j.ReviewedPages); err != nil {
+				errs = append(errs, fmt.Errorf("sweep: %w", err))
+				continue
+			}
 			if err := s.cfg.Store.DeleteJob(ctx, id); err != nil {
 				errs = append(errs, fmt.Errorf("sweep: delete expired job %s: %w", id, err))
 			}

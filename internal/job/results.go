@@ -146,6 +146,9 @@ func (s *Service) detectionView(d storedDetection, p Page, syms *symbolViews) De
 		BBoxPx: BoxView{X: d.Box.X, Y: d.Box.Y, Width: d.Box.W, Height: d.Box.H},
 		Source: SourceView{Detector: d.Source.Detector, VectorMatching: d.Source.VectorMatching},
 	}
+	if d.Reviewed {
+		v.Review = &ReviewView{Decision: strPtr(d.Decision)}
+	}
 	if p.Width > 0 && p.Height > 0 {
 		w, h := float64(p.Width), float64(p.Height)
 		v.BBoxNorm = BoxView{X: d.Box.X / w, Y: d.Box.Y / h, Width: d.Box.W / w, Height: d.Box.H / h}
@@ -206,14 +209,18 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 		return nil, err
 	}
 	v.Summary = s.summary(counts, o.Lang)
+	if v.Review, err = s.reviewSummary(ctx, j); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
 // eachPage calls fn with every page of a done job, in order, and the
-// page's detections that pass f, and stops at fn's first error.
+// page's detections, reviews applied, that pass f, and stops at fn's first
+// error.
 func (s *Service) eachPage(ctx context.Context, j *Job, f detect.Filter, fn func(p Page, kept []storedDetection) error) error {
 	for _, p := range j.Pages {
-		sp, err := s.loadPage(ctx, j.ID, p.Index)
+		sp, err := s.reviewedPage(ctx, j, p.Index)
 		if err != nil {
 			return internal("load results", err)
 		}
@@ -255,6 +262,9 @@ type PageOptions struct {
 	Limit      int // 0: DefaultPageLimit
 	Offset     int
 	Lang       string
+	// WithRejected lists the detections reviewers rejected too
+	// (?review=all).
+	WithRejected bool
 }
 
 // PageDetections returns one page of a done job's detections under the
@@ -279,12 +289,12 @@ func (s *Service) PageDetections(ctx context.Context, c Caller, jobID string, pa
 	if o.Limit <= 0 {
 		o.Limit = DefaultPageLimit
 	}
-	sp, err := s.loadPage(ctx, j.ID, page)
+	sp, err := s.reviewedPage(ctx, j, page)
 	if err != nil {
 		return nil, internal("load results", err)
 	}
 	f := s.filter(j, o.Confidence)
-	kept := sp.visible(f)
+	kept := sp.filtered(f, o.WithRejected)
 	out := &PageDetections{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
 		ConfidenceMode: f.Mode(), Total: len(kept), Limit: o.Limit, Offset: o.Offset, Detections: []DetectionView{}}
 	// The window [start, end) of kept, computed without o.Offset+o.Limit,

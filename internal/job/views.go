@@ -123,6 +123,32 @@ type DetectionView struct {
 	BBoxNorm   BoxView    `json:"bbox_norm"`
 	BBoxPx     BoxView    `json:"bbox_px"`
 	Source     SourceView `json:"source"`
+	// Review is the reviewer's decision, absent on a detection nobody
+	// reviewed.
+	Review *ReviewView `json:"review,omitempty"`
+}
+
+// ReviewView is a detection's review on the wire: decision is accepted,
+// rejected or added (null once a decision was withdrawn); confidence is
+// null for a person's decision.
+type ReviewView struct {
+	Decision   *string  `json:"decision"`
+	Confidence *float64 `json:"confidence"`
+}
+
+// ReviewSummary counts a done job's review decisions: detections accepted,
+// rejected and added by a reviewer, and when the last review was made
+// (null before any).
+type ReviewSummary struct {
+	Accepted   int     `json:"accepted"`
+	Rejected   int     `json:"rejected"`
+	Added      int     `json:"added"`
+	ReviewedAt *string `json:"reviewed_at"`
+}
+
+// AddedDetections is the 201 response of adding detections.
+type AddedDetections struct {
+	Detections []DetectionView `json:"detections"`
 }
 
 // PageView is one page of a done job.
@@ -169,6 +195,8 @@ type DoneView struct {
 	// and how many detections its glyph found, to check one against the
 	// other.
 	Legend []LegendView `json:"legend"`
+	// Review counts the reviewers' decisions on the job's detections.
+	Review ReviewSummary `json:"review"`
 }
 
 // FailureView is the error object of a failed job.
@@ -238,6 +266,11 @@ type storedDetection struct {
 	// LegendRow is the 1-based index into Job.Legend of the row whose
 	// glyph found it, 0 when none did.
 	LegendRow int `json:"legend_row,omitempty"`
+
+	// Reviewed and Decision are a review applied at read time (see
+	// storedPage.reviewed), never stored in the result blob.
+	Reviewed bool   `json:"-"`
+	Decision string `json:"-"`
 }
 
 // storedPage is the content of a page's result blob.
@@ -247,10 +280,26 @@ type storedPage struct {
 
 // visible returns the page's detections that pass the read-time filter f,
 // in stored order: what the poll counts and the per-page endpoint lists.
+// A reviewed page (storedPage.reviewed) keeps what a reviewer accepted or
+// added whatever its confidence, and drops what a reviewer rejected
+// unless withRejected.
 func (sp storedPage) visible(f detect.Filter) []storedDetection {
+	return sp.filtered(f, false)
+}
+
+func (sp storedPage) filtered(f detect.Filter, withRejected bool) []storedDetection {
 	kept := make([]storedDetection, 0, len(sp.Detections))
 	for _, d := range sp.Detections {
-		if f.Keep(detect.Detection{Class: d.Class, Confidence: d.Confidence}) {
+		var keep bool
+		switch d.Decision {
+		case DecisionRejected:
+			keep = withRejected
+		case DecisionAccepted, DecisionAdded:
+			keep = true
+		default:
+			keep = f.Keep(detect.Detection{Class: d.Class, Confidence: d.Confidence})
+		}
+		if keep {
 			kept = append(kept, d)
 		}
 	}

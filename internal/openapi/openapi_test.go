@@ -31,7 +31,8 @@ func TestDocument(t *testing.T) {
 	}
 	for _, p := range []string{"/v1/jobs/init", "/uploads/{job_id}", "/v1/jobs/{job_id}/start", "/v1/jobs/{job_id}",
 		"/v1/jobs/{job_id}/pages/{page_index}/detections", "/v1/symbols", "/v1/symbols/{class}/icon", "/v1/openapi.json",
-		"/v1/jobs", "/v1/jobs/{job_id}/takeoff.csv", "/v1/jobs/{job_id}/takeoff.xlsx", "/v1/review-links", "/v1/review-links/exchange"} {
+		"/v1/jobs", "/v1/jobs/{job_id}/takeoff.csv", "/v1/jobs/{job_id}/takeoff.xlsx", "/v1/review-links", "/v1/review-links/exchange",
+		"/v1/jobs/{job_id}/pages/{page_index}/detections/{detection_id}"} {
 		if _, ok := d.Paths[p]; !ok {
 			t.Errorf("path %s missing", p)
 		}

@@ -50,6 +50,10 @@ func RunStoreConformance(t *testing.T, newStore func(t *testing.T) job.Store) {
 		{"IdempotencyExpiredIsReplaced", storeIdempotencyExpired},
 		{"IdempotencyConcurrentOneWinner", storeIdempotencyConcurrent},
 		{"CanceledContext", storeCanceledContext},
+		{"PageReviewsRoundTrip", storePageReviewsRoundTrip},
+		{"PageReviewsStaleVersion", storePageReviewsStaleVersion},
+		{"PageReviewsConcurrentLoseNothing", storePageReviewsConcurrent},
+		{"PageReviewsDelete", storePageReviewsDelete},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,6 +71,7 @@ func fullJob(id string, state job.State, created time.Time) *job.Job {
 	started := created.Add(2 * time.Minute)
 	completed := created.Add(3 * time.Minute)
 	total, done := 3, 2
+	reviewed := created.Add(4 * time.Minute)
 	return &job.Job{
 		ID:              id,
 		Owner:           "key_1",
@@ -87,10 +92,12 @@ func fullJob(id string, state job.State, created time.Time) *job.Job {
 			Size: 123456, SHA256: "ab12", StoredAt: created.Add(time.Minute),
 			BlobKey: job.UploadKey(id), Generation: 2,
 		},
-		PagesTotal: &total,
-		PagesDone:  &done,
-		Pages:      []job.Page{{Index: 0, Width: 2000, Height: 1400}, {Index: 1, Width: 1400, Height: 2000}},
-		Error:      &job.Failure{Code: "processing_failed", Message: "page 3 could not be rendered"},
+		PagesTotal:    &total,
+		PagesDone:     &done,
+		Pages:         []job.Page{{Index: 0, Width: 2000, Height: 1400}, {Index: 1, Width: 1400, Height: 2000}},
+		Error:         &job.Failure{Code: "processing_failed", Message: "page 3 could not be rendered"},
+		ReviewedPages: []int{1, 0},
+		ReviewedAt:    &reviewed,
 	}
 }
 

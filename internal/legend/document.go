@@ -71,7 +71,7 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 	var tables []Table
 	if pg != nil && len(pg.Chars) > 0 {
 		rs = runs(pg)
-		tables = find(pg, i, rs, vocab.maps())
+		tables = find(pg, i, rs, vocab.maps(), nil)
 	}
 	kind, bare := kindOf(pg, rs, tables)
 	d.Kinds = append(d.Kinds, kind)

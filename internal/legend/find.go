@@ -1,6 +1,7 @@
 package legend
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -134,15 +135,19 @@ type hrule struct{ y, x0, x1 float64 }
 // in pixels (about 1 mm at the raster's resolution).
 const minRule = 8.0
 
-// headed reports whether some upright run writes a legend header or a
-// quantity header.
-func headed(rs []run) bool {
+// searched says whether find searches the page writing rs for legend
+// tables, and why: header is the index of the first upright run writing
+// a legend header or a quantity header, -1 for none; where there is none
+// and maps is not nil, stack reports whether the page writes a stack of
+// descriptions naming classes (describedStack). A page is searched where
+// header >= 0 or stack.
+func searched(rs []run, maps func(string) bool) (header int, stack bool) {
 	for i := range rs {
 		if rs[i].upright() && (hasWord(rs[i].text, headerWords) || hasWord(rs[i].text, qtyWords)) {
-			return true
+			return i, false
 		}
 	}
-	return false
+	return -1, maps != nil && describedStack(rs, maps)
 }
 
 func newIndex(pg *drawing.Page, rs []run) *pageIndex {
@@ -365,7 +370,7 @@ func Find(pg *drawing.Page, page int, vocab *Vocabulary) []Table {
 	if pg == nil || len(pg.Chars) == 0 {
 		return nil
 	}
-	return find(pg, page, runs(pg), vocab.maps())
+	return find(pg, page, runs(pg), vocab.maps(), nil)
 }
 
 // maps returns whether a text names a class; nil for a nil vocabulary.
@@ -381,32 +386,109 @@ func (v *Vocabulary) maps() func(string) bool {
 
 // find is Find with the page's runs of text. maps, when not nil, says
 // whether a row's text names a class: it admits legends without header
-// words, found by their shape alone (headless).
-func find(pg *drawing.Page, page int, rs []run, maps func(text string) bool) []Table {
-	if !headed(rs) && (maps == nil || !describedStack(rs, maps)) {
+// words, found by their shape alone (headless). Where pe is not nil, find
+// also records in it what it looked at and rejected on a searched page
+// (PageExplanation's TextRuns, NoGlyph, Candidates, Columns and Singles);
+// the tables it returns are the same either way.
+func find(pg *drawing.Page, page int, rs []run, maps func(text string) bool, pe *PageExplanation) []Table {
+	if header, stack := searched(rs, maps); header < 0 && !stack {
 		// No table is taken without header words or a stack of
 		// descriptions (table): the drawing need not be indexed.
 		return nil
 	}
 	ix := newIndex(pg, rs)
 	ix.maps = maps
-	caps := rowCaps(rs)
+	cols := ix.glyphColumns(pe)
+	// A row's text ends where the next column of glyphs to its right
+	// starts (legends set side by side).
+	boxes := make([]Rect, len(cols))
+	for k, col := range cols {
+		boxes[k] = emptyRect()
+		for _, c := range col {
+			boxes[k] = boxes[k].union(c.glyph.box)
+		}
+	}
+	var tables []Table
+	for k, col := range cols {
+		if len(col) < 2 {
+			// Never a table (table).
+			if pe != nil {
+				pe.Singles++
+			}
+			continue
+		}
+		limit := math.Inf(1)
+		for j, b := range boxes {
+			if j != k && len(cols[j]) >= 2 && b.Min.X > boxes[k].Max.X && b.Min.Y < boxes[k].Max.Y && b.Max.Y > boxes[k].Min.Y {
+				limit = math.Min(limit, b.Min.X)
+			}
+		}
+		var cl Column
+		var why *string // the reason is built only for pe
+		if pe != nil {
+			why = &cl.Rejected
+		}
+		t, ok := ix.table(col, page, limit, why)
+		if ok {
+			tables = append(tables, t)
+		}
+		if pe != nil {
+			cl.Box, cl.Table = boxes[k], ok
+			if ok {
+				cl.Rows = len(t.Rows)
+			}
+			for _, c := range col {
+				cl.Texts = append(cl.Texts, clip(ix.runs[c.run].text))
+			}
+			pe.Columns = append(pe.Columns, cl)
+		}
+	}
+	return tables
+}
+
+// glyphColumns finds the glyph candidates of ix's page, one per glyph
+// (the drawing left of an upright run of two or more letters, neither
+// too small for a glyph nor crossed by a long line), and groups them in
+// columns (columns). Where pe is not nil it also records there the runs
+// that looked for a glyph (TextRuns), those that found no drawing
+// (NoGlyph), and each run that found some (Candidates), with the reason
+// where it is no glyph candidate.
+func (ix *pageIndex) glyphColumns(pe *PageExplanation) [][]candidate {
+	caps := rowCaps(ix.runs)
 	var cands []candidate
 	for i := range ix.runs {
 		r := &ix.runs[i]
 		if !r.upright() || r.letters() < 2 {
 			continue
 		}
+		if pe != nil {
+			pe.TextRuns++
+		}
 		em := r.size
 		cy := (r.min.Y + r.max.Y) / 2
 		c, ok := ix.glyphLeftOf(r.min.X-0.2*em, cy-0.8*em, cy+0.8*em, glyphReach*em, em, caps[i])
-		if !ok || math.Max(c.box.w(), c.box.h()) < 0.5*em || math.Min(c.box.w(), c.box.h()) < 0.25*em {
+		if !ok {
+			if pe != nil {
+				pe.NoGlyph++
+			}
 			continue
 		}
-		if ix.crossed(c.box, em) {
-			continue // drawing runs through it: part of a plan, not a key
+		small := math.Max(c.box.w(), c.box.h()) < 0.5*em || math.Min(c.box.w(), c.box.h()) < 0.25*em
+		// Drawing that runs through it: part of a plan, not a key.
+		crossed := !small && ix.crossed(c.box, em)
+		if pe != nil {
+			k := Candidate{Text: clip(r.text), Glyph: c.box}
+			switch {
+			case small:
+				k.Rejected = fmt.Sprintf("the drawing to its left is too small for a glyph (%.0f × %.0f px; the text is %.0f px high)", c.box.w(), c.box.h(), em)
+			case crossed:
+				k.Rejected = "a long line (a wall, a wire) runs through the drawing: a symbol on a plan, not a key"
+			}
+			pe.Candidates = append(pe.Candidates, k)
 		}
-		cands = append(cands, candidate{run: i, glyph: c, em: em})
+		if !small && !crossed {
+			cands = append(cands, candidate{run: i, glyph: c, em: em})
+		}
 	}
 	// One entry per glyph: several runs (tags, the description) may have
 	// found the same drawing.
@@ -428,29 +510,7 @@ func find(pg *drawing.Page, page int, rs []run, maps func(text string) bool) []T
 		byGlyph[k] = len(glyphs)
 		glyphs = append(glyphs, c)
 	}
-	cols := columns(glyphs)
-	// A row's text ends where the next column of glyphs to its right
-	// starts (legends set side by side).
-	boxes := make([]Rect, len(cols))
-	for k, col := range cols {
-		boxes[k] = emptyRect()
-		for _, c := range col {
-			boxes[k] = boxes[k].union(c.glyph.box)
-		}
-	}
-	var tables []Table
-	for k, col := range cols {
-		limit := math.Inf(1)
-		for j, b := range boxes {
-			if j != k && len(cols[j]) >= 2 && b.Min.X > boxes[k].Max.X && b.Min.Y < boxes[k].Max.Y && b.Max.Y > boxes[k].Min.Y {
-				limit = math.Min(limit, b.Min.X)
-			}
-		}
-		if t, ok := ix.table(col, page, limit); ok {
-			tables = append(tables, t)
-		}
-	}
-	return tables
+	return columns(glyphs)
 }
 
 // columns groups glyph candidates into vertical runs: centres chained in x
@@ -523,9 +583,15 @@ func hasWord(text string, words []string) bool {
 	return false
 }
 
-// table checks a column of glyph candidates and reads its rows.
-func (ix *pageIndex) table(col []candidate, page int, limit float64) (Table, bool) {
+// table checks a column of glyph candidates and reads its rows. Where it
+// refuses the column and why is not nil, it sets *why to the reason (the
+// first condition the column fails, in the order checked); a nil why
+// costs nothing.
+func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string) (Table, bool) {
 	if len(col) < 2 {
+		if why != nil {
+			*why = "a single glyph, never a table"
+		}
 		return Table{}, false
 	}
 	em := 0.0
@@ -598,9 +664,18 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64) (Table, boo
 	if len(qtyHeaders) > 0 {
 		header = true
 	}
+	if len(rows) < 2 {
+		if why != nil {
+			*why = fmt.Sprintf("only %d of its %d rows could be read (a row needs a description right of its glyph and a glyph in its cell)", len(rows), n)
+		}
+		return Table{}, false
+	}
 	// Rows of a table follow one another closely.
 	for i := 1; i < len(kept); i++ {
-		if ys[kept[i]]-ys[kept[i-1]] > maxPitchEm*em {
+		if gap := ys[kept[i]] - ys[kept[i-1]]; gap > maxPitchEm*em {
+			if why != nil {
+				*why = fmt.Sprintf("two of its rows stand %.1f em apart (a table's rows are at most %.0f em apart)", gap/em, maxPitchEm)
+			}
 			return Table{}, false
 		}
 	}
@@ -608,10 +683,16 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64) (Table, boo
 	// a riser or a row of instances. Without header words a column of
 	// glyphs with text beside them is a stack of labels as often as a
 	// legend: it is not taken.
-	if len(rows) < 2 || 2*len(sigs) < len(rows) {
+	if 2*len(sigs) < len(rows) {
+		if why != nil {
+			*why = fmt.Sprintf("only %d of its %d glyphs are distinct: a riser or a row of instances, not a legend", len(sigs), len(rows))
+		}
 		return Table{}, false
 	}
-	if !header && !ix.headless(col, kept, rows, len(sigs)) {
+	if !header && !ix.headless(col, kept, rows, len(sigs), why) {
+		if why != nil {
+			*why = "no header words within 6 em above it, and as a legend without them: " + *why
+		}
 		return Table{}, false
 	}
 	// Quantities: an integer in the band under the quantity header
@@ -847,10 +928,25 @@ const (
 )
 
 // headless reports whether the kept rows of a glyph column without header
-// words make a legend (see minHeadlessRows).
-func (ix *pageIndex) headless(col []candidate, kept []int, rows []Row, sigs int) bool {
+// words make a legend (see minHeadlessRows). Where they do not and why is
+// not nil, it sets *why to the first condition they fail.
+func (ix *pageIndex) headless(col []candidate, kept []int, rows []Row, sigs int, why *string) bool {
 	n := len(rows)
-	if ix.maps == nil || n < minHeadlessRows || float64(sigs) < headlessMapped*float64(n) {
+	switch {
+	case ix.maps == nil:
+		if why != nil {
+			*why = "no vocabulary to read descriptions with"
+		}
+		return false
+	case n < minHeadlessRows:
+		if why != nil {
+			*why = fmt.Sprintf("%d rows, fewer than %d", n, minHeadlessRows)
+		}
+		return false
+	case float64(sigs) < headlessMapped*float64(n):
+		if why != nil {
+			*why = fmt.Sprintf("%d of %d glyphs distinct, fewer than %.0f %%", sigs, n, 100*headlessMapped)
+		}
 		return false
 	}
 	var em float64
@@ -867,9 +963,15 @@ func (ix *pageIndex) headless(col []candidate, kept []int, rows []Row, sigs int)
 		ys = append(ys, b.centre().Y)
 	}
 	if spreadOf(cx) > headlessAlignEm*em && spreadOf(lx) > headlessAlignEm*em {
+		if why != nil {
+			*why = fmt.Sprintf("glyph centres and left edges spread over more than %.1f em", headlessAlignEm)
+		}
 		return false
 	}
-	if slices.Max(sizes) > headlessSizeRatio*slices.Min(sizes) {
+	if lo, hi := slices.Min(sizes), slices.Max(sizes); hi > headlessSizeRatio*lo {
+		if why != nil {
+			*why = fmt.Sprintf("glyph sizes differ %.1f×, more than %.1f×", hi/lo, headlessSizeRatio)
+		}
 		return false
 	}
 	pitches := make([]float64, 0, n-1)
@@ -879,6 +981,9 @@ func (ix *pageIndex) headless(col []candidate, kept []int, rows []Row, sigs int)
 	med := quantile(pitches, 0.5)
 	for _, p := range pitches {
 		if p > headlessPitchRatio*med || p*headlessPitchRatio < med {
+			if why != nil {
+				*why = fmt.Sprintf("uneven rows: a pitch of %.0f px against a median of %.0f px (within %.1f× needed)", p, med, headlessPitchRatio)
+			}
 			return false
 		}
 	}
@@ -888,7 +993,13 @@ func (ix *pageIndex) headless(col []candidate, kept []int, rows []Row, sigs int)
 			mapped++
 		}
 	}
-	return float64(mapped) >= headlessMapped*float64(n)
+	if float64(mapped) < headlessMapped*float64(n) {
+		if why != nil {
+			*why = fmt.Sprintf("%d of %d descriptions name a class (%.0f %% needed)", mapped, n, 100*headlessMapped)
+		}
+		return false
+	}
+	return true
 }
 
 // spreadOf is the largest distance of a value from the median.

@@ -94,7 +94,7 @@ func (f *openFile) Close() error { return f.doc.Close() }
 // Run runs pipeline.Run, encoding page PNGs when opt.KeepPNG.
 func (f *openFile) Run(ctx context.Context, opt job.RunOptions, each func(job.PageResult) error) error {
 	f.doc.SetDrawingCharge(opt.Charge)
-	err := pipeline.Run(ctx, f.doc, pipeline.Options{Engine: opt.Engine, KeepPNG: opt.KeepPNG, Document: opt.Document}, func(r pipeline.PageResult) error {
+	err := pipeline.Run(ctx, f.doc, pipeline.Options{Engine: opt.Engine, KeepPNG: opt.KeepPNG, Document: opt.Document, Progress: opt.Progress}, func(r pipeline.PageResult) error {
 		return each(job.PageResult{Index: r.Index, Kind: r.Kind, Width: r.Width, Height: r.Height, Detections: r.Detections, PNG: r.PNG})
 	})
 	return convert(err)

@@ -241,16 +241,19 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 	}
 	var pages []Page
 	var found [][]detect.Detection
-	each := func(r PageResult) error {
-		if !s.cfg.LazyPageImages {
-			if err := s.putBlob(ctx, ImageKey(j.ID, r.Index), r.PNG); err != nil {
-				return &stepError{step: "storing the page image", err: err}
-			}
+	// progress records pages_done when it grows: told by the reader as
+	// each page finishes, in any order (RunOptions.Progress), and by each
+	// as results arrive in page order, for readers that do not tell.
+	reported := 0
+	progress := func(done int) error {
+		if done <= reported {
+			return nil
 		}
-		pages = append(pages, Page{Index: r.Index, Width: r.Width, Height: r.Height, Kind: r.Kind})
-		found = append(found, s.ofModels(j, r.Detections))
-		done := len(pages)
+		reported = done
 		_, err := s.update(ctx, j.ID, func(j *Job) error {
+			if j.PagesDone != nil && *j.PagesDone >= done {
+				return errNoChange
+			}
 			j.PagesDone = &done
 			return nil
 		})
@@ -259,6 +262,16 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 		}
 		return nil
 	}
+	each := func(r PageResult) error {
+		if !s.cfg.LazyPageImages {
+			if err := s.putBlob(ctx, ImageKey(j.ID, r.Index), r.PNG); err != nil {
+				return &stepError{step: "storing the page image", err: err}
+			}
+		}
+		pages = append(pages, Page{Index: r.Index, Width: r.Width, Height: r.Height, Kind: r.Kind})
+		found = append(found, s.ofModels(j, r.Detections))
+		return progress(len(pages))
+	}
 	var legend []LegendRow
 	var eng detect.Engine = stepEngine{s.cfg.Engine}
 	if de, ok := s.cfg.Engine.(detect.DocumentEngine); ok {
@@ -266,7 +279,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 	}
 	charges := &drawingCharges{admission: s.cfg.Admission}
 	defer charges.release()
-	opt := RunOptions{Engine: eng, KeepPNG: !s.cfg.LazyPageImages, Charge: charges.charge, Document: func(info detect.DocumentInfo) error {
+	opt := RunOptions{Engine: eng, KeepPNG: !s.cfg.LazyPageImages, Charge: charges.charge, Progress: progress, Document: func(info detect.DocumentInfo) error {
 		for _, r := range info.Legend {
 			legend = append(legend, LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity})
 		}

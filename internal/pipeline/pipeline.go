@@ -41,6 +41,12 @@ type Options struct {
 	// rows, page kinds) before the first page is detected. It is called
 	// only for an engine that is a detect.DocumentEngine.
 	Document func(detect.DocumentInfo) error
+	// Progress, when set, is told how many pages are finished each time
+	// one finishes, in whatever order they finish: results reach each in
+	// page order, so a slow page holds back each (and whatever counts its
+	// calls) while later pages are done. An error stops Run like one of
+	// each.
+	Progress func(finished int) error
 }
 
 // Run renders each page of doc in order, runs opt.Engine on it, optionally
@@ -105,6 +111,7 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 	// after Run returns.
 	n := doc.NumPages()
 	sched := newSchedule(n, kinds)
+	sched.progress = opt.Progress
 	// sizeOnly: a page not counted needs no raster when no page image is
 	// kept (Options.KeepPNG).
 	sizeOnly := func(i int) bool { return !opt.KeepPNG && !sched.counted[i] }
@@ -173,11 +180,13 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 // schedule picks the order pages are processed in and hands results on
 // in page order.
 type schedule struct {
-	counted []bool // by page: detected, so worth doing first
-	taken   []bool // by page: rendering or rendered
-	held    map[int]PageResult
-	heldB   int
-	emitted int // pages handed on so far (all below this index)
+	progress func(finished int) error // Options.Progress
+	finished int                      // pages done, in any order
+	counted  []bool                   // by page: detected, so worth doing first
+	taken    []bool                   // by page: rendering or rendered
+	held     map[int]PageResult
+	heldB    int
+	emitted  int // pages handed on so far (all below this index)
 }
 
 func newSchedule(n int, kinds []string) *schedule {
@@ -219,6 +228,12 @@ func (s *schedule) take(i int) { s.taken[i] = true }
 func (s *schedule) done(r PageResult, each func(PageResult) error) error {
 	s.held[r.Index] = r
 	s.heldB += len(r.PNG)
+	s.finished++
+	if s.progress != nil {
+		if err := s.progress(s.finished); err != nil {
+			return fmt.Errorf("pipeline: page %d: %w", r.Index, err)
+		}
+	}
 	for {
 		h, ok := s.held[s.emitted]
 		if !ok {

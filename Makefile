@@ -6,12 +6,14 @@ STATICCHECK_VERSION := v0.6.1
 REDOCLY_VERSION     := 2.77.0
 # AWS deployment and its tests (README "Deploying to AWS"), fetched into .tools/ by `make aws-tools`:
 # S3 server, DynamoDB Local (Maven Central), moto's server (PyPI, Step Functions), SAM CLI and
-# cfn-lint (PyPI), and zig (PyPI), the C toolchain that builds the cgo functions for glibc 2.34.
+# cfn-lint with AWS's serverless rules (PyPI), and zig (PyPI), the C toolchain that builds the cgo
+# functions for glibc 2.34.
 VERSITYGW_VERSION      := v1.8.0
 DYNAMODB_LOCAL_VERSION := 3.3.1
 MOTO_VERSION           := 5.2.5
 SAM_CLI_VERSION        := 1.170.0
 CFN_LINT_VERSION       := 1.58.0
+CFN_LINT_SERVERLESS_VERSION := 0.3.6
 ZIG_VERSION            := 0.15.1
 
 # ONNX Runtime for the raster detector: the shared library inside PyPI's onnxruntime wheel
@@ -25,7 +27,7 @@ ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
 .PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
-	aws-tools sam-tools test-aws sam-check lambdas lambda-process
+	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
 # the static MuPDF library it links (go-fitz v1.24.15: MuPDF 1.24.9), copied
@@ -300,15 +302,30 @@ SAM_VENV     := $(TOOLS)/sam-$(SAM_CLI_VERSION)
 ZIG_VENV     := $(TOOLS)/zig-$(ZIG_VERSION)
 ZIG_CC       := $(ZIG_VENV)/zig-cc
 LAMBDA_DIR   ?= $(CURDIR)/build/lambda
-# Lambda binaries: provided.al2023 custom runtime without the RPC mode, no paths from this machine.
-LAMBDA_FLAGS := -trimpath -tags lambda.norpc -ldflags '-s -w'
+# Lambda binaries: provided.al2023 custom runtime without the RPC mode, no paths from this machine,
+# stripped: -s -w for Go's own linker, and --strip-all for the external linker (zig cc) that links
+# the cgo functions, which keeps the symbol table and the C code's DWARF despite -s -w (api:
+# 38.1 MB before, 33.9 MB after; TestBinariesAreStripped).
+LAMBDA_FLAGS := -trimpath -tags lambda.norpc -ldflags '-s -w -extldflags=-Wl,--strip-all'
+# Every function is built for Lambda's OS and architecture whatever the host (a Mac, an arm64
+# machine): each target below sets GOOS=linux and GOARCH (TestBuildTargetsIgnoreTheHost).
+# SAM's makefile builder runs `make build-<LogicalId>` with its own environment and ARTIFACTS_DIR
+# only, never the function's architecture (aws_lambda_builders, custom_make/actions.py), so the
+# pure-Go functions' architecture is LAMBDA_ARCH here and the template's PureGoArchitecture
+# parameter there, set together: LAMBDA_ARCH=arm64 sam build --parameter-overrides
+# PureGoArchitecture=arm64, and the same override at sam deploy (docs/decisions.md, "AWS").
+# The cgo functions (api, process) are x86_64 only: zig's target, go-fitz's MuPDF and ONNX Runtime.
+LAMBDA_ARCH  ?= x86_64
+LAMBDA_GOARCH = $(if $(filter arm64,$(LAMBDA_ARCH)),arm64,$(if $(filter x86_64,$(LAMBDA_ARCH)),amd64,$(error LAMBDA_ARCH is x86_64 or arm64, not "$(LAMBDA_ARCH)")))
 # The functions that open uploads link MuPDF with cgo; zig cc links them against glibc 2.34
 # (Amazon Linux 2023), whatever this machine's glibc (TestFileReadersRunOnAmazonLinux2023).
-LAMBDA_CGO   := CGO_ENABLED=1 CC="$(ZIG_CC)" CXX="$(ZIG_CC) --driver-mode=g++"
-LAMBDA_PURE  := CGO_ENABLED=0
+LAMBDA_CGO   := GOOS=linux GOARCH=amd64 CGO_ENABLED=1 CC="$(ZIG_CC)" CXX="$(ZIG_CC) --driver-mode=g++"
+LAMBDA_PURE   = GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0
 
 aws-tools: $(VERSITYGW) $(DDB_LOCAL)/.ok $(MOTO_VENV)/.ok
-sam-tools: $(SAM_VENV)/.ok
+# The marker names the versions, so that a machine with an older venv installs what changed.
+SAM_OK       := $(SAM_VENV)/.ok-cfn-lint-$(CFN_LINT_VERSION)-serverless-$(CFN_LINT_SERVERLESS_VERSION)
+sam-tools: $(SAM_OK)
 
 $(VERSITYGW):
 	GOBIN=$(dir $@) $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
@@ -322,9 +339,10 @@ $(MOTO_VENV)/.ok:
 	$(MOTO_VENV)/bin/pip install --quiet --disable-pip-version-check "moto[server,stepfunctions]==$(MOTO_VERSION)"
 	touch $@
 
-$(SAM_VENV)/.ok:
+$(SAM_OK):
 	python3 -m venv $(SAM_VENV)
-	$(SAM_VENV)/bin/pip install --quiet --disable-pip-version-check "aws-sam-cli==$(SAM_CLI_VERSION)" "cfn-lint==$(CFN_LINT_VERSION)"
+	$(SAM_VENV)/bin/pip install --quiet --disable-pip-version-check "aws-sam-cli==$(SAM_CLI_VERSION)" \
+		"cfn-lint==$(CFN_LINT_VERSION)" "cfn-lint-serverless==$(CFN_LINT_SERVERLESS_VERSION)"
 	touch $@
 
 $(ZIG_CC):
@@ -359,16 +377,48 @@ lambdas: lambda-process
 	$(MAKE) build-UploadFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/upload
 
 # The stack's checks: sam validate --lint; cfn-lint over the template after the SAM transform
-# (cfn-lint applies it); sam build --build-in-source of every zip function through the targets
-# above. The process image needs Docker (not here): lambda-process builds its binary.
+# (cfn-lint applies it) with AWS's serverless rules, as deployed by default and with every
+# optional part on (custom domain, alarm topic, arm64); sam build --build-in-source of every zip
+# function through the targets above, and of the webhook function for arm64 (LAMBDA_ARCH with
+# PureGoArchitecture), each bootstrap checked for Lambda's OS and machine (ELF, e_machine at byte
+# 18: 62 x86_64, 183 arm64). The process image needs Docker (not here): lambda-process builds its binary.
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
+CFN_LINT := $(SAM_VENV)/bin/cfn-lint --append-rules cfn_lint_serverless.rules
+CFN_LINT_ALL_ON := CustomDomainName=api.example.com AlarmTopicArn=arn:aws:sns:eu-north-1:123456789012:ops \
+	CustomDomainCertificateArn=arn:aws:acm:eu-north-1:123456789012:certificate/00000000-0000-0000-0000-000000000000 \
+	PureGoArchitecture=arm64
+elf_machine = test "$$(od -An -c -N4 $(1) | tr -d ' ')" = "177ELF" && test "$$(od -An -tu2 -j18 -N2 $(1) | tr -d ' ')" = "$(2)" \
+	|| { echo "$(1) is not an ELF binary for machine $(2)"; exit 1; }
 sam-check: sam-tools $(ZIG_CC)
 	$(SAM) validate --lint --region eu-north-1
-	$(SAM_VENV)/bin/cfn-lint template.yaml
+	$(CFN_LINT) -- template.yaml
+	$(CFN_LINT) --parameters $(CFN_LINT_ALL_ON) -- template.yaml
 	for fn in ApiFunction WebhookFunction SweepFunction UploadFunction; do \
 		$(SAM) build --build-in-source --region eu-north-1 $$fn || exit 1; \
-		test -x .aws-sam/build/$$fn/bootstrap || { echo "sam build left no $$fn/bootstrap"; exit 1; }; \
+		$(call elf_machine,.aws-sam/build/$$fn/bootstrap,62); \
 	done
+	LAMBDA_ARCH=arm64 $(SAM) build --build-in-source --region eu-north-1 WebhookFunction --parameter-overrides PureGoArchitecture=arm64
+	$(call elf_machine,.aws-sam/build/WebhookFunction/bootstrap,183)
+
+# `sam local` (needs Docker; docs/deploy.md, "sam local"): make local-invoke-<Function>
+# [EVENT=events/x.json] runs `sam local invoke` of the built function (sam build first) with its
+# sample event and events/env.json, which points the functions at DynamoDB Local on
+# 127.0.0.1:8000 and the S3 server on 127.0.0.1:7070 (host networking, so that 127.0.0.1 is this
+# machine's); the credentials are those the local servers are started with. The same events run
+# through the handlers in TestSampleEvents.
+LOCAL_EVENT_ApiFunction     := events/api-init-job.json
+LOCAL_EVENT_ProcessFunction := events/process-task.json
+LOCAL_EVENT_WebhookFunction := events/webhook-deliver-task.json
+LOCAL_EVENT_SweepFunction   := events/sweep-schedule.json
+LOCAL_EVENT_UploadFunction  := events/upload-object-created.json
+LOCAL_AWS_ENV := AWS_ACCESS_KEY_ID=blueprintlocal AWS_SECRET_ACCESS_KEY=blueprintlocalsecret AWS_DEFAULT_REGION=us-east-1
+# The table, bucket and (with moto's server) state machine that events/env.json names.
+local-setup:
+	$(LOCAL_AWS_ENV) $(GO) run ./internal/awstest/localsetup
+local-invoke-%: sam-tools
+	@test -n "$(LOCAL_EVENT_$*)" || { echo "no function $* in template.yaml (ApiFunction ProcessFunction WebhookFunction SweepFunction UploadFunction)"; exit 1; }
+	$(LOCAL_AWS_ENV) $(SAM) local invoke $* --region us-east-1 --docker-network host \
+		--env-vars events/env.json --event $(or $(EVENT),$(LOCAL_EVENT_$*))
 
 # The AWS adapters, the Lambda handlers and the state machine against DynamoDB Local, versitygw
 # and moto, started on 127.0.0.1 by the tests themselves (internal/awstest).

@@ -30,5 +30,5 @@ func main() {
 		slog.Error("api: init", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(lambdafn.API(h))
+	lambda.Start(lambdafn.API(h, app.Logs))
 }

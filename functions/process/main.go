@@ -32,5 +32,5 @@ func main() {
 		slog.Error("process: init", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(lambdafn.Process(app.Service))
+	lambda.Start(lambdafn.Process(app.Service, app.Logs))
 }

@@ -21,5 +21,5 @@ func main() {
 		slog.Error("sweep: init", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(lambdafn.Sweep(app.Service))
+	lambda.Start(lambdafn.Sweep(app.Service, app.Logs))
 }

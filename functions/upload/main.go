@@ -21,5 +21,5 @@ func main() {
 		slog.Error("upload: init", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(lambdafn.Upload(app.Service, app.Config.Bucket, app.Log))
+	lambda.Start(lambdafn.Upload(app.Service, app.Config.Bucket, app.Logs))
 }

@@ -21,5 +21,5 @@ func main() {
 		slog.Error("webhook: init", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(lambdafn.Step(app.Service))
+	lambda.Start(lambdafn.Step(app.Service, app.Logs))
 }

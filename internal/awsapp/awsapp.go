@@ -33,6 +33,7 @@ import (
 	"blueprint/internal/dynamostore"
 	"blueprint/internal/httpapi"
 	"blueprint/internal/job"
+	"blueprint/internal/lambdafn"
 	"blueprint/internal/openapi"
 	"blueprint/internal/ratelimit"
 	"blueprint/internal/s3blob"
@@ -117,8 +118,11 @@ type App struct {
 	Links   *httpapi.PresignedLinks
 	Catalog *catalog.Catalog
 	Keys    *apikey.Keyring // nil unless Needs.Keys
-	Log     *slog.Logger
-	clock   job.Clock
+	// Logs adds the invocation's request and job ids to every line that
+	// Log writes while a lambdafn handler given Logs runs.
+	Logs  *lambdafn.Logs
+	Log   *slog.Logger
+	clock job.Clock
 }
 
 // New builds a function's App from getenv.
@@ -127,10 +131,12 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 	if err != nil {
 		return nil, err
 	}
-	log := needs.Logger
-	if log == nil {
-		log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	base := slog.Handler(slog.NewJSONHandler(os.Stderr, nil))
+	if needs.Logger != nil {
+		base = needs.Logger.Handler()
 	}
+	logs := lambdafn.NewLogs(base)
+	log := logs.Logger()
 	awsCfg, err := loadAWS(ctx, getenv)
 	if err != nil {
 		return nil, err
@@ -139,7 +145,7 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 	if err != nil {
 		return nil, fmt.Errorf("awsapp: load catalog: %w", err)
 	}
-	a := &App{Config: cfg, Catalog: cat, Log: log, clock: needs.Clock}
+	a := &App{Config: cfg, Catalog: cat, Logs: logs, Log: log, clock: needs.Clock}
 	a.Store = dynamostore.New(dynamodb.NewFromConfig(awsCfg, endpoint[dynamodb.Options](getenv, "DYNAMODB")), cfg.Table)
 	a.Blobs = s3blob.New(s3.NewFromConfig(awsCfg, endpoint[s3.Options](getenv, "S3"), func(o *s3.Options) {
 		// An endpoint override is a test server on an IP address.

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"blueprint/internal/apitest"
+	"blueprint/internal/awstest"
 	"blueprint/internal/job"
 	"blueprint/internal/lambdafn"
 	"blueprint/internal/sfnflow"
@@ -191,6 +192,25 @@ func TestStateMachineGivesUp(t *testing.T) {
 		t.Fatalf("%d deliveries, want %d", n, 1+webhook.MaxRetries)
 	}
 	checkBackoff(t, s, id, 1+webhook.MaxRetries, job.WebhookGaveUp)
+	// The give-up is a metric: one line of the webhook function's
+	// invocation that gave up, counted by the template's metric filter.
+	pattern, err := awstest.TemplateFilterPattern("WebhookGiveUpsMetricFilter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var matched []map[string]any
+	for _, l := range s.logLines(t) {
+		ok, err := awstest.MatchJSONFilter(pattern, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			matched = append(matched, l)
+		}
+	}
+	if len(matched) != 1 || matched[0][lambdafn.LogJobID] != id || matched[0][lambdafn.LogRequestID] == nil {
+		t.Fatalf("lines matching %s: %v, want one for job %s with its request id", pattern, matched, id)
+	}
 }
 
 // TestRepeatedStartIsIdempotent: handing the same job to the flow again
@@ -249,7 +269,7 @@ func TestSweepRecovers(t *testing.T) {
 	if err := s.api.Store.UpdateJob(ctx, j); err != nil {
 		t.Fatal(err)
 	}
-	sweep := lambdafn.Sweep(s.api.Service)
+	sweep := lambdafn.Sweep(s.api.Service, s.api.Logs)
 	if err := sweep(ctx); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
@@ -115,6 +116,9 @@ type lambdaService struct {
 	srv  *http.Server
 	mu   sync.Mutex
 	fns  map[string]registered
+	// throttled counts down the invocations of a function to refuse as
+	// the Lambda service refuses one past its reserved concurrency.
+	throttled map[string]int
 }
 
 type registered struct {
@@ -127,7 +131,7 @@ func startLambdaService() (*lambdaService, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &lambdaService{port: port, fns: map[string]registered{}}
+	l := &lambdaService{port: port, fns: map[string]registered{}, throttled: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /2015-03-31/functions/{name}/invocations", l.invoke)
 	l.srv = &http.Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Handler: mux}
@@ -159,7 +163,18 @@ func (l *lambdaService) invoke(w http.ResponseWriter, r *http.Request) {
 	}
 	l.mu.Lock()
 	fn, ok := l.fns[name]
+	throttle := l.throttled[name] > 0
+	if throttle {
+		l.throttled[name]--
+	}
 	l.mu.Unlock()
+	if ok && throttle {
+		w.Header().Set("X-Amzn-ErrorType", "TooManyRequestsException")
+		w.Header().Set("X-Amzn-RequestId", fmt.Sprintf("throttled-%08d", invocations.Add(1)))
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, `{"Type":"User","message":"Rate Exceeded.","Reason":"ReservedFunctionConcurrentInvocationLimitExceeded"}`)
+		return
+	}
 	if !ok {
 		w.Header().Set("X-Amzn-ErrorType", "ResourceNotFoundException")
 		w.WriteHeader(http.StatusNotFound)
@@ -169,6 +184,7 @@ func (l *lambdaService) invoke(w http.ResponseWriter, r *http.Request) {
 	payload, _ := io.ReadAll(r.Body)
 	ctx, cancel := context.WithTimeout(r.Context(), fn.timeout)
 	defer cancel()
+	ctx = invocationContext(ctx, name)
 	out, err := fn.h.Invoke(ctx, payload)
 	if err != nil {
 		// A handler error, as the Lambda service reports it.
@@ -177,6 +193,17 @@ func (l *lambdaService) invoke(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
+}
+
+var invocations atomic.Int64
+
+// invocationContext is ctx as the Lambda runtime for Go hands it to a
+// handler: with the invocation's LambdaContext (a new request id).
+func invocationContext(ctx context.Context, functionARN string) context.Context {
+	return lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{
+		AwsRequestID:       fmt.Sprintf("req-%08d", invocations.Add(1)),
+		InvokedFunctionArn: functionARN,
+	})
 }
 
 // errorType is the error's type name, which the Lambda runtime for Go
@@ -203,7 +230,8 @@ type awsService struct {
 	machine  string // state machine ARN
 	process  string // function names
 	webhook  string
-	badFront atomic.Value // first API Gateway limit the service broke, if any
+	badFront atomic.Value        // first API Gateway limit the service broke, if any
+	logs     *awstest.TailBuffer // every function's log lines (JSON)
 
 	mu    sync.Mutex
 	steps []stepCall // the webhook function's invocations, in order
@@ -225,6 +253,16 @@ type serviceOptions struct {
 	apitest.Options
 	// processTimeout replaces the process function's 900 s.
 	processTimeout time.Duration
+	// table and bucket replace the deployment's own names; env adds to its
+	// functions' environment (endpoints and the state machine stay the
+	// deployment's).
+	table, bucket string
+	env           map[string]string
+	// definition rewrites the state machine's definition.
+	definition func(t *testing.T, def string) string
+	// throttleProcess is how many invocations of the process function the
+	// Lambda service refuses (429 TooManyRequestsException) first.
+	throttleProcess int
 }
 
 // newAWSService deploys the stack for one test.
@@ -234,15 +272,24 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 	n := deployments.Add(1)
 	s := &awsService{t: t, bucket: fmt.Sprintf("files-%d", n), process: fmt.Sprintf("process-%d", n), webhook: fmt.Sprintf("webhook-%d", n)}
 	table := fmt.Sprintf("jobs-%d", n)
+	if o.table != "" {
+		table = o.table
+	}
+	if o.bucket != "" {
+		s.bucket = o.bucket
+	}
 	if err := awstest.CreateJobsTable(ctx, awstest.DynamoDB(dynamo), table); err != nil {
 		t.Fatal(err)
 	}
 	if err := awstest.CreateBucket(ctx, awstest.S3(s3srv), s.bucket); err != nil {
 		t.Fatal(err)
 	}
-	s.machine = s.createStateMachine(t, fmt.Sprintf("flow-%d", n))
+	s.machine = s.createStateMachine(t, fmt.Sprintf("flow-%d", n), o.definition)
 	s.front = httptest.NewUnstartedServer(nil)
 	s.env = awstest.Env(dynamo, s3srv, moto)
+	for k, v := range o.env {
+		s.env[k] = v
+	}
 	base := "http://" + s.front.Listener.Addr().String()
 	for k, v := range map[string]string{
 		awsapp.EnvTable: table, awsapp.EnvBucket: s.bucket, awsapp.EnvStateMachineARN: s.machine,
@@ -254,11 +301,12 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 		s.env[config.EnvAllowPrivateCallbacks] = "1"
 	}
 	getenv := func(k string) string { return s.env[k] }
-	logs := awstest.NewTailBuffer(4 << 20)
-	log := slog.New(slog.NewTextHandler(logs, nil))
+	// JSON lines, as the deployed functions log to CloudWatch.
+	s.logs = awstest.NewTailBuffer(4 << 20)
+	log := slog.New(slog.NewJSONHandler(s.logs, nil))
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("service log:\n%s", logs.String())
+			t.Logf("service log:\n%s", s.logs.String())
 		}
 	})
 	files := func(c config.Config) job.Files { return docfiles.New(c.MaxPages, c.MaxPagePixels) }
@@ -278,7 +326,7 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.apiFn = lambda.NewHandler(lambdafn.API(h))
+	s.apiFn = lambda.NewHandler(lambdafn.API(h, s.api.Logs))
 	s.front.Config.Handler = http.HandlerFunc(s.gateway)
 	s.front.Start()
 	t.Cleanup(s.front.Close)
@@ -298,8 +346,13 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 	if o.processTimeout > 0 {
 		pt = o.processTimeout
 	}
-	functions.register(s.process, lambdafn.Process(processApp.Service), pt)
-	step := lambdafn.Step(webhookApp.Service)
+	functions.register(s.process, lambdafn.Process(processApp.Service, processApp.Logs), pt)
+	if o.throttleProcess > 0 {
+		functions.mu.Lock()
+		functions.throttled[functionARN(s.process)] = o.throttleProcess
+		functions.mu.Unlock()
+	}
+	step := lambdafn.Step(webhookApp.Service, webhookApp.Logs)
 	functions.register(s.webhook, func(ctx context.Context, in lambdafn.JobInput) (lambdafn.JobOutput, error) {
 		c := stepCall{start: time.Now(), in: in}
 		c.out, c.err = step(ctx, in)
@@ -309,7 +362,7 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 		s.mu.Unlock()
 		return c.out, c.err
 	}, webhookTimeout)
-	s.upload = lambda.NewHandler(lambdafn.Upload(uploadApp.Service, s.bucket, uploadApp.Log))
+	s.upload = lambda.NewHandler(lambdafn.Upload(uploadApp.Service, s.bucket, uploadApp.Logs))
 	t.Cleanup(func() {
 		if v := s.badFront.Load(); v != nil {
 			t.Errorf("the api function broke a limit of API Gateway or Lambda: %v", v)
@@ -335,7 +388,7 @@ func (s *awsService) webhookSteps(jobID string) []stepCall {
 // createStateMachine creates the state machine of infra/statemachine.asl.json
 // in moto, with the deployment's functions substituted as SAM's
 // DefinitionSubstitutions do.
-func (s *awsService) createStateMachine(t *testing.T, name string) string {
+func (s *awsService) createStateMachine(t *testing.T, name string, rewrite func(*testing.T, string) string) string {
 	t.Helper()
 	root, err := awstest.ModuleRoot()
 	if err != nil {
@@ -346,6 +399,9 @@ func (s *awsService) createStateMachine(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	d := strings.NewReplacer("${ProcessFunctionArn}", functionARN(s.process), "${WebhookFunctionArn}", functionARN(s.webhook)).Replace(string(def))
+	if rewrite != nil {
+		d = rewrite(t, d)
+	}
 	out, err := sfnClient().CreateStateMachine(context.Background(), &sfn.CreateStateMachineInput{
 		Name: aws.String(name), Definition: aws.String(d), RoleArn: aws.String(stateMachineRoleARN)})
 	if err != nil {
@@ -392,7 +448,7 @@ func (s *awsService) gateway(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), apiFunctionTimeout)
 	defer cancel()
-	out, err := s.apiFn.Invoke(ctx, payload)
+	out, err := s.apiFn.Invoke(invocationContext(ctx, functionARN("api")), payload)
 	switch {
 	case err != nil:
 		s.badFront.CompareAndSwap(nil, fmt.Sprintf("%s %s: function error %v", r.Method, r.URL.Path, err))
@@ -458,7 +514,7 @@ func (s *awsService) objectCreated(t *testing.T, key string, size int, etag stri
 		},
 	}
 	payload, _ := json.Marshal(ev)
-	if _, err := s.upload.Invoke(context.Background(), payload); err != nil {
+	if _, err := s.upload.Invoke(invocationContext(context.Background(), functionARN("upload")), payload); err != nil {
 		t.Fatalf("upload function: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package awstest
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -212,5 +213,123 @@ func TestTemplateFunctions(t *testing.T) {
 	}
 	if n != 5 {
 		t.Errorf("%d functions in the template, want 5 (api, process, webhook, sweep, upload)", n)
+	}
+}
+
+// envNames returns the names of an Environment.Variables mapping.
+func envNames(n *yaml.Node) map[string]bool {
+	out := map[string]bool{}
+	vars := lookup(lookup(n, "Environment"), "Variables")
+	for i := 0; vars != nil && i+1 < len(vars.Content); i += 2 {
+		out[vars.Content[i].Value] = true
+	}
+	return out
+}
+
+// TestLocalEnvAndEvents: `sam local` passes a function only the variables
+// its template declares, so every variable of events/env.json must be
+// declared for the functions it is given to (Parameters: all of them,
+// through Globals), or it would be dropped without a word; and every
+// function has a sample event for make local-invoke-<Function>.
+func TestLocalEnvAndEvents(t *testing.T) {
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := loadTemplate(t)
+	globals := envNames(lookup(lookup(tmpl, "Globals"), "Function"))
+	resources := lookup(tmpl, "Resources")
+	raw, err := os.ReadFile(filepath.Join(root, "events", "env.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]map[string]string
+	if err := json.Unmarshal(raw, &env); err != nil {
+		t.Fatalf("events/env.json: %v", err)
+	}
+	for section, vars := range env {
+		declared := globals
+		if section != "Parameters" {
+			fn := lookup(resources, section)
+			if fn == nil || lookup(fn, "Type").Value != "AWS::Serverless::Function" {
+				t.Errorf("events/env.json: %s is not a function of template.yaml", section)
+				continue
+			}
+			declared = envNames(lookup(fn, "Properties"))
+			for k := range globals {
+				declared[k] = true
+			}
+		}
+		for name := range vars {
+			if !declared[name] {
+				t.Errorf("events/env.json: %s.%s is not declared for it in template.yaml; sam local would drop it", section, name)
+			}
+		}
+	}
+	for _, name := range []string{"BLUEPRINT_JOBS_TABLE", "BLUEPRINT_BUCKET", "BLUEPRINT_BASE_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3"} {
+		if env["Parameters"][name] == "" {
+			t.Errorf("events/env.json sets no %s for every function", name)
+		}
+	}
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := regexp.MustCompile(`(?m)^LOCAL_EVENT_([A-Za-z]+)\s*:=\s*(\S+)$`)
+	events := map[string]string{}
+	for _, m := range event.FindAllStringSubmatch(string(makefile), -1) {
+		events[m[1]] = m[2]
+	}
+	for i := 0; i+1 < len(resources.Content); i += 2 {
+		name, res := resources.Content[i].Value, resources.Content[i+1]
+		if lookup(res, "Type").Value != "AWS::Serverless::Function" {
+			continue
+		}
+		ev, ok := events[name]
+		if !ok {
+			t.Errorf("%s: no LOCAL_EVENT_%s in the Makefile", name, name)
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, ev))
+		if err != nil || !json.Valid(b) {
+			t.Errorf("%s: sample event %s: %v (valid JSON: %v)", name, ev, err, json.Valid(b))
+		}
+	}
+}
+
+// TestFunctionArchitectures: the pure-Go functions take PureGoArchitecture
+// (the Makefile's LAMBDA_ARCH, set with it); the cgo functions keep the
+// Globals' x86_64, which the Makefile builds them for whatever LAMBDA_ARCH.
+func TestFunctionArchitectures(t *testing.T) {
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^LAMBDA_CGO\s*:=\s*GOOS=linux GOARCH=amd64 `).Match(makefile) {
+		t.Error("the Makefile's LAMBDA_CGO does not build for linux/amd64")
+	}
+	if !regexp.MustCompile(`(?m)^LAMBDA_PURE\s*=\s*GOOS=linux GOARCH=\$\(LAMBDA_GOARCH\) `).Match(makefile) {
+		t.Error("the Makefile's LAMBDA_PURE does not build for linux/$(LAMBDA_GOARCH)")
+	}
+	tmpl := loadTemplate(t)
+	g := lookup(lookup(lookup(tmpl, "Globals"), "Function"), "Architectures")
+	if g == nil || len(g.Content) != 1 || g.Content[0].Value != "x86_64" {
+		t.Fatal("Globals.Function.Architectures is not [x86_64]")
+	}
+	p := lookup(lookup(lookup(tmpl, "Parameters"), "PureGoArchitecture"), "Default")
+	if p == nil || p.Value != "x86_64" {
+		t.Fatal("PureGoArchitecture's default is not x86_64 (LAMBDA_ARCH's)")
+	}
+	resources := lookup(tmpl, "Resources")
+	for fn, pure := range map[string]bool{"ApiFunction": false, "ProcessFunction": false, "WebhookFunction": true, "SweepFunction": true, "UploadFunction": true} {
+		a := lookup(lookup(lookup(resources, fn), "Properties"), "Architectures")
+		got := a != nil && len(a.Content) == 1 && a.Content[0].Tag == "!Ref" && a.Content[0].Value == "PureGoArchitecture"
+		if got != pure || (!pure && a != nil) {
+			t.Errorf("%s: Architectures %v, want PureGoArchitecture: %v", fn, a, pure)
+		}
 	}
 }

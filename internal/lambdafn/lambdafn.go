@@ -8,6 +8,7 @@ package lambdafn
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,9 +26,41 @@ import (
 )
 
 // API serves the partner API's router behind API Gateway (HTTP API,
-// payload format 2.0) through aws-lambda-go-api-proxy.
-func API(h http.Handler) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return httpadapter.NewV2(h).ProxyWithContext
+// payload format 2.0) through aws-lambda-go-api-proxy. Lines logged while
+// it serves a request carry the Lambda and API Gateway request ids and,
+// for a path under /v1/jobs/{id}, the job id.
+func API(h http.Handler, logs *Logs) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	proxy := httpadapter.NewV2(h).ProxyWithContext
+	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		defer logs.begin(ctx, slog.String(LogAPIRequestID, ev.RequestContext.RequestID),
+			slog.String(LogJobID, pathJobID(ev.RawPath)))()
+		resp, err := proxy(ctx, ev)
+		if err == nil && ev.RequestContext.HTTP.Method == http.MethodPost && ev.RawPath == "/v1/jobs/init" && resp.StatusCode/100 == 2 {
+			// The job's first line: its id beside the request that made it.
+			if id := createdJobID(resp); id != "" {
+				logs.Logger().Info("job created", LogJobID, id)
+			}
+		}
+		return resp, err
+	}
+}
+
+// createdJobID is the job_id of an init response's JSON body, or "".
+func createdJobID(resp events.APIGatewayV2HTTPResponse) string {
+	body := []byte(resp.Body)
+	if resp.IsBase64Encoded {
+		var err error
+		if body, err = base64.StdEncoding.DecodeString(resp.Body); err != nil {
+			return ""
+		}
+	}
+	var created struct {
+		JobID string `json:"job_id"`
+	}
+	if json.Unmarshal(body, &created) != nil {
+		return ""
+	}
+	return created.JobID
 }
 
 // JobInput is the payload of the state machine's tasks.
@@ -62,8 +95,9 @@ const processMargin = 10 * time.Second
 // store) and reports its webhook. An error (processing interrupted by the
 // deadline, the store unreachable) goes to the state machine, whose Catch
 // marks the job failed.
-func Process(svc *job.Service) func(context.Context, JobInput) (JobOutput, error) {
+func Process(svc *job.Service, logs *Logs) func(context.Context, JobInput) (JobOutput, error) {
 	return func(ctx context.Context, in JobInput) (JobOutput, error) {
+		defer logs.begin(ctx, slog.String(LogJobID, in.JobID))()
 		if in.JobID == "" {
 			return JobOutput{}, errors.New("process: no job_id in the input")
 		}
@@ -99,9 +133,12 @@ func (e *ProcessingTimeout) Unwrap() error { return e.Err }
 // Step is the webhook function's task: with Error set it marks the job
 // failed (the processing task failed in a way Process could not record);
 // otherwise it makes the due delivery attempt of the job's webhook. Either
-// way it reports the webhook's state and wait.
-func Step(svc *job.Service) func(context.Context, JobInput) (JobOutput, error) {
+// way it reports the webhook's state and wait. An answer that the webhook
+// was given up (the state machine's WebhookGaveUp ending) is logged as
+// MsgWebhookGaveUp, which the template counts as a metric.
+func Step(svc *job.Service, logs *Logs) func(context.Context, JobInput) (JobOutput, error) {
 	return func(ctx context.Context, in JobInput) (JobOutput, error) {
+		defer logs.begin(ctx, slog.String(LogJobID, in.JobID))()
 		if in.JobID == "" {
 			return JobOutput{}, errors.New("step: no job_id in the input")
 		}
@@ -112,9 +149,18 @@ func Step(svc *job.Service) func(context.Context, JobInput) (JobOutput, error) {
 		} else if err := svc.DeliverWebhook(ctx, in.JobID); err != nil {
 			return JobOutput{}, err
 		}
-		return status(ctx, svc, in.JobID)
+		out, err := status(ctx, svc, in.JobID)
+		if err == nil && out.Webhook == job.WebhookGaveUp {
+			logs.Logger().Warn(MsgWebhookGaveUp, LogJobID, in.JobID)
+		}
+		return out, err
 	}
 }
+
+// MsgWebhookGaveUp is the message of the webhook function's line for a
+// webhook given up after the last retry; template.yaml's
+// WebhookGiveUpsMetricFilter matches it ({ $.msg = "webhook gave up" }).
+const MsgWebhookGaveUp = "webhook gave up"
 
 func status(ctx context.Context, svc *job.Service, jobID string) (JobOutput, error) {
 	st, err := svc.WebhookStatus(ctx, jobID)
@@ -135,8 +181,9 @@ func FailureMessage(e TaskError) string {
 
 // Sweep is the scheduled function: expiry and purge (job.Service.Sweep),
 // then the recovery of work the state machine dropped (Recover).
-func Sweep(svc *job.Service) func(context.Context) error {
+func Sweep(svc *job.Service, logs *Logs) func(context.Context) error {
 	return func(ctx context.Context) error {
+		defer logs.begin(ctx)()
 		return errors.Join(svc.Sweep(ctx), svc.Recover(ctx))
 	}
 }
@@ -200,8 +247,10 @@ func uploadJob(key string) (string, bool) {
 // upload key in bucket it records what is stored there now on the job
 // (job.Service.RecordUpload). Other keys are ignored. An error makes
 // EventBridge's asynchronous invocation retry.
-func Upload(svc *job.Service, bucket string, log *slog.Logger) func(context.Context, json.RawMessage) error {
+func Upload(svc *job.Service, bucket string, logs *Logs) func(context.Context, json.RawMessage) error {
+	log := logs.Logger()
 	return func(ctx context.Context, raw json.RawMessage) error {
+		defer logs.begin(ctx)()
 		var ev UploadEvent
 		if err := json.Unmarshal(raw, &ev); err != nil {
 			return fmt.Errorf("upload event: %w", err)

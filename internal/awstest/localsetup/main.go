@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,11 @@ func run(ctx context.Context) error {
 	}
 	fn := func(name string) string { return "arn:aws:lambda:" + cfg.Region + ":123456789012:function:" + name }
 	d := strings.NewReplacer("${ProcessFunctionArn}", fn("ProcessFunction"), "${WebhookFunctionArn}", fn("WebhookFunction")).Replace(string(def))
+	// moto's server runs executions only when told to (no-op elsewhere).
+	if resp, err := http.Post(endpoint+"/moto-api/config", "application/json",
+		strings.NewReader(`{"stepfunctions": {"execute_state_machine": true}}`)); err == nil {
+		resp.Body.Close()
+	}
 	name := arn[strings.LastIndex(arn, ":")+1:]
 	sf := sfn.NewFromConfig(cfg, func(o *sfn.Options) { o.BaseEndpoint = aws.String(endpoint) })
 	if _, err := sf.DescribeStateMachine(ctx, &sfn.DescribeStateMachineInput{StateMachineArn: aws.String(arn)}); err == nil {

@@ -9,8 +9,6 @@ import (
 	"image/color"
 	"image/png"
 	"io"
-	"log/slog"
-	"path/filepath"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -23,10 +21,8 @@ import (
 	"blueprint/internal/docfiles"
 	"blueprint/internal/document"
 	"blueprint/internal/document/documenttest"
-	"blueprint/internal/httpapi"
 	"blueprint/internal/job"
 	"blueprint/internal/localblob"
-	"blueprint/internal/signing"
 )
 
 // lazyPDF is the multi-page drawing of these tests: page 1 is what the
@@ -138,34 +134,17 @@ type lazyEnv struct {
 
 func newLazyEnv(t *testing.T, lazy bool, kinds []string) *lazyEnv {
 	t.Helper()
-	dir := t.TempDir()
-	store, err := boltstore.Open(filepath.Join(dir, "jobs.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	blobs, err := localblob.New(filepath.Join(dir, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := signing.New(bytes.Repeat([]byte{7}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &lazyEnv{store: store, blobs: blobs, misses: &missCounter{Blobs: blobs},
+	parts := newServiceParts(t)
+	e := &lazyEnv{store: parts.store, blobs: parts.blobs, misses: &missCounter{Blobs: parts.blobs},
 		files: &countingFiles{Files: docfiles.New(0, 0), renders: map[int]int{}},
 		eng:   &kindsEngine{kinds: kinds}, clock: &testClock{}}
 	e.clock.now.Store(time.Now().UnixNano())
-	e.svc, err = job.NewService(job.Config{
-		Store: store, Blobs: e.misses, Catalog: cat, Files: e.files, Engine: e.eng, Clock: e.clock,
-		Links:          httpapi.NewLocalLinks("http://127.0.0.1:8080", signer),
-		WebhookSecret:  func(string) ([]byte, bool) { return nil, false },
-		LazyPageImages: lazy, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	cfg := parts.cfg
+	cfg.Blobs, cfg.Files, cfg.Engine, cfg.Clock = e.misses, e.files, e.eng, e.clock
+	cfg.WebhookSecret = func(string) ([]byte, bool) { return nil, false }
+	cfg.LazyPageImages = lazy
+	var err error
+	e.svc, err = job.NewService(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

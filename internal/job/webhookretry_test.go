@@ -1,24 +1,16 @@
 package job_test
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"blueprint/internal/boltstore"
-	"blueprint/internal/catalog"
-	"blueprint/internal/httpapi"
 	"blueprint/internal/job"
-	"blueprint/internal/localblob"
-	"blueprint/internal/signing"
 	"blueprint/internal/webhook"
 )
 
@@ -34,25 +26,8 @@ type hookEnv struct {
 
 func newHookEnv(t *testing.T, retries webhook.Schedule) (*hookEnv, error) {
 	t.Helper()
-	dir := t.TempDir()
-	store, err := boltstore.Open(filepath.Join(dir, "jobs.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	blobs, err := localblob.New(filepath.Join(dir, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := signing.New(bytes.Repeat([]byte{7}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &hookEnv{store: store, clock: &testClock{}}
+	parts := newServiceParts(t)
+	e := &hookEnv{store: parts.store, clock: &testClock{}}
 	e.clock.now.Store(time.Now().UnixNano())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		e.received.Add(1)
@@ -60,14 +35,13 @@ func newHookEnv(t *testing.T, retries webhook.Schedule) (*hookEnv, error) {
 	}))
 	t.Cleanup(srv.Close)
 	e.url = srv.URL
-	e.svc, err = job.NewService(job.Config{
-		Store: store, Blobs: blobs, Catalog: cat, Clock: e.clock,
-		Links:          httpapi.NewLocalLinks("http://127.0.0.1:8080", signer),
-		Guard:          webhook.Guard{AllowPrivate: true},
-		WebhookSecret:  func(string) ([]byte, bool) { return []byte("whsec_test"), true },
-		WebhookRetries: retries,
-		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	cfg := parts.cfg
+	cfg.Clock = e.clock
+	cfg.Guard = webhook.Guard{AllowPrivate: true}
+	cfg.WebhookSecret = func(string) ([]byte, bool) { return []byte("whsec_test"), true }
+	cfg.WebhookRetries = retries
+	var err error
+	e.svc, err = job.NewService(cfg)
 	return e, err
 }
 

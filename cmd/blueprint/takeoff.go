@@ -32,8 +32,11 @@ The output, on stdout, is one of:
 	            name, class, category, count), then each legend row read
 	            (page, description, class, printed quantity, detected)
 	--csv       the API's takeoff.csv (class, display_name, category,
-	            talo2010_code, count, printed_quantity); with several files
-	            one CSV, a "file" column first
+	            talo2010_code, count, printed_quantity; then, after an
+	            empty line, the legend check: page_index, description,
+	            class, display_name, tag, part_number, printed_quantity,
+	            detected, difference); with several files one CSV, a
+	            "file" column first in both sections
 	--json      a JSON array, one object per file: file, page_count,
 	            pages (page_index, kind, detection_count), confidence_mode,
 	            summary and legend as in the API's poll of a done job
@@ -190,29 +193,33 @@ func writeXLSX(path string, t *job.Takeoff) error {
 }
 
 // writeCSV writes the API's CSV of one file, or of several with a "file"
-// column first.
+// column first: every file's class rows, then, when any file has legend
+// rows, an empty line and every file's legend check rows.
 func writeCSV(w io.Writer, results []*result) error {
 	if len(results) == 1 {
 		return export.CSV(w, results[0].Takeoff)
 	}
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
-	if err := cw.Write(append([]string{"file"}, export.CSVHeader...)); err != nil {
-		return err
-	}
+	rows := [][]string{append([]string{"file"}, export.CSVHeader...)}
+	var legend [][]string
 	for _, res := range results {
-		var b bytes.Buffer
-		if err := export.CSV(&b, res.Takeoff); err != nil {
+		classes, lrows := export.Records(res.Takeoff)
+		file := export.Safe(res.File)
+		for _, rec := range classes {
+			rows = append(rows, append([]string{file}, rec...))
+		}
+		for _, rec := range lrows {
+			legend = append(legend, append([]string{file}, rec...))
+		}
+	}
+	if len(legend) > 0 {
+		rows = append(rows, []string{}, append([]string{"file"}, export.LegendCSVHeader...))
+		rows = append(rows, legend...)
+	}
+	for _, row := range rows {
+		if err := cw.Write(row); err != nil {
 			return err
-		}
-		recs, err := csv.NewReader(&b).ReadAll()
-		if err != nil {
-			return fmt.Errorf("takeoff: re-read the CSV: %w", err)
-		}
-		for _, rec := range recs[1:] { // the header once, above
-			if err := cw.Write(append([]string{res.File}, rec...)); err != nil {
-				return err
-			}
 		}
 	}
 	cw.Flush()

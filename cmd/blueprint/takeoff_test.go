@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +22,7 @@ import (
 	"blueprint/internal/config"
 	"blueprint/internal/docfiles"
 	"blueprint/internal/engine"
+	"blueprint/internal/export"
 	"blueprint/internal/httpapi"
 	"blueprint/internal/job"
 	"blueprint/internal/localblob"
@@ -214,6 +218,7 @@ func TestTakeoffEqualsAPI(t *testing.T) {
 			if code != exitOK || stdout != csv {
 				t.Errorf("takeoff --csv: exit %d %s\n%q\nthe API's takeoff.csv:\n%q", code, stderr, stdout, csv)
 			}
+			checkLegendSection(t, poll, csv)
 			// --confidence is the API's ?confidence=.
 			flat := client.Do("GET", "/v1/jobs/"+poll["job_id"].(string)+"?confidence=0.1", apitest.KeyA, nil, nil).JSON(t)
 			code, stdout, stderr = cli(t, vars, "takeoff", "--json", "--confidence", "0.1", sheet)
@@ -225,6 +230,40 @@ func TestTakeoffEqualsAPI(t *testing.T) {
 				t.Errorf("takeoff --confidence 0.1:\n%+v\nthe API's ?confidence=0.1:\n%+v\n(want other than the %d by default)", got, want, countsOf(t, poll).Total)
 			}
 		})
+	}
+}
+
+// checkLegendSection checks the take-off CSV's legend check, after the
+// empty line, against the poll's legend: one row per legend row, in order,
+// with its page, description, class, printed quantity, detected and their
+// difference.
+func checkLegendSection(t *testing.T, poll map[string]any, body string) {
+	t.Helper()
+	_, second, ok := strings.Cut(body, "\r\n\r\n")
+	if !ok {
+		t.Fatalf("takeoff.csv has no legend section:\n%s", body)
+	}
+	rows, err := csv.NewReader(strings.NewReader(second)).ReadAll()
+	if err != nil || len(rows) == 0 || !slices.Equal(rows[0], export.LegendCSVHeader) {
+		t.Fatalf("legend section: %v %q", err, rows)
+	}
+	legend := poll["legend"].([]any)
+	if len(rows)-1 != len(legend) {
+		t.Fatalf("legend section has %d rows, the poll %d legend rows", len(rows)-1, len(legend))
+	}
+	for i, l := range legend {
+		m := l.(map[string]any)
+		class, _ := m["class"].(string)
+		printed, diff := "", ""
+		if q, ok := m["printed_quantity"].(float64); ok {
+			printed, diff = strconv.Itoa(int(q)), strconv.Itoa(int(m["detected"].(float64))-int(q))
+		}
+		want := []string{strconv.Itoa(int(m["page_index"].(float64))), export.Safe(m["description"].(string)), class,
+			printed, strconv.Itoa(int(m["detected"].(float64))), diff}
+		row := rows[i+1]
+		if got := []string{row[0], row[1], row[2], row[6], row[7], row[8]}; !slices.Equal(got, want) || row[4] != "" || row[5] != "" {
+			t.Errorf("legend row %d %q, want %q (tag and part number empty)", i, row, want)
+		}
 	}
 }
 

@@ -16,18 +16,20 @@ import (
 // contractTakeoffExports checks the CSV and XLSX take-off of a real job against
 // the poll's summary under the same filter: one row per class with the
 // summary's name, category, code and count, counts summing to
-// total_detections, and (XLSX) one sheet per page summing to the page's
-// detection_count.
+// total_detections; the legend check (a CSV section after an empty line, an
+// XLSX sheet) only when the poll has legend rows, one row each; and (XLSX)
+// category names rather than keys, and one sheet per page with detections
+// summing to the page's detection_count, none for a page without.
 func contractTakeoffExports(t *testing.T, newSvc NewService) {
 	svc, api := newSvc(t, Options{Engine: ScriptedEngine()})
 	id := doneJob(t, svc, api, KeyA, nil)
 	for _, c := range []struct {
-		query, lang, sheet, page string
+		query, lang, sheet, page, legendSheet string
 	}{
-		{"", "", "Take-off", "Page %d"},
-		{"?confidence=0.3", "", "Take-off", "Page %d"},
-		{"?confidence=0.95", "", "Take-off", "Page %d"},
-		{"?confidence=0", "fi", "Määrälaskenta", "Sivu %d"},
+		{"", "", "Take-off", "Page %d", "Legend check"},
+		{"?confidence=0.3", "", "Take-off", "Page %d", "Legend check"},
+		{"?confidence=0.95", "", "Take-off", "Page %d", "Legend check"}, // no page has detections: one sheet
+		{"?confidence=0", "fi", "Määrälaskenta", "Sivu %d", "Selitteen tarkistus"},
 	} {
 		t.Run(c.query+c.lang, func(t *testing.T) {
 			hdr := map[string]string{"Accept-Language": c.lang}
@@ -48,7 +50,25 @@ func contractTakeoffExports(t *testing.T, newSvc NewService) {
 			if _, p, err := mime.ParseMediaType(r.Header.Get("Content-Disposition")); err != nil || p["filename"] != "a-takeoff.csv" {
 				t.Errorf("Content-Disposition %q", r.Header.Get("Content-Disposition"))
 			}
-			rows, err := csv.NewReader(bytes.NewReader(r.Body)).ReadAll()
+			legend := poll["legend"].([]any)
+			classSection, legendSection, twoSections := bytes.Cut(r.Body, []byte("\r\n\r\n"))
+			if twoSections != (len(legend) > 0) {
+				t.Fatalf("csv has a legend section: %v; the poll has %d legend rows\n%s", twoSections, len(legend), r.Body)
+			}
+			if twoSections {
+				classSection = append(classSection, '\r', '\n')
+				lrows, err := csv.NewReader(bytes.NewReader(legendSection)).ReadAll()
+				if err != nil || len(lrows) != len(legend)+1 || !slices.Equal(lrows[0], []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference"}) {
+					t.Fatalf("csv legend section (%v): %q, want a header and %d rows", err, lrows, len(legend))
+				}
+				for i, l := range legend {
+					m := l.(map[string]any)
+					if lrows[i+1][7] != strconv.Itoa(int(m["detected"].(float64))) {
+						t.Errorf("csv legend row %d %q, poll legend %v", i, lrows[i+1], m)
+					}
+				}
+			}
+			rows, err := csv.NewReader(bytes.NewReader(classSection)).ReadAll()
 			if err != nil {
 				t.Fatalf("csv: %v\n%s", err, r.Body)
 			}
@@ -76,8 +96,15 @@ func contractTakeoffExports(t *testing.T, newSvc NewService) {
 			defer f.Close()
 			pages := poll["pages"].([]any)
 			wantSheets := []string{c.sheet}
-			for i := range pages {
-				wantSheets = append(wantSheets, fmt.Sprintf(c.page, i+1))
+			if len(legend) > 0 {
+				wantSheets = append(wantSheets, c.legendSheet)
+			}
+			pageSheets := map[int]string{}
+			for i, p := range pages {
+				if p.(map[string]any)["detection_count"].(float64) > 0 {
+					pageSheets[i] = fmt.Sprintf(c.page, i+1)
+					wantSheets = append(wantSheets, pageSheets[i])
+				}
 			}
 			if !slices.Equal(f.GetSheetList(), wantSheets) {
 				t.Fatalf("sheets %q, want %q", f.GetSheetList(), wantSheets)
@@ -104,9 +131,16 @@ func contractTakeoffExports(t *testing.T, newSvc NewService) {
 				if row[0] != want[i][1] || row[1] != want[i][0] || row[4] != want[i][4] {
 					t.Errorf("xlsx row %d %q, want %q", i, row, want[i])
 				}
+				if want[i][2] != "" && (row[2] == "" || row[2] == want[i][2]) {
+					t.Errorf("xlsx row %d category %q, want the name of category %q", i, row[2], want[i][2])
+				}
 			}
 			for i, p := range pages {
-				if _, n := sheetSum(wantSheets[i+1]); n != int(p.(map[string]any)["detection_count"].(float64)) {
+				name, ok := pageSheets[i]
+				if !ok {
+					continue
+				}
+				if _, n := sheetSum(name); n != int(p.(map[string]any)["detection_count"].(float64)) {
 					t.Errorf("page %d sheet sums to %d, page detection_count %v", i, n, p.(map[string]any)["detection_count"])
 				}
 			}

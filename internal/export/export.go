@@ -1,8 +1,10 @@
 // Package export writes a job's quantity take-off (job.Takeoff) as files an
-// estimator opens in a spreadsheet: CSV (one row per symbol class) and XLSX
-// (the same table, then one sheet per page). Every count is the take-off's
-// own, so the rows sum to the summary's total_detections of a poll under
-// the same filter.
+// estimator opens in a spreadsheet: CSV (one row per symbol class, then the
+// legend check: one row per legend row) and XLSX (the same two tables as
+// sheets, then one sheet per page with detections). Every count is the
+// take-off's own, so the class rows sum to the summary's total_detections
+// of a poll under the same filter, and each legend row's detected is the
+// poll's legend[].detected.
 package export
 
 import (
@@ -10,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/xuri/excelize/v2"
 
@@ -27,21 +30,25 @@ const (
 // the language of the display names.
 var CSVHeader = []string{"class", "display_name", "category", "talo2010_code", "count", "printed_quantity"}
 
+// LegendCSVHeader is the header of the CSV's second section, the legend
+// check: one row per legend row of the job.
+var LegendCSVHeader = []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference"}
+
 // CSV writes the take-off of the whole job as RFC 4180 CSV (UTF-8, comma,
-// CRLF): CSVHeader, then one row per class in the summary's order. Null
-// fields and a missing printed quantity are empty cells.
+// CRLF): CSVHeader, then one row per class in the summary's order; then,
+// when the job has legend rows, an empty line, LegendCSVHeader and one row
+// per legend row (Records). Null fields and a missing printed quantity are
+// empty cells.
 func CSV(w io.Writer, t *job.Takeoff) error {
+	classes, legend := Records(t)
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
-	if err := cw.Write(CSVHeader); err != nil {
-		return fmt.Errorf("export: write CSV: %w", err)
+	rows := append([][]string{CSVHeader}, classes...)
+	if len(legend) > 0 {
+		rows = append(rows, []string{}, LegendCSVHeader) // an empty record is an empty line
+		rows = append(rows, legend...)
 	}
-	for _, r := range t.Summary.BySymbol {
-		printed := ""
-		if q, ok := t.Printed[r.Class]; ok {
-			printed = strconv.FormatFloat(q, 'f', -1, 64)
-		}
-		row := []string{r.Class, deref(r.DisplayName), deref(r.Category), deref(r.Talo2010Code), strconv.Itoa(r.Count), printed}
+	for _, row := range rows {
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("export: write CSV: %w", err)
 		}
@@ -51,6 +58,46 @@ func CSV(w io.Writer, t *job.Takeoff) error {
 		return fmt.Errorf("export: write CSV: %w", err)
 	}
 	return nil
+}
+
+// Records returns the CSV's rows without their headers: classes under
+// CSVHeader, one per class in the summary's order, and legend under
+// LegendCSVHeader, one per legend row in the job's order (rows detected 0
+// times and rows of no class included). Text cells are made safe for
+// spreadsheets (Safe).
+func Records(t *job.Takeoff) (classes, legend [][]string) {
+	classes = make([][]string, 0, len(t.Summary.BySymbol))
+	for _, r := range t.Summary.BySymbol {
+		printed := ""
+		if q, ok := t.Printed[r.Class]; ok {
+			printed = strconv.FormatFloat(q, 'f', -1, 64)
+		}
+		classes = append(classes, []string{Safe(r.Class), Safe(deref(r.DisplayName)), Safe(deref(r.Category)), Safe(deref(r.Talo2010Code)), strconv.Itoa(r.Count), printed})
+	}
+	for _, r := range t.Legend {
+		printed, diff := "", ""
+		if r.Printed != nil {
+			printed = strconv.Itoa(*r.Printed)
+		}
+		if d, ok := r.Difference(); ok {
+			diff = strconv.Itoa(d)
+		}
+		legend = append(legend, []string{strconv.Itoa(r.PageIndex), Safe(r.Description), Safe(r.Class), Safe(deref(r.DisplayName)),
+			Safe(r.Tag), Safe(r.PartNumber), printed, strconv.Itoa(r.Detected), diff})
+	}
+	return classes, legend
+}
+
+// Safe keeps a text cell from being taken for a formula by a spreadsheet
+// that opens the CSV: a text starting with =, +, -, @, a tab or a carriage
+// return (a legend description is the drawing's text, whoever drew it) gets
+// a leading apostrophe, the OWASP advice. Numbers are never passed through
+// it, so a negative difference stays a number.
+func Safe(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 func deref(s *string) string {
@@ -73,6 +120,11 @@ type words struct {
 	takeoff, page, total                          string
 	symbol, class, category, talo, count, printed string
 	title, description, confidencePerClass, flat  string
+	// The legend check sheet.
+	legendCheck, pageCol, legendDescription, tag, partNumber, printedRow, detected, difference string
+	// categories names the catalog's category keys (an unknown key is
+	// shown as is).
+	categories map[string]string
 }
 
 var wordsByLang = map[string]words{
@@ -81,19 +133,48 @@ var wordsByLang = map[string]words{
 		symbol: "Symbol", class: "Class", category: "Category", talo: "Talo 2010", count: "Count", printed: "Printed quantity (legend)",
 		title: "Take-off of %s", description: "Job %s; counts of detected symbols, confidence filter %s.",
 		confidencePerClass: "per-class defaults", flat: "flat",
+		legendCheck: "Legend check", pageCol: "Page", legendDescription: "Description", tag: "Tag", partNumber: "Part number",
+		printedRow: "Printed quantity", detected: "Detected", difference: "Difference",
+		categories: map[string]string{
+			"alarm_devices": "Alarm devices", "call_points": "Call points", "controls": "Controls", "detectors": "Detectors",
+			"distribution": "Distribution", "emergency": "Emergency lighting", "heating": "Heating", "interfaces": "Interfaces",
+			"lighting": "Lighting", "panels": "Panels", "sockets": "Sockets", "switches": "Switches", "telecom": "Telecom",
+		},
 	},
 	catalog.LangFinnish: {
 		takeoff: "Määrälaskenta", page: "Sivu %d", total: "Yhteensä",
 		symbol: "Symboli", class: "Luokka", category: "Ryhmä", talo: "Talo 2010", count: "Määrä", printed: "Selitteen määrä",
 		title: "Määrälaskenta: %s", description: "Työ %s; tunnistettujen symbolien määrät, luottamussuodatin %s.",
 		confidencePerClass: "luokkakohtaiset oletukset", flat: "kiinteä",
+		legendCheck: "Selitteen tarkistus", pageCol: "Sivu", legendDescription: "Selite", tag: "Tunnus", partNumber: "Tuotenumero",
+		printedRow: "Selitteen määrä", detected: "Tunnistettu", difference: "Erotus",
+		categories: map[string]string{
+			"alarm_devices": "Hälyttimet", "call_points": "Painikkeet", "controls": "Ohjaimet", "detectors": "Ilmaisimet",
+			"distribution": "Jakelu", "emergency": "Turvavalaistus", "heating": "Lämmitys", "interfaces": "Liitännät",
+			"lighting": "Valaistus", "panels": "Keskukset", "sockets": "Pistorasiat", "switches": "Kytkimet", "telecom": "Tele",
+		},
 	},
 }
 
-// XLSX writes the take-off as an Excel workbook: a first sheet with the
-// whole job (one row per class, the summary's order, then a total row
-// whose formula sums the counts), then one sheet per page with that page's
-// rows. Headers and sheet names are in t.Lang (English unless "fi").
+// categoryCell is the XLSX cell of a category: its name, none for null.
+func (wd words) categoryCell(key *string) any {
+	if key == nil {
+		return nil
+	}
+	if name, ok := wd.categories[*key]; ok {
+		return name
+	}
+	return *key
+}
+
+// XLSX writes the take-off as an Excel workbook an estimator can hand on:
+// a first sheet with the whole job (one row per class, the summary's
+// order, category names rather than keys, then a total row whose formula
+// sums the counts); a "Legend check" sheet, when the job has legend rows,
+// with one row per legend row (printed, detected, difference); then one
+// sheet per page with detections, with that page's rows. No sheet is
+// empty. Headers and sheet names are in t.Lang (English unless "fi").
+// Text is written as text cells, which a spreadsheet never evaluates.
 func XLSX(w io.Writer, t *job.Takeoff) error {
 	wd, ok := wordsByLang[t.Lang]
 	if !ok {
@@ -122,7 +203,18 @@ func XLSX(w io.Writer, t *job.Takeoff) error {
 	if err := writeSheet(f, wd.takeoff, wd, bold, t.Summary, t.Printed); err != nil {
 		return err
 	}
+	if len(t.Legend) > 0 {
+		if _, err := f.NewSheet(wd.legendCheck); err != nil {
+			return fmt.Errorf("export: XLSX sheet %s: %w", wd.legendCheck, err)
+		}
+		if err := writeLegendSheet(f, wd, bold, t.Legend); err != nil {
+			return err
+		}
+	}
 	for _, p := range t.Pages {
+		if p.Summary.TotalDetections == 0 {
+			continue // no empty sheets
+		}
 		name := fmt.Sprintf(wd.page, p.PageIndex+1)
 		if _, err := f.NewSheet(name); err != nil {
 			return fmt.Errorf("export: XLSX sheet %s: %w", name, err)
@@ -149,23 +241,33 @@ const (
 	columns = colPrinted
 )
 
-// writeSheet fills one sheet: header, one row per class, total row.
-func writeSheet(f *excelize.File, name string, wd words, bold int, s job.Summary, printed map[string]float64) error {
+// startSheet opens a sheet's stream writer with the columns' widths, the
+// header row (bold, frozen) written.
+func startSheet(f *excelize.File, name string, bold int, widths []float64, header []any) (*excelize.StreamWriter, error) {
 	sw, err := f.NewStreamWriter(name)
 	if err != nil {
-		return fmt.Errorf("export: XLSX sheet %s: %w", name, err)
+		return nil, err
 	}
-	fail := func(err error) error { return fmt.Errorf("export: XLSX sheet %s: %w", name, err) }
-	for col, width := range map[int]float64{colSymbol: 34, colClass: 26, colCategory: 16, colTalo: 12, colCount: 9, colPrinted: 24} {
-		if err := sw.SetColWidth(col, col, width); err != nil {
-			return fail(err)
+	for i, width := range widths {
+		if err := sw.SetColWidth(i+1, i+1, width); err != nil {
+			return nil, err
 		}
 	}
 	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return fail(err)
+		return nil, err
 	}
-	header := []any{wd.symbol, wd.class, wd.category, wd.talo, wd.count, wd.printed}
 	if err := sw.SetRow("A1", header, excelize.RowOpts{StyleID: bold}); err != nil {
+		return nil, err
+	}
+	return sw, nil
+}
+
+// writeSheet fills one sheet: header, one row per class, total row.
+func writeSheet(f *excelize.File, name string, wd words, bold int, s job.Summary, printed map[string]float64) error {
+	fail := func(err error) error { return fmt.Errorf("export: XLSX sheet %s: %w", name, err) }
+	sw, err := startSheet(f, name, bold, []float64{34, 26, 20, 12, 9, 24},
+		[]any{wd.symbol, wd.class, wd.category, wd.talo, wd.count, wd.printed})
+	if err != nil {
 		return fail(err)
 	}
 	row := 2
@@ -175,7 +277,7 @@ func writeSheet(f *excelize.File, name string, wd words, bold int, s job.Summary
 			q = v
 		}
 		cell, _ := excelize.CoordinatesToCellName(1, row)
-		if err := sw.SetRow(cell, []any{cellOf(r.DisplayName), r.Class, cellOf(r.Category), cellOf(r.Talo2010Code), r.Count, q}); err != nil {
+		if err := sw.SetRow(cell, []any{cellOf(r.DisplayName), r.Class, wd.categoryCell(r.Category), cellOf(r.Talo2010Code), r.Count, q}); err != nil {
 			return fail(err)
 		}
 		row++
@@ -195,4 +297,45 @@ func writeSheet(f *excelize.File, name string, wd words, bold int, s job.Summary
 		return fail(err)
 	}
 	return nil
+}
+
+// writeLegendSheet fills the legend check: one row per legend row with its
+// page (1-based, as the page sheets), description, class name (empty for
+// a row of no class), tag, part number, printed quantity, detected and
+// difference (detected less printed, a formula carrying its value; empty
+// when the row prints no quantity).
+func writeLegendSheet(f *excelize.File, wd words, bold int, rows []job.TakeoffLegendRow) error {
+	name := wd.legendCheck
+	fail := func(err error) error { return fmt.Errorf("export: XLSX sheet %s: %w", name, err) }
+	sw, err := startSheet(f, name, bold, []float64{7, 40, 30, 12, 16, 18, 11, 11},
+		[]any{wd.pageCol, wd.legendDescription, wd.symbol, wd.tag, wd.partNumber, wd.printedRow, wd.detected, wd.difference})
+	if err != nil {
+		return fail(err)
+	}
+	for i, r := range rows {
+		row := i + 2
+		var printed, diff any
+		if r.Printed != nil {
+			printed = *r.Printed
+		}
+		if d, ok := r.Difference(); ok {
+			diff = excelize.Cell{Value: d, Formula: fmt.Sprintf("G%d-F%d", row, row)}
+		}
+		cell, _ := excelize.CoordinatesToCellName(1, row)
+		if err := sw.SetRow(cell, []any{r.PageIndex + 1, r.Description, cellOf(r.DisplayName), textCell(r.Tag), textCell(r.PartNumber), printed, r.Detected, diff}); err != nil {
+			return fail(err)
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// textCell is the XLSX cell of a text: none for "".
+func textCell(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

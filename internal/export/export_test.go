@@ -9,13 +9,19 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"blueprint/internal/catalog"
 	"blueprint/internal/job"
 )
 
 func ptr(s string) *string { return &s }
 
-// sample is a two-page take-off: page 0 has 3 sockets and a smoke detector,
-// page 1 two sockets; the legend prints 6 sockets.
+func num(n int) *int { return &n }
+
+// sample is a three-page take-off: page 0 has 3 sockets and a smoke
+// detector, page 1 two sockets, page 2 (the legend sheet) nothing; the
+// legend on page 2 prints 6 sockets (5 detected), a smoke detector without
+// a quantity, a row of no class and a row found 0 times whose description
+// starts like a formula.
 func sample(lang string) *job.Takeoff {
 	sock := func(n int) job.SymbolCount {
 		return job.SymbolCount{Class: "socket_outlet", DisplayName: ptr("Socket outlet, \"single\""), Category: ptr("sockets"), Count: n}
@@ -27,8 +33,15 @@ func sample(lang string) *job.Takeoff {
 		Pages: []job.PageTakeoff{
 			{PageIndex: 0, Summary: job.Summary{TotalDetections: 4, BySymbol: []job.SymbolCount{sock(3), smoke}}, Printed: map[string]float64{"socket_outlet": 6}},
 			{PageIndex: 1, Summary: job.Summary{TotalDetections: 2, BySymbol: []job.SymbolCount{sock(2)}}},
+			{PageIndex: 2, Summary: job.Summary{BySymbol: []job.SymbolCount{}}},
 		},
 		Printed: map[string]float64{"socket_outlet": 6},
+		Legend: []job.TakeoffLegendRow{
+			{PageIndex: 2, Description: "Socket outlet 230 V", Class: "socket_outlet", DisplayName: ptr("Socket outlet, \"single\""), Printed: num(6), Detected: 5},
+			{PageIndex: 2, Description: "Smoke detector", Class: "smoke_detector", DisplayName: ptr("Savuilmaisin"), Detected: 1},
+			{PageIndex: 2, Description: "Cable tray", Printed: num(2)},
+			{PageIndex: 2, Description: "=HYPERLINK(\"x\")", Class: "speaker", DisplayName: ptr("Speaker"), Printed: num(0)},
+		},
 	}
 }
 
@@ -37,7 +50,13 @@ func TestCSV(t *testing.T) {
 	if err := CSV(&b, sample("en")); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := csv.NewReader(&b).ReadAll()
+	// The per-class section ends at the first empty line: what a partner
+	// that read the file before the legend check existed reads.
+	first, second, ok := bytes.Cut(b.Bytes(), []byte("\r\n\r\n"))
+	if !ok {
+		t.Fatalf("no empty line between the sections:\n%s", b.String())
+	}
+	rows, err := csv.NewReader(bytes.NewReader(append(first, '\r', '\n'))).ReadAll()
 	if err != nil {
 		t.Fatalf("not CSV: %v", err)
 	}
@@ -48,6 +67,20 @@ func TestCSV(t *testing.T) {
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("rows %q", rows)
+	}
+	legend, err := csv.NewReader(bytes.NewReader(second)).ReadAll()
+	if err != nil {
+		t.Fatalf("legend section not CSV: %v", err)
+	}
+	wantLegend := [][]string{
+		LegendCSVHeader,
+		{"2", "Socket outlet 230 V", "socket_outlet", "Socket outlet, \"single\"", "", "", "6", "5", "-1"},
+		{"2", "Smoke detector", "smoke_detector", "Savuilmaisin", "", "", "", "1", ""},
+		{"2", "Cable tray", "", "", "", "", "2", "0", "-2"},
+		{"2", "'=HYPERLINK(\"x\")", "speaker", "Speaker", "", "", "0", "0", "0"},
+	}
+	if !slices.EqualFunc(legend, wantLegend, slices.Equal) {
+		t.Errorf("legend section %q, want %q", legend, wantLegend)
 	}
 	sum := 0
 	for i := range want {
@@ -75,6 +108,34 @@ func TestCSVEmpty(t *testing.T) {
 	}
 }
 
+// TestCSVWithoutLegend: a job without legend rows gives the per-class
+// section alone, the file partners read before the legend check existed.
+func TestCSVWithoutLegend(t *testing.T) {
+	tk := sample("en")
+	tk.Legend = nil
+	var b bytes.Buffer
+	if err := CSV(&b, tk); err != nil {
+		t.Fatal(err)
+	}
+	want := "class,display_name,category,talo2010_code,count,printed_quantity\r\n" +
+		"socket_outlet,\"Socket outlet, \"\"single\"\"\",sockets,,5,6\r\n" +
+		"smoke_detector,Savuilmaisin,detectors,T-1,1,\r\n"
+	if got := b.String(); got != want {
+		t.Errorf("CSV = %q, want %q", got, want)
+	}
+}
+
+func TestSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"=1+1": "'=1+1", "+358": "'+358", "-x": "'-x", "@SUM(A1)": "'@SUM(A1)", "\tx": "'\tx", "\rx": "'\rx",
+		"": "", "Socket = 230 V": "Socket = 230 V", "'quoted": "'quoted",
+	} {
+		if got := Safe(in); got != want {
+			t.Errorf("Safe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func readXLSX(t *testing.T, tk *job.Takeoff) *excelize.File {
 	t.Helper()
 	var b bytes.Buffer
@@ -91,7 +152,7 @@ func readXLSX(t *testing.T, tk *job.Takeoff) *excelize.File {
 
 func TestXLSX(t *testing.T) {
 	f := readXLSX(t, sample("en"))
-	if got := f.GetSheetList(); !slices.Equal(got, []string{"Take-off", "Page 1", "Page 2"}) {
+	if got := f.GetSheetList(); !slices.Equal(got, []string{"Take-off", "Legend check", "Page 1", "Page 2"}) { // page 3: no detections, no sheet
 		t.Fatalf("sheets %q", got)
 	}
 	rows, err := f.GetRows("Take-off")
@@ -100,8 +161,8 @@ func TestXLSX(t *testing.T) {
 	}
 	want := [][]string{
 		{"Symbol", "Class", "Category", "Talo 2010", "Count", "Printed quantity (legend)"},
-		{"Socket outlet, \"single\"", "socket_outlet", "sockets", "", "5", "6"},
-		{"Savuilmaisin", "smoke_detector", "detectors", "T-1", "1"},
+		{"Socket outlet, \"single\"", "socket_outlet", "Sockets", "", "5", "6"},
+		{"Savuilmaisin", "smoke_detector", "Detectors", "T-1", "1"},
 		{"Total", "", "", "", "6"},
 	}
 	if len(rows) != len(want) {
@@ -130,6 +191,27 @@ func TestXLSX(t *testing.T) {
 	if len(p2) != 3 || p2[1][4] != "2" || len(p2[1]) != 5 || p2[2][4] != "2" {
 		t.Errorf("page 2 sheet %q (no printed quantity on this page)", p2)
 	}
+	legend, _ := f.GetRows("Legend check")
+	wantLegend := [][]string{
+		{"Page", "Description", "Symbol", "Tag", "Part number", "Printed quantity", "Detected", "Difference"},
+		{"3", "Socket outlet 230 V", "Socket outlet, \"single\"", "", "", "6", "5", "-1"},
+		{"3", "Smoke detector", "Savuilmaisin", "", "", "", "1"},
+		{"3", "Cable tray", "", "", "", "2", "0", "-2"},
+		{"3", "=HYPERLINK(\"x\")", "Speaker", "", "", "0", "0", "0"},
+	}
+	if !slices.EqualFunc(legend, wantLegend, slices.Equal) {
+		t.Errorf("legend check %q, want %q", legend, wantLegend)
+	}
+	if fm, _ := f.GetCellFormula("Legend check", "H2"); fm != "G2-F2" {
+		t.Errorf("difference formula %q", fm)
+	}
+	if v, _ := f.CalcCellValue("Legend check", "H4"); v != "-2" {
+		t.Errorf("difference computes to %q", v)
+	}
+	// A description is the drawing's text: a text cell, never a formula.
+	if fm, _ := f.GetCellFormula("Legend check", "B5"); fm != "" {
+		t.Errorf("description written as formula %q", fm)
+	}
 	props, err := f.GetDocProps()
 	if err != nil || props.Identifier != "j1" || props.Title != "Take-off of plan.pdf" {
 		t.Errorf("doc props %+v %v", props, err)
@@ -140,7 +222,7 @@ func TestXLSXFinnishAndEmpty(t *testing.T) {
 	tk := &job.Takeoff{JobID: "j", Lang: "fi", Summary: job.Summary{BySymbol: []job.SymbolCount{}},
 		Pages: []job.PageTakeoff{{PageIndex: 0, Summary: job.Summary{BySymbol: []job.SymbolCount{}}}}}
 	f := readXLSX(t, tk)
-	if got := f.GetSheetList(); !slices.Equal(got, []string{"Määrälaskenta", "Sivu 1"}) {
+	if got := f.GetSheetList(); !slices.Equal(got, []string{"Määrälaskenta"}) { // no detections, no legend: no other sheet
 		t.Fatalf("sheets %q", got)
 	}
 	rows, _ := f.GetRows("Määrälaskenta")
@@ -149,5 +231,36 @@ func TestXLSXFinnishAndEmpty(t *testing.T) {
 	}
 	if fm, _ := f.GetCellFormula("Määrälaskenta", "E2"); fm != "" {
 		t.Errorf("empty take-off has total formula %q (it would refer to itself)", fm)
+	}
+}
+
+func TestXLSXFinnish(t *testing.T) {
+	f := readXLSX(t, sample("fi"))
+	if got := f.GetSheetList(); !slices.Equal(got, []string{"Määrälaskenta", "Selitteen tarkistus", "Sivu 1", "Sivu 2"}) {
+		t.Fatalf("sheets %q", got)
+	}
+	rows, _ := f.GetRows("Määrälaskenta")
+	if len(rows) != 4 || rows[1][2] != "Pistorasiat" || rows[2][2] != "Ilmaisimet" {
+		t.Errorf("rows %q, want Finnish category names", rows)
+	}
+	legend, _ := f.GetRows("Selitteen tarkistus")
+	if len(legend) != 5 || legend[0][0] != "Sivu" || legend[0][7] != "Erotus" {
+		t.Errorf("legend check %q", legend)
+	}
+}
+
+// TestCategoryNames: every category of the catalog has a name in each
+// language, so no key reaches an estimator's sheet.
+func TestCategoryNames(t *testing.T) {
+	c, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lang, wd := range wordsByLang {
+		for _, s := range c.Symbols() {
+			if wd.categories[s.Category] == "" {
+				t.Errorf("%s: category %q of %s has no name", lang, s.Category, s.Class)
+			}
+		}
 	}
 }

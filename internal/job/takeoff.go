@@ -25,6 +25,37 @@ type Takeoff struct {
 	// job has no legend reading. Never part of Summary: a printed quantity
 	// is a claim of the drawing, not a detection.
 	Printed map[string]float64
+	// Legend is the legend check: one line per legend row read, in the
+	// job's order (the poll's legend), rows detected 0 times and rows of
+	// no class included. Empty when the job has no legend reading.
+	Legend []TakeoffLegendRow
+}
+
+// TakeoffLegendRow is one legend row of a take-off beside what was
+// detected with its glyph under the take-off's filter, reviews applied
+// (the poll's legend[].detected).
+type TakeoffLegendRow struct {
+	PageIndex   int
+	Description string
+	// Class is "" when the row names no catalog class; DisplayName is
+	// then nil, else the class's name in Takeoff.Lang.
+	Class       string
+	DisplayName *string
+	// Tag and PartNumber are the row's tag and part number as printed;
+	// legend reading does not read them yet, so they are always "".
+	Tag, PartNumber string
+	// Printed is the quantity the row prints, nil when none.
+	Printed  *int
+	Detected int
+}
+
+// Difference is Detected less Printed; ok is false when the row prints
+// no quantity.
+func (r TakeoffLegendRow) Difference() (d int, ok bool) {
+	if r.Printed == nil {
+		return 0, false
+	}
+	return r.Detected - *r.Printed, true
 }
 
 // PageTakeoff is the take-off of one page.
@@ -48,13 +79,22 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 	}
 	f := s.filter(j, o.Confidence)
 	t := &Takeoff{JobID: j.ID, FileName: j.FileName, ExternalRef: j.ExternalRef, CompletedAt: timestampPtr(j.CompletedAt),
-		ConfidenceMode: f.Mode(), Lang: o.Lang, Pages: make([]PageTakeoff, 0, len(j.Pages))}
+		ConfidenceMode: f.Mode(), Lang: o.Lang, Pages: make([]PageTakeoff, 0, len(j.Pages)), Legend: make([]TakeoffLegendRow, len(j.Legend))}
+	for i, r := range j.Legend {
+		t.Legend[i] = TakeoffLegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Printed: r.Quantity}
+		if r.Class != "" {
+			t.Legend[i].DisplayName = s.Symbol(r.Class, o.Lang).DisplayName
+		}
+	}
 	total := map[string]int{}
 	err = s.eachPage(ctx, j, f, func(p Page, kept []storedDetection) error {
 		counts := map[string]int{}
 		for _, d := range kept {
 			counts[d.Class]++
 			total[d.Class]++
+			if d.LegendRow > 0 && d.LegendRow <= len(t.Legend) {
+				t.Legend[d.LegendRow-1].Detected++
+			}
 		}
 		t.Pages = append(t.Pages, PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang), Printed: printed(j.Legend, p.Index)})
 		return nil

@@ -47,6 +47,7 @@ func RunContract(t *testing.T, newSvc NewService) {
 		{"Errors", contractErrors},
 		{"SymbolsAndIcons", contractSymbolsAndIcons},
 		{"StartValidation", contractStartValidation},
+		{"StartOnUpload", contractStartOnUpload},
 		{"IdempotencyKey", contractIdempotencyKey},
 		{"RateLimit", contractRateLimit},
 		{"CallbackURLGuard", contractCallbackURLGuard},

@@ -338,7 +338,9 @@ func newAWSService(t *testing.T, o serviceOptions) *awsService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uploadApp, err := awsapp.New(ctx, getenv, awsapp.Needs{WebhookRetries: testRetries, Clock: o.Clock, Logger: log})
+	// The upload function starts jobs created with start_on_upload: it
+	// checks the file and hands the job to the state machine.
+	uploadApp, err := awsapp.New(ctx, getenv, awsapp.Needs{Files: files, Flow: true, WebhookRetries: testRetries, Clock: o.Clock, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,6 +501,14 @@ func (s *awsService) Upload(t *testing.T, c *apitest.Client, created map[string]
 		s.objectCreated(t, job.UploadKey(created["job_id"].(string)), len(data), r.Header.Get("ETag"))
 	}
 	return r
+}
+
+// RepeatUploadEvent delivers the "Object Created" event of the job's
+// upload key again, as EventBridge may (apitest.UploadEventRepeater). The
+// function looks at what is stored, not at the event's facts.
+func (s *awsService) RepeatUploadEvent(t *testing.T, jobID string) {
+	t.Helper()
+	s.objectCreated(t, job.UploadKey(jobID), 0, "")
 }
 
 func (s *awsService) objectCreated(t *testing.T, key string, size int, etag string) {

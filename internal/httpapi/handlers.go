@@ -63,6 +63,8 @@ func expected(te *json.UnmarshalTypeError) string {
 		return "a number"
 	case "models":
 		return "an array of strings"
+	case "start_on_upload":
+		return "a boolean"
 	}
 	return "a string"
 }

@@ -66,6 +66,7 @@ func (s *Service) RecordUpload(ctx context.Context, jobID string) (bool, error) 
 			replaced = j.Upload.BlobKey
 		}
 		j.Upload = &Upload{Size: info.Size, ETag: info.ETag, StoredAt: s.now(), BlobKey: UploadKey(jobID), Generation: gen}
+		j.StartError = nil
 		changed = true
 		return nil
 	})

@@ -35,6 +35,11 @@ type Job struct {
 	Confidence  *float64 `json:"confidence,omitempty"` // job default flat threshold
 	ExternalRef *string  `json:"external_ref,omitempty"`
 	CallbackURL string   `json:"callback_url,omitempty"`
+	// StartOnUpload: a recorded upload starts the job (StartUploaded).
+	StartOnUpload bool `json:"start_on_upload,omitempty"`
+	// StartError is why the last start check refused the stored file;
+	// nil once a new upload is recorded or the job is queued.
+	StartError *StartError `json:"start_error,omitempty"`
 
 	CreatedAt       time.Time  `json:"created_at"`
 	UploadExpiresAt time.Time  `json:"upload_expires_at"`

@@ -53,10 +53,11 @@ func (s *Service) view(ctx context.Context, j *Job, o ReadOptions) (any, error) 
 			return nil, err
 		}
 		return &AwaitingView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CreatedAt: Timestamp(j.CreatedAt),
-			FileName: j.FileName, Uploaded: j.Upload != nil, Upload: up}, nil
+			FileName: j.FileName, Uploaded: j.Upload != nil, Upload: up,
+			StartOnUpload: j.StartOnUpload, StartError: startErrorView(j.StartError)}, nil
 	case Queued, Processing:
 		v := &RunningView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CreatedAt: Timestamp(j.CreatedAt),
-			StartedAt: timestampPtr(j.StartedAt), FileName: strPtr(j.FileName)}
+			StartedAt: timestampPtr(j.StartedAt), FileName: strPtr(j.FileName), StartOnUpload: j.StartOnUpload}
 		if j.Status == Processing {
 			v.PagesTotal, v.PagesDone = j.PagesTotal, j.PagesDone
 		}

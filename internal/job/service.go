@@ -266,6 +266,9 @@ type InitRequest struct {
 	Confidence  *float64  `json:"confidence"`
 	ExternalRef *string   `json:"external_ref"`
 	CallbackURL *string   `json:"callback_url"`
+	// StartOnUpload asks for the job to start when its upload arrives
+	// (additive; see StartUploaded).
+	StartOnUpload *bool `json:"start_on_upload"`
 }
 
 // normalised is the validated init request with defaults applied; its JSON
@@ -278,6 +281,9 @@ type normalised struct {
 	Confidence  *float64 `json:"confidence"`
 	ExternalRef *string  `json:"external_ref"`
 	CallbackURL string   `json:"callback_url"`
+	// omitempty: a request without start_on_upload hashes as it did
+	// before the field existed, so stored Idempotency-Keys still match.
+	StartOnUpload bool `json:"start_on_upload,omitempty"`
 }
 
 func (s *Service) validateInit(ctx context.Context, r InitRequest) (normalised, error) {
@@ -342,6 +348,9 @@ func (s *Service) validateInit(ctx context.Context, r InitRequest) (normalised, 
 		}
 		n.CallbackURL = *r.CallbackURL
 	}
+	if r.StartOnUpload != nil {
+		n.StartOnUpload = *r.StartOnUpload
+	}
 	return n, nil
 }
 
@@ -370,6 +379,7 @@ func (s *Service) Init(ctx context.Context, c Caller, r InitRequest, idempotency
 		Confidence:      n.Confidence,
 		ExternalRef:     n.ExternalRef,
 		CallbackURL:     n.CallbackURL,
+		StartOnUpload:   n.StartOnUpload,
 		CreatedAt:       now,
 		UploadExpiresAt: now.Add(s.cfg.UploadTTL),
 	}
@@ -482,7 +492,9 @@ func (s *sizedReader) Read(p []byte) (int, error) {
 
 // Upload stores the body of the signed PUT for jobID (the signature was
 // checked by the caller). contentLength is -1 when unknown. A second upload
-// before start replaces the first.
+// before start replaces the first. A job created with start_on_upload is
+// then started as the start call would (StartUploaded); the answer's status
+// says whether it was.
 func (s *Service) Upload(ctx context.Context, jobID, contentType string, contentLength int64, body io.Reader) (*Uploaded, error) {
 	j, err := s.cfg.Store.GetJob(ctx, jobID)
 	if errors.Is(err, ErrNotFound) {
@@ -535,6 +547,7 @@ func (s *Service) Upload(ctx context.Context, jobID, contentType string, content
 			old = j.Upload.BlobKey
 		}
 		j.Upload = &Upload{Size: n, SHA256: sum, StoredAt: s.now(), BlobKey: key, Generation: gen}
+		j.StartError = nil
 		return nil
 	})
 	if err != nil {
@@ -552,7 +565,19 @@ func (s *Service) Upload(ctx context.Context, jobID, contentType string, content
 			s.log.Warn("delete replaced upload", "job_id", jobID, "err", err)
 		}
 	}
-	return &Uploaded{JobID: jobID, Status: AwaitingUpload, Size: n, SHA256: sum}, nil
+	status := AwaitingUpload
+	if j.StartOnUpload {
+		started, err := s.StartUploaded(ctx, jobID)
+		if err != nil {
+			// The file is stored; the job stays awaiting_upload and the
+			// start call can still start it.
+			s.log.Error("start on upload", "job_id", jobID, "err", err)
+		}
+		if started {
+			status = Queued
+		}
+	}
+	return &Uploaded{JobID: jobID, Status: status, Size: n, SHA256: sum}, nil
 }
 
 // ---- start ----
@@ -576,7 +601,8 @@ var errUploadChanged = errors.New("the upload changed while start was checking i
 
 // Start checks the uploaded file and queues the job. The file must be what
 // mime_type claims and open within the limits; otherwise the job stays
-// awaiting_upload and the 422 names the reason in details.
+// awaiting_upload, the 422 names the reason in details, and the job
+// records the refusal (Job.StartError, the poll's start_error).
 //
 // In local mode the file is the one the last signed PUT stored. With
 // direct uploads (Config.Direct) it is the object at UploadKey now: start
@@ -585,11 +611,26 @@ var errUploadChanged = errors.New("the upload changed while start was checking i
 // that copy. A PUT racing with start therefore never changes the bytes
 // that were checked.
 func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, error) {
+	return s.start(ctx, jobID, func() (*Job, error) { return s.owned(ctx, c, jobID) })
+}
+
+// canStart reports whether the service can check and queue jobs.
+func (s *Service) canStart() error {
 	if s.cfg.Files == nil || s.cfg.Flow == nil {
-		return nil, internal("start", errors.New("this service was built without a file reader or a flow (Config.Files, Config.Flow)"))
+		return internal("start", errors.New("this service was built without a file reader or a flow (Config.Files, Config.Flow)"))
+	}
+	return nil
+}
+
+// start is Start with load reading the job (and answering 404 where the
+// caller may not see it): the one start check and transition of both the
+// start call and StartUploaded.
+func (s *Service) start(ctx context.Context, jobID string, load func() (*Job, error)) (*Started, error) {
+	if err := s.canStart(); err != nil {
+		return nil, err
 	}
 	for round := 1; ; round++ {
-		j, err := s.owned(ctx, c, jobID)
+		j, err := load()
 		if err != nil {
 			return nil, err
 		}
@@ -619,16 +660,18 @@ func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, 
 				replaced = j.Upload.BlobKey
 			}
 			if inv != nil {
-				if j.Upload != nil && j.Upload.BlobKey == up.BlobKey && j.Upload.Invalid {
+				if j.Upload != nil && j.Upload.BlobKey == up.BlobKey && j.Upload.Invalid && j.StartError != nil {
 					return errNoChange
 				}
 				j.Upload = &up
+				j.StartError = refusal(inv, s.now())
 				return nil
 			}
 			j.Status = Queued
 			now := s.now()
 			j.QueuedAt = &now
 			j.Upload = &up
+			j.StartError = nil
 			return nil
 		})
 		if errors.Is(err, errUploadChanged) {
@@ -644,12 +687,8 @@ func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, 
 		}
 		s.dropPinned(ctx, jobID, replaced)
 		if inv != nil {
-			details := map[string]any{}
-			for k, v := range inv.Details {
-				details[k] = v
-			}
-			details["reason"] = inv.Reason
-			return nil, &Error{Code: CodeUnprocessable, Message: "the uploaded file cannot be processed: " + inv.Message, Details: details}
+			r := refusal(inv, time.Time{})
+			return nil, &Error{Code: CodeUnprocessable, Message: r.Message, Details: r.Details}
 		}
 		if err := s.cfg.Flow.Enqueue(ctx, j.ID); err != nil {
 			// The job is recorded as queued; the runner's scan (local) or the

@@ -51,6 +51,11 @@ type AwaitingView struct {
 	FileName    string           `json:"file_name"`
 	Uploaded    bool             `json:"uploaded"`
 	Upload      UploadDescriptor `json:"upload"`
+	// StartOnUpload and StartError are additive: whether an upload starts
+	// the job, and why the last start check refused the stored file (null
+	// when none did, or a new upload has replaced that file).
+	StartOnUpload bool            `json:"start_on_upload"`
+	StartError    *StartErrorView `json:"start_error"`
 }
 
 // RunningView is the poll response of a queued or processing job.
@@ -63,6 +68,8 @@ type RunningView struct {
 	FileName    *string `json:"file_name"`
 	PagesTotal  *int    `json:"pages_total"`
 	PagesDone   *int    `json:"pages_done"`
+	// StartOnUpload is additive: init's start_on_upload.
+	StartOnUpload bool `json:"start_on_upload"`
 }
 
 // Thresholds are a model's inference thresholds.

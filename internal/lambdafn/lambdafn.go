@@ -245,8 +245,9 @@ func uploadJob(key string) (string, bool) {
 
 // Upload is the upload-event function: for each object created at a job's
 // upload key in bucket it records what is stored there now on the job
-// (job.Service.RecordUpload). Other keys are ignored. An error makes
-// EventBridge's asynchronous invocation retry.
+// (job.Service.RecordUpload) and starts a job created with
+// start_on_upload (job.Service.StartUploaded). Other keys are ignored. An
+// error makes EventBridge's asynchronous invocation retry.
 func Upload(svc *job.Service, bucket string, logs *Logs) func(context.Context, json.RawMessage) error {
 	log := logs.Logger()
 	return func(ctx context.Context, raw json.RawMessage) error {
@@ -272,6 +273,16 @@ func Upload(svc *job.Service, bucket string, logs *Logs) func(context.Context, j
 				continue
 			}
 			log.Info("upload recorded", "job_id", id, "changed", changed)
+			// A job created with start_on_upload starts now, once however
+			// often the event repeats (job.Service.StartUploaded).
+			started, err := svc.StartUploaded(ctx, id)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if started {
+				log.Info("job started on upload", "job_id", id)
+			}
 		}
 		return errors.Join(errs...)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -32,11 +31,13 @@ The output, on stdout, is one of:
 	            name, class, category, count), then each legend row read
 	            (page, description, class, printed quantity, detected)
 	--csv       the API's takeoff.csv (class, display_name, category,
-	            talo2010_code, count, printed_quantity; then, after an
-	            empty line, the legend check: page_index, description,
-	            class, display_name, tag, part_number, printed_quantity,
-	            detected, difference); with several files one CSV, a
-	            "file" column first in both sections
+	            talo2010_code, count, printed_quantity); with several
+	            files one CSV with a "file" column first
+	--legend-csv
+	            the API's legend-check.csv: one row per legend row read
+	            (page_index, description, class, display_name, tag,
+	            part_number, printed_quantity, detected, difference);
+	            with several files one CSV with a "file" column first
 	--json      a JSON array, one object per file: file, page_count,
 	            pages (page_index, kind, detection_count), confidence_mode,
 	            summary and legend as in the API's poll of a done job
@@ -57,6 +58,7 @@ func takeoffCommand() command {
 type takeoffOptions struct {
 	read      readFlags
 	csv, json bool
+	legendCSV bool
 	xlsx      string
 	lang      string
 }
@@ -64,6 +66,7 @@ type takeoffOptions struct {
 func takeoffFlags(fs *flag.FlagSet, e env) func(context.Context, []string) error {
 	var o takeoffOptions
 	fs.BoolVar(&o.csv, "csv", false, "write the take-off as CSV (the API's takeoff.csv)")
+	fs.BoolVar(&o.legendCSV, "legend-csv", false, "write the legend check as CSV (the API's legend-check.csv)")
 	fs.BoolVar(&o.json, "json", false, "write the take-off as JSON")
 	fs.StringVar(&o.xlsx, "xlsx", "", "write the take-off as an Excel workbook (the API's takeoff.xlsx) to `OUT`")
 	fs.StringVar(&o.lang, "lang", catalog.LangEnglish, "`language` of display names: en or fi")
@@ -74,7 +77,7 @@ func takeoffFlags(fs *flag.FlagSet, e env) func(context.Context, []string) error
 // check refuses a command line that cannot run.
 func (o takeoffOptions) check(files []string) error {
 	formats := 0
-	for _, on := range []bool{o.csv, o.json, o.xlsx != ""} {
+	for _, on := range []bool{o.csv, o.legendCSV, o.json, o.xlsx != ""} {
 		if on {
 			formats++
 		}
@@ -83,7 +86,7 @@ func (o takeoffOptions) check(files []string) error {
 	case len(files) == 0:
 		return &usageError{cmd: "takeoff", msg: "takeoff: no FILE given"}
 	case formats > 1:
-		return &usageError{cmd: "takeoff", msg: "takeoff: choose one of --csv, --json and --xlsx"}
+		return &usageError{cmd: "takeoff", msg: "takeoff: choose one of --csv, --legend-csv, --json and --xlsx"}
 	case o.lang != catalog.LangEnglish && o.lang != catalog.LangFinnish:
 		return &usageError{cmd: "takeoff", msg: fmt.Sprintf("takeoff: --lang %q is not en or fi", o.lang)}
 	}
@@ -142,7 +145,9 @@ func takeoff(ctx context.Context, files []string, o takeoffOptions, e env) error
 	}
 	switch {
 	case o.csv:
-		err = writeCSV(e.stdout, results)
+		err = writeCSV(e.stdout, results, false)
+	case o.legendCSV:
+		err = writeCSV(e.stdout, results, true)
 	case o.json:
 		err = writeJSON(e.stdout, results)
 	case o.xlsx == "":
@@ -192,38 +197,32 @@ func writeXLSX(path string, t *job.Takeoff) error {
 	return nil
 }
 
-// writeCSV writes the API's CSV of one file, or of several with a "file"
-// column first: every file's class rows, then, when any file has legend
-// rows, an empty line and every file's legend check rows.
-func writeCSV(w io.Writer, results []*result) error {
+// writeCSV writes the API's takeoff.csv (legend false) or
+// legend-check.csv (legend true) of one file, or of several in one table
+// with a "file" column first.
+func writeCSV(w io.Writer, results []*result, legend bool) error {
 	if len(results) == 1 {
+		if legend {
+			return export.LegendCSV(w, results[0].Takeoff)
+		}
 		return export.CSV(w, results[0].Takeoff)
 	}
-	cw := csv.NewWriter(w)
-	cw.UseCRLF = true
-	rows := [][]string{append([]string{"file"}, export.CSVHeader...)}
-	var legend [][]string
+	header := export.CSVHeader
+	if legend {
+		header = export.LegendCSVHeader
+	}
+	rows := [][]string{append([]string{"file"}, header...)}
 	for _, res := range results {
-		classes, lrows := export.Records(res.Takeoff)
+		recs, lrecs := export.Records(res.Takeoff)
+		if legend {
+			recs = lrecs
+		}
 		file := export.Safe(res.File)
-		for _, rec := range classes {
+		for _, rec := range recs {
 			rows = append(rows, append([]string{file}, rec...))
 		}
-		for _, rec := range lrows {
-			legend = append(legend, append([]string{file}, rec...))
-		}
 	}
-	if len(legend) > 0 {
-		rows = append(rows, []string{}, append([]string{"file"}, export.LegendCSVHeader...))
-		rows = append(rows, legend...)
-	}
-	for _, row := range rows {
-		if err := cw.Write(row); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	return export.WriteRecords(w, rows)
 }
 
 // fileTakeoff is one file's take-off in JSON: the API's poll of the done

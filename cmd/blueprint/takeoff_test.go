@@ -101,8 +101,8 @@ func api(t *testing.T, vars map[string]string) (*apitest.Client, string) {
 }
 
 // apiTakeoff runs the file at path as a job of c and returns the poll of
-// the done job and its takeoff.csv.
-func apiTakeoff(t *testing.T, c *apitest.Client, path string) (map[string]any, string) {
+// the done job, its takeoff.csv and its legend-check.csv.
+func apiTakeoff(t *testing.T, c *apitest.Client, path string) (map[string]any, string, string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -124,7 +124,11 @@ func apiTakeoff(t *testing.T, c *apitest.Client, path string) (map[string]any, s
 	if r.Status != 200 {
 		t.Fatalf("takeoff.csv: %d %s", r.Status, r.Body)
 	}
-	return poll, string(r.Body)
+	lr := c.Do("GET", "/v1/jobs/"+id+"/legend-check.csv", apitest.KeyA, nil, nil)
+	if lr.Status != 200 {
+		t.Fatalf("legend-check.csv: %d %s", lr.Status, lr.Body)
+	}
+	return poll, string(r.Body), string(lr.Body)
 }
 
 // counts are what a take-off counts: per class, per legend row (page,
@@ -206,7 +210,7 @@ func TestTakeoffEqualsAPI(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			vars := c.vars(t)
 			client, _ := api(t, vars)
-			poll, csv := apiTakeoff(t, client, sheet)
+			poll, csv, legendCSV := apiTakeoff(t, client, sheet)
 			want := countsOf(t, poll)
 			if got := cliTakeoff(t, vars, sheet); !reflect.DeepEqual(got, want) {
 				t.Errorf("takeoff:\n%+v\nthe API:\n%+v", got, want)
@@ -218,7 +222,11 @@ func TestTakeoffEqualsAPI(t *testing.T) {
 			if code != exitOK || stdout != csv {
 				t.Errorf("takeoff --csv: exit %d %s\n%q\nthe API's takeoff.csv:\n%q", code, stderr, stdout, csv)
 			}
-			checkLegendSection(t, poll, csv)
+			code, stdout, stderr = cli(t, vars, "takeoff", "--legend-csv", sheet)
+			if code != exitOK || stdout != legendCSV {
+				t.Errorf("takeoff --legend-csv: exit %d %s\n%q\nthe API's legend-check.csv:\n%q", code, stderr, stdout, legendCSV)
+			}
+			checkLegendCSV(t, poll, legendCSV)
 			// --confidence is the API's ?confidence=.
 			flat := client.Do("GET", "/v1/jobs/"+poll["job_id"].(string)+"?confidence=0.1", apitest.KeyA, nil, nil).JSON(t)
 			code, stdout, stderr = cli(t, vars, "takeoff", "--json", "--confidence", "0.1", sheet)
@@ -233,23 +241,18 @@ func TestTakeoffEqualsAPI(t *testing.T) {
 	}
 }
 
-// checkLegendSection checks the take-off CSV's legend check, after the
-// empty line, against the poll's legend: one row per legend row, in order,
-// with its page, description, class, printed quantity, detected and their
-// difference.
-func checkLegendSection(t *testing.T, poll map[string]any, body string) {
+// checkLegendCSV checks the legend check's CSV against the poll's legend:
+// one row per legend row, in order, with its page, description, class,
+// printed quantity, detected and their difference.
+func checkLegendCSV(t *testing.T, poll map[string]any, body string) {
 	t.Helper()
-	_, second, ok := strings.Cut(body, "\r\n\r\n")
-	if !ok {
-		t.Fatalf("takeoff.csv has no legend section:\n%s", body)
-	}
-	rows, err := csv.NewReader(strings.NewReader(second)).ReadAll()
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
 	if err != nil || len(rows) == 0 || !slices.Equal(rows[0], export.LegendCSVHeader) {
-		t.Fatalf("legend section: %v %q", err, rows)
+		t.Fatalf("legend-check.csv: %v %q", err, rows)
 	}
 	legend := poll["legend"].([]any)
 	if len(rows)-1 != len(legend) {
-		t.Fatalf("legend section has %d rows, the poll %d legend rows", len(rows)-1, len(legend))
+		t.Fatalf("legend-check.csv has %d rows, the poll %d legend rows", len(rows)-1, len(legend))
 	}
 	for i, l := range legend {
 		m := l.(map[string]any)
@@ -279,7 +282,7 @@ func TestTakeoffEqualsAPIRealData(t *testing.T) {
 	vars := withRaster(t)
 	client, _ := api(t, vars)
 	for _, path := range sets {
-		poll, _ := apiTakeoff(t, client, path)
+		poll, _, _ := apiTakeoff(t, client, path)
 		want := countsOf(t, poll)
 		got := cliTakeoff(t, vars, path)
 		if !reflect.DeepEqual(got, want) {

@@ -16,8 +16,8 @@ import (
 // contractTakeoffExports checks the CSV and XLSX take-off of a real job against
 // the poll's summary under the same filter: one row per class with the
 // summary's name, category, code and count, counts summing to
-// total_detections; the legend check (a CSV section after an empty line, an
-// XLSX sheet) only when the poll has legend rows, one row each; and (XLSX)
+// total_detections; the legend check (legend-check.csv, one row per poll
+// legend row; an XLSX sheet only when there are some); and (XLSX)
 // category names rather than keys, and one sheet per page with detections
 // summing to the page's detection_count, none for a page without.
 func contractTakeoffExports(t *testing.T, newSvc NewService) {
@@ -51,23 +51,24 @@ func contractTakeoffExports(t *testing.T, newSvc NewService) {
 				t.Errorf("Content-Disposition %q", r.Header.Get("Content-Disposition"))
 			}
 			legend := poll["legend"].([]any)
-			classSection, legendSection, twoSections := bytes.Cut(r.Body, []byte("\r\n\r\n"))
-			if twoSections != (len(legend) > 0) {
-				t.Fatalf("csv has a legend section: %v; the poll has %d legend rows\n%s", twoSections, len(legend), r.Body)
+			lr := api.Do("GET", "/v1/jobs/"+id+"/legend-check.csv"+c.query, KeyA, nil, hdr)
+			if lr.Status != 200 {
+				t.Fatalf("legend-check.csv: %d %s", lr.Status, lr.Body)
 			}
-			if twoSections {
-				classSection = append(classSection, '\r', '\n')
-				lrows, err := csv.NewReader(bytes.NewReader(legendSection)).ReadAll()
-				if err != nil || len(lrows) != len(legend)+1 || !slices.Equal(lrows[0], []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference"}) {
-					t.Fatalf("csv legend section (%v): %q, want a header and %d rows", err, lrows, len(legend))
-				}
-				for i, l := range legend {
-					m := l.(map[string]any)
-					if lrows[i+1][7] != strconv.Itoa(int(m["detected"].(float64))) {
-						t.Errorf("csv legend row %d %q, poll legend %v", i, lrows[i+1], m)
-					}
+			if _, p, err := mime.ParseMediaType(lr.Header.Get("Content-Disposition")); err != nil || p["filename"] != "a-legend-check.csv" {
+				t.Errorf("legend check Content-Disposition %q", lr.Header.Get("Content-Disposition"))
+			}
+			lrows, err := csv.NewReader(bytes.NewReader(lr.Body)).ReadAll()
+			if err != nil || len(lrows) != len(legend)+1 || !slices.Equal(lrows[0], []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference"}) {
+				t.Fatalf("legend-check.csv (%v): %q, want a header and %d rows", err, lrows, len(legend))
+			}
+			for i, l := range legend {
+				m := l.(map[string]any)
+				if lrows[i+1][7] != strconv.Itoa(int(m["detected"].(float64))) {
+					t.Errorf("legend check row %d %q, poll legend %v", i, lrows[i+1], m)
 				}
 			}
+			classSection := r.Body // one table: a strict reader reads it whole
 			rows, err := csv.NewReader(bytes.NewReader(classSection)).ReadAll()
 			if err != nil {
 				t.Fatalf("csv: %v\n%s", err, r.Body)

@@ -30,24 +30,38 @@ const (
 // the language of the display names.
 var CSVHeader = []string{"class", "display_name", "category", "talo2010_code", "count", "printed_quantity"}
 
-// LegendCSVHeader is the header of the CSV's second section, the legend
-// check: one row per legend row of the job.
+// LegendCSVHeader is the header of the legend check's CSV (LegendCSV):
+// one row per legend row of the job.
 var LegendCSVHeader = []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference"}
 
 // CSV writes the take-off of the whole job as RFC 4180 CSV (UTF-8, comma,
-// CRLF): CSVHeader, then one row per class in the summary's order; then,
-// when the job has legend rows, an empty line, LegendCSVHeader and one row
-// per legend row (Records). Null fields and a missing printed quantity are
-// empty cells.
+// CRLF): CSVHeader, then one row per class in the summary's order. Null
+// fields and a missing printed quantity are empty cells. It is one
+// rectangular table, as CSV readers expect; the legend check is its own
+// file (LegendCSV).
 func CSV(w io.Writer, t *job.Takeoff) error {
-	classes, legend := Records(t)
+	classes, _ := Records(t)
+	return writeCSV(w, append([][]string{CSVHeader}, classes...))
+}
+
+// LegendCSV writes the legend check of the job as CSV like CSV:
+// LegendCSVHeader, then one row per legend row in the job's order, rows
+// detected 0 times and rows of no class included (only the header when
+// the job read no legend).
+func LegendCSV(w io.Writer, t *job.Takeoff) error {
+	_, legend := Records(t)
+	return writeCSV(w, append([][]string{LegendCSVHeader}, legend...))
+}
+
+// WriteRecords writes rows as RFC 4180 CSV with CRLF line ends, the
+// format of CSV and LegendCSV.
+func WriteRecords(w io.Writer, rows [][]string) error {
+	return writeCSV(w, rows)
+}
+
+func writeCSV(w io.Writer, rows [][]string) error {
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
-	rows := append([][]string{CSVHeader}, classes...)
-	if len(legend) > 0 {
-		rows = append(rows, []string{}, LegendCSVHeader) // an empty record is an empty line
-		rows = append(rows, legend...)
-	}
 	for _, row := range rows {
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("export: write CSV: %w", err)
@@ -60,7 +74,7 @@ func CSV(w io.Writer, t *job.Takeoff) error {
 	return nil
 }
 
-// Records returns the CSV's rows without their headers: classes under
+// Records returns the rows of CSV and LegendCSV without their headers: classes under
 // CSVHeader, one per class in the summary's order, and legend under
 // LegendCSVHeader, one per legend row in the job's order (rows detected 0
 // times and rows of no class included). Text cells are made safe for

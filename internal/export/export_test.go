@@ -46,19 +46,18 @@ func sample(lang string) *job.Takeoff {
 }
 
 func TestCSV(t *testing.T) {
-	var b bytes.Buffer
+	var b, lb bytes.Buffer
 	if err := CSV(&b, sample("en")); err != nil {
 		t.Fatal(err)
 	}
-	// The per-class section ends at the first empty line: what a partner
-	// that read the file before the legend check existed reads.
-	first, second, ok := bytes.Cut(b.Bytes(), []byte("\r\n\r\n"))
-	if !ok {
-		t.Fatalf("no empty line between the sections:\n%s", b.String())
+	if err := LegendCSV(&lb, sample("en")); err != nil {
+		t.Fatal(err)
 	}
-	rows, err := csv.NewReader(bytes.NewReader(append(first, '\r', '\n'))).ReadAll()
+	// Each file is one rectangular table: a strict reader (one field count
+	// for every record) reads it whole.
+	rows, err := csv.NewReader(&b).ReadAll()
 	if err != nil {
-		t.Fatalf("not CSV: %v", err)
+		t.Fatalf("take-off not one CSV table: %v", err)
 	}
 	want := [][]string{
 		CSVHeader,
@@ -68,9 +67,9 @@ func TestCSV(t *testing.T) {
 	if len(rows) != len(want) {
 		t.Fatalf("rows %q", rows)
 	}
-	legend, err := csv.NewReader(bytes.NewReader(second)).ReadAll()
+	legend, err := csv.NewReader(&lb).ReadAll()
 	if err != nil {
-		t.Fatalf("legend section not CSV: %v", err)
+		t.Fatalf("legend check not one CSV table: %v", err)
 	}
 	wantLegend := [][]string{
 		LegendCSVHeader,
@@ -80,7 +79,7 @@ func TestCSV(t *testing.T) {
 		{"2", "'=HYPERLINK(\"x\")", "speaker", "Speaker", "", "", "0", "0", "0"},
 	}
 	if !slices.EqualFunc(legend, wantLegend, slices.Equal) {
-		t.Errorf("legend section %q, want %q", legend, wantLegend)
+		t.Errorf("legend check %q, want %q", legend, wantLegend)
 	}
 	sum := 0
 	for i := range want {
@@ -105,6 +104,13 @@ func TestCSVEmpty(t *testing.T) {
 	}
 	if got := b.String(); got != "class,display_name,category,talo2010_code,count,printed_quantity\r\n" {
 		t.Errorf("empty take-off CSV = %q", got)
+	}
+	b.Reset()
+	if err := LegendCSV(&b, tk); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != "page_index,description,class,display_name,tag,part_number,printed_quantity,detected,difference\r\n" {
+		t.Errorf("legend check of a job without a legend = %q", got)
 	}
 }
 

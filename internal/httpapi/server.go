@@ -98,6 +98,7 @@ func New(cfg Config) *Server {
 	m.HandleFunc("PATCH /v1/jobs/{job_id}/pages/{page_index}/detections/{detection_id}", s.authed(s.handleReviewDetection))
 	m.HandleFunc("GET /v1/jobs/{job_id}/takeoff.csv", s.authed(s.handleTakeoff(takeoffCSV)))
 	m.HandleFunc("GET /v1/jobs/{job_id}/takeoff.xlsx", s.authed(s.handleTakeoff(takeoffXLSX)))
+	m.HandleFunc("GET /v1/jobs/{job_id}/legend-check.csv", s.authed(s.handleTakeoff(takeoffLegendCSV)))
 	m.HandleFunc("GET /v1/symbols", s.authed(s.handleSymbols))
 	m.HandleFunc("GET /v1/symbols/{class}/icon", s.authed(s.handleIcon))
 	m.HandleFunc("POST /v1/review-links", s.authed(s.handleCreateReviewLink))

@@ -14,15 +14,17 @@ import (
 	"blueprint/internal/job"
 )
 
-// takeoffFormat is one export of GET /v1/jobs/{job_id}/takeoff.<ext>.
+// takeoffFormat is one export of the take-off: GET
+// /v1/jobs/{job_id}/<name>.<ext>, downloaded as <file>-<name>.<ext>.
 type takeoffFormat struct {
-	ext, mediaType string
-	write          func(io.Writer, *job.Takeoff) error
+	name, ext, mediaType string
+	write                func(io.Writer, *job.Takeoff) error
 }
 
 var (
-	takeoffCSV  = takeoffFormat{"csv", export.MediaCSV, export.CSV}
-	takeoffXLSX = takeoffFormat{"xlsx", export.MediaXLSX, export.XLSX}
+	takeoffCSV       = takeoffFormat{"takeoff", "csv", export.MediaCSV, export.CSV}
+	takeoffXLSX      = takeoffFormat{"takeoff", "xlsx", export.MediaXLSX, export.XLSX}
+	takeoffLegendCSV = takeoffFormat{"legend-check", "csv", export.MediaCSV, export.LegendCSV}
 )
 
 // handleTakeoff answers the take-off of a done job as a file, under the
@@ -49,7 +51,7 @@ func (s *Server) handleTakeoff(format takeoffFormat) func(http.ResponseWriter, *
 		}
 		h := w.Header()
 		h.Set("Content-Type", format.mediaType)
-		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": takeoffFileName(t.FileName, format.ext)}))
+		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": takeoffFileName(t.FileName, format.name, format.ext)}))
 		h.Set("Content-Length", strconv.Itoa(b.Len()))
 		h.Set("Content-Language", lang)
 		h.Add("Vary", "Accept-Language")
@@ -61,12 +63,12 @@ func (s *Server) handleTakeoff(format takeoffFormat) func(http.ResponseWriter, *
 	}
 }
 
-// takeoffFileName names the download after the uploaded file:
-// "plan.pdf" gives "plan-takeoff.csv".
-func takeoffFileName(fileName, ext string) string {
+// takeoffFileName names the download after the uploaded file: "plan.pdf"
+// and "takeoff" give "plan-takeoff.csv".
+func takeoffFileName(fileName, name, ext string) string {
 	base := strings.TrimSuffix(path.Base(strings.ReplaceAll(fileName, "\\", "/")), path.Ext(fileName))
 	if base == "" || base == "." || base == "/" {
 		base = "job"
 	}
-	return base + "-takeoff." + ext
+	return base + "-" + name + "." + ext
 }

@@ -314,7 +314,7 @@ LAMBDA_FLAGS := -trimpath -tags lambda.norpc -ldflags '-s -w -extldflags=-Wl,--s
 # pure-Go functions' architecture is LAMBDA_ARCH here and the template's PureGoArchitecture
 # parameter there, set together: LAMBDA_ARCH=arm64 sam build --parameter-overrides
 # PureGoArchitecture=arm64, and the same override at sam deploy (docs/decisions.md, "AWS").
-# The cgo functions (api, process) are x86_64 only: zig's target, go-fitz's MuPDF and ONNX Runtime.
+# The cgo functions (api, upload, process) are x86_64 only: zig's target, go-fitz's MuPDF and ONNX Runtime.
 LAMBDA_ARCH  ?= x86_64
 LAMBDA_GOARCH = $(if $(filter arm64,$(LAMBDA_ARCH)),arm64,$(if $(filter x86_64,$(LAMBDA_ARCH)),amd64,$(error LAMBDA_ARCH is x86_64 or arm64, not "$(LAMBDA_ARCH)")))
 # The functions that open uploads link MuPDF with cgo; zig cc links them against glibc 2.34
@@ -360,8 +360,8 @@ build-WebhookFunction:
 	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhook
 build-SweepFunction:
 	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/sweep
-build-UploadFunction:
-	$(LAMBDA_PURE) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/upload
+build-UploadFunction: $(ZIG_CC) mupdf-headers
+	$(LAMBDA_CGO) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/upload
 # The detector model is embedded in the binary (internal/raster/model); ONNX Runtime's library
 # (make ort) goes beside it under lib/, named as the image's BLUEPRINT_ONNXRUNTIME_LIB says.
 lambda-process: $(ZIG_CC) mupdf-headers $(ORT_LIB)
@@ -379,8 +379,8 @@ lambdas: lambda-process
 # The stack's checks: sam validate --lint; cfn-lint over the template after the SAM transform
 # (cfn-lint applies it) with AWS's serverless rules, as deployed by default and with every
 # optional part on (custom domain, alarm topic, arm64); sam build --build-in-source of every zip
-# function through the targets above, and of the webhook function for arm64 (LAMBDA_ARCH with
-# PureGoArchitecture), each bootstrap checked for Lambda's OS and machine (ELF, e_machine at byte
+# function through the targets above, and of the pure-Go functions (webhook, sweep) for arm64
+# (LAMBDA_ARCH with PureGoArchitecture), each bootstrap checked for Lambda's OS and machine (ELF, e_machine at byte
 # 18: 62 x86_64, 183 arm64). The process image needs Docker (not here): lambda-process builds its binary.
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 CFN_LINT := $(SAM_VENV)/bin/cfn-lint --append-rules cfn_lint_serverless.rules
@@ -397,8 +397,10 @@ sam-check: sam-tools $(ZIG_CC)
 		$(SAM) build --build-in-source --region eu-north-1 $$fn || exit 1; \
 		$(call elf_machine,.aws-sam/build/$$fn/bootstrap,62); \
 	done
-	LAMBDA_ARCH=arm64 $(SAM) build --build-in-source --region eu-north-1 WebhookFunction --parameter-overrides PureGoArchitecture=arm64
-	$(call elf_machine,.aws-sam/build/WebhookFunction/bootstrap,183)
+	for fn in WebhookFunction SweepFunction; do \
+		LAMBDA_ARCH=arm64 $(SAM) build --build-in-source --region eu-north-1 $$fn --parameter-overrides PureGoArchitecture=arm64 || exit 1; \
+		$(call elf_machine,.aws-sam/build/$$fn/bootstrap,183); \
+	done
 
 # `sam local` (needs Docker; docs/deploy.md, "sam local"): make local-invoke-<Function>
 # [EVENT=events/x.json] runs `sam local invoke` of the built function (sam build first) with its

@@ -1,7 +1,9 @@
 // Command upload is the S3 upload-event Lambda function: for each object
 // created at a job's upload key (an EventBridge "Object Created" event) it
-// records the stored object's size and ETag on the job. It builds without
-// MuPDF (CGO_ENABLED=0).
+// records the stored object's size and ETag on the job and, for a job
+// initialized with start_on_upload, starts it with the start call's own
+// check and hands it to the state machine. The check opens the upload, so
+// it links MuPDF, as the api function does.
 package main
 
 import (
@@ -12,11 +14,15 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"blueprint/internal/awsapp"
+	"blueprint/internal/config"
+	"blueprint/internal/docfiles"
+	"blueprint/internal/job"
 	"blueprint/internal/lambdafn"
 )
 
 func main() {
-	app, err := awsapp.New(context.Background(), os.Getenv, awsapp.Needs{})
+	files := func(c config.Config) job.Files { return docfiles.ForConfig(c) }
+	app, err := awsapp.New(context.Background(), os.Getenv, awsapp.Needs{Files: files, Flow: true})
 	if err != nil {
 		slog.Error("upload: init", "err", err)
 		os.Exit(1)

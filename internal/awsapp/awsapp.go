@@ -88,11 +88,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 
 // Needs says what a function uses beyond the store, blobs and catalog.
 type Needs struct {
-	// Files and Engine read and process uploads (api: Files; process:
-	// both), built from the configuration and the loaded catalog.
+	// Files and Engine read and process uploads (api, upload: Files;
+	// process: both), built from the configuration and the loaded catalog.
 	Files  func(config.Config) job.Files
 	Engine func(config.Config, *catalog.Catalog) (detect.Engine, error)
-	// Flow hands started jobs to the state machine (api, sweep).
+	// Flow hands started jobs to the state machine (api, upload, sweep).
 	Flow bool
 	// Keys loads the API keys from Secrets Manager (api: authentication;
 	// webhook, sweep: signing webhooks).

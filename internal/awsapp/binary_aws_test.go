@@ -62,11 +62,11 @@ func newer(a, b []int) bool {
 	return false
 }
 
-// TestFileReadersRunOnAmazonLinux2023: the api and process binaries link
-// MuPDF with cgo; every glibc symbol version they require must exist in
-// Amazon Linux 2023's glibc 2.34.
+// TestFileReadersRunOnAmazonLinux2023: the api, upload and process
+// binaries link MuPDF with cgo; every glibc symbol version they require
+// must exist in Amazon Linux 2023's glibc 2.34.
 func TestFileReadersRunOnAmazonLinux2023(t *testing.T) {
-	for _, fn := range []string{"api", "process"} {
+	for _, fn := range []string{"api", "upload", "process"} {
 		f := lambdaBinary(t, fn)
 		syms, err := f.ImportedSymbols()
 		if err != nil {
@@ -92,10 +92,10 @@ func TestFileReadersRunOnAmazonLinux2023(t *testing.T) {
 	}
 }
 
-// TestPureGoFunctionsAreStatic: the webhook, sweep and upload binaries are
+// TestPureGoFunctionsAreStatic: the webhook and sweep binaries are
 // CGO_ENABLED=0 builds: no interpreter, no shared library.
 func TestPureGoFunctionsAreStatic(t *testing.T) {
-	for _, fn := range []string{"webhook", "sweep", "upload"} {
+	for _, fn := range []string{"webhook", "sweep"} {
 		f := lambdaBinary(t, fn)
 		for _, p := range f.Progs {
 			if p.Type == elf.PT_INTERP {
@@ -179,9 +179,9 @@ func TestBuildTargetsIgnoreTheHost(t *testing.T) {
 		{"build-UploadFunction", "", elf.EM_X86_64},
 		{"build-WebhookFunction", "arm64", elf.EM_AARCH64},
 		{"build-SweepFunction", "arm64", elf.EM_AARCH64},
-		{"build-UploadFunction", "arm64", elf.EM_AARCH64},
 		// The cgo functions are x86_64 whatever LAMBDA_ARCH says.
 		{"build-ApiFunction", "arm64", elf.EM_X86_64},
+		{"build-UploadFunction", "arm64", elf.EM_X86_64},
 	}
 	for _, c := range cases {
 		t.Run(c.target+"/"+c.arch, func(t *testing.T) {

@@ -12,11 +12,11 @@ import (
 var mupdfPackages = []string{"github.com/gen2brain/go-fitz", "blueprint/internal/mupdf"}
 
 // TestOnlyFileReadersLinkMuPDF checks the import split: the Lambda
-// functions that never open an upload (webhook, sweep, upload events) do
-// not link go-fitz, so they build with CGO_ENABLED=0; the api (start
-// check) and process functions do.
+// functions that never open an upload (webhook, sweep) do not link
+// go-fitz, so they build with CGO_ENABLED=0; the api and upload (start
+// check, start_on_upload) and process functions do.
 func TestOnlyFileReadersLinkMuPDF(t *testing.T) {
-	for fn, want := range map[string]bool{"api": true, "process": true, "webhook": false, "sweep": false, "upload": false} {
+	for fn, want := range map[string]bool{"api": true, "process": true, "upload": true, "webhook": false, "sweep": false} {
 		out, err := exec.Command("go", "list", "-deps", "blueprint/functions/"+fn).Output()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v", fn, err)

@@ -325,7 +325,7 @@ func TestFunctionArchitectures(t *testing.T) {
 		t.Fatal("PureGoArchitecture's default is not x86_64 (LAMBDA_ARCH's)")
 	}
 	resources := lookup(tmpl, "Resources")
-	for fn, pure := range map[string]bool{"ApiFunction": false, "ProcessFunction": false, "WebhookFunction": true, "SweepFunction": true, "UploadFunction": true} {
+	for fn, pure := range map[string]bool{"ApiFunction": false, "ProcessFunction": false, "UploadFunction": false, "WebhookFunction": true, "SweepFunction": true} {
 		a := lookup(lookup(lookup(resources, fn), "Properties"), "Architectures")
 		got := a != nil && len(a.Content) == 1 && a.Content[0].Tag == "!Ref" && a.Content[0].Value == "PureGoArchitecture"
 		if got != pure || (!pure && a != nil) {

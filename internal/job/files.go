@@ -27,7 +27,7 @@ func AcceptedMimes() []string {
 // Files reads the content of uploaded files: the start check and the
 // page-by-page processing. It is the one port through which the domain
 // reaches the document reader (MuPDF), so that a program that never opens
-// a file (the webhook, sweep and upload-event Lambdas) builds without it;
+// a file (the webhook and sweep Lambdas) builds without it;
 // package docfiles implements it. Start and Process need it; a Service
 // built without it refuses them with an internal error.
 type Files interface {

@@ -117,7 +117,7 @@ type Config struct {
 	Catalog *catalog.Catalog
 	// Files reads uploaded files; Engine detects symbols on their pages.
 	// Start needs Files, Process both; a program that does neither (the
-	// webhook, sweep and upload-event Lambdas) leaves them nil and so does
+	// webhook and sweep Lambdas) leaves them nil and so does
 	// not link the document reader.
 	Files  Files
 	Engine detect.Engine

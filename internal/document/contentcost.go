@@ -24,8 +24,9 @@ func checkContentCost(ctx context.Context, data []byte, lim Limits) error {
 		return err
 	}
 	defer doc.Close()
-	maxBytes := decompressionLimit(len(data), lim)
-	c, err := doc.Cost(mupdfCostLimits(len(data), lim))
+	cl := mupdfCostLimits(len(data), lim)
+	maxBytes := cl.MaxBytes
+	c, err := doc.Cost(cl)
 	if err != nil {
 		return invalid(ReasonCorrupt, nil, "the PDF's page content cannot be read: %v", err)
 	}

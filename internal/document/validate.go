@@ -85,35 +85,47 @@ func validatePDF(ctx context.Context, data []byte, lim Limits) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	doc, err := openPDF(data)
+	n, err := checkPDFPages(ctx, data, damage, lim)
 	if err != nil {
 		return Info{}, err
 	}
-	defer doc.Close()
-	if damage != nil {
-		return Info{}, damage
-	}
-
-	n := doc.NumPage()
-	if err := checkPageCount(n, lim); err != nil {
-		return Info{}, err
-	}
-	for i := range n {
-		if err := ctx.Err(); err != nil {
-			return Info{}, fmt.Errorf("validate pdf page %d: %w", i, err)
-		}
-		w, h, err := pageSizePx(doc, i, lim.MaxPagePixels)
-		if err != nil {
-			return Info{}, err
-		}
-		if int64(w)*int64(h) > lim.MaxPagePixels {
-			return Info{}, pageTooLarge(i, w, h, lim)
-		}
-	}
+	// The page check's parse is released before the content check parses
+	// the file again: CheckBytes admits one parse at a time.
 	if err := checkContentCost(ctx, data, lim); err != nil {
 		return Info{}, err
 	}
 	return Info{Pages: n}, nil
+}
+
+// checkPDFPages opens the PDF with go-fitz and checks it opens, then the
+// damage the stream scan found, the page count and every page's size at
+// 200 DPI; it returns the page count.
+func checkPDFPages(ctx context.Context, data []byte, damage *InvalidError, lim Limits) (int, error) {
+	doc, err := openPDF(data)
+	if err != nil {
+		return 0, err
+	}
+	defer doc.Close()
+	if damage != nil {
+		return 0, damage
+	}
+	n := doc.NumPage()
+	if err := checkPageCount(n, lim); err != nil {
+		return 0, err
+	}
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return 0, fmt.Errorf("validate pdf page %d: %w", i, err)
+		}
+		w, h, err := pageSizePx(doc, i, lim.MaxPagePixels)
+		if err != nil {
+			return 0, err
+		}
+		if int64(w)*int64(h) > lim.MaxPagePixels {
+			return 0, pageTooLarge(i, w, h, lim)
+		}
+	}
+	return n, nil
 }
 
 // checkPageCount refuses a PDF of n pages with no pages (no_pages) or more

@@ -106,21 +106,30 @@ type Raster struct {
 // LoadRaster reads the raster detector's settings through getenv.
 func LoadRaster(getenv func(string) string) (Raster, error) {
 	r := Raster{Library: getenv(EnvOnnxRuntimeLib)}
-	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvRasterDetector))); v {
-	case "", "on", "1", "true", "yes":
-	case "off", "0", "false", "no":
-		r.Off = true
-	default:
-		return r, fmt.Errorf("%s: %q is not on or off", EnvRasterDetector, v)
+	on, err := onOff(getenv, EnvRasterDetector, true)
+	if err != nil {
+		return r, err
 	}
-	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvRasterOnVector))); v {
-	case "", "off", "0", "false", "no":
-	case "on", "1", "true", "yes":
-		r.OnVector = true
-	default:
-		return r, fmt.Errorf("%s: %q is not on or off", EnvRasterOnVector, v)
+	r.Off = !on
+	if r.OnVector, err = onOff(getenv, EnvRasterOnVector, false); err != nil {
+		return r, err
 	}
 	return r, nil
+}
+
+// onOff reads the switch name: on, 1, true, yes or off, 0, false, no (any
+// case), def when unset.
+func onOff(getenv func(string) string, name string, def bool) (bool, error) {
+	switch v := strings.ToLower(strings.TrimSpace(getenv(name))); v {
+	case "":
+		return def, nil
+	case "on", "1", "true", "yes":
+		return true, nil
+	case "off", "0", "false", "no":
+		return false, nil
+	default:
+		return def, fmt.Errorf("%s: %q is not on or off", name, v)
+	}
 }
 
 // Machine is what the defaults are derived from.

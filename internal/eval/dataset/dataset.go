@@ -39,6 +39,10 @@ type Symbol struct {
 	Mirrored bool    `json:"mirrored"`
 	Scale    float64 `json:"scale,omitempty"`
 	Clipped  bool    `json:"clipped"`
+	// Case names the generated case the symbol stands for (for example
+	// "elongated" or "nested"), so evaluation can report precision and
+	// recall per case; empty for ordinary symbols and real drawings.
+	Case string `json:"case,omitempty"`
 }
 
 // Page is the ground truth of one page. A page the file does not list is
@@ -48,6 +52,10 @@ type Page struct {
 	WidthPx   int      `json:"width_px"`
 	HeightPx  int      `json:"height_px"`
 	Symbols   []Symbol `json:"symbols"`
+	// Cases lists the generated cases drawn on the page (see
+	// Symbol.Case); a detection on such a page that matches no truth
+	// counts against each of them.
+	Cases []string `json:"cases,omitempty"`
 }
 
 // Sheet is one labelled drawing file.

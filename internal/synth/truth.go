@@ -27,6 +27,9 @@ type TruthPage struct {
 	WidthPx   int           `json:"width_px"`
 	HeightPx  int           `json:"height_px"`
 	Symbols   []TruthSymbol `json:"symbols"`
+	// Cases lists the generated cases drawn on the page (the eval
+	// dataset's Page.Cases).
+	Cases []string `json:"cases,omitempty"`
 }
 
 // TruthSymbol is one symbol instance: the axis-aligned bounds of its
@@ -40,6 +43,9 @@ type TruthSymbol struct {
 	Mirrored bool    `json:"mirrored"`
 	Scale    float64 `json:"scale"`
 	Clipped  bool    `json:"clipped"`
+	// Case names the generated case the instance stands for (the eval
+	// dataset's Symbol.Case); empty for ordinary instances.
+	Case string `json:"case,omitempty"`
 }
 
 // Box is an axis-aligned rectangle, top-left origin, y down.

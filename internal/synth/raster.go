@@ -108,14 +108,7 @@ func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem stri
 		if gray {
 			tone = (paperTone[0] + paperTone[1] + paperTone[2]) / 3
 		}
-		var lut [256]uint8
-		for v := range lut {
-			ink := (255 - float64(v)) * fade
-			lut[v] = clamp8((255 - ink) * tone / 255)
-		}
-		for i, v := range p.pix {
-			p.pix[i] = lut[v]
-		}
+		p.ink(fade, tone)
 		if angle != 0 {
 			p.rotate(angle, clamp8(tone))
 		}
@@ -125,67 +118,18 @@ func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem stri
 	}
 	// Photos: light falls off away from a bright spot.
 	if r.Float64() < 0.3 {
-		fx, fy := r.Float64()*float64(w), r.Float64()*float64(h)
-		k := (0.05 + 0.2*r.Float64()) / (float64(w)*float64(w) + float64(h)*float64(h))
-		for y := 0; y < h; y++ {
-			dy := float64(y) - fy
-			for x := 0; x < w; x++ {
-				dx := float64(x) - fx
-				f := 1 - k*(dx*dx+dy*dy)
-				for _, p := range planes {
-					i := y*w + x
-					p.pix[i] = uint8(float64(p.pix[i]) * f)
-				}
-			}
-		}
+		falloff(planes, r)
 	}
 	// Scanner dust: a few small dark specks (dot look-alikes).
 	if r.Float64() < 0.3 {
-		for n := 20 + r.IntN(200); n > 0; n-- {
-			cx, cy, rad := r.IntN(w), r.IntN(h), 0.5+2*r.Float64()
-			v := uint8(30 + r.IntN(120))
-			for y := max(0, cy-3); y < min(h, cy+4); y++ {
-				for x := max(0, cx-3); x < min(w, cx+4); x++ {
-					if float64((x-cx)*(x-cx)+(y-cy)*(y-cy)) <= rad*rad {
-						for _, p := range planes {
-							p.pix[y*w+x] = min(p.pix[y*w+x], v)
-						}
-					}
-				}
-			}
-		}
+		dust(planes, r)
 	}
 	// Noise: the same grain on every channel.
-	for i := 0; i < w*h && sigma > 0; i++ {
-		n := r.NormFloat64() * sigma
-		for _, p := range planes {
-			p.pix[i] = clamp8(float64(p.pix[i]) + n)
-		}
-	}
+	addNoise(planes, sigma, r)
 
-	var out image.Image
-	if gray {
-		out = &image.Gray{Pix: planes[0].pix, Stride: w, Rect: image.Rect(0, 0, w, h)}
-	} else {
-		rgba := image.NewRGBA(image.Rect(0, 0, w, h))
-		for i := 0; i < w*h; i++ {
-			rgba.Pix[4*i] = planes[0].pix[i]
-			rgba.Pix[4*i+1] = planes[1].pix[i]
-			rgba.Pix[4*i+2] = planes[2].pix[i]
-			rgba.Pix[4*i+3] = 255
-		}
-		out = rgba
-	}
-	var buf bytes.Buffer
-	name := stem + ".png"
-	if asJPEG {
-		name = stem + ".jpg"
-		err = jpeg.Encode(&buf, out, &jpeg.Options{Quality: quality})
-	} else {
-		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, out)
-	}
+	data, name, err := encodePlanes(planes, stem, asJPEG, quality)
 	if err != nil {
-		return Sheet{}, fmt.Errorf("synth: encode %s: %w", name, err)
+		return Sheet{}, err
 	}
 
 	k := float64(dpi) / 25.4
@@ -200,7 +144,102 @@ func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem stri
 		Scale: fmt.Sprintf("1:%d", d.scaleDen), Legend: d.legend, DPI: dpi,
 		Pages: []TruthPage{{PageIndex: 0, WidthPx: w, HeightPx: h, Symbols: symbolsTruth(d.insts, w, h, toPx)}},
 	}
-	return Sheet{Name: name, Data: buf.Bytes(), Truth: t}, nil
+	return Sheet{Name: name, Data: data, Truth: t}, nil
+}
+
+// ink fades the plane's ink by fade (1 keeps it) and tints its paper to tone.
+func (p *plane) ink(fade, tone float64) {
+	var lut [256]uint8
+	for v := range lut {
+		ink := (255 - float64(v)) * fade
+		lut[v] = clamp8((255 - ink) * tone / 255)
+	}
+	for i, v := range p.pix {
+		p.pix[i] = lut[v]
+	}
+}
+
+// falloff darkens the planes away from a random bright spot, like the
+// uneven light of a photograph.
+func falloff(planes []*plane, r *rand.Rand) {
+	w, h := planes[0].w, planes[0].h
+	fx, fy := r.Float64()*float64(w), r.Float64()*float64(h)
+	k := (0.05 + 0.2*r.Float64()) / (float64(w)*float64(w) + float64(h)*float64(h))
+	for y := 0; y < h; y++ {
+		dy := float64(y) - fy
+		for x := 0; x < w; x++ {
+			dx := float64(x) - fx
+			f := 1 - k*(dx*dx+dy*dy)
+			for _, p := range planes {
+				i := y*w + x
+				p.pix[i] = uint8(float64(p.pix[i]) * f)
+			}
+		}
+	}
+}
+
+// dust drops a few small dark specks on the planes, like scanner dust.
+func dust(planes []*plane, r *rand.Rand) {
+	w, h := planes[0].w, planes[0].h
+	for n := 20 + r.IntN(200); n > 0; n-- {
+		cx, cy, rad := r.IntN(w), r.IntN(h), 0.5+2*r.Float64()
+		v := uint8(30 + r.IntN(120))
+		for y := max(0, cy-3); y < min(h, cy+4); y++ {
+			for x := max(0, cx-3); x < min(w, cx+4); x++ {
+				if float64((x-cx)*(x-cx)+(y-cy)*(y-cy)) <= rad*rad {
+					for _, p := range planes {
+						p.pix[y*w+x] = min(p.pix[y*w+x], v)
+					}
+				}
+			}
+		}
+	}
+}
+
+// addNoise adds the same Gaussian grain of sigma to every plane.
+func addNoise(planes []*plane, sigma float64, r *rand.Rand) {
+	w, h := planes[0].w, planes[0].h
+	for i := 0; i < w*h && sigma > 0; i++ {
+		n := r.NormFloat64() * sigma
+		for _, p := range planes {
+			p.pix[i] = clamp8(float64(p.pix[i]) + n)
+		}
+	}
+}
+
+// toImage joins one plane (gray) or three (RGB) into an image.
+func toImage(planes []*plane) image.Image {
+	w, h := planes[0].w, planes[0].h
+	if len(planes) == 1 {
+		return &image.Gray{Pix: planes[0].pix, Stride: w, Rect: image.Rect(0, 0, w, h)}
+	}
+	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i < w*h; i++ {
+		rgba.Pix[4*i] = planes[0].pix[i]
+		rgba.Pix[4*i+1] = planes[1].pix[i]
+		rgba.Pix[4*i+2] = planes[2].pix[i]
+		rgba.Pix[4*i+3] = 255
+	}
+	return rgba
+}
+
+// encodePlanes encodes the planes as stem.jpg at quality, or as stem.png,
+// and returns the bytes and the file name.
+func encodePlanes(planes []*plane, stem string, asJPEG bool, quality int) ([]byte, string, error) {
+	out := toImage(planes)
+	var buf bytes.Buffer
+	name := stem + ".png"
+	var err error
+	if asJPEG {
+		name = stem + ".jpg"
+		err = jpeg.Encode(&buf, out, &jpeg.Options{Quality: quality})
+	} else {
+		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, out)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("synth: encode %s: %w", name, err)
+	}
+	return buf.Bytes(), name, nil
 }
 
 func clamp8(v float64) uint8 {

@@ -28,6 +28,9 @@ const IoUThreshold = 0.5
 type Object struct {
 	Class string
 	Box   detect.Box
+	// Case names the generated case the object stands for ("" for
+	// none): Score reports precision and recall per case.
+	Case string
 }
 
 // Page is the ground truth and the predictions of one page. Pred holds every
@@ -36,6 +39,10 @@ type Object struct {
 type Page struct {
 	GT   []Object
 	Pred []detect.Detection
+	// Cases are the generated cases drawn on the page, besides those its
+	// objects name: every reported detection on the page counts towards
+	// the precision of each case the page carries (CaseScore).
+	Cases []string
 }
 
 // IoU returns the intersection over union of two boxes, 0 when they do not
@@ -134,12 +141,35 @@ type Overall struct {
 	FN              int     `json:"fn"`
 }
 
+// CaseScore is the score of one generated case (Object.Case,
+// Page.Cases). Recall is over the case's own objects: GT of them, TP
+// matched by a reported detection of their class, FN not. Precision is
+// over the reported detections on the pages carrying the case (a page
+// carries the cases it lists and those of its objects): Pred of them,
+// PredTP matching some object (of any case), FP matching none. Pointers
+// are nil where undefined, as in ClassScore.
+type CaseScore struct {
+	Precision *float64 `json:"precision"`
+	Recall    *float64 `json:"recall"`
+	F1        float64  `json:"f1"`
+	Pages     int      `json:"pages"`
+	GT        int      `json:"gt"`
+	TP        int      `json:"tp"`
+	FN        int      `json:"fn"`
+	Pred      int      `json:"pred"`
+	PredTP    int      `json:"pred_tp"`
+	FP        int      `json:"fp"`
+}
+
 // Scores is the result of Score.
 type Scores struct {
 	Overall Overall `json:"overall"`
 	// PerClass has every class with ground truth or with a prediction
 	// that passes the filter on any page.
 	PerClass map[string]ClassScore `json:"per_class"`
+	// PerCase has every case named by an object or a page; empty when
+	// none is.
+	PerCase map[string]CaseScore `json:"per_case,omitempty"`
 }
 
 // Score matches every page and computes all metrics. keep is the read-time
@@ -161,11 +191,24 @@ func Score(pages []Page, keep detect.Filter) Scores {
 		return a
 	}
 	var countErr float64
+	cases := map[string]*CaseScore{}
+	getCase := func(c string) *CaseScore {
+		cs := cases[c]
+		if cs == nil {
+			cs = &CaseScore{}
+			cases[c] = cs
+		}
+		return cs
+	}
 	for _, p := range pages {
 		gtBy := map[string][]detect.Box{}
-		for _, o := range p.GT {
+		gtIdx := map[string][]int{}
+		for i, o := range p.GT {
 			gtBy[o.Class] = append(gtBy[o.Class], o.Box)
+			gtIdx[o.Class] = append(gtIdx[o.Class], i)
 		}
+		matched := make([]bool, len(p.GT))
+		var pagePred, pageTP int
 		storedBy := map[string][]detect.Detection{}
 		for _, d := range p.Pred {
 			storedBy[d.Class] = append(storedBy[d.Class], d)
@@ -187,12 +230,31 @@ func Score(pages []Page, keep detect.Filter) Scores {
 			}
 			kept := keep.Apply(stored)
 			a.pred += len(kept)
-			for _, ok := range Match(gt, kept) {
-				if ok {
+			pagePred += len(kept)
+			for _, g := range matchPairs(gt, kept) {
+				if g >= 0 {
 					a.tp++
+					pageTP++
+					matched[gtIdx[c][g]] = true
 				}
 			}
 			countErr += math.Abs(float64(len(kept) - len(gt)))
+		}
+		for _, c := range pageCases(p) {
+			cs := getCase(c)
+			cs.Pages++
+			cs.Pred += pagePred
+			cs.PredTP += pageTP
+		}
+		for i, o := range p.GT {
+			if o.Case == "" {
+				continue
+			}
+			cs := getCase(o.Case)
+			cs.GT++
+			if matched[i] {
+				cs.TP++
+			}
 		}
 	}
 
@@ -231,7 +293,38 @@ func Score(pages []Page, keep detect.Filter) Scores {
 		m := apSum / float64(apN)
 		o.MAP50 = &m
 	}
+	if len(cases) > 0 {
+		s.PerCase = map[string]CaseScore{}
+		for c, cs := range cases {
+			cs.FN = cs.GT - cs.TP
+			cs.FP = cs.Pred - cs.PredTP
+			cs.Precision, _, _ = prf(cs.PredTP, cs.FP, 0)
+			_, cs.Recall, _ = prf(cs.TP, 0, cs.FN)
+			if cs.Precision != nil && cs.Recall != nil && *cs.Precision+*cs.Recall > 0 {
+				cs.F1 = 2 * *cs.Precision * *cs.Recall / (*cs.Precision + *cs.Recall)
+			}
+			s.PerCase[c] = *cs
+		}
+	}
 	return s
+}
+
+// pageCases returns the cases a page carries: those it lists and those
+// of its objects, each once, sorted.
+func pageCases(p Page) []string {
+	var out []string
+	for _, c := range p.Cases {
+		if c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	for _, o := range p.GT {
+		if o.Case != "" && !slices.Contains(out, o.Case) {
+			out = append(out, o.Case)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // prf returns precision (nil without predictions), recall (nil without

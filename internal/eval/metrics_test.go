@@ -381,3 +381,45 @@ func TestFindings(t *testing.T) {
 		t.Fatal("a filtered-out detection is not a finding")
 	}
 }
+
+// Per-case scores: recall over the case's own objects, precision over the
+// reported detections on the pages that carry the case.
+func TestScorePerCase(t *testing.T) {
+	boq := func(class string, b detect.Box) Object { return Object{Class: class, Box: b, Case: "boq"} }
+	pages := []Page{
+		{ // carries "boq" through its objects and "sectioned" through its list
+			GT:    []Object{boq("switch_one_way", box(0, 0, 10, 10)), boq("luminaire", box(50, 0, 10, 10)), obj("luminaire", box(100, 0, 10, 10))},
+			Pred:  []detect.Detection{det("switch_one_way", 0.9, box(0, 0, 10, 10)), det("luminaire", 0.9, box(100, 0, 10, 10)), det("luminaire", 0.9, box(200, 0, 10, 10))},
+			Cases: []string{"sectioned"},
+		},
+		{ // no case: counts only overall
+			GT:   []Object{obj("luminaire", box(0, 0, 10, 10))},
+			Pred: []detect.Detection{det("luminaire", 0.9, box(300, 0, 10, 10))},
+		},
+	}
+	s := Score(pages, flat(0.5))
+	b, ok := s.PerCase["boq"]
+	if !ok {
+		t.Fatalf("no boq case in %+v", s.PerCase)
+	}
+	// Two boq objects, one found; three detections on its page, two true.
+	if b.GT != 2 || b.TP != 1 || b.FN != 1 || b.Pages != 1 || b.Pred != 3 || b.PredTP != 2 || b.FP != 1 {
+		t.Fatalf("boq %+v", b)
+	}
+	if !near(*b.Recall, 0.5) || !near(*b.Precision, 2.0/3) || !near(b.F1, 2*0.5*(2.0/3)/(0.5+2.0/3)) {
+		t.Fatalf("boq p %v r %v f1 %v", *b.Precision, *b.Recall, b.F1)
+	}
+	sec := s.PerCase["sectioned"]
+	if sec.GT != 0 || sec.Recall != nil || sec.Pred != 3 || !near(*sec.Precision, 2.0/3) {
+		t.Fatalf("sectioned %+v", sec)
+	}
+	if len(s.PerCase) != 2 {
+		t.Fatalf("cases %v", s.PerCase)
+	}
+	if s.Overall.TP != 2 || s.Overall.FP != 2 || s.Overall.FN != 2 {
+		t.Fatalf("overall %+v", s.Overall)
+	}
+	if z := Score(pages[1:], flat(0.5)); z.PerCase != nil {
+		t.Fatalf("per_case without cases: %+v", z.PerCase)
+	}
+}

@@ -19,8 +19,11 @@ type Report struct {
 	Sheets         int                   `json:"sheets"`
 	Overall        Overall               `json:"overall"`
 	PerClass       map[string]ClassScore `json:"per_class"`
-	Timing         Timing                `json:"timing"`
-	PerSheet       []SheetScore          `json:"per_sheet"`
+	// PerCase scores each generated case the ground truth names
+	// (CaseScore); absent when it names none.
+	PerCase  map[string]CaseScore `json:"per_case,omitempty"`
+	Timing   Timing               `json:"timing"`
+	PerSheet []SheetScore         `json:"per_sheet"`
 }
 
 // SheetScore is the outcome of one dataset file, so the worst sheets can be
@@ -104,7 +107,8 @@ func Percentile(xs []float64, q float64) float64 {
 
 // WriteTable prints the report as aligned text: one row per class sorted
 // by class name (thr@p98 is ClassScore.ThresholdP98), the micro-averaged
-// overall row, then mAP, count error and timing. Undefined values print
+// overall row, one row per generated case sorted by name (where the
+// ground truth names any), then mAP, count error and timing. Undefined values print
 // as "-".
 func (r Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -125,6 +129,19 @@ func (r Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.3f\t%s\t\t\n", width, overallLabel, o.GT, o.Pred, o.TP, o.FP, o.FN, num(o.Precision), num(o.Recall), o.F1, num(o.MAP50))
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write table: %w", err)
+	}
+	if len(r.PerCase) > 0 {
+		// Cases: recall over the case's objects, precision over the
+		// detections on the pages carrying it (CaseScore).
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "%-*s\tgt\ttp\tfn\tpages\tpred\tfp\tprecision\trecall\tf1\t\n", width, "case")
+		for _, c := range slices.Sorted(maps.Keys(r.PerCase)) {
+			s := r.PerCase[c]
+			fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.3f\t\n", width, c, s.GT, s.TP, s.FN, s.Pages, s.Pred, s.FP, num(s.Precision), num(s.Recall), s.F1)
+		}
+		if err := tw.Flush(); err != nil {
+			return fmt.Errorf("write table: %w", err)
+		}
 	}
 	t := r.Timing
 	rss := "-"

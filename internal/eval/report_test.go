@@ -74,3 +74,24 @@ func TestWriteTable(t *testing.T) {
 		t.Fatalf("timing line:\n%s", out)
 	}
 }
+
+func TestWriteTableCases(t *testing.T) {
+	s := Score([]Page{{
+		GT:   []Object{{Class: "luminaire", Box: box(0, 0, 10, 10), Case: "sectioned"}},
+		Pred: []detect.Detection{det("luminaire", 0.9, box(0, 0, 10, 10))},
+	}}, flat(0.5))
+	r := Report{Dataset: "d", ConfidenceMode: "flat", Sheets: 1, Overall: s.Overall, PerClass: s.PerClass, PerCase: s.PerCase}
+	var buf bytes.Buffer
+	if err := r.WriteTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "sectioned") {
+			row = l
+		}
+	}
+	if f := strings.Fields(row); len(f) != 10 || f[1] != "1" || f[7] != "1.000" || f[8] != "1.000" {
+		t.Fatalf("case row %q in\n%s", row, buf.String())
+	}
+}

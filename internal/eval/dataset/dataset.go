@@ -209,7 +209,7 @@ func (p Page) Objects(width, height int) ([]eval.Object, error) {
 			w, h := float64(width), float64(height)
 			b = detect.Box{X: n.X * w, Y: n.Y * h, W: n.Width * w, H: n.Height * h}
 		}
-		out = append(out, eval.Object{Class: s.Class, Box: b})
+		out = append(out, eval.Object{Class: s.Class, Box: b, Case: s.Case})
 	}
 	return out, nil
 }

@@ -25,7 +25,7 @@ const sheetJSON = `{"file": "sheet-00001.png", "kind": "raster", "seed": 42, "pa
    "symbols": [
      {"class": "luminaire", "bbox_px": {"x": 10, "y": 20, "width": 30, "height": 40},
       "bbox_norm": {"x": 0.025, "y": 0.1, "width": 0.075, "height": 0.2}, "rotation": 30, "mirrored": false, "scale": 1.2, "clipped": false},
-     {"class": "sounder", "bbox_norm": {"x": 0.5, "y": 0.5, "width": 0.1, "height": 0.1}}]}]}`
+     {"class": "sounder", "bbox_norm": {"x": 0.5, "y": 0.5, "width": 0.1, "height": 0.1}, "case": "boq"}], "cases": ["boq"]}]}`
 
 func TestLoad(t *testing.T) {
 	dir := t.TempDir()
@@ -51,7 +51,8 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(objs) != 2 || objs[0].Box.X != 10 || objs[0].Box.H != 40 || objs[1].Class != "sounder" || objs[1].Box.X != 200 || objs[1].Box.W != 40 || objs[1].Box.H != 20 {
+	if len(objs) != 2 || objs[0].Box.X != 10 || objs[0].Box.H != 40 || objs[1].Class != "sounder" || objs[1].Box.X != 200 || objs[1].Box.W != 40 || objs[1].Box.H != 20 ||
+		objs[0].Case != "" || objs[1].Case != "boq" || len(s.Pages[0].Cases) != 1 {
 		t.Fatalf("objects %+v", objs)
 	}
 	// One pixel of rounding is tolerated; more means another frame.

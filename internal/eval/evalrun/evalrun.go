@@ -108,6 +108,7 @@ func Run(ctx context.Context, cfg Config) (eval.Report, error) {
 	scores := eval.Score(all, filter)
 	report.Overall = scores.Overall
 	report.PerClass = scores.PerClass
+	report.PerCase = scores.PerCase
 	report.Timing = eval.SummariseTiming(timings)
 	if rss, err := PeakRSSMB(); err == nil {
 		report.Timing.PeakRSSMB = &rss
@@ -188,7 +189,7 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", s.Label, err)
 		}
-		pages = append(pages, eval.Page{GT: objs, Pred: stored[p.PageIndex]})
+		pages = append(pages, eval.Page{GT: objs, Pred: stored[p.PageIndex], Cases: p.Cases})
 	}
 	return pages, timings, nil
 }

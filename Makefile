@@ -74,7 +74,8 @@ test: vet staticcheck openapi-lint $(ORT_LIB)
 	$(MAKE) test-aws
 
 # Generate synthetic drawings with ground truth (internal/synth):
-# make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster|legend (legend: novel glyphs defined only by each set's legend, docs/legend.md)
+# make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster|legend|scan-legend (legend: novel glyphs defined only by each set's legend, docs/legend.md;
+# scan-legend: the same legend sets as PDFs of scanned page images, docs/raster.md)
 OUT  ?= synth-out
 N    ?= 20
 SEED ?= 1

@@ -1,8 +1,10 @@
 // Command synth writes synthetic construction drawings with ground truth:
 //
-//	go run ./cmd/synth -out DIR -n SHEETS -seed N -kind vector|raster|legend [-max-paper A3] [-max-dpi 150]
+//	go run ./cmd/synth -out DIR -n SHEETS -seed N -kind vector|raster|legend|scan-legend [-max-paper A3] [-max-dpi 150]
 //
-// Each sheet is "sheet-NNNNN.pdf" (vector) or "scan-NNNNN.png|jpg" (raster)
+// Each sheet is "sheet-NNNNN.pdf" (vector), "scan-NNNNN.png|jpg" (raster),
+// "legend-NNNNN.pdf" (legend) or "scanlegend-NNNNN.pdf" (scan-legend: legend
+// set NNNNN of the same seed as a PDF of scanned page images)
 // with "<stem>.json" beside it in the shared dataset format. The same seed
 // gives the same files; raster sheet i is a degraded rendering of vector
 // sheet i of the same seed.
@@ -33,7 +35,7 @@ func run() error {
 	n := flag.Int("n", 10, "number of sheets")
 	first := flag.Int("first", 0, "index of the first sheet to write: extends a set of that many sheets of the same seed to -n")
 	seed := flag.Uint64("seed", 1, "random seed")
-	kindFlag := flag.String("kind", "vector", "vector, raster or legend")
+	kindFlag := flag.String("kind", "vector", "vector, raster, legend or scan-legend")
 	maxPaper := flag.String("max-paper", "", "largest paper size, A4..A0 (default: all)")
 	maxDPI := flag.Int("max-dpi", 0, "highest raster resolution, 150..300 (default 300)")
 	catalogFile := flag.String("catalog", os.Getenv(config.EnvCatalogFile), "catalog override file")

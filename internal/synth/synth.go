@@ -36,13 +36,13 @@ const (
 	KindRaster Kind = "raster"
 )
 
-// ParseKind accepts "vector", "raster" or "legend".
+// ParseKind accepts "vector", "raster", "legend" or "scan-legend".
 func ParseKind(s string) (Kind, error) {
 	switch Kind(s) {
-	case KindVector, KindRaster, KindLegend:
+	case KindVector, KindRaster, KindLegend, KindScanLegend:
 		return Kind(s), nil
 	}
-	return "", fmt.Errorf("synth: unknown kind %q (want vector, raster or legend)", s)
+	return "", fmt.Errorf("synth: unknown kind %q (want vector, raster, legend or scan-legend)", s)
 }
 
 // Symbol is what the generator needs to know about one catalog class.
@@ -118,6 +118,8 @@ func SheetName(kind Kind, i int) string {
 		return fmt.Sprintf("scan-%05d", i+1)
 	case KindLegend:
 		return fmt.Sprintf("legend-%05d", i+1)
+	case KindScanLegend:
+		return fmt.Sprintf("scanlegend-%05d", i+1)
 	}
 	return fmt.Sprintf("sheet-%05d", i+1)
 }
@@ -236,6 +238,8 @@ func (g *Generator) runSheet(ctx context.Context, dir string, i int, seed uint64
 		s, err = g.Raster(ctx, seed, i, opt)
 	case KindLegend:
 		s, err = g.Legend(seed, i, opt)
+	case KindScanLegend:
+		s, err = g.ScanLegend(ctx, seed, i, opt)
 	default:
 		s, err = g.Vector(seed, i, opt)
 	}

@@ -58,7 +58,10 @@ func (g *Generator) ScanLegend(ctx context.Context, seed uint64, i int, opt Opti
 	t.File, t.Kind = stem+".pdf", KindScanLegend
 	t.Pages = nil
 	var pages []scannedPage
-	for k := 0; k < doc.NumPage(); k++ {
+	if doc.NumPage() != len(leg.Truth.Pages) {
+		return Sheet{}, fmt.Errorf("synth: %s has %d pages but truth for %d", stem, doc.NumPage(), len(leg.Truth.Pages))
+	}
+	for k := range leg.Truth.Pages {
 		if err := ctx.Err(); err != nil {
 			return Sheet{}, err
 		}
@@ -75,11 +78,13 @@ func (g *Generator) ScanLegend(ctx context.Context, seed uint64, i int, opt Opti
 			return Sheet{}, fmt.Errorf("synth: render %s page %d at %d DPI: %w", stem, k, pageDPI, err)
 		}
 		sp, move := scanPage(img, r)
-		sp.widthPt, sp.heightPt = float64(b.Dx()), float64(b.Dy())
+		// The page keeps its size in truth pixels, so that it renders at
+		// the truth's DPI to exactly the truth's pixels.
+		tp := leg.Truth.Pages[k]
+		sp.widthPt = float64(tp.WidthPx) * 72 / float64(leg.Truth.DPI)
+		sp.heightPt = float64(tp.HeightPx) * 72 / float64(leg.Truth.DPI)
 		pages = append(pages, sp)
-		if k < len(leg.Truth.Pages) {
-			t.Pages = append(t.Pages, movedTruth(leg.Truth.Pages[k], float64(pageDPI)/float64(leg.Truth.DPI), move))
-		}
+		t.Pages = append(t.Pages, movedTruth(tp, float64(pageDPI)/float64(leg.Truth.DPI), move))
 	}
 	return Sheet{Name: stem + ".pdf", Data: imagesPDF(pages), Truth: t}, nil
 }

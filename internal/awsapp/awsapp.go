@@ -35,7 +35,6 @@ import (
 	"blueprint/internal/job"
 	"blueprint/internal/lambdafn"
 	"blueprint/internal/openapi"
-	"blueprint/internal/ratelimit"
 	"blueprint/internal/s3blob"
 	"blueprint/internal/sfnflow"
 	"blueprint/internal/webhook"
@@ -123,6 +122,9 @@ type App struct {
 	Logs  *lambdafn.Logs
 	Log   *slog.Logger
 	clock job.Clock
+	// limiter counts each key's requests in the table, shared by every
+	// instance of the api function (docs/decisions.md).
+	limiter *dynamostore.RateLimiter
 }
 
 // New builds a function's App from getenv.
@@ -146,7 +148,9 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 		return nil, fmt.Errorf("awsapp: load catalog: %w", err)
 	}
 	a := &App{Config: cfg, Catalog: cat, Logs: logs, Log: log, clock: needs.Clock}
-	a.Store = dynamostore.New(dynamodb.NewFromConfig(awsCfg, endpoint[dynamodb.Options](getenv, "DYNAMODB")), cfg.Table)
+	db := dynamodb.NewFromConfig(awsCfg, endpoint[dynamodb.Options](getenv, "DYNAMODB"))
+	a.Store = dynamostore.New(db, cfg.Table)
+	a.limiter = dynamostore.NewRateLimiter(db, cfg.Table)
 	a.Blobs = s3blob.New(s3.NewFromConfig(awsCfg, endpoint[s3.Options](getenv, "S3"), func(o *s3.Options) {
 		// An endpoint override is a test server on an IP address.
 		o.UsePathStyle = getenv("AWS_ENDPOINT_URL_S3") != ""
@@ -203,7 +207,7 @@ func (a *App) Handler() (*httpapi.Server, error) {
 	if a.Keys == nil {
 		return nil, errors.New("awsapp: the API needs the keys (Needs.Keys)")
 	}
-	return httpapi.New(httpapi.Config{Service: a.Service, Keys: a.Keys, Limiter: ratelimit.New(), Links: a.Links,
+	return httpapi.New(httpapi.Config{Service: a.Service, Keys: a.Keys, Limiter: a.limiter, Links: a.Links,
 		Catalog: a.Catalog, OpenAPI: openapi.Document(), Clock: a.clock, Logger: a.Log}), nil
 }
 

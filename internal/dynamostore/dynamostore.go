@@ -13,6 +13,8 @@
 //	              expires_at N (Unix nanoseconds), ttl N (Unix seconds)
 //	reviews:      pk "review#<job id>#<page>", version N, rec S (the
 //	              page's reviews as JSON)
+//	rate:         pk "rate#<len(key)>#<key>#<minute>", count N, ttl N
+//	              (RateLimiter, ratelimit.go)
 //
 // Index by-status (status, status_sort) lists jobs by state oldest first;
 // by-owner (owner, owner_sort) a key's jobs, read newest first; the sparse
@@ -22,7 +24,8 @@
 // attribute_not_exists, updates on the stored version, idempotency records
 // on absence or expiry; a failed condition returns the stored item, which
 // tells a missing job from a stale version. The table's TTL on "ttl"
-// removes expired idempotency records (they already count as absent).
+// removes expired idempotency records (they already count as absent) and
+// rate counters of past minutes.
 package dynamostore
 
 import (

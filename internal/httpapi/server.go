@@ -6,6 +6,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -53,11 +54,21 @@ const IconPNGSize = 128
 // maxInitBody bounds the JSON body of init.
 const maxInitBody = 64 << 10
 
+// RateLimiter counts each key's requests against its limit per window
+// (ratelimit.Window). A refused request is not counted. An error (the
+// count's store unreachable) lets the request through: a limiter outage
+// must not take the API down with it.
+type RateLimiter interface {
+	Allow(ctx context.Context, key string, limit int, now time.Time) (ratelimit.Decision, error)
+}
+
 // Config wires a Server.
 type Config struct {
 	Service *job.Service
 	Keys    *apikey.Keyring
-	Limiter *ratelimit.Limiter // nil: a new one
+	// Limiter counts requests per key: ratelimit.Limiter counts in this
+	// process (nil: a new one), dynamostore.RateLimiter across processes.
+	Limiter RateLimiter
 	// Links builds icon URLs and verifies the signed URLs of files the
 	// service serves itself (*LocalLinks in local mode).
 	Links   Links
@@ -384,8 +395,16 @@ func (s *Server) authed(h func(http.ResponseWriter, *http.Request, job.Caller)) 
 			s.writeError(w, r, job.Errorf(job.CodeUnauthorized, "missing or invalid %s header", HeaderAPIKey))
 			return
 		}
-		d := s.cfg.Limiter.Allow(key.ID, key.RequestsPerMinute, s.cfg.Clock.Now())
+		d, err := s.cfg.Limiter.Allow(r.Context(), key.ID, key.RequestsPerMinute, s.cfg.Clock.Now())
 		hd := w.Header()
+		if err != nil {
+			// Counted nowhere: serve the request (RateLimiter says why)
+			// with the key's limit and without the count it could not read.
+			s.log.Error("rate limit not counted", "err", err, "key_id", key.ID, "request_id", hd.Get(HeaderRequestID))
+			hd.Set(HeaderRateLimit, strconv.Itoa(key.RequestsPerMinute))
+			h(w, r, job.Caller{KeyID: key.ID})
+			return
+		}
 		secs := strconv.Itoa(int(d.Reset / time.Second))
 		hd.Set(HeaderRateLimit, strconv.Itoa(d.Limit))
 		hd.Set(HeaderRateRemaining, strconv.Itoa(d.Remaining))

@@ -1,8 +1,13 @@
 // Package ratelimit counts requests per API key in fixed one-minute
-// windows.
+// windows. Limiter counts in this process's memory (the local server, one
+// process); dynamostore.RateLimiter counts in the jobs table, so that the
+// API's Lambda instances share one count per key (docs/decisions.md,
+// "Per-key rate limit on AWS"). Both follow Window, Decision and Reset
+// here.
 package ratelimit
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -18,8 +23,24 @@ type Decision struct {
 	Reset     time.Duration // time until the window ends (whole seconds, at least 1 s)
 }
 
-// Limiter counts requests per key. The zero value is not usable; use New.
-// It is safe for concurrent use.
+// WindowStart is the start of the window that holds now: windows are
+// aligned to the minute (UTC), the same in every process.
+func WindowStart(now time.Time) time.Time { return now.Truncate(Window) }
+
+// Reset is the time from now to the end of its window, rounded up to
+// whole seconds and at least one second: the Retry-After of a refused
+// request.
+func Reset(now time.Time) time.Duration {
+	reset := WindowStart(now).Add(Window).Sub(now)
+	reset = ((reset + time.Second - 1) / time.Second) * time.Second
+	if reset < time.Second {
+		reset = time.Second
+	}
+	return reset
+}
+
+// Limiter counts requests per key in memory. The zero value is not
+// usable; use New. It is safe for concurrent use.
 type Limiter struct {
 	mu      sync.Mutex
 	windows map[string]*window
@@ -34,9 +55,10 @@ type window struct {
 func New() *Limiter { return &Limiter{windows: map[string]*window{}} }
 
 // Allow records one request by key at now against limit requests per
-// window. A refused request is not counted.
-func (l *Limiter) Allow(key string, limit int, now time.Time) Decision {
-	start := now.Truncate(Window)
+// window. A refused request is not counted. It never fails (the error is
+// that of the interface it shares with limiters that do I/O).
+func (l *Limiter) Allow(_ context.Context, key string, limit int, now time.Time) (Decision, error) {
+	start := WindowStart(now)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	w, ok := l.windows[key]
@@ -51,17 +73,12 @@ func (l *Limiter) Allow(key string, limit int, now time.Time) Decision {
 		w = &window{start: start}
 		l.windows[key] = w
 	}
-	reset := start.Add(Window).Sub(now)
-	reset = ((reset + time.Second - 1) / time.Second) * time.Second
-	if reset < time.Second {
-		reset = time.Second
-	}
-	d := Decision{Limit: limit, Reset: reset}
+	d := Decision{Limit: limit, Reset: Reset(now)}
 	if w.count >= limit {
-		return d
+		return d, nil
 	}
 	w.count++
 	d.Allowed = true
 	d.Remaining = limit - w.count
-	return d
+	return d, nil
 }

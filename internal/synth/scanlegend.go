@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
+	"image/jpeg"
 	"math"
 	"math/rand/v2"
 
@@ -348,4 +350,71 @@ func zlibBytes(b []byte) []byte {
 	_, _ = zw.Write(b) // writes to a bytes.Buffer do not fail
 	_ = zw.Close()
 	return buf.Bytes()
+}
+
+// ScanCopy makes the reproducible scan-like copy of a page rendered at
+// 200 DPI that `make bench-scans` sends: gray, turned 0.5–1.5° either way,
+// blurred, with noise, resampled to 150 DPI and encoded as JPEG quality 70.
+// The same image and seed give the same bytes.
+func ScanCopy(img image.Image, seed uint64) ([]byte, error) {
+	r := rand.New(rand.NewPCG(seed, 0x5CA9))
+	b := img.Bounds()
+	p := &plane{b.Dx(), b.Dy(), make([]uint8, b.Dx()*b.Dy())}
+	for y := 0; y < p.h; y++ {
+		for x := 0; x < p.w; x++ {
+			cr, cg, cb, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			p.pix[y*p.w+x] = uint8((299*cr + 587*cg + 114*cb + 500*257) / (1000 * 257))
+		}
+	}
+	angle := (0.5 + r.Float64()) * float64(1-2*r.IntN(2))
+	p.rotate(angle, 255)
+	p.blur()
+	addNoise([]*plane{p}, 6, r)
+	p = p.resized(0.75)
+	data, _, err := encodePlanes([]*plane{p}, "scan", true, 70)
+	return data, err
+}
+
+// resized returns the plane scaled by f (< 1) by averaging the source
+// pixels under each output pixel.
+func (p *plane) resized(f float64) *plane {
+	w, h := max(1, int(float64(p.w)*f)), max(1, int(float64(p.h)*f))
+	out := &plane{w, h, make([]uint8, w*h)}
+	for y := 0; y < h; y++ {
+		y0, y1 := int(float64(y)/f), min(p.h, int(float64(y+1)/f+0.999))
+		for x := 0; x < w; x++ {
+			x0, x1 := int(float64(x)/f), min(p.w, int(float64(x+1)/f+0.999))
+			var sum, n int
+			for sy := y0; sy < max(y1, y0+1); sy++ {
+				for sx := x0; sx < max(x1, x0+1); sx++ {
+					sum += int(p.pix[sy*p.w+sx])
+					n++
+				}
+			}
+			out.pix[y*w+x] = uint8((sum + n/2) / n)
+		}
+	}
+	return out
+}
+
+// JPEGPage is one page of a scanned PDF: a JPEG image filling a page of
+// the given size in PDF points.
+type JPEGPage struct {
+	Data              []byte
+	WidthPt, HeightPt float64
+}
+
+// JPEGPagesPDF writes a PDF of one JPEG image a page, each filling its
+// page, without re-encoding: a scanned set as a scanner writes it.
+func JPEGPagesPDF(pages []JPEGPage) ([]byte, error) {
+	sp := make([]scannedPage, len(pages))
+	for i, p := range pages {
+		cfg, err := jpeg.DecodeConfig(bytes.NewReader(p.Data))
+		if err != nil {
+			return nil, fmt.Errorf("synth: page %d is not a JPEG: %w", i, err)
+		}
+		sp[i] = scannedPage{data: p.Data, w: cfg.Width, h: cfg.Height, gray: cfg.ColorModel == color.GrayModel,
+			widthPt: p.WidthPt, heightPt: p.HeightPt}
+	}
+	return imagesPDF(sp), nil
 }

@@ -26,7 +26,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -280,6 +280,14 @@ BENCH_DENSE      ?= /tmp/bench-dense
 BENCH_REPEAT     ?= 3
 bench-real: build $(ORT_LIB)
 	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat $(BENCH_REPEAT) -dense $(BENCH_DENSE) $(BENCH_REAL_FILES)
+
+# Real sets sent as images (docs/raster.md): each plan page as a 200-DPI PNG and as a scan-like
+# JPEG, and the whole set as a scanned PDF, against the PDF job's counts. The renders go to
+# BENCH_SCANS_OUT, outside the repository (never commit renders of ../shared/realdata):
+# make bench-scans [BENCH_REAL_FILES="a.pdf b.pdf" BENCH_SCANS_OUT=/tmp/bench-scans]
+BENCH_SCANS_OUT ?= /tmp/bench-scans
+bench-scans: build $(ORT_LIB)
+	$(GO) run ./cmd/benchscans -server $(BIN)/blueprintd -out $(BENCH_SCANS_OUT) $(BENCH_REAL_FILES)
 
 # Screenshot of the review page on a synthetic sheet for the README (docs/review-page.png);
 # needs Chromium. Screenshots of ../shared/realdata must never be committed: write them elsewhere

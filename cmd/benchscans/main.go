@@ -96,7 +96,12 @@ type tally struct {
 	found, printed  int // detections up to the PDF count, and the PDF count
 }
 
+// add counts one (page, class) where the PDF job or the image job found
+// something.
 func (t *tally) add(pdf, img int) {
+	if pdf == 0 && img == 0 {
+		return
+	}
 	t.classes++
 	if withinTolerance(img, pdf) {
 		t.within++

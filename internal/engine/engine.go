@@ -157,6 +157,12 @@ func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engin
 	if err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: document pass: %w", err)
 	}
+	return e.prepared(ld)
+}
+
+// prepared is the engine for the pages of the document the document pass
+// read as ld, and what it learned (Prepare, Resume).
+func (e *Engine) prepared(ld *legend.Document) (detect.Engine, detect.DocumentInfo, error) {
 	info := detect.DocumentInfo{Kinds: ld.Kinds, Legend: make([]detect.LegendRow, len(ld.Rows))}
 	classes := make([]string, len(ld.Rows))
 	for i, r := range ld.Rows {

@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/legend"
+)
+
+// stateMagic starts every saved document pass; a state of another format
+// (an older or newer deployment's) is refused, not misread.
+const stateMagic = "blueprint-document-pass/1\n"
+
+// PrepareSaved is Prepare that also returns what the document pass
+// learned as bytes (the legend rows with their glyphs, table boxes and
+// page kinds: kilobytes, whatever the document's size), from which Resume
+// builds the same engine in another process without reading the document
+// again. A large document's page batches use it (job.ResumableEngine).
+func (e *Engine) PrepareSaved(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, []byte, error) {
+	ld, err := legend.Read(ctx, doc, e.vocab)
+	if err != nil {
+		return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: document pass: %w", err)
+	}
+	b, err := ld.MarshalBinary()
+	if err != nil {
+		return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: save the document pass: %w", err)
+	}
+	eng, info, err := e.prepared(ld)
+	if err != nil {
+		return nil, detect.DocumentInfo{}, nil, err
+	}
+	return eng, info, append([]byte(stateMagic), b...), nil
+}
+
+// Resume returns the engine and document information that Prepare
+// returned for the document whose pass PrepareSaved saved as state: the
+// same templates and page kinds, so each page gets the detections it
+// gets in one Prepare's run. The engine e must have the catalog of the
+// one that saved it.
+func (e *Engine) Resume(ctx context.Context, state []byte) (detect.Engine, detect.DocumentInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: resume the document pass: %w", err)
+	}
+	rest, ok := bytes.CutPrefix(state, []byte(stateMagic))
+	if !ok {
+		return nil, detect.DocumentInfo{}, errors.New("engine: resume the document pass: not a saved document pass of this version")
+	}
+	var ld legend.Document
+	if err := ld.UnmarshalBinary(rest); err != nil {
+		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: resume the document pass: %w", err)
+	}
+	return e.prepared(&ld)
+}

@@ -73,6 +73,15 @@ type OpenFile interface {
 	// what PeakBytes says. Lazy page images (Config.LazyPageImages) use
 	// it on a page's first view.
 	PagePNG(ctx context.Context, i int) ([]byte, error)
+	// RunPages processes the pages opt.First to opt.End-1 as Run does
+	// after its document pass, with opt.Engine already prepared for the
+	// document and opt.Kinds its page kinds: one batch of a large
+	// document (Service.ProcessBatch). It makes no document pass.
+	RunPages(ctx context.Context, opt PagesOptions, each func(PageResult) error) error
+	// Drawings reads the pages' drawings without rendering them, for a
+	// document pass outside Run, charging their memory to charge (nil:
+	// not charged) as Run does.
+	Drawings(charge func(heldBytes int64)) detect.Drawings
 	// Close releases the file.
 	Close() error
 }

@@ -52,6 +52,14 @@ type Job struct {
 	Upload     *Upload `json:"upload,omitempty"`      // the stored file, once PUT
 	PagesTotal *int    `json:"pages_total,omitempty"` // known once processing has opened the file
 	PagesDone  *int    `json:"pages_done,omitempty"`
+	// BatchPagesDone counts, for a job processed in page batches, the
+	// pages each batch has finished, by the batch's first page; PagesDone
+	// is their sum. A batch run twice sets its own count again, so
+	// duplicates never count a page twice. BatchProgressAt is the time of
+	// the last count: the sweep fails a batched job only once it stops
+	// making progress (Recover).
+	BatchPagesDone  map[int]int `json:"batch_pages_done,omitempty"`
+	BatchProgressAt *time.Time  `json:"batch_progress_at,omitempty"`
 	// ProcessingAttempts counts starts of processing that did not end
 	// cleanly (a graceful shutdown gives its attempt back); a job found
 	// processing after MaxProcessingAttempts such starts has crashed the

@@ -19,12 +19,29 @@ import (
 // Process runs a queued job to done or failed: it renders every page (with
 // Config.LazyPageImages, every page the document pass counts), detects
 // symbols, stores each page's detections and, unless
-// Config.LazyPageImages, its PNG, and schedules the webhook. It is
-// idempotent: a job found processing (a crash or restart interrupted it)
-// is processed again from the start, overwriting its results; a job in any
-// other state than queued or processing is left alone. When ctx is
-// cancelled the job stays processing for the next run.
+// Config.LazyPageImages, its PNG, and schedules the webhook. A document of
+// more pages than Config.BatchPages is processed in page batches, here one
+// after another (Begin, ProcessBatch, MergeBatches), with the results one
+// run gives. It is idempotent: a job found processing (a crash or restart
+// interrupted it) is processed again from the start, overwriting its
+// results; a job in any other state than queued or processing is left
+// alone. When ctx is cancelled the job stays processing for the next run.
 func (s *Service) Process(ctx context.Context, jobID string) error {
+	batches, err := s.Begin(ctx, jobID)
+	if err != nil || len(batches) == 0 {
+		return err
+	}
+	return s.runBatches(ctx, jobID, batches)
+}
+
+// Begin starts processing a queued job. A document of at most
+// Config.BatchPages pages is processed to done or failed here, as Process
+// describes, and Begin returns no batches. A larger one gets its document
+// pass (legends, page kinds, the engine's templates, saved for the
+// batches) and Begin returns the page batches that ProcessBatch is to
+// process, in any order or at once, before MergeBatches finishes the job.
+// Its failures are recorded on the job as Process records them.
+func (s *Service) Begin(ctx context.Context, jobID string) ([]Batch, error) {
 	gaveUp := false
 	j, err := s.update(ctx, jobID, func(j *Job) error {
 		switch j.Status {
@@ -50,30 +67,34 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 		return errSkip
 	})
 	if errors.Is(err, errSkip) || errors.Is(err, ErrNotFound) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("process job %s: %w", jobID, err)
+		return nil, fmt.Errorf("process job %s: %w", jobID, err)
 	}
 	if gaveUp {
 		s.log.Error("job failed after repeated interrupted attempts", "job_id", jobID, "attempts", j.ProcessingAttempts)
-		return nil
+		return nil, nil
 	}
 	s.log.Info("processing job", "job_id", jobID, "file_name", j.FileName, "attempt", j.ProcessingAttempts)
 	pctx, cancel := ctx, context.CancelFunc(func() {})
 	if s.cfg.JobTimeout > 0 {
 		pctx, cancel = context.WithTimeout(ctx, s.cfg.JobTimeout)
 	}
-	pages, legend, perr := s.run(pctx, j)
+	pages, legend, batches, perr := s.run(pctx, j)
 	cancel()
 	if perr != nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded) {
-		perr = &failure{msg: fmt.Sprintf("processing took longer than the service's limit of %s per job; split the file into several jobs or simplify its drawings", s.cfg.JobTimeout), err: perr}
+		perr = s.timeoutFailure(perr)
 	}
 	if perr != nil && ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			s.releaseAttempt(ctx, jobID)
 		}
-		return fmt.Errorf("process job %s: interrupted: %w", jobID, ctx.Err())
+		return nil, fmt.Errorf("process job %s: interrupted: %w", jobID, ctx.Err())
+	}
+	if perr == nil && len(batches) > 0 {
+		s.log.Info("processing job in page batches", "job_id", jobID, "batches", len(batches))
+		return batches, nil
 	}
 	_, err = s.update(ctx, jobID, func(j *Job) error {
 		if j.Status != Processing {
@@ -83,17 +104,22 @@ func (s *Service) Process(ctx context.Context, jobID string) error {
 		return nil
 	})
 	if errors.Is(err, errSkip) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("finish job %s: %w", jobID, err)
+		return nil, fmt.Errorf("finish job %s: %w", jobID, err)
 	}
 	if perr != nil {
 		s.log.Warn("job failed", "job_id", jobID, "err", perr)
 	} else {
 		s.log.Info("job done", "job_id", jobID, "pages", len(pages))
 	}
-	return nil
+	return nil, nil
+}
+
+// timeoutFailure is the failure of a job stopped by Config.JobTimeout.
+func (s *Service) timeoutFailure(err error) error {
+	return &failure{msg: fmt.Sprintf("processing took longer than the service's limit of %s per job; split the file into several jobs or simplify its drawings", s.cfg.JobTimeout), err: err}
 }
 
 // releaseTimeout bounds the write that gives back an attempt at shutdown.
@@ -194,9 +220,11 @@ func pageFailure(i int, err error) error {
 	}
 }
 
-// run does the work of Process and returns the pages and legend rows to
-// record.
-func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) {
+// openUpload opens the job's uploaded file for processing within the
+// memory budget (Config.Admission): it waits for the memory of opening the
+// file, then, once its pages are known, for that of its largest page. The
+// caller closes the file, then calls release.
+func (s *Service) openUpload(ctx context.Context, j *Job) (doc OpenFile, release func(), err error) {
 	if s.cfg.Files == nil || s.cfg.Engine == nil {
 		return nil, nil, &failure{msg: "the service is not set up to process files (a service-side error)", err: errors.New("Config.Files or Config.Engine is nil")}
 	}
@@ -207,37 +235,52 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 	if err != nil {
 		return nil, nil, &failure{msg: "the uploaded file could not be read from storage (a service-side error)", err: err}
 	}
-	// Wait for the memory of opening the file, then, once its pages are
-	// known, for that of its largest page.
 	held := s.cfg.Files.OpenBytes(data, CanonicalMime(j.MimeType))
-	release, err := s.cfg.Admission.Acquire(ctx, held)
+	release, err = s.cfg.Admission.Acquire(ctx, held)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer func() { release() }()
-	doc, err := s.cfg.Files.Open(ctx, data, CanonicalMime(j.MimeType))
+	doc, err = s.cfg.Files.Open(ctx, data, CanonicalMime(j.MimeType))
 	if err != nil {
+		release()
 		var inv *InvalidFile
 		if errors.As(err, &inv) {
 			return nil, nil, &failure{msg: "the file could not be opened: " + inv.Message, err: err}
 		}
 		return nil, nil, &failure{msg: "the file could not be opened; it may be damaged or of an unsupported kind", err: err}
 	}
-	defer doc.Close()
 	if need := doc.PeakBytes(); need > held {
 		release()
 		if release, err = s.cfg.Admission.Acquire(ctx, need); err != nil {
-			release = func() {}
+			doc.Close()
 			return nil, nil, err
 		}
 	}
+	return doc, release, nil
+}
+
+// run does the work of Begin and returns the pages and legend rows to
+// record, or for a document of more than Config.BatchPages pages the
+// batches to process.
+func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, []Batch, error) {
+	doc, release, err := s.openUpload(ctx, j)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer release()
+	defer doc.Close()
 	total := doc.NumPages()
 	if _, err := s.update(ctx, j.ID, func(j *Job) error {
 		zero := 0
 		j.PagesTotal, j.PagesDone = &total, &zero
+		j.BatchPagesDone = nil
 		return nil
 	}); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	if total > s.batchPages() {
+		batches, err := s.planBatches(ctx, j, doc)
+		return nil, nil, batches, err
 	}
 	var pages []Page
 	var found [][]detect.Detection
@@ -289,11 +332,26 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 		var step *stepError
 		var inv *InvalidFile
 		if errors.As(err, &step) && step.step == stepDocument && !errors.As(err, &inv) {
-			return nil, nil, &failure{msg: "reading the document's legends and page kinds failed (a service-side error)", err: err}
+			return nil, nil, nil, documentPassFailure(err)
 		}
-		return nil, nil, pageFailure(len(pages), err)
+		return nil, nil, nil, pageFailure(len(pages), err)
 	}
+	if err := s.storeResults(ctx, j.ID, pages, found); err != nil {
+		return nil, nil, nil, err
+	}
+	return pages, legend, nil, nil
+}
 
+// documentPassFailure is the failure of a document pass that failed on
+// the service's side (not the file's).
+func documentPassFailure(err error) error {
+	return &failure{msg: "reading the document's legends and page kinds failed (a service-side error)", err: err}
+}
+
+// storeResults stores the detections of a job's pages, found[i] those of
+// pages[i] (every page of the document, in page order): the ones
+// detect.KeepStored keeps of the whole document, each with a new id.
+func (s *Service) storeResults(ctx context.Context, jobID string, pages []Page, found [][]detect.Detection) error {
 	kept := detect.KeepStored(found)
 	for i, p := range pages {
 		sp := storedPage{Detections: make([]storedDetection, 0, len(kept[i]))}
@@ -302,13 +360,13 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, error) 
 		}
 		b, err := json.Marshal(sp)
 		if err != nil {
-			return nil, nil, fmt.Errorf("encode detections of page %d: %w", p.Index, err)
+			return fmt.Errorf("encode detections of page %d: %w", p.Index, err)
 		}
-		if err := s.putBlob(ctx, ResultKey(j.ID, p.Index), b); err != nil {
-			return nil, nil, pageFailure(p.Index, &stepError{step: "storing the detections", err: err})
+		if err := s.putBlob(ctx, ResultKey(jobID, p.Index), b); err != nil {
+			return pageFailure(p.Index, &stepError{step: "storing the detections", err: err})
 		}
 	}
-	return pages, legend, nil
+	return nil
 }
 
 // drawingCharges charges a job's page drawings to its memory budget as

@@ -122,6 +122,11 @@ func (s *Service) Recover(ctx context.Context) error {
 			if j.QueuedAt != nil {
 				since = *j.QueuedAt
 			}
+			if j.BatchProgressAt != nil && j.BatchProgressAt.After(since) {
+				// A job in page batches may run for hours: it stalls
+				// once its batches stop making progress.
+				since = *j.BatchProgressAt
+			}
 			switch {
 			case j.Status != Queued && j.Status != Processing:
 			case now.Sub(since) > StallAfter:

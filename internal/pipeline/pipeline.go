@@ -109,8 +109,17 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 	// page images, beyond which pages are taken in order again. A page
 	// rendered ahead is always waited for, so nothing uses the document
 	// after Run returns.
-	n := doc.NumPages()
-	sched := newSchedule(n, kinds)
+	sched := newSchedule(doc.NumPages(), kinds)
+	if first != nil {
+		sched.take(0)
+	}
+	return pass(ctx, doc, opt, kinds, sched, first, each)
+}
+
+// pass renders and detects the pages sched has not taken yet with
+// opt.Engine (the document's, after its document pass), first being page
+// 0 already rendered or nil, and hands results to each in page order.
+func pass(ctx context.Context, doc *document.Document, opt Options, kinds []string, sched *schedule, first *rendered, each func(PageResult) error) error {
 	sched.progress = opt.Progress
 	// sizeOnly: a page not counted needs no raster when no page image is
 	// kept (Options.KeepPNG).
@@ -122,9 +131,6 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 			<-ahead
 		}
 	}()
-	if first != nil {
-		sched.take(0)
-	}
 	for first != nil || ahead != nil || sched.left() {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("pipeline: before page %d: %w", sched.emitted, err)

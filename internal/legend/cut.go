@@ -1,0 +1,203 @@
+package legend
+
+import (
+	"math"
+	"strings"
+
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyph"
+)
+
+// cutMargin is how far, in raster pixels, a piece may reach past the box
+// it is cut from and still count as inside it (stroke ends drawn on the
+// box's edge).
+const cutMargin = 1.0
+
+// Cut is the drawing cut from a box on a page (CutGlyph).
+type Cut struct {
+	// Glyph is the drawing in millimetres of the page at the drawn size,
+	// centred on Drawn.
+	Glyph glyph.Glyph
+	// Drawn is the extent of the drawing kept, in raster pixels.
+	Drawn Rect
+	// Pen is the paint that draws most of it (by length).
+	Pen drawing.Style
+}
+
+// cutTextGap is how far from the drawing, in ems of a character, the
+// character may stand and still be the symbol's text.
+const cutTextGap = 0.3
+
+// CutGlyph cuts the drawing that lies wholly inside box on pg into a glyph,
+// as a legend row's glyph is cut from its cell: the segments and arcs
+// inside box (pieces that cross its edge, such as wires and walls running
+// through it, are left out) drawn in the colour of the drawing nearest the
+// box's centre (the symbol the box is drawn around, not the plan behind
+// it), fills drawn as many polygons and hatch strips
+// simplified the same way, and the characters drawn within the extent of
+// that drawing or within cutTextGap ems of it as the glyph's text (a
+// label beside the symbol is not part of it). ok is false when box holds
+// no drawing.
+func CutGlyph(pg *drawing.Page, box Rect) (c Cut, ok bool) {
+	if pg == nil {
+		return Cut{}, false
+	}
+	ix := newIndex(pg, nil)
+	outer := Rect{
+		Min: glyph.Point{X: box.Min.X - cutMargin, Y: box.Min.Y - cutMargin},
+		Max: glyph.Point{X: box.Max.X + cutMargin, Y: box.Max.Y + cutMargin},
+	}
+	var all []int32
+	ix.piecesIn(outer, func(i int32) {
+		b := ix.pieces[i].box
+		if outer.Contains(b.Min) && outer.Contains(b.Max) {
+			all = append(all, i)
+		}
+	})
+	if len(all) == 0 {
+		return Cut{}, false
+	}
+	// The box is drawn around one symbol: drawing in another colour than
+	// the drawing nearest the box's centre is something else (a wall, a
+	// hatch, a grid bubble) that the box could not leave out.
+	centre := box.centre()
+	paint := ix.paint(all[0])
+	bestD := math.Inf(1)
+	for _, i := range all {
+		if d := ix.distance(i, centre); d < bestD {
+			paint, bestD = ix.paint(i), d
+		}
+	}
+	var pieces []int32
+	drawn := emptyRect()
+	for _, i := range all {
+		if ix.paint(i) == paint {
+			pieces = append(pieces, i)
+			drawn = drawn.union(ix.pieces[i].box)
+		}
+	}
+	var inside []int32
+	for i, ch := range pg.Chars {
+		c := glyph.Point{X: (ch.Min.X + ch.Max.X) / 2, Y: (ch.Min.Y + ch.Max.Y) / 2}
+		if strings.TrimSpace(ch.Text) == "" || !box.Contains(c) {
+			continue
+		}
+		// Text of the symbol touches its drawing or sits just beside it
+		// (IP44 under a socket); a label stands apart from it, and one
+		// the box cuts through is no part of what the box holds.
+		gap := cutTextGap * ch.Size
+		near := Rect{Min: glyph.Point{X: drawn.Min.X - gap, Y: drawn.Min.Y - gap}, Max: glyph.Point{X: drawn.Max.X + gap, Y: drawn.Max.Y + gap}}
+		if ch.Max.X >= near.Min.X && ch.Min.X <= near.Max.X && ch.Max.Y >= near.Min.Y && ch.Min.Y <= near.Max.Y && !runLeaves(pg, i, box) {
+			inside = append(inside, int32(i))
+		}
+	}
+	g, _, _ := ix.glyphOf(pieces, inside, drawn)
+	if len(g.Shapes) == 0 {
+		return Cut{}, false
+	}
+	byPen := map[drawing.Style]float64{}
+	for _, i := range pieces {
+		byPen[ix.style(i)] += ix.length(i)
+	}
+	var pen drawing.Style
+	for p, l := range byPen {
+		if l > byPen[pen] || (l == byPen[pen] && penLess(p, pen)) {
+			pen = p
+		}
+	}
+	return Cut{Glyph: g, Drawn: drawn, Pen: pen}, true
+}
+
+// style is the paint of piece i.
+func (ix *pageIndex) style(i int32) drawing.Style {
+	if p := ix.pieces[i]; p.seg >= 0 {
+		return ix.pg.Styles[ix.pg.Segments[p.seg].Style]
+	} else {
+		return ix.pg.Styles[ix.pg.Arcs[p.arc].Style]
+	}
+}
+
+// paint is the colour piece i is drawn in: its stroke, else its fill.
+func (ix *pageIndex) paint(i int32) string {
+	if st := ix.style(i); st.Stroke != "" {
+		return st.Stroke
+	} else {
+		return st.Fill
+	}
+}
+
+// length is the drawn length of piece i, in pixels.
+func (ix *pageIndex) length(i int32) float64 {
+	if p := ix.pieces[i]; p.seg >= 0 {
+		s := ix.pg.Segments[p.seg]
+		return math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y)
+	} else {
+		a := ix.pg.Arcs[p.arc]
+		return math.Abs(a.Sweep) * math.Pi / 180 * a.R
+	}
+}
+
+// penLess orders paints, so that ties between them are settled the same
+// way every time.
+func penLess(a, b drawing.Style) bool {
+	if a.Stroke != b.Stroke {
+		return a.Stroke < b.Stroke
+	}
+	if a.Fill != b.Fill {
+		return a.Fill < b.Fill
+	}
+	return a.Width < b.Width
+}
+
+// distance is how far piece i's drawing comes to p, in pixels.
+func (ix *pageIndex) distance(i int32, p glyph.Point) float64 {
+	pc := ix.pieces[i]
+	if pc.seg >= 0 {
+		s := ix.pg.Segments[pc.seg]
+		return distToSegment(p, s.A, s.B)
+	}
+	a := ix.pg.Arcs[pc.arc]
+	d := math.Inf(1)
+	n := max(8, int(math.Abs(a.Sweep)/5))
+	for k := 0; k <= n; k++ {
+		t := (a.Start + a.Sweep*float64(k)/float64(n)) * math.Pi / 180
+		d = math.Min(d, math.Hypot(a.C.X+a.R*math.Cos(t)-p.X, a.C.Y+a.R*math.Sin(t)-p.Y))
+	}
+	return d
+}
+
+// distToSegment is the distance from p to segment ab.
+func distToSegment(p, a, b glyph.Point) float64 {
+	dx, dy := b.X-a.X, b.Y-a.Y
+	l2 := dx*dx + dy*dy
+	t := 0.0
+	if l2 > 0 {
+		t = math.Max(0, math.Min(1, ((p.X-a.X)*dx+(p.Y-a.Y)*dy)/l2))
+	}
+	return math.Hypot(p.X-a.X-t*dx, p.Y-a.Y-t*dy)
+}
+
+// runLeaves reports whether the run of text character i belongs to (the
+// characters on its line, each closer than 0.6 em to the next) reaches
+// outside box.
+func runLeaves(pg *drawing.Page, i int, box Rect) bool {
+	ch := pg.Chars[i]
+	line := func(o drawing.Char) bool { return math.Abs(o.Origin.Y-ch.Origin.Y) <= 0.3*ch.Size }
+	lo, hi := ch.Min.X, ch.Max.X
+	for grew := true; grew; {
+		grew = false
+		for _, o := range pg.Chars {
+			if !line(o) || strings.TrimSpace(o.Text) == "" || (o.Min.X >= lo && o.Max.X <= hi) {
+				continue
+			}
+			if o.Max.X >= lo-0.6*ch.Size && o.Min.X <= hi+0.6*ch.Size {
+				if !box.Contains(o.Min) || !box.Contains(o.Max) {
+					return true
+				}
+				lo, hi = math.Min(lo, o.Min.X), math.Max(hi, o.Max.X)
+				grew = true
+			}
+		}
+	}
+	return false
+}

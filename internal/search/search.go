@@ -1,0 +1,225 @@
+// Package search finds every instance of what a box on a page holds: "find
+// more like this". On a page drawn as vectors the drawing inside the box is
+// cut into a glyph template (as a legend row's glyph is cut) and the vector
+// matcher finds it on each page searched, at any rotation, mirrored, and
+// from half to twice its size. Image pages (scans and photos) are searched
+// by an ImageSearcher, which this package only declares.
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyph"
+	"blueprint/internal/legend"
+	"blueprint/internal/vector"
+)
+
+// ErrEmptyRegion is the error of a box that holds no drawing to search for.
+var ErrEmptyRegion = errors.New("the box holds no drawing to search for")
+
+// Match is one instance found on a page.
+type Match struct {
+	Box detect.Box // raster pixels of the page, clipped to it
+	// Score is the fraction of the template's drawing that the page's
+	// drawing explains at the instance (0..1).
+	Score float64
+}
+
+// Scale ranges searched, relative to the size the box's drawing is drawn
+// at. A drawing with little to tell it apart (a lone circle, a bare box) is
+// searched only near its own size, as the engine does with such legend
+// glyphs: at another size it is any circle or any box.
+const (
+	minScale     = vector.MinScale
+	maxScale     = vector.MaxScale
+	weakMinScale = 0.8
+	weakMaxScale = 1.25
+)
+
+// minScore is the least fraction of the template that the page must
+// explain for a match. The matcher takes 0.8 (a symbol drawn slightly
+// differently from its catalog glyph); the template of a search is cut
+// from the drawing itself, whose copies explain it whole, while another
+// symbol sharing most of its drawing leaves a stroke of it unexplained.
+const minScore = 0.9
+
+// Template is the drawing of a box, ready to be found on pages. It is
+// immutable and safe for concurrent use.
+type Template struct {
+	glyph glyph.Glyph
+	pen   drawing.Style // the paint that draws most of it
+	drawn detect.Box
+	m     *vector.Matcher
+}
+
+// templateClass is the class the matcher reports; search reports none.
+const templateClass = "search"
+
+// Cut cuts the drawing that lies wholly inside box on pg (raster pixels)
+// into a template: drawing that crosses the box's edge (wires, walls) is
+// left out, and text counts only where it lies within the drawing kept. It
+// returns ErrEmptyRegion when the box holds no drawing.
+func Cut(pg *drawing.Page, box detect.Box) (*Template, error) {
+	r := legend.Rect{Min: glyph.Point{X: box.X, Y: box.Y}, Max: glyph.Point{X: box.X + box.W, Y: box.Y + box.H}}
+	c, ok := legend.CutGlyph(pg, r)
+	if !ok {
+		return nil, ErrEmptyRegion
+	}
+	g, drawn := c.Glyph, c.Drawn
+	t := vector.Template{Class: templateClass, Glyph: g, MinScale: minScale, MaxScale: maxScale}
+	if weak(g) {
+		t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
+	}
+	m, err := vector.NewMatcher([]vector.Template{t})
+	if err != nil {
+		return nil, fmt.Errorf("search: template: %w", err)
+	}
+	return &Template{glyph: g, pen: c.Pen, m: m, drawn: detect.Box{X: drawn.Min.X, Y: drawn.Min.Y, W: drawn.Max.X - drawn.Min.X, H: drawn.Max.Y - drawn.Min.Y}}, nil
+}
+
+// Glyph returns the template's drawing in the glyph frame (millimetres at
+// the drawn size, centred on the drawing).
+func (t *Template) Glyph() glyph.Glyph { return t.glyph }
+
+// Drawn returns the extent of the drawing the template was cut from, in
+// raster pixels of its page.
+func (t *Template) Drawn() detect.Box { return t.drawn }
+
+// Find returns every instance of the template on pg, best first. Glyphs
+// shown in a legend table (a key to the drawing, not an instance) are left
+// out, as the engine leaves them out.
+func (t *Template) Find(ctx context.Context, pg *drawing.Page) ([]Match, error) {
+	if pg == nil {
+		return nil, nil
+	}
+	ms, err := t.m.Match(ctx, pg)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	out := make([]Match, 0, len(ms))
+	var around *surroundings
+	for _, m := range ms {
+		if m.Legend || m.Box.W <= 0 || m.Box.H <= 0 || m.Coverage < minScore {
+			continue
+		}
+		if around == nil {
+			around = newSurroundings(pg)
+		}
+		if around.foreign(t.glyph, t.pen, m.Placement, m.Box) > maxForeign {
+			continue // part of a larger symbol
+		}
+		out = append(out, Match{Box: m.Box, Score: math.Round(m.Coverage*1000) / 1000})
+	}
+	return out, nil
+}
+
+// ImageSearcher finds, on page images, every instance of what a box on one
+// of them holds (the raster glyph search of scans and photos). query is
+// the page the box is on, box its region in query's pixels; the result
+// holds one list of matches per page of pages, in their pixels.
+type ImageSearcher interface {
+	Search(ctx context.Context, query image.Image, box detect.Box, pages []image.Image) ([][]Match, error)
+}
+
+// weak reports whether a glyph has too little drawing to be told apart
+// from other drawing at another size: no text, and one circle or a single
+// closed outline of at most four lines.
+func weak(g glyph.Glyph) bool {
+	lines, arcs := 0, 0
+	var ends []glyph.Point
+	for _, s := range g.Shapes {
+		switch s.Kind {
+		case glyph.KindText:
+			return false
+		case glyph.KindCircle, glyph.KindArc:
+			arcs++
+		default:
+			lines++
+			if s.Kind == glyph.KindLine && len(s.Pts) == 2 {
+				ends = append(ends, s.Pts[0], s.Pts[1])
+			}
+		}
+	}
+	if arcs == 1 && lines == 0 {
+		return true
+	}
+	return arcs == 0 && lines <= 4 && closed(ends)
+}
+
+// loopTol is how close, in glyph millimetres, two line ends must be to
+// join.
+const loopTol = 0.15
+
+// closed reports whether line ends (two per line) join end to end, each
+// meeting exactly one end of another line.
+func closed(ends []glyph.Point) bool {
+	if len(ends) == 0 {
+		return false
+	}
+	for i, p := range ends {
+		meet := 0
+		for j, q := range ends {
+			if j/2 != i/2 && math.Abs(p.X-q.X) <= loopTol && math.Abs(p.Y-q.Y) <= loopTol {
+				meet++
+			}
+		}
+		if meet != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// PageMatches are the instances found on one page.
+type PageMatches struct {
+	Page    int
+	Matches []Match
+}
+
+// InDocument cuts the drawing inside box on page query of doc into a
+// template (Cut) and finds it on each page of pages, in the order given.
+// A page without a drawing of its own (an image, a scanned sheet) is
+// searched by no template and gets no matches; so is the query page when
+// it is one, which returns ErrImagePage. Each page's drawing is read only
+// while it is searched.
+func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.Box, pages []int) ([]PageMatches, error) {
+	qpg, err := doc.Drawing(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("search: page %d: %w", query, err)
+	}
+	if qpg == nil || qpg.Scan() {
+		return nil, ErrImagePage
+	}
+	t, err := Cut(qpg, box)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PageMatches, 0, len(pages))
+	for _, p := range pages {
+		pg := qpg
+		if p != query {
+			if pg, err = doc.Drawing(ctx, p); err != nil {
+				return nil, fmt.Errorf("search: page %d: %w", p, err)
+			}
+		}
+		pm := PageMatches{Page: p}
+		if pg != nil && !pg.Scan() {
+			if pm.Matches, err = t.Find(ctx, pg); err != nil {
+				return nil, fmt.Errorf("search: page %d: %w", p, err)
+			}
+		}
+		out = append(out, pm)
+	}
+	return out, nil
+}
+
+// ErrImagePage is the error of a box on a page that has no drawing of its
+// own to cut (an image upload, a scanned sheet): an ImageSearcher reads
+// such pages.
+var ErrImagePage = errors.New("the page is an image: it has no drawing to cut a template from")

@@ -60,6 +60,8 @@ func RunContract(t *testing.T, newSvc NewService) {
 		{"ListJobs", contractListJobs},
 		{"ReviewLinks", contractReviewLinks},
 		{"Reviews", contractReviews},
+		{"Search", contractSearch},
+		{"SearchImage", contractSearchImage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newSvc) })

@@ -107,6 +107,7 @@ func New(cfg Config) *Server {
 	m.HandleFunc("GET /v1/jobs/{job_id}/pages/{page_index}/detections", s.authed(s.handleDetections))
 	m.HandleFunc("POST /v1/jobs/{job_id}/pages/{page_index}/detections", s.authed(s.handleAddDetections))
 	m.HandleFunc("PATCH /v1/jobs/{job_id}/pages/{page_index}/detections/{detection_id}", s.authed(s.handleReviewDetection))
+	m.HandleFunc("POST /v1/jobs/{job_id}/search", s.authed(s.handleSearch))
 	m.HandleFunc("GET /v1/jobs/{job_id}/takeoff.csv", s.authed(s.handleTakeoff(takeoffCSV)))
 	m.HandleFunc("GET /v1/jobs/{job_id}/takeoff.xlsx", s.authed(s.handleTakeoff(takeoffXLSX)))
 	m.HandleFunc("GET /v1/jobs/{job_id}/legend-check.csv", s.authed(s.handleTakeoff(takeoffLegendCSV)))

@@ -1,0 +1,253 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
+	"blueprint/internal/search"
+)
+
+// SearchMatchIoU is the least intersection over union at which a match of a
+// search is the job's existing detection (its detection_id).
+const SearchMatchIoU = 0.5
+
+// PageDrawings is an open file that reads a page's drawing without
+// rendering it (package docfiles' files do). Search needs it: a Files
+// whose open files lack it cannot search.
+type PageDrawings interface {
+	// Drawing returns page i's drawing, nil for an image.
+	Drawing(ctx context.Context, i int) (*drawing.Page, error)
+}
+
+// SearchRequest is the body of POST /v1/jobs/{job_id}/search as decoded:
+// the box to search for (bbox_norm, fractions of page page_index) and the
+// pages to search (nil: every counted page).
+type SearchRequest struct {
+	PageIndex *int     `json:"page_index"`
+	BBoxNorm  *BoxView `json:"bbox_norm"`
+	Pages     *[]int   `json:"pages"`
+}
+
+// SearchMatch is one instance a search found.
+type SearchMatch struct {
+	PageIndex int     `json:"page_index"`
+	BBoxNorm  BoxView `json:"bbox_norm"`
+	BBoxPx    BoxView `json:"bbox_px"`
+	// Score is the fraction of the box's drawing the page explains at the
+	// match, 0 to 1.
+	Score float64 `json:"score"`
+	// DetectionID is the job's detection the match overlaps (IoU at least
+	// SearchMatchIoU), null when it overlaps none.
+	DetectionID *string `json:"detection_id"`
+}
+
+// SearchResult is the 200 response of a search: every match, page by page
+// in the order the pages were asked for, best first within a page.
+type SearchResult struct {
+	Matches []SearchMatch `json:"matches"`
+	Total   int           `json:"total"`
+}
+
+// ErrSearchImagePages is the message of a search from a box on an image
+// page (an image upload or a scanned PDF page): its raster glyph search is
+// not wired in yet.
+const ErrSearchImagePages = "search on image pages is not available yet; it searches pages drawn as vectors (PDFs exported from CAD)"
+
+// Search finds every instance of what a box on one page of a done job holds
+// ("find more like this"), on the pages asked for. The job must be the
+// caller's (not_found otherwise) and done (conflict otherwise); page_index
+// must be one of its pages and bbox_norm a box of some area within it,
+// pages (when given) its pages, each once (unprocessable otherwise, naming
+// the field). On a page drawn as vectors the drawing inside the box is cut
+// into a template and matched (package search); a box holding no drawing,
+// or on an image page, is unprocessable. Each match carries the id of the
+// job's detection it overlaps, among those the page lists by default.
+func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRequest) (*SearchResult, error) {
+	j, err := s.owned(ctx, c, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if j.Status != Done {
+		return nil, Errorf(CodeConflict, "job is %s; only a done job can be searched", j.Status)
+	}
+	q, box, pages, err := s.validateSearch(j, r)
+	if err != nil {
+		return nil, err
+	}
+	if CanonicalMime(j.MimeType) != MimePDF {
+		return nil, &Error{Code: CodeUnprocessable, Message: ErrSearchImagePages, Details: map[string]any{"field": "page_index"}}
+	}
+	found, err := s.searchFile(ctx, j, q.Index, box, pages)
+	if err != nil {
+		return nil, err
+	}
+	out := &SearchResult{Matches: []SearchMatch{}}
+	for _, pm := range found {
+		p := s.pageOf(j, pm.Page)
+		var dets []storedDetection
+		if len(pm.Matches) > 0 {
+			sp, err := s.reviewedPage(ctx, j, pm.Page)
+			if err != nil {
+				return nil, internal("load detections", err)
+			}
+			dets = sp.visible(s.filter(j, nil))
+		}
+		for _, m := range pm.Matches {
+			w, h := float64(p.Width), float64(p.Height)
+			sm := SearchMatch{PageIndex: pm.Page, Score: m.Score,
+				BBoxPx:   BoxView{X: m.Box.X, Y: m.Box.Y, Width: m.Box.W, Height: m.Box.H},
+				BBoxNorm: BoxView{X: m.Box.X / w, Y: m.Box.Y / h, Width: m.Box.W / w, Height: m.Box.H / h}}
+			best := SearchMatchIoU
+			for i := range dets {
+				if v := dets[i].Box.IoU(m.Box); v >= best {
+					sm.DetectionID, best = &dets[i].ID, v
+				}
+			}
+			out.Matches = append(out.Matches, sm)
+		}
+	}
+	out.Total = len(out.Matches)
+	return out, nil
+}
+
+// pageOf returns page i of the done job j (validateSearch checked it is
+// there).
+func (s *Service) pageOf(j *Job, i int) Page {
+	for _, p := range j.Pages {
+		if p.Index == i {
+			return p
+		}
+	}
+	return Page{Index: i}
+}
+
+// validateSearch checks a search request against the done job j and
+// returns the page of the box, the box in raster pixels, and the pages to
+// search in the order given (default: every counted page, in page order).
+func (s *Service) validateSearch(j *Job, r SearchRequest) (Page, detect.Box, []int, error) {
+	if r.PageIndex == nil {
+		return Page{}, detect.Box{}, nil, invalidField("page_index", "page_index is required")
+	}
+	byIndex := map[int]Page{}
+	for _, p := range j.Pages {
+		byIndex[p.Index] = p
+	}
+	q, ok := byIndex[*r.PageIndex]
+	if !ok {
+		return Page{}, detect.Box{}, nil, &Error{Code: CodeUnprocessable,
+			Message: fmt.Sprintf("page_index %d is not a page of the job; it has %d pages, numbered from 0", *r.PageIndex, len(j.Pages)),
+			Details: map[string]any{"field": "page_index", "page_count": len(j.Pages)}}
+	}
+	if r.BBoxNorm == nil {
+		return Page{}, detect.Box{}, nil, invalidField("bbox_norm", "bbox_norm is required")
+	}
+	b := *r.BBoxNorm
+	if !validNormBox(b) {
+		return Page{}, detect.Box{}, nil, invalidField("bbox_norm", "bbox_norm must lie within the page: x, y, width and height are fractions from 0 to 1, width and height above 0, x+width and y+height at most 1")
+	}
+	w, h := float64(q.Width), float64(q.Height)
+	box := detect.Box{X: b.X * w, Y: b.Y * h, W: b.Width * w, H: b.Height * h}
+	var pages []int
+	if r.Pages == nil {
+		for _, p := range j.Pages {
+			if detect.Counted(p.Kind) {
+				pages = append(pages, p.Index)
+			}
+		}
+		sort.Ints(pages)
+		return q, box, pages, nil
+	}
+	if len(*r.Pages) == 0 {
+		return Page{}, detect.Box{}, nil, invalidField("pages", "pages must list at least one page; omit it to search every counted page")
+	}
+	seen := map[int]bool{}
+	for i, p := range *r.Pages {
+		field := "pages[" + strconv.Itoa(i) + "]"
+		if _, ok := byIndex[p]; !ok {
+			return Page{}, detect.Box{}, nil, &Error{Code: CodeUnprocessable,
+				Message: fmt.Sprintf("%s: %d is not a page of the job; it has %d pages, numbered from 0", field, p, len(j.Pages)),
+				Details: map[string]any{"field": field, "page_count": len(j.Pages)}}
+		}
+		if seen[p] {
+			return Page{}, detect.Box{}, nil, invalidField(field, "%s: page %d is listed twice", field, p)
+		}
+		seen[p] = true
+		pages = append(pages, p)
+	}
+	return q, box, pages, nil
+}
+
+// searchFile opens the job's stored upload within the memory budget and
+// searches its pages (search.InDocument).
+func (s *Service) searchFile(ctx context.Context, j *Job, query int, box detect.Box, pages []int) ([]search.PageMatches, error) {
+	if s.cfg.Files == nil {
+		return nil, internal("search", errors.New("Config.Files is nil"))
+	}
+	if j.Upload == nil {
+		return nil, internal("search", errors.New("the job has no stored upload"))
+	}
+	start := time.Now()
+	data, err := s.readBlob(ctx, j.Upload.BlobKey, MaxUploadBytes+1)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errJobNotFound(j.ID) // purged by expiry meanwhile
+	}
+	if err != nil {
+		return nil, internal("read the upload for a search", err)
+	}
+	mime := CanonicalMime(j.MimeType)
+	held := s.cfg.Files.OpenBytes(data, mime)
+	release, err := s.cfg.Admission.Acquire(ctx, held)
+	if err != nil {
+		return nil, internal("wait for memory to search", err)
+	}
+	defer func() { release() }()
+	f, err := s.cfg.Files.Open(ctx, data, mime)
+	if err != nil {
+		return nil, internal("open the upload for a search", err)
+	}
+	defer f.Close()
+	pd, ok := f.(PageDrawings)
+	if !ok {
+		return nil, internal("search", errors.New("the open file reads no page drawings"))
+	}
+	if need := f.PeakBytes(); need > held {
+		release()
+		if release, err = s.cfg.Admission.Acquire(ctx, need); err != nil {
+			release = func() {}
+			return nil, internal("wait for memory to search", err)
+		}
+	}
+	found, err := search.InDocument(ctx, drawings{f: f, pd: pd}, query, box, pages)
+	switch {
+	case errors.Is(err, search.ErrEmptyRegion):
+		return nil, invalidField("bbox_norm", "bbox_norm holds no drawing to search for: draw the box around a symbol")
+	case errors.Is(err, search.ErrImagePage):
+		return nil, &Error{Code: CodeUnprocessable, Message: ErrSearchImagePages, Details: map[string]any{"field": "page_index"}}
+	case err != nil:
+		return nil, internal("search", err)
+	}
+	n := 0
+	for _, pm := range found {
+		n += len(pm.Matches)
+	}
+	s.log.Info("search", "job_id", j.ID, "page_index", query, "pages", len(pages), "matches", n, "seconds", time.Since(start).Seconds())
+	return found, nil
+}
+
+// drawings is an open file as detect.Drawings.
+type drawings struct {
+	f  OpenFile
+	pd PageDrawings
+}
+
+func (d drawings) NumPages() int { return d.f.NumPages() }
+
+func (d drawings) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
+	return d.pd.Drawing(ctx, i)
+}

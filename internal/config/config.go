@@ -34,6 +34,7 @@ const (
 	EnvJobTimeout            = "BLUEPRINT_JOB_TIMEOUT"
 	EnvMaxDrawingOps         = "BLUEPRINT_MAX_DRAWING_OPS"
 	EnvMaxDrawingBytes       = "BLUEPRINT_MAX_DRAWING_BYTES"
+	EnvBatchPages            = "BLUEPRINT_BATCH_PAGES"
 )
 
 // DefaultJobTimeout bounds one processing attempt of a job in the local
@@ -89,6 +90,10 @@ type Config struct {
 	// (drawing.DefaultLimits, applied by docfiles.ForConfig).
 	MaxDrawingOps   int64
 	MaxDrawingBytes int64
+	// BatchPages is the page budget of one processing run: a document of
+	// more pages is processed in batches of this many (job.Config); 0
+	// keeps job.DefaultBatchPages.
+	BatchPages int
 }
 
 // Raster is the raster detector's configuration.
@@ -210,6 +215,13 @@ func LoadFor(getenv func(string) string, m Machine) (Config, error) {
 			return c, fmt.Errorf("%s: %q is not a positive integer", EnvMaxPagePixels, v)
 		}
 		c.MaxPagePixels = n
+	}
+	if v := getenv(EnvBatchPages); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("%s: %q is not a positive integer", EnvBatchPages, v)
+		}
+		c.BatchPages = n
 	}
 	c.MemoryBudget = int64(float64(m.MemoryBytes) * MemoryShare)
 	if v := getenv(EnvMemoryBudget); v != "" {

@@ -15,19 +15,19 @@ func TestLoad(t *testing.T) {
 	}
 	if c.ListenAddr != DefaultListenAddr || c.DataDir != DefaultDataDir || c.BaseURL != "http://127.0.0.1:8080" ||
 		c.AllowPrivateCallbacks || len(c.APIKeys) != 0 || c.Retention != 30*24*time.Hour || c.UploadTTL != time.Hour ||
-		c.MaxPages != 0 || c.MaxPagePixels != 0 {
+		c.MaxPages != 0 || c.MaxPagePixels != 0 || c.BatchPages != 0 {
 		t.Fatalf("defaults: %+v", c)
 	}
 	c, err = Load(env(map[string]string{
 		EnvListenAddr: ":9090", EnvAPIKeys: "key-a-0123456789:s:10,key-b-0123456789:t", EnvAllowPrivateCallbacks: "1",
-		EnvRetention: "48h", EnvUploadTTL: "10m", EnvMaxPages: "7", EnvMaxPagePixels: "1000",
+		EnvRetention: "48h", EnvUploadTTL: "10m", EnvMaxPages: "7", EnvMaxPagePixels: "1000", EnvBatchPages: "12",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.BaseURL != "http://127.0.0.1:9090" || len(c.APIKeys) != 2 || c.APIKeys[0].RequestsPerMinute != 10 ||
 		!c.AllowPrivateCallbacks || c.Retention != 48*time.Hour || c.UploadTTL != 10*time.Minute ||
-		c.MaxPages != 7 || c.MaxPagePixels != 1000 {
+		c.MaxPages != 7 || c.MaxPagePixels != 1000 || c.BatchPages != 12 {
 		t.Fatalf("overrides: %+v", c)
 	}
 }
@@ -48,6 +48,8 @@ func TestLoadErrors(t *testing.T) {
 		{EnvUploadTTL: "-1h"},
 		{EnvMaxPages: "0"},
 		{EnvMaxPagePixels: "x"},
+		{EnvBatchPages: "0"},
+		{EnvBatchPages: "ten"},
 		{EnvMaxDocuments: "0"},
 		{EnvMaxDocuments: "two"},
 		{EnvMemoryBudget: "lots"},

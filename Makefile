@@ -387,7 +387,7 @@ lambdas: lambda-process
 
 # The stack's checks: sam validate --lint; cfn-lint over the template after the SAM transform
 # (cfn-lint applies it) with AWS's serverless rules, as deployed by default and with every
-# optional part on (custom domain, alarm topic, arm64); sam build --build-in-source of every zip
+# optional part on (custom domain, alarm topic, arm64, raster inference on SageMaker); sam build --build-in-source of every zip
 # function through the targets above, and of the pure-Go functions (webhook, sweep) for arm64
 # (LAMBDA_ARCH with PureGoArchitecture), each bootstrap checked for Lambda's OS and machine (ELF, e_machine at byte
 # 18: 62 x86_64, 183 arm64). The process image needs Docker (not here): lambda-process builds its binary.
@@ -395,7 +395,8 @@ SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 CFN_LINT := $(SAM_VENV)/bin/cfn-lint --append-rules cfn_lint_serverless.rules
 CFN_LINT_ALL_ON := CustomDomainName=api.example.com AlarmTopicArn=arn:aws:sns:eu-north-1:123456789012:ops \
 	CustomDomainCertificateArn=arn:aws:acm:eu-north-1:123456789012:certificate/00000000-0000-0000-0000-000000000000 \
-	PureGoArchitecture=arm64
+	PureGoArchitecture=arm64 RasterInference=sagemaker RasterInstanceType=ml.g5.xlarge \
+	RasterImageUri=123456789012.dkr.ecr.eu-north-1.amazonaws.com/blueprint-process:latest
 elf_machine = test "$$(od -An -c -N4 $(1) | tr -d ' ')" = "177ELF" && test "$$(od -An -tu2 -j18 -N2 $(1) | tr -d ' ')" = "$(2)" \
 	|| { echo "$(1) is not an ELF binary for machine $(2)"; exit 1; }
 sam-check: sam-tools $(ZIG_CC)

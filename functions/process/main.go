@@ -1,13 +1,18 @@
 // Command process is the processing Lambda function (a container image,
 // functions/process/Dockerfile): the state machine's processing task,
 // which renders every page with MuPDF, detects symbols and stores the
-// results of one job.
+// results of one job. Started with the argument "serve" (as SageMaker
+// starts it), the same image is the raster detector's real-time endpoint
+// instead (internal/rasterserve); BLUEPRINT_RASTER_ENDPOINT makes the
+// function send its pages' inference there (internal/sagemakerdetect).
 package main
 
 import (
 	"context"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
@@ -20,12 +25,35 @@ import (
 	"blueprint/internal/job"
 	"blueprint/internal/lambdafn"
 	"blueprint/internal/raster"
+	"blueprint/internal/rasterserve"
+	"blueprint/internal/sagemakerdetect"
 )
 
 func main() {
+	// SageMaker starts the image with "serve": the raster detector's
+	// endpoint (template.yaml, RasterInference=sagemaker).
+	if len(os.Args) > 1 && os.Args[1] == rasterserve.Arg {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		if err := rasterserve.Run(ctx, os.Getenv, slog.New(slog.NewJSONHandler(os.Stderr, nil))); err != nil {
+			slog.Error("process: serve", "err", err)
+			os.Exit(1)
+		}
+		return
+	}
 	files := func(c config.Config) job.Files { return docfiles.ForConfig(c) }
 	eng := func(c config.Config, cat *catalog.Catalog) (detect.Engine, error) {
-		return engine.New(cat, engine.Options{RasterOff: c.Raster.Off, RasterOnVector: c.Raster.OnVector, Raster: raster.Config{Library: c.Raster.Library}})
+		rc := raster.Config{Library: c.Raster.Library}
+		// With BLUEPRINT_RASTER_ENDPOINT set, pages go to that endpoint.
+		remote, err := sagemakerdetect.FromEnv(context.Background(), os.Getenv, rc, nil)
+		if err != nil {
+			return nil, err
+		}
+		opt := engine.Options{RasterOff: c.Raster.Off, RasterOnVector: c.Raster.OnVector, Raster: rc}
+		if remote != nil {
+			opt.RasterDetector = remote
+		}
+		return engine.New(cat, opt)
 	}
 	app, err := awsapp.New(context.Background(), os.Getenv, awsapp.Needs{Files: files, Engine: eng})
 	if err != nil {

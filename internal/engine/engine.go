@@ -34,11 +34,18 @@ type Options struct {
 	// model's metadata: check at start that the detector opens with
 	// raster.CheckInChild.
 	LazyRaster bool
+	// RasterDetector, when set, is the raster detector, used instead of
+	// opening the embedded model in this process (Raster and LazyRaster
+	// are then unused): where a page's inference runs is its business,
+	// e.g. a SageMaker endpoint (internal/sagemakerdetect).
+	RasterDetector RasterDetector
 }
 
-// rasterDetector is what the engine needs of the raster detector
-// (raster.Detector, raster.Lazy).
-type rasterDetector interface {
+// RasterDetector is what the engine needs of the raster detector: search a
+// page (Detect), judge given boxes (Verify, as raster.Detector.Verify),
+// and the model's metadata. raster.Detector and raster.Lazy run the model
+// in this process.
+type RasterDetector interface {
 	detect.Engine
 	verifier
 	Meta() raster.Meta
@@ -99,10 +106,12 @@ func New(cat *catalog.Catalog, opt Options) (*Engine, error) {
 	if opt.RasterOff {
 		return e, nil
 	}
-	var det rasterDetector
-	if opt.LazyRaster {
+	det := opt.RasterDetector
+	switch {
+	case det != nil:
+	case opt.LazyRaster:
 		det, err = raster.NewLazy(opt.Raster)
-	} else {
+	default:
 		det, err = raster.New(opt.Raster)
 	}
 	if err != nil {

@@ -1,0 +1,277 @@
+// Package rasterserve serves the raster detector over SageMaker's contract
+// for inference containers: the image is started with the argument "serve"
+// (Arg), listens on port 8080, answers GET /ping with 200 once the model is
+// loaded, and POST /invocations with one page's detections. The
+// processing function's image runs it (functions/process) on a SageMaker
+// real-time endpoint, so the endpoint serves the very model and code the
+// function would run itself; internal/sagemakerdetect is its client.
+//
+// An invocation is JSON (ContentType): the page as an 8-bit gray PNG of
+// what the detector reads (raster.Gray), and either a search of the whole
+// page (ModeDetect, raster.Detector.Detect) or a judgement of given boxes
+// (ModeVerify, raster.Detector.Verify). The answer is the detections
+// those return, exactly: the same page gives the same detections here as
+// in the processing function.
+package rasterserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"time"
+
+	"blueprint/internal/config"
+	"blueprint/internal/detect"
+	"blueprint/internal/document"
+	"blueprint/internal/raster"
+)
+
+// The container contract (SageMaker, "Use your own inference code with
+// hosting services").
+const (
+	// Arg is the argument SageMaker starts the image with.
+	Arg = "serve"
+	// DefaultAddr is where SageMaker sends /ping and /invocations.
+	DefaultAddr = ":8080"
+	// EnvAddr overrides DefaultAddr (a local run: 127.0.0.1:0 picks a
+	// free port, which the "serving" log line names).
+	EnvAddr = "BLUEPRINT_SERVE_ADDR"
+	// ContentType is the type of requests and answers.
+	ContentType = "application/json"
+	// MaxRequestBytes is the largest invocation body: SageMaker real-time
+	// endpoints take at most 6 MB.
+	MaxRequestBytes = 6 << 20
+	// pingPath and invocationsPath are the contract's two routes.
+	pingPath        = "/ping"
+	invocationsPath = "/invocations"
+)
+
+// Modes of an invocation.
+const (
+	ModeDetect = "detect" // search the whole page
+	ModeVerify = "verify" // judge Request.Boxes
+)
+
+// Box is a detect.Box on the wire: pixels of the page, top-left origin.
+type Box struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	W float64 `json:"width"`
+	H float64 `json:"height"`
+}
+
+// Request is the body of POST /invocations.
+type Request struct {
+	Mode      string `json:"mode"`
+	PageIndex int    `json:"page_index"` // for messages only
+	// Page is the page as an 8-bit gray PNG (raster.Gray of its raster);
+	// base64 in the JSON.
+	Page []byte `json:"page"`
+	// Boxes are the boxes ModeVerify judges.
+	Boxes []Box `json:"boxes,omitempty"`
+}
+
+// Detection is a raster detection on the wire (its source is always the
+// detector).
+type Detection struct {
+	Class      string  `json:"class"`
+	Confidence float64 `json:"confidence"`
+	Box        Box     `json:"box"`
+}
+
+// Response is the answer of POST /invocations.
+type Response struct {
+	Detections []Detection `json:"detections"`
+}
+
+// ErrorBody is the answer to a refused or failed invocation: 400 for a
+// request that is not a page (Code "bad_request"), 413 for one over
+// MaxRequestBytes, 500 when the detector fails ("internal_error").
+type ErrorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Detector is what the server runs (raster.Detector).
+type Detector interface {
+	Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error)
+	Verify(ctx context.Context, p detect.Page, boxes []detect.Box) ([]detect.Detection, error)
+}
+
+// Handler serves the contract with det. Pages over maxPixels are refused
+// (a small PNG can hold a huge blank page).
+func Handler(det Detector, maxPixels int64, log *slog.Logger) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+pingPath, func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusOK)
+	})
+	mux.HandleFunc("POST "+invocationsPath, func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		req, status, err := readRequest(w, r, maxPixels)
+		var page detect.Page
+		if err == nil {
+			page, err = decodePage(req)
+			if err != nil {
+				status = http.StatusBadRequest
+			}
+		}
+		if err != nil {
+			writeError(w, status, err)
+			return
+		}
+		var dets []detect.Detection
+		if req.Mode == ModeVerify {
+			boxes := make([]detect.Box, len(req.Boxes))
+			for i, b := range req.Boxes {
+				boxes[i] = detect.Box{X: b.X, Y: b.Y, W: b.W, H: b.H}
+			}
+			dets, err = det.Verify(r.Context(), page, boxes)
+		} else {
+			dets, err = det.Detect(r.Context(), page)
+		}
+		if err != nil {
+			log.Error("invocation failed", "page_index", req.PageIndex, "mode", req.Mode, "err", err)
+			writeError(w, http.StatusInternalServerError, fmt.Errorf("page %d: %w", req.PageIndex, err))
+			return
+		}
+		resp := Response{Detections: make([]Detection, len(dets))}
+		for i, d := range dets {
+			resp.Detections[i] = Detection{Class: d.Class, Confidence: d.Confidence, Box: Box{X: d.Box.X, Y: d.Box.Y, W: d.Box.W, H: d.Box.H}}
+		}
+		body, err := json.Marshal(resp)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, fmt.Errorf("encode detections: %w", err))
+			return
+		}
+		log.Info("invocation", "page_index", req.PageIndex, "mode", req.Mode, "width", page.Width, "height", page.Height,
+			"detections", len(dets), "ms", time.Since(start).Milliseconds())
+		w.Header().Set("Content-Type", ContentType)
+		_, _ = w.Write(body)
+	})
+	return mux
+}
+
+// readRequest reads and checks an invocation's body; on error, the status
+// to answer.
+func readRequest(w http.ResponseWriter, r *http.Request, maxPixels int64) (Request, int, error) {
+	var req Request
+	if ct := r.Header.Get("Content-Type"); ct != ContentType {
+		return req, http.StatusUnsupportedMediaType, fmt.Errorf("content type %q; want %s", ct, ContentType)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return req, http.StatusRequestEntityTooLarge, fmt.Errorf("request over %d bytes", MaxRequestBytes)
+	}
+	if err != nil {
+		return req, http.StatusBadRequest, fmt.Errorf("read request: %w", err)
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return req, http.StatusBadRequest, fmt.Errorf("request is not JSON of a page: %w", err)
+	}
+	if req.Mode != ModeDetect && req.Mode != ModeVerify {
+		return req, http.StatusBadRequest, fmt.Errorf("mode %q; want %q or %q", req.Mode, ModeDetect, ModeVerify)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(req.Page))
+	if err != nil {
+		return req, http.StatusBadRequest, fmt.Errorf("page is not a PNG: %w", err)
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > maxPixels {
+		return req, http.StatusBadRequest, fmt.Errorf("page of %d×%d pixels; at most %d pixels", cfg.Width, cfg.Height, maxPixels)
+	}
+	return req, 0, nil
+}
+
+// decodePage decodes the request's PNG into the page the detector sees.
+func decodePage(req Request) (detect.Page, error) {
+	img, err := png.Decode(bytes.NewReader(req.Page))
+	if err != nil {
+		return detect.Page{}, fmt.Errorf("page is not a PNG: %w", err)
+	}
+	b := img.Bounds()
+	return detect.Page{Index: req.PageIndex, Width: b.Dx(), Height: b.Dy(), Raster: img}, nil
+}
+
+func writeError(w http.ResponseWriter, status int, err error) {
+	var e ErrorBody
+	e.Error.Code = "bad_request"
+	if status >= 500 {
+		e.Error.Code = "internal_error"
+	}
+	e.Error.Message = err.Error()
+	body, _ := json.Marshal(e) // strings only: cannot fail
+	w.Header().Set("Content-Type", ContentType)
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// EncodePage is the Request.Page of a page raster: raster.Gray as an
+// 8-bit gray PNG, compressed for size (it crosses the network).
+func EncodePage(img image.Image) ([]byte, error) {
+	var b bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&b, raster.Gray(img)); err != nil {
+		return nil, fmt.Errorf("rasterserve: encode page: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// Run opens the embedded model with ONNX Runtime (BLUEPRINT_ONNXRUNTIME_LIB,
+// one thread per CPU), listens on EnvAddr or DefaultAddr and serves until
+// ctx ends (SageMaker stops a container with SIGTERM), then lets running
+// invocations finish. The "serving" log line names the address and the
+// milliseconds from Run's start until the model was loaded and the port
+// open.
+func Run(ctx context.Context, getenv func(string) string, log *slog.Logger) error {
+	start := time.Now()
+	rc, err := config.LoadRaster(getenv)
+	if err != nil {
+		return fmt.Errorf("rasterserve: %w", err)
+	}
+	maxPixels := document.DefaultLimits().MaxPagePixels
+	if v := getenv(config.EnvMaxPagePixels); v != "" {
+		if maxPixels, err = strconv.ParseInt(v, 10, 64); err != nil || maxPixels <= 0 {
+			return fmt.Errorf("rasterserve: %s: %q is not a positive integer", config.EnvMaxPagePixels, v)
+		}
+	}
+	det, err := raster.New(raster.Config{Library: rc.Library, Threads: runtime.NumCPU()})
+	if err != nil {
+		return fmt.Errorf("rasterserve: open the detector: %w", err)
+	}
+	defer det.Close()
+	addr := getenv(EnvAddr)
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("rasterserve: %w", err)
+	}
+	srv := &http.Server{Handler: Handler(det, maxPixels, log), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	log.Info("serving", "addr", ln.Addr().String(), "ready_ms", time.Since(start).Milliseconds())
+	select {
+	case err := <-done:
+		return fmt.Errorf("rasterserve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("rasterserve: shut down: %w", err)
+	}
+	return nil
+}

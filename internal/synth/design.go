@@ -87,6 +87,7 @@ type design struct {
 	pool      []int // indexes into g.symbols usable on this sheet
 	used      []int // classes placed, in order of first use
 	legendBox rect  // where the legend table is drawn, when legend
+	planArea  rect  // the area the plan was laid out in (heavy.go hatches it)
 	circuit   int
 	address   int
 }
@@ -366,6 +367,7 @@ func (d *design) layout() {
 			area.x1 = legendArea.x0 - 8
 		}
 	}
+	d.planArea = area
 	d.plan(area)
 	switch {
 	case d.legend && d.g.novel:

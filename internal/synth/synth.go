@@ -36,13 +36,13 @@ const (
 	KindRaster Kind = "raster"
 )
 
-// ParseKind accepts "vector", "raster", "legend" or "scan-legend".
+// ParseKind accepts "vector", "raster", "legend", "scan-legend" or "heavy".
 func ParseKind(s string) (Kind, error) {
 	switch Kind(s) {
-	case KindVector, KindRaster, KindLegend, KindScanLegend:
+	case KindVector, KindRaster, KindLegend, KindScanLegend, KindHeavy:
 		return Kind(s), nil
 	}
-	return "", fmt.Errorf("synth: unknown kind %q (want vector, raster, legend or scan-legend)", s)
+	return "", fmt.Errorf("synth: unknown kind %q (want vector, raster, legend, scan-legend or heavy)", s)
 }
 
 // Symbol is what the generator needs to know about one catalog class.
@@ -238,6 +238,8 @@ func (g *Generator) runSheet(ctx context.Context, dir string, i int, seed uint64
 		s, err = g.Raster(ctx, seed, i, opt)
 	case KindLegend:
 		s, err = g.Legend(seed, i, opt)
+	case KindHeavy:
+		s, err = g.Heavy(seed, i, opt)
 	case KindScanLegend:
 		s, err = g.ScanLegend(ctx, seed, i, opt)
 	default:

@@ -127,6 +127,7 @@ type pageIndex struct {
 }
 
 func newPageIndex(pg *drawing.Page) *pageIndex {
+	pg = withoutHatching(pg)
 	ix := &pageIndex{pg: pg}
 	ns := len(pg.Segments)
 	ix.segDir = make([]glyph.Point, ns)

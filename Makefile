@@ -26,7 +26,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -74,8 +74,9 @@ test: vet staticcheck openapi-lint $(ORT_LIB)
 	$(MAKE) test-aws
 
 # Generate synthetic drawings with ground truth (internal/synth):
-# make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster|legend|scan-legend (legend: novel glyphs defined only by each set's legend, docs/legend.md;
-# scan-legend: the same legend sets as PDFs of scanned page images, docs/raster.md)
+# make synth OUT=<dir> N=<sheets> SEED=<n> KIND=vector|raster|legend|scan-legend|heavy (legend: novel glyphs defined only by each set's legend, docs/legend.md;
+# scan-legend: the same legend sets as PDFs of scanned page images, docs/raster.md;
+# heavy: clip-heavy A1 legend sheets of 1.5 million hatching strokes, 12 MB each, docs/page-reading.md)
 OUT  ?= synth-out
 N    ?= 20
 SEED ?= 1
@@ -275,11 +276,16 @@ load: mupdf-headers $(ORT_LIB)
 # peak and idle RSS, over ../shared/realdata and a generated dense A0/A1 set
 # (docs/page-reading.md):
 # make bench-real [BENCH_REAL_FILES="a.pdf b.pdf" BENCH_DENSE=/tmp/bench-dense BENCH_REPEAT=3]
+# The generated sets (dense plans, clip-heavy sheets) are written into BENCH_DENSE, never the repository.
 BENCH_REAL_FILES ?= $(wildcard ../shared/realdata/*.pdf)
 BENCH_DENSE      ?= /tmp/bench-dense
 BENCH_REPEAT     ?= 3
 bench-real: build $(ORT_LIB)
-	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat $(BENCH_REPEAT) -dense $(BENCH_DENSE) $(BENCH_REAL_FILES)
+	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat $(BENCH_REPEAT) -dense $(BENCH_DENSE) -heavy $(BENCH_DENSE) $(BENCH_REAL_FILES)
+
+# The clip-heavy A1 sheet alone (synth KIND=heavy); fails past 2× mutool draw -r 200 or 1 GiB peak RSS.
+bench-heavy: build $(ORT_LIB)
+	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat 2 -heavy $(BENCH_DENSE) -heavy-max-ratio 2 -heavy-max-rss 1024
 
 # Real sets sent as images (docs/raster.md): each plan page as a 200-DPI PNG and as a scan-like
 # JPEG, and the whole set as a scanned PDF, against the PDF job's counts. The renders go to

@@ -7,11 +7,15 @@
 // `mutool draw -r 200` (Debian's mupdf-tools) in the same run, when mutool
 // is installed:
 //
-//	go run ./cmd/benchreal -server bin/blueprintd [-repeat 2] [-dense DIR] FILE.pdf...
+//	go run ./cmd/benchreal -server bin/blueprintd [-repeat 2] [-dense DIR] [-heavy DIR] FILE.pdf...
 //
 // -dense DIR writes the generated dense A0/A1 set into DIR (if missing) and
-// measures it too. Each measurement is repeated -repeat times and the
-// fastest run is reported (the machine is shared; the spread is printed).
+// measures it too. -heavy DIR writes the generated clip-heavy A1 legend
+// sheet (synth KIND=heavy: 1.5 million hatching strokes in 40 000 clips)
+// into DIR (if missing), measures it, and fails when its ratio to mutool
+// passes -heavy-max-ratio or its peak RSS -heavy-max-rss. Each measurement
+// is repeated -repeat times and the fastest run is reported (the machine
+// is shared; the spread is printed).
 package main
 
 import (
@@ -34,7 +38,9 @@ import (
 	"syscall"
 	"time"
 
+	"blueprint/internal/catalog"
 	"blueprint/internal/document/documenttest"
+	"blueprint/internal/synth"
 )
 
 // benchKey is the API key the measured servers are started with.
@@ -52,8 +58,19 @@ func run() error {
 	repeat := flag.Int("repeat", 2, "runs per document; the fastest is reported")
 	dense := flag.String("dense", "", "directory of the generated dense A0/A1 set (written when missing)")
 	mutool := flag.String("mutool", "mutool", "mutool binary for the bare render (skipped when not found)")
+	heavyDir := flag.String("heavy", "", "directory of the generated clip-heavy A1 sheet (written when missing)")
+	heavyRatio := flag.Float64("heavy-max-ratio", 2, "fail when the clip-heavy sheet takes longer than this many times mutool draw")
+	heavyRSS := flag.Int64("heavy-max-rss", 1024, "fail when the clip-heavy sheet's job peaks above this many MiB")
 	flag.Parse()
 	files := flag.Args()
+	heavy := ""
+	if *heavyDir != "" {
+		var err error
+		if heavy, err = heavySheet(*heavyDir); err != nil {
+			return err
+		}
+		files = append(files, heavy)
+	}
 	if *dense != "" {
 		gen, err := denseSet(*dense)
 		if err != nil {
@@ -70,6 +87,7 @@ func run() error {
 		fmt.Println("mutool not found: the ratio to the bare render is skipped")
 	}
 	fmt.Printf("%-34s %5s %10s %10s %7s %10s %9s\n", "document", "pages", "service s", "mutool s", "ratio", "peak RSS", "idle RSS")
+	var failed []string
 	for _, f := range files {
 		var svc []result
 		var bare []float64
@@ -97,6 +115,17 @@ func run() error {
 				spread(svcSeconds(svc)), spread(bare), best.seconds/b, peak.peakKB/1024, best.idleKB/1024)
 		}
 		fmt.Println(line)
+		if f == heavy {
+			if len(bare) > 0 && best.seconds/slices.Min(bare) > *heavyRatio {
+				failed = append(failed, fmt.Sprintf("%s took %.2f× mutool draw (limit %.2f×)", filepath.Base(f), best.seconds/slices.Min(bare), *heavyRatio))
+			}
+			if peak.peakKB/1024 > *heavyRSS {
+				failed = append(failed, fmt.Sprintf("%s peaked at %d MiB (limit %d MiB)", filepath.Base(f), peak.peakKB/1024, *heavyRSS))
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "; "))
 	}
 	return nil
 }
@@ -296,6 +325,31 @@ func (c *client) doURL(ctx context.Context, method, url, ctype string, body []by
 		return json.Unmarshal(b, out)
 	}
 	return nil
+}
+
+// heavySheet writes the generated clip-heavy A1 sheet (synth KIND=heavy,
+// seed 1) into dir unless it is there, and returns its path.
+func heavySheet(dir string) (string, error) {
+	p := filepath.Join(dir, "heavy-clips-A1.pdf")
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	cat, err := catalog.Load("")
+	if err != nil {
+		return "", err
+	}
+	g, err := synth.New(synth.FromCatalog(cat))
+	if err != nil {
+		return "", err
+	}
+	s, err := g.Heavy(1, 0, synth.Options{})
+	if err != nil {
+		return "", err
+	}
+	return p, os.WriteFile(p, s.Data, 0o644)
 }
 
 // denseSet writes the generated dense set into dir unless it is there, and

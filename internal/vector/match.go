@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -57,6 +58,11 @@ const (
 	// 54 samples each to reach the whole-template bound (docs/vector.md).
 	quickChecks = 16
 	quickMisses = 8
+	// ownLineSlack is how far, as a fraction of a template line's
+	// length, the page segment drawing it may end short of or past the
+	// line's ends (a block drawn a little otherwise than its legend; a
+	// wire is longer by far).
+	ownLineSlack = 0.1
 )
 
 // Match is one symbol instance found on a page.
@@ -90,6 +96,7 @@ func NewMatcher(tpls []Template) (*Matcher, error) {
 		}
 		m.tpls = append(m.tpls, p)
 	}
+	m.findNested()
 	return m, nil
 }
 
@@ -354,29 +361,45 @@ func (ix *pageIndex) arcContinues(p, t, c glyph.Point, r, tol float64) bool {
 	return false
 }
 
-// hasSegment reports whether a page segment runs from a to b (either way)
-// with both ends within tol.
-func (ix *pageIndex) hasSegment(a, b glyph.Point, tol float64) bool {
-	g := ix.pieces
-	ns := int32(len(ix.pg.Segments))
-	x0, x1 := max(0, int((a.X-tol)/g.cell)), min(g.nx-1, int((a.X+tol)/g.cell))
-	y0, y1 := max(0, int((a.Y-tol)/g.cell)), min(g.ny-1, int((a.Y+tol)/g.cell))
-	near := func(p, q glyph.Point) bool { return math.Abs(p.X-q.X) <= tol && math.Abs(p.Y-q.Y) <= tol }
-	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			c := y*g.nx + x
-			for _, i := range g.items[g.start[c]:g.start[c+1]] {
-				if i >= ns {
-					continue
-				}
-				s := &ix.pg.Segments[i]
-				if (near(s.A, a) && near(s.B, b)) || (near(s.A, b) && near(s.B, a)) {
-					return true
-				}
-			}
-		}
+// segmentsAlong appends to out the page segments that run along the line
+// a–b (within tol of it) from somewhere between a and ia to somewhere
+// between ib and b, where ia–ib is the line without its optional stubs
+// (a–b itself where it has none), either end within slack: the line as
+// the page draws it, with or without its stubs.
+func (ix *pageIndex) segmentsAlong(out []int32, a, b, ia, ib glyph.Point, tol, slack float64) []int32 {
+	d := glyph.Point{X: b.X - a.X, Y: b.Y - a.Y}
+	l := math.Hypot(d.X, d.Y)
+	if l == 0 {
+		return out
 	}
-	return false
+	d = glyph.Point{X: d.X / l, Y: d.Y / l}
+	along := func(p glyph.Point) (u, off float64) {
+		px, py := p.X-a.X, p.Y-a.Y
+		return px*d.X + py*d.Y, math.Abs(px*d.Y - py*d.X)
+	}
+	ua, _ := along(ia)
+	ub, _ := along(ib)
+	mid := glyph.Point{X: (ia.X + ib.X) / 2, Y: (ia.Y + ib.Y) / 2}
+	ns := int32(len(ix.pg.Segments))
+	ix.pieces.inBox(glyph.Point{X: mid.X - tol, Y: mid.Y - tol}, glyph.Point{X: mid.X + tol, Y: mid.Y + tol}, func(i int32) bool {
+		if i >= ns || slices.Contains(out, i) {
+			return true
+		}
+		s := &ix.pg.Segments[i]
+		u1, o1 := along(s.A)
+		u2, o2 := along(s.B)
+		if o1 > tol || o2 > tol {
+			return true
+		}
+		if u1 > u2 {
+			u1, u2 = u2, u1
+		}
+		if u1 >= -slack-tol && u1 <= ua+slack+tol && u2 >= ub-slack-tol && u2 <= l+slack+tol {
+			out = append(out, i)
+		}
+		return true
+	})
+	return out
 }
 
 // hypothesis is a candidate pose of a template.
@@ -443,7 +466,12 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 		n := math.Hypot(d.X, d.Y)
 		d = glyph.Point{X: d.X / n, Y: d.Y / n}
 		checked++
-		if !ix.covered(p, d, tol, s.Fill) {
+		switch {
+		case ix.covered(p, d, tol, s.Fill):
+		case s.Opt:
+			// A stub the page does not draw: neither seen nor missed.
+			off += step
+		default:
 			missed += step
 			if missed > allowMiss {
 				return scored{}, false
@@ -484,9 +512,33 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 	// Template lines covered only by longer page lines (a wire, a wall, a
 	// dashed line) rather than by a segment of their own: CAD draws each
 	// symbol line as its own segment.
-	for _, l := range t.lines {
+	//
+	// Each template line needs a page segment of its own: two template
+	// lines closer than the tolerance (the twin stems of a double socket)
+	// are not both found in one page segment (a single socket's stem).
+	var own []int32
+	for i, l := range t.lines {
 		a, b := m.Apply(l[0]), m.Apply(l[1])
-		if onPage(a) && onPage(b) && !ix.hasSegment(a, b, tol) {
+		if !onPage(a) || !onPage(b) {
+			continue
+		}
+		// The page segment may end a little short of or past the
+		// template line's ends (ownLineSlack), or where its optional
+		// stubs start.
+		slack := ownLineSlack * math.Hypot(b.X-a.X, b.Y-a.Y)
+		if t.inner[i] != l {
+			slack = math.Max(slack, 2*stubMarginMM*k)
+		}
+		cand := ix.segmentsAlong(nil, a, b, m.Apply(t.inner[i][0]), m.Apply(t.inner[i][1]), tol, slack)
+		found := false
+		for _, c := range cand {
+			if !slices.Contains(own, c) {
+				own = append(own, c)
+				found = true
+				break
+			}
+		}
+		if !found {
 			cov -= extensionPenalty
 		}
 	}
@@ -962,7 +1014,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 				fPts = posedSamples(f.hypothesis)
 			}
 			tol := tolBasePx + tolRel*math.Max(f.pl.Scale, k.pl.Scale)*PixelsPerMM
-			if explainedBy(fPts, keptPts[j], tol) >= 0.7 {
+			if explainedBy(fPts, keptPts[j], tol) >= 0.7 && !nestedIn(f, k) {
 				dup = true
 				break
 			}
@@ -970,7 +1022,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 		// A pose whose inside holds drawing of its own is another
 		// symbol; it neither stays nor suppresses others. (Checked only
 		// here: a pose a kept match suppresses needs no check.)
-		if !dup && ix.foreignInterior(f.hypothesis) <= maxForeignInterior {
+		if !dup && ix.foreignInterior(f.hypothesis) <= maxForeignInterior && ix.filledEmpty(f.hypothesis) <= maxFilledEmpty {
 			if fPts == nil {
 				fPts = posedSamples(f.hypothesis)
 			}

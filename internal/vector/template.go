@@ -3,6 +3,7 @@ package vector
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"blueprint/internal/detect"
@@ -36,6 +37,14 @@ type Template struct {
 	// explain: a drawing's own legend glyph wins over a catalog glyph
 	// found at the same place.
 	Priority int
+	// OptionalStubs marks a glyph as a drawing's legend shows it: a
+	// line running on past the rest of the glyph at both ends (the piece
+	// of wall a legend draws under a wall device) may be drawn only as
+	// far as the glyph where the plan puts the device elsewhere, in a
+	// floor box or inside another symbol. Such ends count when
+	// the page draws them and are left out of the coverage when it does
+	// not; the rest of the glyph is verified as strictly as ever.
+	OptionalStubs bool
 }
 
 // sampleStepMM is the spacing of verification samples along a template's
@@ -50,6 +59,9 @@ type sample struct {
 	P    glyph.Point // glyph mm
 	T    glyph.Point // unit tangent
 	Fill bool        // only filled page geometry covers it
+	// Opt: a stub sample (Template.OptionalStubs), not missed when the
+	// page lacks it.
+	Opt bool
 }
 
 // arcEnd is an open end of a template arc: the end point, its outward
@@ -93,10 +105,18 @@ type prepared struct {
 	arcEnds []arcEnd
 	// lines are the template's straight pieces: CAD draws each as its own
 	// segment, so a page segment should start and end where each does.
-	lines [][2]glyph.Point
+	// inner holds each line's ends without its optional stubs (the line
+	// itself where it has none): the page segment may end at either.
+	lines, inner [][2]glyph.Point
 	// hull is the convex hull of the drawn geometry (text left out), in
 	// glyph mm: the region whose inside the template must explain.
 	hull []glyph.Point
+	// empty are points of the glyph's inside that it leaves unfilled
+	// (fill.go), in glyph mm; none for a glyph without fills.
+	empty []glyph.Point
+	// nested are the other legend templates drawn inside this one's
+	// glyph (nested.go).
+	nested map[*prepared]bool
 
 	kind anchorKind
 	// circle anchor: centre, radius, the secondary keypoint (hasQ false
@@ -145,6 +165,9 @@ func prepare(t Template) (*prepared, error) {
 		return nil, fmt.Errorf("vector: template %s: scale range %g–%g is empty", t.Class, p.minScale, p.maxScale)
 	}
 	var samples []sample
+	var shapeOf []int        // per sample: its shape's index in t.Glyph.Shapes
+	var arcStart glyph.Point // where the anchor arc starts
+	cur := 0
 	var keypoints []glyph.Point
 	type end struct {
 		sample
@@ -172,6 +195,7 @@ func prepare(t Template) (*prepared, error) {
 			for k := 0; k < n; k++ {
 				f := (float64(k) + 0.5) / float64(n)
 				samples = append(samples, sample{P: glyph.Point{X: a.X + f*(b.X-a.X), Y: a.Y + f*(b.Y-a.Y)}, T: tn, Fill: fill})
+				shapeOf = append(shapeOf, cur)
 			}
 		}
 		if len(pts) > 0 {
@@ -193,6 +217,7 @@ func prepare(t Template) (*prepared, error) {
 				T:    glyph.Point{X: -math.Sin(a), Y: math.Cos(a)},
 				Fill: fill,
 			})
+			shapeOf = append(shapeOf, cur)
 		}
 		if math.Abs(sweep) < 359 {
 			s, e := start*math.Pi/180, (start+sweep)*math.Pi/180
@@ -210,12 +235,15 @@ func prepare(t Template) (*prepared, error) {
 		}
 		if r > p.r && math.Abs(sweep) >= 90 {
 			p.c, p.r, p.sweep = c, r, math.Abs(sweep)
+			a := start * math.Pi / 180
+			arcStart = glyph.Point{X: c.X + r*math.Cos(a), Y: c.Y + r*math.Sin(a)}
 		}
 	}
 	// A filled shape is drawn twice: its outline, then once more as
 	// samples that only filled page geometry covers, so a filled dot
 	// explains more than a ring of the same size.
-	for _, s := range t.Glyph.Shapes {
+	for si, s := range t.Glyph.Shapes {
+		cur = si
 		for _, fill := range []bool{false, true} {
 			if fill && !s.Fill {
 				break
@@ -241,12 +269,30 @@ func prepare(t Template) (*prepared, error) {
 	if len(samples) == 0 {
 		return nil, fmt.Errorf("vector: template %s has no drawn geometry", t.Class)
 	}
+	p.inner = p.lines
+	if t.OptionalStubs {
+		p.markStubs(t.Glyph, samples, shapeOf)
+		// A stub's end is no keypoint (a plan may not draw it), and a
+		// line's anchor ends are taken without its stubs.
+		for i, ln := range p.lines {
+			in := p.inner[i]
+			keypoints = slices.DeleteFunc(keypoints, func(k glyph.Point) bool {
+				return (k == ln[0] && in[0] != ln[0]) || (k == ln[1] && in[1] != ln[1])
+			})
+			for j, sg := range segs {
+				if sg.a == ln[0] && sg.b == ln[1] {
+					segs[j] = seg{in[0], in[1]}
+				}
+			}
+		}
+	}
 	p.samples = spreadOrder(samples)
 	pts := make([]glyph.Point, len(samples))
 	for i, s := range samples {
 		pts[i] = s.P
 	}
 	p.hull = convexHull(pts)
+	p.empty = emptyProbes(p, samples)
 	// Arc ends that a page arc must not run on past: a circle around a
 	// template's arc is another drawing (a grid bubble is not a socket).
 	// Line ends are left out: wires attach to them and run through
@@ -310,11 +356,17 @@ func prepare(t Template) (*prepared, error) {
 	case p.r >= minAnchorRadiusMM || (p.r > 0 && bestC == 0):
 		p.kind = anchorCircle
 		// Secondary keypoint: the one farthest from the anchor centre.
+		// A legend glyph's own arc end where its anchor is an arc: the
+		// plan's block may draw its stems and lines a little otherwise,
+		// never the arc.
 		best := 0.3 * p.r
 		for _, k := range keypoints {
 			if d := math.Hypot(k.X-p.c.X, k.Y-p.c.Y); d > best+1e-6 {
 				best, p.q, p.hasQ = d, k, true
 			}
+		}
+		if t.OptionalStubs && p.sweep < 359 {
+			p.q, p.hasQ = arcStart, true
 		}
 	case bestC > 0:
 		p.kind, p.v, p.a1, p.a2 = anchorCorner, cv, ca1, ca2
@@ -322,6 +374,104 @@ func prepare(t Template) (*prepared, error) {
 		p.kind, p.a1, p.a2 = anchorSegment, segA, segB
 	}
 	return p, nil
+}
+
+// Optional stubs (Template.OptionalStubs).
+const (
+	// stubMarginMM: a line's samples farther than this outside the
+	// convex hull of the rest of the glyph are its stub.
+	stubMarginMM = 0.1
+	// stubMaxShare: a line whose stubs make more than this share of it
+	// is a part of the glyph of its own (a lever, an arm), not a line
+	// running on past the glyph.
+	stubMaxShare = 0.6
+)
+
+// markStubs marks the stub samples of the glyph's straight lines (the
+// parts lying outside the convex hull of the rest of the glyph) optional
+// and records each line's ends without them in p.inner.
+func (p *prepared) markStubs(g glyph.Glyph, samples []sample, shapeOf []int) {
+	p.inner = make([][2]glyph.Point, len(p.lines))
+	copy(p.inner, p.lines)
+	for si, s := range g.Shapes {
+		if s.Kind != glyph.KindLine || len(s.Pts) != 2 || s.Fill {
+			continue
+		}
+		var others []glyph.Point
+		for sj, o := range g.Shapes {
+			if sj != si && o.Kind != glyph.KindText {
+				for _, pl := range (glyph.Glyph{Shapes: []glyph.Shape{o}}).Polylines(0.05) {
+					others = append(others, pl...)
+				}
+			}
+		}
+		var mine []int
+		for i := range samples {
+			if shapeOf[i] == si {
+				mine = append(mine, i)
+			}
+		}
+		hull := convexHull(others)
+		if len(hull) < 3 || len(mine) == 0 {
+			continue
+		}
+		var out []int
+		for _, i := range mine {
+			if !insideBy(hull, samples[i].P, -stubMarginMM) {
+				out = append(out, i)
+			}
+		}
+		a, b := s.Pts[0], s.Pts[1]
+		lo, hi, ok := clipToHull(hull, a, b)
+		// Only a line running on past the glyph at both ends (a base
+		// line, a piece of wall) has stubs; a line sticking out at one
+		// end is a stem or a lever, part of the symbol.
+		span := math.Hypot(b.X-a.X, b.Y-a.Y)
+		both := lo*span > stubMarginMM && (1-hi)*span > stubMarginMM
+		if len(out) == 0 || float64(len(out)) > stubMaxShare*float64(len(mine)) || !ok || !both {
+			continue
+		}
+		for _, i := range out {
+			samples[i].Opt = true
+		}
+		ia := glyph.Point{X: a.X + lo*(b.X-a.X), Y: a.Y + lo*(b.Y-a.Y)}
+		ib := glyph.Point{X: a.X + hi*(b.X-a.X), Y: a.Y + hi*(b.Y-a.Y)}
+		for k, ln := range p.lines {
+			if ln[0] == a && ln[1] == b {
+				p.inner[k] = [2]glyph.Point{ia, ib}
+			}
+		}
+	}
+}
+
+// clipToHull returns the part of the line a–b within the convex hull
+// (counter-clockwise, as convexHull returns it) widened by stubMarginMM,
+// as fractions lo ≤ hi along the line; ok is false when none is.
+func clipToHull(hull []glyph.Point, a, b glyph.Point) (lo, hi float64, ok bool) {
+	lo, hi = 0, 1
+	d := glyph.Point{X: b.X - a.X, Y: b.Y - a.Y}
+	for i := range hull {
+		e0, e1 := hull[i], hull[(i+1)%len(hull)]
+		ex, ey := e1.X-e0.X, e1.Y-e0.Y
+		l := math.Hypot(ex, ey)
+		if l == 0 {
+			continue
+		}
+		// Signed distance inside the edge at a + t·d: c0 + t·c1 ≥ -margin.
+		c0 := (ex*(a.Y-e0.Y)-ey*(a.X-e0.X))/l + stubMarginMM
+		c1 := (ex*d.Y - ey*d.X) / l
+		switch {
+		case c1 == 0:
+			if c0 < 0 {
+				return 0, 0, false
+			}
+		case c1 > 0:
+			lo = math.Max(lo, -c0/c1)
+		default:
+			hi = math.Min(hi, -c0/c1)
+		}
+	}
+	return lo, hi, lo < hi
 }
 
 // spreadOrder reorders samples so that any prefix is spread over the whole

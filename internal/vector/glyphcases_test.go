@@ -1,0 +1,130 @@
+package vector
+
+import (
+	"context"
+	"testing"
+
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyph"
+)
+
+func line(a, b, c, d float64) glyph.Shape {
+	return glyph.Shape{Kind: glyph.KindLine, Pts: []glyph.Point{{X: a, Y: b}, {X: c, Y: d}}}
+}
+
+func arc(x, y, r, start, sweep float64) glyph.Shape {
+	return glyph.Shape{Kind: glyph.KindArc, Pts: []glyph.Point{{X: x, Y: y}}, R: r, Start: start, Sweep: sweep}
+}
+
+// legendSocket is a wall socket as a legend draws it: a half circle on a
+// base line that runs on past it both ways (a piece of wall), a stem.
+var legendSocket = glyph.Glyph{Shapes: []glyph.Shape{line(-1.82, 1.02, 1.82, 1.02), arc(0.02, 0.99, 1.42, 0, -180), line(0, -1.02, 0, 1.02)}}
+
+// floorBox is a floor box as the same legend draws it: a square holding
+// two sockets (base lines only as wide as the half circles) and a data
+// outlet.
+var floorBox = glyph.Glyph{Shapes: []glyph.Shape{
+	line(-1.38, -1.23, -1.38, 1.23), line(-1.38, -1.23, 1.38, -1.23), line(-1.38, 1.23, 1.38, 1.23), line(1.38, -1.23, 1.38, 1.23),
+	arc(-0.51, -0.91, 0.53, 180, -180), arc(-0.51, 0.83, 0.53, 0, -180), line(-1.04, 0.85, -0.02, 0.85), line(-1.04, -0.89, -0.02, -0.89),
+	line(-0.53, 0.13, -0.53, 0.85), line(-0.53, -0.89, -0.53, -0.17), line(0.11, 0.85, 1.12, 0.85), line(0.11, 0.85, 0.61, 0.34),
+	line(0.61, 0.34, 1.12, 0.85), line(0.61, 0.13, 0.61, 0.85),
+}}
+
+// TestStubsOptionalInFloorBox: the legend's wall socket is found whole in
+// the floor box's sockets, which draw no wall, only with OptionalStubs;
+// the strict catalog reading misses them.
+func TestStubsOptionalInFloorBox(t *testing.T) {
+	pg, _ := glyphPage(floorBox)
+	for _, stubs := range []bool{false, true} {
+		ix := newPageIndex(pg)
+		ix.hashCorners()
+		p, err := prepare(Template{Class: "socket", Glyph: legendSocket, OptionalStubs: stubs, MinScale: 0.1, MaxScale: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := 0
+		for _, s := range ix.matchTemplate(p) {
+			if s.cov >= OperatingCoverage {
+				whole++
+			}
+		}
+		if want := map[bool]int{false: 0, true: 2}[stubs]; whole != want {
+			t.Errorf("optional stubs %v: %d sockets found whole in the floor box, want %d", stubs, whole, want)
+		}
+	}
+}
+
+// TestNestedKept: sockets drawn inside a floor box are counted although
+// the floor box's match explains their drawing; without the floor box's
+// legend glyph holding them they would be parts of it.
+func TestNestedKept(t *testing.T) {
+	pl := glyph.Placement{At: glyph.Point{X: 200, Y: 200}, Scale: 4}
+	pg := glyphsPage([]glyph.Glyph{floorBox}, []glyph.Placement{pl})
+	m, err := NewMatcher([]Template{
+		{Class: "floor_box", Glyph: floorBox, Row: 1, Priority: 1, OptionalStubs: true, MinScale: 0.3, MaxScale: 6},
+		{Class: "socket", Glyph: legendSocket, Row: 2, Priority: 1, OptionalStubs: true, MinScale: 0.3, MaxScale: 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := m.Match(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, x := range ms {
+		if x.Confidence >= OperatingConfidence {
+			n[x.Class]++
+		}
+	}
+	if n["floor_box"] != 1 || n["socket"] != 2 {
+		t.Errorf("found %v, want 1 floor box and the 2 sockets in it", n)
+	}
+}
+
+// distributionBoard is a box with its lower left half solid, as a filled
+// triangle's edges.
+var distributionBoard = glyph.Glyph{Shapes: []glyph.Shape{
+	line(-1.12, -0.4, 1.12, -0.4), line(1.12, -0.4, 1.12, 0.4),
+	{Kind: glyph.KindPolygon, Pts: []glyph.Point{{X: -1.12, Y: -0.4}, {X: 1.12, Y: 0.4}, {X: -1.12, Y: 0.4}}, Fill: true},
+}}
+
+// TestFilledLookAlike: a solid wall pier of the board's size, exported
+// as two filled triangles (so its outline and diagonal are the board's
+// lines), is not a distribution board; the board beside it is.
+func TestFilledLookAlike(t *testing.T) {
+	pier := glyph.Glyph{Shapes: []glyph.Shape{
+		{Kind: glyph.KindPolygon, Pts: []glyph.Point{{X: -1.12, Y: -0.4}, {X: 1.12, Y: 0.4}, {X: -1.12, Y: 0.4}}, Fill: true},
+		{Kind: glyph.KindPolygon, Pts: []glyph.Point{{X: -1.12, Y: -0.4}, {X: 1.12, Y: -0.4}, {X: 1.12, Y: 0.4}}, Fill: true},
+	}}
+	pls := []glyph.Placement{{At: glyph.Point{X: 100, Y: 100}, Scale: 1.5}, {At: glyph.Point{X: 300, Y: 100}, Scale: 1.5}}
+	pg := glyphsPage([]glyph.Glyph{distributionBoard, pier}, pls)
+	m, err := NewMatcher([]Template{{Class: "distribution_board", Glyph: distributionBoard}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := m.Match(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []float64
+	for _, x := range ms {
+		if x.Confidence >= OperatingConfidence {
+			at = append(at, x.Box.X+x.Box.W/2)
+		}
+	}
+	if len(at) != 1 || at[0] > 200 {
+		t.Errorf("boards found at x %v, want one at x 100 (the pier at x 300 is none)", at)
+	}
+}
+
+// glyphsPage draws glyphs at unrotated placements as a page (strokes and
+// fills).
+func glyphsPage(gs []glyph.Glyph, pls []glyph.Placement) *drawing.Page {
+	pg := &drawing.Page{Width: 600, Height: 600, Styles: []drawing.Style{{Stroke: "#000000", Width: 1}, {Stroke: "#000000", Fill: "#000000", Width: 1}}}
+	for i, g := range gs {
+		m := pls[i].Matrix(PixelsPerMM)
+		addGlyph(pg, g, m.Apply, pls[i].Scale*PixelsPerMM)
+	}
+	return pg
+}

@@ -7,11 +7,12 @@
 // function would run itself; internal/sagemakerdetect is its client.
 //
 // An invocation is JSON (ContentType): the page as an 8-bit gray PNG of
-// what the detector reads (raster.Gray), and either a search of the whole
-// page (ModeDetect, raster.Detector.Detect) or a judgement of given boxes
-// (ModeVerify, raster.Detector.Verify). The answer is the detections
-// those return, exactly: the same page gives the same detections here as
-// in the processing function.
+// what the detector reads (raster.Gray), inline or, for a page over
+// SageMaker's payload limit, staged in the bucket under StagePrefix, and
+// either a search of the whole page (ModeDetect, raster.Detector.Detect)
+// or a judgement of given boxes (ModeVerify, raster.Detector.Verify). The
+// answer is the detections those return, exactly: the same page gives the
+// same detections here as in the processing function.
 package rasterserve
 
 import (
@@ -28,12 +29,19 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"blueprint/internal/config"
 	"blueprint/internal/detect"
 	"blueprint/internal/document"
 	"blueprint/internal/raster"
+	"blueprint/internal/s3blob"
 )
 
 // The container contract (SageMaker, "Use your own inference code with
@@ -51,6 +59,15 @@ const (
 	// MaxRequestBytes is the largest invocation body: SageMaker real-time
 	// endpoints take at most 6 MB.
 	MaxRequestBytes = 6 << 20
+	// StagePrefix is where pages too large for an invocation are staged
+	// in the bucket (template.yaml expires them after a day; the client
+	// deletes each after its invocation).
+	StagePrefix = "raster-inference/"
+	// EnvBucket names the bucket staged pages are read from (the stack's
+	// files bucket); unset, only inline pages are taken.
+	EnvBucket = "BLUEPRINT_BUCKET"
+	// maxStagedBytes bounds a staged page's PNG.
+	maxStagedBytes = 512 << 20
 	// pingPath and invocationsPath are the contract's two routes.
 	pingPath        = "/ping"
 	invocationsPath = "/invocations"
@@ -75,10 +92,25 @@ type Request struct {
 	Mode      string `json:"mode"`
 	PageIndex int    `json:"page_index"` // for messages only
 	// Page is the page as an 8-bit gray PNG (raster.Gray of its raster);
-	// base64 in the JSON.
-	Page []byte `json:"page"`
+	// base64 in the JSON. Empty when the page is staged (PageS3).
+	Page []byte `json:"page,omitempty"`
+	// PageS3 is where the page's PNG is staged instead.
+	PageS3 *S3Object `json:"page_s3,omitempty"`
 	// Boxes are the boxes ModeVerify judges.
 	Boxes []Box `json:"boxes,omitempty"`
+}
+
+// S3Object names a staged page: a key under StagePrefix in the server's
+// bucket (EnvBucket).
+type S3Object struct {
+	Bucket string `json:"bucket"`
+	Key    string `json:"key"`
+}
+
+// Objects reads staged pages (*s3blob.Store).
+type Objects interface {
+	Bucket() string
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
 }
 
 // Detection is a raster detection on the wire (its source is always the
@@ -111,15 +143,16 @@ type Detector interface {
 }
 
 // Handler serves the contract with det. Pages over maxPixels are refused
-// (a small PNG can hold a huge blank page).
-func Handler(det Detector, maxPixels int64, log *slog.Logger) http.Handler {
+// (a small PNG can hold a huge blank page). Staged pages are read from
+// objects; nil takes only inline pages.
+func Handler(det Detector, maxPixels int64, objects Objects, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+pingPath, func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusOK)
 	})
 	mux.HandleFunc("POST "+invocationsPath, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		req, status, err := readRequest(w, r, maxPixels)
+		req, status, err := readRequest(w, r, maxPixels, objects)
 		var page detect.Page
 		if err == nil {
 			page, err = decodePage(req)
@@ -165,7 +198,7 @@ func Handler(det Detector, maxPixels int64, log *slog.Logger) http.Handler {
 
 // readRequest reads and checks an invocation's body; on error, the status
 // to answer.
-func readRequest(w http.ResponseWriter, r *http.Request, maxPixels int64) (Request, int, error) {
+func readRequest(w http.ResponseWriter, r *http.Request, maxPixels int64, objects Objects) (Request, int, error) {
 	var req Request
 	if ct := r.Header.Get("Content-Type"); ct != ContentType {
 		return req, http.StatusUnsupportedMediaType, fmt.Errorf("content type %q; want %s", ct, ContentType)
@@ -184,6 +217,15 @@ func readRequest(w http.ResponseWriter, r *http.Request, maxPixels int64) (Reque
 	if req.Mode != ModeDetect && req.Mode != ModeVerify {
 		return req, http.StatusBadRequest, fmt.Errorf("mode %q; want %q or %q", req.Mode, ModeDetect, ModeVerify)
 	}
+	if req.PageS3 != nil {
+		if req.Page, err = fetchStaged(r.Context(), objects, *req.PageS3); err != nil {
+			var bad *badRequest
+			if errors.As(err, &bad) {
+				return req, http.StatusBadRequest, err
+			}
+			return req, http.StatusInternalServerError, err
+		}
+	}
 	cfg, err := png.DecodeConfig(bytes.NewReader(req.Page))
 	if err != nil {
 		return req, http.StatusBadRequest, fmt.Errorf("page is not a PNG: %w", err)
@@ -192,6 +234,35 @@ func readRequest(w http.ResponseWriter, r *http.Request, maxPixels int64) (Reque
 		return req, http.StatusBadRequest, fmt.Errorf("page of %d×%d pixels; at most %d pixels", cfg.Width, cfg.Height, maxPixels)
 	}
 	return req, 0, nil
+}
+
+// badRequest is a staged page the request should not have named.
+type badRequest struct{ msg string }
+
+func (e *badRequest) Error() string { return e.msg }
+
+// fetchStaged reads a staged page: only from the server's bucket, under
+// StagePrefix.
+func fetchStaged(ctx context.Context, objects Objects, o S3Object) ([]byte, error) {
+	if objects == nil {
+		return nil, &badRequest{"this server takes no staged pages (no " + EnvBucket + ")"}
+	}
+	if o.Bucket != objects.Bucket() || !strings.HasPrefix(o.Key, StagePrefix) {
+		return nil, &badRequest{fmt.Sprintf("staged page s3://%s/%s is not under s3://%s/%s", o.Bucket, o.Key, objects.Bucket(), StagePrefix)}
+	}
+	rc, err := objects.Get(ctx, o.Key)
+	if err != nil {
+		return nil, fmt.Errorf("read staged page %s: %w", o.Key, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxStagedBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read staged page %s: %w", o.Key, err)
+	}
+	if len(b) > maxStagedBytes {
+		return nil, &badRequest{fmt.Sprintf("staged page %s is over %d bytes", o.Key, maxStagedBytes)}
+	}
+	return b, nil
 }
 
 // decodePage decodes the request's PNG into the page the detector sees.
@@ -246,6 +317,12 @@ func Run(ctx context.Context, getenv func(string) string, log *slog.Logger) erro
 			return fmt.Errorf("rasterserve: %s: %q is not a positive integer", config.EnvMaxPagePixels, v)
 		}
 	}
+	var objects Objects
+	if bucket := getenv(EnvBucket); bucket != "" {
+		if objects, err = bucketObjects(ctx, getenv, bucket); err != nil {
+			return err
+		}
+	}
 	det, err := raster.New(raster.Config{Library: rc.Library, Threads: runtime.NumCPU()})
 	if err != nil {
 		return fmt.Errorf("rasterserve: open the detector: %w", err)
@@ -259,7 +336,7 @@ func Run(ctx context.Context, getenv func(string) string, log *slog.Logger) erro
 	if err != nil {
 		return fmt.Errorf("rasterserve: %w", err)
 	}
-	srv := &http.Server{Handler: Handler(det, maxPixels, log), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: Handler(det, maxPixels, objects, log), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	log.Info("serving", "addr", ln.Addr().String(), "ready_ms", time.Since(start).Milliseconds())
@@ -274,4 +351,27 @@ func Run(ctx context.Context, getenv func(string) string, log *slog.Logger) erro
 		return fmt.Errorf("rasterserve: shut down: %w", err)
 	}
 	return nil
+}
+
+// bucketObjects is the bucket of staged pages through an S3 client
+// configured from getenv: AWS_REGION, the credentials of the environment
+// or the SDK's default chain (the endpoint's role on SageMaker), and
+// AWS_ENDPOINT_URL_S3 for a test's server (path-style).
+func bucketObjects(ctx context.Context, getenv func(string) string, bucket string) (*s3blob.Store, error) {
+	opts := []func(*awsconfig.LoadOptions) error{awsconfig.WithRegion(getenv("AWS_REGION"))}
+	if id := getenv("AWS_ACCESS_KEY_ID"); id != "" {
+		opts = append(opts, awsconfig.WithCredentialsProvider(
+			credentials.NewStaticCredentialsProvider(id, getenv("AWS_SECRET_ACCESS_KEY"), getenv("AWS_SESSION_TOKEN"))))
+	}
+	ac, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("rasterserve: AWS configuration: %w", err)
+	}
+	client := s3.NewFromConfig(ac, func(o *s3.Options) {
+		if u := getenv("AWS_ENDPOINT_URL_S3"); u != "" {
+			o.BaseEndpoint = aws.String(u)
+			o.UsePathStyle = true
+		}
+	})
+	return s3blob.New(client, bucket), nil
 }

@@ -64,7 +64,7 @@ func invoke(t *testing.T, h http.Handler, ctype string, body []byte) (*httptest.
 
 func TestInvocations(t *testing.T) {
 	det := &fakeDetector{}
-	h := Handler(det, 1000, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := Handler(det, 1000, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest("GET", "/ping", nil))
 	if w.Code != 200 {
@@ -117,8 +117,51 @@ func TestInvocations(t *testing.T) {
 			t.Errorf("%s: %d %s", c.name, w.Code, w.Body)
 		}
 	}
+	// Staged pages: read from the server's bucket under StagePrefix only.
+	objects := &memObjects{bucket: "files", data: map[string][]byte{StagePrefix + "p.png": page}}
+	hs := Handler(det, 1000, objects, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	staged := func(bucket, key string) []byte {
+		b, _ := json.Marshal(Request{Mode: ModeDetect, PageIndex: 4, PageS3: &S3Object{Bucket: bucket, Key: key}})
+		return b
+	}
+	if w, _ := invoke(t, hs, ContentType, staged("files", StagePrefix+"p.png")); w.Code != 200 || det.page.Index != 4 || det.page.Width != 30 {
+		t.Fatalf("staged page: %d %s", w.Code, w.Body)
+	}
+	for _, c := range []struct {
+		name string
+		h    http.Handler
+		body []byte
+	}{
+		{"other bucket", hs, staged("other", StagePrefix+"p.png")},
+		{"outside the prefix", hs, staged("files", "jobs/x/upload")},
+		{"no bucket configured", h, staged("files", StagePrefix+"p.png")},
+	} {
+		if w, e := invoke(t, c.h, ContentType, c.body); w.Code != 400 || e.Error.Code != "bad_request" {
+			t.Errorf("%s: %d %s", c.name, w.Code, w.Body)
+		}
+	}
+	if w, e := invoke(t, hs, ContentType, staged("files", StagePrefix+"missing.png")); w.Code != 500 || e.Error.Code != "internal_error" {
+		t.Errorf("missing staged page: %d %s", w.Code, w.Body)
+	}
+
 	det.err = errors.New("model exploded")
 	if w, e := invoke(t, h, ContentType, okBody); w.Code != 500 || e.Error.Code != "internal_error" || !strings.Contains(e.Error.Message, "model exploded") {
 		t.Errorf("detector error: %d %s", w.Code, w.Body)
 	}
+}
+
+// memObjects is a bucket in memory.
+type memObjects struct {
+	bucket string
+	data   map[string][]byte
+}
+
+func (m *memObjects) Bucket() string { return m.bucket }
+
+func (m *memObjects) Get(_ context.Context, key string) (io.ReadCloser, error) {
+	b, ok := m.data[key]
+	if !ok {
+		return nil, errors.New("no such key")
+	}
+	return io.NopCloser(bytes.NewReader(b)), nil
 }

@@ -10,6 +10,8 @@ package sagemakerdetect
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,11 +20,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sagemakerruntime"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/raster"
 	"blueprint/internal/rasterserve"
+	"blueprint/internal/s3blob"
 )
 
 // EnvEndpoint names the SageMaker endpoint; unset or empty, inference
@@ -43,32 +47,45 @@ type Local interface {
 	Meta() raster.Meta
 }
 
+// Staging holds pages too large for an invocation where the endpoint
+// reads them (*s3blob.Store on the stack's bucket).
+type Staging interface {
+	Bucket() string
+	PutBytes(ctx context.Context, key, contentType string, data []byte) error
+	Delete(ctx context.Context, key string) error
+}
+
 // Detector sends pages to a SageMaker endpoint. A page whose request
-// would exceed the endpoint's payload limit (rasterserve.MaxRequestBytes:
-// a dense scan's PNG can) is run by Local instead, and logged. Safe for
-// concurrent use.
+// would exceed the endpoint's payload limit (rasterserve.MaxRequestBytes;
+// a scanned A2 or A1 page's PNG does) is staged under
+// rasterserve.StagePrefix for the endpoint to read, and deleted after
+// the invocation; without Staging it is run by Local instead, and logged.
+// Safe for concurrent use.
 type Detector struct {
 	api      InvokeAPI
 	endpoint string
 	local    Local
+	staging  Staging // nil: large pages run in this process
 	log      *slog.Logger
-	// maxRequest is the largest request sent; a test sets it lower.
+	// maxRequest is the largest request sent inline; a test sets it lower.
 	maxRequest int
 }
 
-// New returns a Detector on the endpoint. log may be nil (slog.Default).
-func New(api InvokeAPI, endpoint string, local Local, log *slog.Logger) *Detector {
+// New returns a Detector on the endpoint. staging may be nil; log may be
+// nil (slog.Default).
+func New(api InvokeAPI, endpoint string, local Local, staging Staging, log *slog.Logger) *Detector {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Detector{api: api, endpoint: endpoint, local: local, log: log, maxRequest: rasterserve.MaxRequestBytes}
+	return &Detector{api: api, endpoint: endpoint, local: local, staging: staging, log: log, maxRequest: rasterserve.MaxRequestBytes}
 }
 
 // FromEnv returns a Detector on the endpoint named by EnvEndpoint, with a
 // SageMaker Runtime client configured from getenv (AWS_REGION, the
 // credentials the Lambda runtime sets, AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME
-// for a test's server) and raster.NewLazy(cfg) as Local; nil, nil when
-// EnvEndpoint is not set.
+// for a test's server), raster.NewLazy(cfg) as Local, and the bucket
+// rasterserve.EnvBucket names (AWS_ENDPOINT_URL_S3 for a test's server) as
+// Staging; nil, nil when EnvEndpoint is not set.
 func FromEnv(ctx context.Context, getenv func(string) string, cfg raster.Config, log *slog.Logger) (*Detector, error) {
 	name := getenv(EnvEndpoint)
 	if name == "" {
@@ -92,7 +109,16 @@ func FromEnv(ctx context.Context, getenv func(string) string, cfg raster.Config,
 	if err != nil {
 		return nil, fmt.Errorf("sagemakerdetect: %w", err)
 	}
-	return New(client, name, local, log), nil
+	var staging Staging
+	if bucket := getenv(rasterserve.EnvBucket); bucket != "" {
+		staging = s3blob.New(s3.NewFromConfig(ac, func(o *s3.Options) {
+			if u := getenv("AWS_ENDPOINT_URL_S3"); u != "" {
+				o.BaseEndpoint = aws.String(u)
+				o.UsePathStyle = true
+			}
+		}), bucket)
+	}
+	return New(client, name, local, staging, log), nil
 }
 
 // Meta returns the model's metadata (the endpoint serves the same model).
@@ -113,6 +139,20 @@ func (d *Detector) Verify(ctx context.Context, p detect.Page, boxes []detect.Box
 	return d.invoke(ctx, p, rasterserve.ModeVerify, boxes)
 }
 
+// stage puts a page's PNG under rasterserve.StagePrefix with a random
+// name and returns its key.
+func (d *Detector) stage(ctx context.Context, png []byte) (string, error) {
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return "", fmt.Errorf("stage page: %w", err)
+	}
+	key := rasterserve.StagePrefix + hex.EncodeToString(id[:]) + ".png"
+	if err := d.staging.PutBytes(ctx, key, "image/png", png); err != nil {
+		return "", fmt.Errorf("stage page: %w", err)
+	}
+	return key, nil
+}
+
 func (d *Detector) invoke(ctx context.Context, p detect.Page, mode string, boxes []detect.Box) ([]detect.Detection, error) {
 	if p.Raster == nil {
 		return nil, fmt.Errorf("sagemakerdetect: page %d has no raster", p.Index)
@@ -130,12 +170,27 @@ func (d *Detector) invoke(ctx context.Context, p detect.Page, mode string, boxes
 		return nil, fmt.Errorf("sagemakerdetect: page %d: %w", p.Index, err)
 	}
 	if len(body) > d.maxRequest {
-		d.log.Info("page over the endpoint's payload limit: inference in this function",
-			"page_index", p.Index, "request_bytes", len(body), "limit_bytes", d.maxRequest)
-		if mode == rasterserve.ModeVerify {
-			return d.local.Verify(ctx, p, boxes)
+		if d.staging == nil {
+			d.log.Info("page over the endpoint's payload limit: inference in this function",
+				"page_index", p.Index, "request_bytes", len(body), "limit_bytes", d.maxRequest)
+			if mode == rasterserve.ModeVerify {
+				return d.local.Verify(ctx, p, boxes)
+			}
+			return d.local.Detect(ctx, p)
 		}
-		return d.local.Detect(ctx, p)
+		key, err := d.stage(ctx, png)
+		if err != nil {
+			return nil, fmt.Errorf("sagemakerdetect: page %d: %w", p.Index, err)
+		}
+		defer func() {
+			if err := d.staging.Delete(context.WithoutCancel(ctx), key); err != nil {
+				d.log.Warn("staged page not deleted (the bucket's lifecycle removes it)", "key", key, "err", err)
+			}
+		}()
+		req.Page, req.PageS3 = nil, &rasterserve.S3Object{Bucket: d.staging.Bucket(), Key: key}
+		if body, err = json.Marshal(req); err != nil {
+			return nil, fmt.Errorf("sagemakerdetect: page %d: %w", p.Index, err)
+		}
 	}
 	out, err := d.api.InvokeEndpoint(ctx, &sagemakerruntime.InvokeEndpointInput{
 		EndpointName: aws.String(d.endpoint),

@@ -58,7 +58,7 @@ func (l *fakeLocal) Meta() raster.Meta { return raster.Meta{Classifier: &raster.
 func TestDetector(t *testing.T) {
 	ctx := context.Background()
 	ep, local := &fakeEndpoint{}, &fakeLocal{}
-	d := New(ep, "ep", local, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	d := New(ep, "ep", local, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	page := detect.Page{Index: 2, Width: 40, Height: 30, Raster: image.NewGray(image.Rect(0, 0, 40, 30))}
 	got, err := d.Detect(ctx, page)
 	want := []detect.Detection{{Class: "exit_sign", Confidence: 0.5, Box: detect.Box{X: 1, Y: 2, W: 3, H: 4}, Source: detect.Source{Detector: true}}}
@@ -81,7 +81,19 @@ func TestDetector(t *testing.T) {
 	if got, err := d.Detect(ctx, page); err != nil || len(got) != 1 || got[0].Class != "local" || local.calls != 1 || len(ep.reqs) != 2 {
 		t.Fatalf("over the limit: %+v %v", got, err)
 	}
-	d.maxRequest = rasterserve.MaxRequestBytes
+	// With staging, it is staged instead, named in the request, and
+	// deleted after the invocation.
+	st := &memStaging{data: map[string][]byte{}}
+	d.staging = st
+	if got, err := d.Detect(ctx, page); err != nil || !reflect.DeepEqual(got, want) || local.calls != 1 {
+		t.Fatalf("staged: %+v %v", got, err)
+	}
+	last := ep.reqs[len(ep.reqs)-1]
+	if last.Page != nil || last.PageS3 == nil || last.PageS3.Bucket != "files" || !strings.HasPrefix(last.PageS3.Key, rasterserve.StagePrefix) ||
+		len(st.puts) != 1 || st.puts[0] != last.PageS3.Key || len(st.data) != 0 {
+		t.Fatalf("staged request %+v; puts %v; left %d", last, st.puts, len(st.data))
+	}
+	d.maxRequest, d.staging = rasterserve.MaxRequestBytes, nil
 	// The endpoint's failure is the page's, with the endpoint named.
 	ep.err = errors.New("ModelError: received server error (500)")
 	if _, err := d.Detect(ctx, page); err == nil || !strings.Contains(err.Error(), "endpoint ep") || !strings.Contains(err.Error(), "ModelError") {
@@ -94,4 +106,23 @@ func TestFromEnvWithoutEndpoint(t *testing.T) {
 	if d != nil || err != nil {
 		t.Fatalf("no endpoint: %v %v", d, err)
 	}
+}
+
+// memStaging is a bucket in memory.
+type memStaging struct {
+	data map[string][]byte
+	puts []string
+}
+
+func (m *memStaging) Bucket() string { return "files" }
+
+func (m *memStaging) PutBytes(_ context.Context, key, _ string, data []byte) error {
+	m.data[key] = data
+	m.puts = append(m.puts, key)
+	return nil
+}
+
+func (m *memStaging) Delete(_ context.Context, key string) error {
+	delete(m.data, key)
+	return nil
 }

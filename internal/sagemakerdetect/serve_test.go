@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sagemakerruntime"
 
 	"blueprint/internal/catalog"
@@ -31,6 +33,7 @@ import (
 	"blueprint/internal/raster"
 	"blueprint/internal/raster/rastertest"
 	"blueprint/internal/rasterserve"
+	"blueprint/internal/s3blob"
 )
 
 // moduleRoot is the directory of go.mod above the test.
@@ -56,7 +59,7 @@ func moduleRoot(t *testing.T) string {
 // SageMaker starts the image ("serve"), on a free 127.0.0.1 port. It
 // returns the server's URL; the process is stopped (SIGTERM) when the test
 // ends, and dies with the test process if that ends first.
-func startServeMode(t *testing.T, lib string) string {
+func startServeMode(t *testing.T, lib string, env ...string) string {
 	t.Helper()
 	root := moduleRoot(t)
 	bin := filepath.Join(t.TempDir(), "process")
@@ -67,6 +70,7 @@ func startServeMode(t *testing.T, lib string) string {
 	}
 	cmd := exec.Command(bin, rasterserve.Arg)
 	cmd.Env = append(os.Environ(), "BLUEPRINT_ONNXRUNTIME_LIB="+lib, rasterserve.EnvAddr+"=127.0.0.1:0")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -157,16 +161,61 @@ func (f *runtimeFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
+// fakeS3 is a path-style S3 bucket in memory (PUT, GET, DELETE of
+// objects) for the staged pages; it counts GETs.
+type fakeS3 struct {
+	mu   sync.Mutex
+	objs map[string][]byte
+	gets int
+}
+
+func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch r.Method {
+	case "PUT":
+		b, _ := io.ReadAll(r.Body)
+		f.objs[r.URL.Path] = b
+	case "GET":
+		b, ok := f.objs[r.URL.Path]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `<Error><Code>NoSuchKey</Code></Error>`)
+			return
+		}
+		f.gets++
+		w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+		_, _ = w.Write(b)
+	case "DELETE":
+		delete(f.objs, r.URL.Path)
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	}
+}
+
+// counts returns the GETs so far and the objects left.
+func (f *fakeS3) counts() (gets, left int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.gets, len(f.objs)
+}
+
 // TestServeModeRasterJob starts the processing image's serve mode as a
 // local process, puts an emulated SageMaker Runtime in front of it, and
 // runs raster jobs (generated scans: a PNG, and a JPEG, whose luma the
 // detector reads from its Y plane) through the engine with a Detector on
-// that endpoint: every counted page goes to the endpoint, and the
-// detections equal the in-process engine's.
+// that endpoint, each page inline and then staged in an S3 bucket (as a
+// page over the payload limit is): every counted page goes to the
+// endpoint, and the detections equal the in-process engine's.
 func TestServeModeRasterJob(t *testing.T) {
 	lib := rastertest.Library(t)
 	ctx := context.Background()
-	front := &runtimeFront{container: startServeMode(t, lib)}
+	bucket := &fakeS3{objs: map[string][]byte{}}
+	s3srv := httptest.NewServer(bucket)
+	t.Cleanup(s3srv.Close)
+	front := &runtimeFront{container: startServeMode(t, lib, rasterserve.EnvBucket+"=files", "AWS_ENDPOINT_URL_S3="+s3srv.URL,
+		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=testsecret")}
 	srv := httptest.NewServer(front)
 	t.Cleanup(srv.Close)
 	client := sagemakerruntime.NewFromConfig(aws.Config{Region: "us-east-1",
@@ -176,7 +225,12 @@ func TestServeModeRasterJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote := New(client, "blueprint-raster", local, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	staging := s3blob.New(s3.NewFromConfig(aws.Config{Region: "us-east-1",
+		Credentials: credentials.NewStaticCredentialsProvider("test", "testsecret", "")}, func(o *s3.Options) {
+		o.BaseEndpoint, o.UsePathStyle = aws.String(s3srv.URL), true
+		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+	}), "files")
+	remote := New(client, "blueprint-raster", local, staging, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	cat, err := catalog.Load("")
 	if err != nil {
 		t.Fatal(err)
@@ -214,17 +268,28 @@ func TestServeModeRasterJob(t *testing.T) {
 			}
 			return out
 		}
-		before := front.calls.Load()
-		want, got := run(localEng), run(remoteEng)
-		if n := front.calls.Load() - before; n != int64(len(want)) {
-			t.Fatalf("%s: %d invocations of the endpoint for %d pages", c.file, n, len(want))
-		}
+		want := run(localEng)
 		if len(want) == 0 || len(want[0].Detections) == 0 {
 			t.Fatalf("%s: the in-process engine found nothing to compare", c.file)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: detections through the endpoint differ from in-process:\n got %+v\nwant %+v", c.file, got, want)
+		for _, staged := range []bool{false, true} {
+			remote.maxRequest = rasterserve.MaxRequestBytes
+			if staged {
+				remote.maxRequest = 0 // every page is over it
+			}
+			before := front.calls.Load()
+			gets, _ := bucket.counts()
+			got := run(remoteEng)
+			if n := front.calls.Load() - before; n != int64(len(want)) {
+				t.Fatalf("%s (staged %v): %d invocations of the endpoint for %d pages", c.file, staged, n, len(want))
+			}
+			if after, left := bucket.counts(); staged && (after-gets != len(want) || left != 0) {
+				t.Fatalf("%s: %d staged pages read, %d left in the bucket", c.file, after-gets, left)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s (staged %v): detections through the endpoint differ from in-process:\n got %+v\nwant %+v", c.file, staged, got, want)
+			}
 		}
-		t.Logf("%s: %d detections, equal through the endpoint", c.file, len(want[0].Detections))
+		t.Logf("%s: %d detections, equal through the endpoint, inline and staged", c.file, len(want[0].Detections))
 	}
 }

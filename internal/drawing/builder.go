@@ -20,9 +20,13 @@ import (
 type Builder struct {
 	page     *Page
 	styleIdx map[Style]int32
-	page2px  glyph.Affine
-	clips    []*clipBox // the clip in force after each push; nil entries do not clip
-	layers   []string   // optional-content layers open now, outermost first
+	// last is the style asked for last and its index: paths come in runs
+	// of one paint.
+	last    Style
+	lastIdx int32
+	page2px glyph.Affine
+	clips   []*clipBox // the clip in force after each push; nil entries do not clip
+	layers  []string   // optional-content layers open now, outermost first
 
 	lim     Limits
 	charge  func(int64)
@@ -34,7 +38,7 @@ type Builder struct {
 // NewBuilder starts a page of widthPt × heightPt points whose primitives
 // are kept in pixels of pxPerPt (200/72 for the service's raster).
 func NewBuilder(widthPt, heightPt, pxPerPt float64) *Builder {
-	b := &Builder{page: &Page{}, styleIdx: map[Style]int32{}, page2px: glyph.Scale(pxPerPt)}
+	b := &Builder{page: &Page{}, styleIdx: map[Style]int32{}, page2px: glyph.Scale(pxPerPt), lastIdx: -1}
 	b.page.Width, b.page.Height = widthPt*pxPerPt, heightPt*pxPerPt
 	return b
 }
@@ -175,12 +179,16 @@ func (b *Builder) style(stroke, fill string, width float64, tf glyph.Affine) int
 	if stroke != "" {
 		s.Width = width * math.Sqrt(math.Abs(tf.A*tf.D-tf.B*tf.C))
 	}
-	if i, ok := b.styleIdx[s]; ok {
-		return i
+	if b.lastIdx >= 0 && s == b.last {
+		return b.lastIdx
 	}
-	i := int32(len(b.page.Styles))
-	b.page.Styles = append(b.page.Styles, s)
-	b.styleIdx[s] = i
+	i, ok := b.styleIdx[s]
+	if !ok {
+		i = int32(len(b.page.Styles))
+		b.page.Styles = append(b.page.Styles, s)
+		b.styleIdx[s] = i
+	}
+	b.last, b.lastIdx = s, i
 	return i
 }
 

@@ -25,6 +25,14 @@ const (
 // other curves are flattened, and runs of short segments that follow a
 // circle (curves exported as polylines) become arcs as well.
 func appendPieces(pg *Page, cmds []PathCmd, tf glyph.Affine, st int32) {
+	// One straight segment (hatching exports millions of them): what the
+	// loop below makes of it, without its scratch slices.
+	if len(cmds) == 2 && cmds[0].Op == 'M' && cmds[1].Op == 'L' {
+		if a, b := tf.Apply(cmds[0].P[0]), tf.Apply(cmds[1].P[0]); a != b {
+			pg.Segments = append(pg.Segments, Segment{A: a, B: b, Style: st})
+		}
+		return
+	}
 	var cur, start glyph.Point
 	var chain []glyph.Point // vertices of the current run of straight pieces
 	var arcs []Arc          // arcs of the current subpath, in order

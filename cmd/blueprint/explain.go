@@ -190,6 +190,7 @@ type explainRow struct {
 	GlyphMM         [2]float64 `json:"glyph_size_mm"`
 	Colour          string     `json:"colour"`
 	PrintedQuantity *int       `json:"printed_quantity"`
+	PartNumber      *string    `json:"part_number"` // the row's cell under a part-number head, null for none
 	Template        int        `json:"template_row"` // the row whose template finds this row's symbols
 	// Matches are the symbols its template found for it, by page; Counted
 	// of them pass the take-off's filters.
@@ -240,7 +241,7 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 	rows := x.Document.Rows
 	for i, r := range rows {
 		rep.Rows = append(rep.Rows, explainRow{Row: i + 1, PageIndex: r.Page, Description: r.Description, Class: nullable(x.Classes[i]),
-			GlyphText: r.GlyphText, Tags: append([]string{}, r.Tags...), Colour: r.Color, PrintedQuantity: r.Quantity,
+			GlyphText: r.GlyphText, Tags: append([]string{}, r.Tags...), Colour: r.Color, PrintedQuantity: r.Quantity, PartNumber: optional(r.PartNumber),
 			GlyphMM:  [2]float64{round1((r.GlyphBox.Max.X - r.GlyphBox.Min.X) * mmPerPixel), round1((r.GlyphBox.Max.Y - r.GlyphBox.Min.Y) * mmPerPixel)},
 			Template: x.Document.TemplateRow(i) + 1, Matches: []pageCount{}})
 	}
@@ -377,10 +378,10 @@ func (rep *explainReport) write(w io.Writer) error {
 		return tw.Flush()
 	}
 	fmt.Fprintf(tw, "\nlegend rows read: %d\n", len(rep.Rows))
-	fmt.Fprintln(tw, "  ROW\tPAGE\tGLYPH MM\tINSIDE\tTAGS\tDESCRIPTION\tCLASS\tPRINTED")
+	fmt.Fprintln(tw, "  ROW\tPAGE\tGLYPH MM\tINSIDE\tTAGS\tDESCRIPTION\tCLASS\tPART NUMBER\tPRINTED")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(tw, "  %d\t%d\t%.1f × %.1f\t%s\t%s\t%s\t%s\t%s\n", r.Row, r.PageIndex+1, r.GlyphMM[0], r.GlyphMM[1], orDash(r.GlyphText),
-			orDash(strings.Join(r.Tags, " ")), r.Description, orDash(deref(r.Class)), quantity(r.PrintedQuantity))
+		fmt.Fprintf(tw, "  %d\t%d\t%.1f × %.1f\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Row, r.PageIndex+1, r.GlyphMM[0], r.GlyphMM[1], orDash(r.GlyphText),
+			orDash(strings.Join(r.Tags, " ")), r.Description, orDash(deref(r.Class)), orDash(deref(r.PartNumber)), quantity(r.PrintedQuantity))
 	}
 	fmt.Fprintf(tw, "\ntemplates: %d of legend glyphs, beside %d of the catalog's\n", len(rep.Templates), rep.CatalogTemplates)
 	fmt.Fprintln(tw, "  ROW\tCLASS\tSCALES\tFINDS ROWS")
@@ -435,4 +436,12 @@ func ranges(ns []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ", ")
+}
+
+// optional returns a pointer to s, nil for "".
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -27,6 +27,10 @@ type Row struct {
 	// Quantity is the printed quantity, nil when the legend has no
 	// quantity column or the row's cell is empty.
 	Quantity *int
+	// PartNumber is the text of the row's cell under a part-number head
+	// (PART NUMBER, CAT. NO., …), "" when the legend has no such column
+	// or the cell is empty.
+	PartNumber string
 	// Glyph is the row's drawing in the canonical glyph frame (mm at the
 	// size drawn in the legend, centred on its box), text inside it
 	// included; empty when the cell holds no usable drawing.
@@ -227,8 +231,10 @@ func (ix *pageIndex) glyphLeftOf(x, y0, y1, reach, em float64, c rowCap) (cluste
 	top, bottom := ix.rulesAround(x, y0, y1, em, band, ok)
 	// A row ends halfway to the next row's text at the latest (an
 	// unruled legend's glyphs stand close above one another, and the
-	// edge of one is no rule of the next).
-	top, bottom = math.Max(top, c.top), math.Min(bottom, c.bottom)
+	// edge of one is no rule of the next), give or take capSlackEm (a
+	// glyph beside a wrapped description reaches past the halfway line
+	// below its first line).
+	top, bottom = math.Max(top, c.top-capSlackEm*em), math.Min(bottom, c.bottom+capSlackEm*em)
 	whole, wok := ix.glyphIn(Rect{glyph.Point{X: x - reach, Y: top - 0.1*em}, glyph.Point{X: x, Y: bottom + 0.1*em}}, y0, y1, em, true)
 	if !wok || (ok && whole.box.Max.X < band.box.Max.X) {
 		return band, ok
@@ -243,7 +249,7 @@ func (ix *pageIndex) glyphIn(area Rect, y0, y1, em float64, whole bool) (cluster
 	var cand []int32
 	ix.piecesIn(area, func(i int32) {
 		p := ix.pieces[i]
-		if p.size <= maxPieceEm*em && (!whole || (p.box.Min.Y >= area.Min.Y && p.box.Max.Y <= area.Max.Y)) {
+		if p.size <= maxPieceEm*em && (!whole || (p.box.Min.Y >= area.Min.Y && p.box.Max.Y <= area.Max.Y)) && !ix.cellSide(p, em) {
 			cand = append(cand, i)
 		}
 	})
@@ -276,6 +282,35 @@ func (ix *pageIndex) glyphIn(area Rect, y0, y1, em float64, whole bool) (cluster
 		return cluster{}, false
 	}
 	return cs[best], true
+}
+
+// cellSide reports whether piece p is the side of a table cell ruled
+// cell by cell: a vertical line at least 1.5 em long from one horizontal
+// rule to another. Drawn close beside a glyph it would join the glyph's
+// drawing.
+func (ix *pageIndex) cellSide(p piece, em float64) bool {
+	if p.seg < 0 || p.box.w() > 0.5 || p.box.h() < 1.5*em {
+		return false
+	}
+	// Rules run on past a cell's side on both sides of it (one rule
+	// across, or one cell's edge and the next one's); a glyph's own box
+	// ends at its sides.
+	x := p.box.centre().X
+	meets := func(y float64) bool {
+		lo := sort.Search(len(ix.hrules), func(i int) bool { return ix.hrules[i].y >= y-1.5 })
+		left, right := false, false
+		for _, r := range ix.hrules[lo:] {
+			if r.y > y+1.5 {
+				break
+			}
+			if r.x0 <= x+1.5 && r.x1 >= x-1.5 {
+				left = left || r.x0 <= x-em
+				right = right || r.x1 >= x+em
+			}
+		}
+		return left && right
+	}
+	return meets(p.box.Min.Y) && meets(p.box.Max.Y)
 }
 
 // rulesAround returns how far up and down from the band [y0, y1] a row's
@@ -594,6 +629,7 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 		}
 		return Table{}, false
 	}
+	col = ix.headedRows(col, limit)
 	em := 0.0
 	for _, c := range col {
 		em += c.em
@@ -609,6 +645,22 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 	for i, c := range col {
 		ys[i] = c.glyph.box.centre().Y
 	}
+	// The typical pitch: that of the closest rows. A row's band reaches
+	// no further than bandPitch of it, so the text of a section row
+	// ("SWITCHES", spanning the table between two rows) or of a row whose
+	// glyph was not found stays out of its neighbours' bands.
+	gaps := make([]float64, 0, n)
+	for i := 1; i < n; i++ {
+		gaps = append(gaps, ys[i]-ys[i-1])
+	}
+	pitch := quantile(gaps, 0.25)
+	reach := math.Inf(1)
+	// A pitch of rows no table has (a column of plan symbols) widens
+	// nothing below.
+	pitch = math.Min(pitch, maxPitchEm*em)
+	if pitch > 0 {
+		reach = math.Max(bandPitch*pitch, 1.5*em)
+	}
 	band := func(i int) (float64, float64) {
 		var up, down float64
 		switch {
@@ -623,16 +675,19 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 		default:
 			up, down = (ys[i]-ys[i-1])/2, (ys[i+1]-ys[i])/2
 		}
-		return ys[i] - up, ys[i] + down
+		return ys[i] - math.Min(up, reach), ys[i] + math.Min(down, reach)
 	}
 	left := colBox.Min.X - 0.5*em
+	// Column heads over the table (DESCRIPTION, PART NUMBER, MODEL,
+	// QUANTITY, … in any order) say which cell of a row is which.
+	heads := ix.headsOver(colBox.Max.X, col[0].glyph.box.Min.Y, ys[0], math.Max(6*em, headerPitches*pitch), limit, em)
 	rows := make([]Row, 0, n)
 	sigs := map[string]bool{}
 	tableBox := emptyRect()
 	var kept []int
 	for i := range col {
 		y0, y1 := band(i)
-		r, sig, ok := ix.readRow(left, limit, y0, y1, em, col[i])
+		r, sig, ok := ix.readRow(left, limit, y0, y1, em, col[i], heads)
 		if !ok {
 			continue
 		}
@@ -644,7 +699,9 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 	}
 	// Header words above the first row and over the table's width.
 	header := false
-	hdrBox := Rect{glyph.Point{X: tableBox.Min.X - 2*em, Y: tableBox.Min.Y - 6*em}, glyph.Point{X: tableBox.Max.X + 2*em, Y: tableBox.Min.Y + 0.5*em}}
+	// Column heads and a section row may stand between the title and
+	// the first row: the header may be up to headerPitches rows above.
+	hdrBox := Rect{glyph.Point{X: tableBox.Min.X - 2*em, Y: tableBox.Min.Y - math.Max(6*em, headerPitches*pitch)}, glyph.Point{X: tableBox.Max.X + 2*em, Y: tableBox.Min.Y + 0.5*em}}
 	// A quantity column may stand further right, past part numbers.
 	qtyBox := hdrBox
 	qtyBox.Max.X += 3 * glyphReach * em
@@ -661,7 +718,7 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 			qtyHeaders = append(qtyHeaders, r)
 		}
 	}
-	if len(qtyHeaders) > 0 {
+	if len(qtyHeaders) > 0 || heads != nil {
 		header = true
 	}
 	if len(rows) < 2 {
@@ -670,9 +727,25 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 		}
 		return Table{}, false
 	}
+	// A bill of quantities (codes, descriptions, quantities, prices) set
+	// beside a legend is no legend, nor is a table whose "glyphs" are its
+	// own cells (a code column ruled cell by cell).
+	if heads.has(colPrice) {
+		if why != nil {
+			*why = fmt.Sprintf("a bill of quantities (its heads: %s): priced items, not a legend", strings.Join(heads.heads(), ", "))
+		}
+		return Table{}, false
+	}
+	if cellTable(rows, pitch) {
+		if why != nil {
+			*why = "its glyphs are the table's own cells (bare boxes as tall as its rows, holding codes): a bill of quantities or schedule, not a legend"
+		}
+		return Table{}, false
+	}
 	// Rows of a table follow one another closely.
 	for i := 1; i < len(kept); i++ {
-		if gap := ys[kept[i]] - ys[kept[i-1]]; gap > maxPitchEm*em {
+		// A section row between two rows doubles their gap.
+		if gap := ys[kept[i]] - ys[kept[i-1]]; gap > maxPitchEm*em && !(gap > 1.5*pitch && gap <= sectionGap*pitch && ix.sectionBetween(rows[i-1], rows[i], em)) {
 			if why != nil {
 				*why = fmt.Sprintf("two of its rows stand %.1f em apart (a table's rows are at most %.0f em apart)", gap/em, maxPitchEm)
 			}
@@ -697,16 +770,27 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 	}
 	// Quantities: an integer in the band under the quantity header
 	// nearest to the right of the descriptions.
+	// Where the table heads its columns, the quantity is the one under
+	// its own quantity head (a bill of quantities beside it has another).
 	var qh *run
-	for _, q := range qtyHeaders {
-		if q.min.X > colBox.Max.X && q.min.X < limit && (qh == nil || q.min.X < qh.min.X) {
-			qh = q
+	qc, headed := heads.column(colQty)
+	switch {
+	case headed:
+		qh = qc.head
+	case heads == nil:
+		for _, q := range qtyHeaders {
+			if q.min.X > colBox.Max.X && q.min.X < limit && (qh == nil || q.min.X < qh.min.X) {
+				qh = q
+			}
 		}
 	}
 	if qh != nil {
 		for i := range rows {
 			y0, y1 := band(kept[i])
 			cx0, cx1 := qh.min.X-2*em, qh.max.X+2*em
+			if headed {
+				cx0, cx1 = qc.x0, qc.x1
+			}
 			for k := range ix.runs {
 				r := &ix.runs[k]
 				c := r.centre()
@@ -729,6 +813,31 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 	}
 	tableBox = tableBox.union(Rect{glyph.Point{X: tableBox.Min.X, Y: hdrBox.Min.Y}, tableBox.Min})
 	return Table{Page: page, Box: tableBox, Rows: rows}, true
+}
+
+// bandPitch bounds a row's band, in typical pitches from its glyph's
+// centre; headerPitches is how many typical pitches above its first row a
+// table's header words may stand; sectionGap is the largest gap, in
+// typical pitches, of two rows with a section row between them.
+const (
+	bandPitch     = 0.75
+	headerPitches = 3.5
+	sectionGap    = 3.2
+)
+
+// sectionBetween reports whether a section row stands between rows a and
+// b (a above b): a run of words in the gap between their boxes, over the
+// table's width, belonging to neither.
+func (ix *pageIndex) sectionBetween(a, b Row, em float64) bool {
+	x0, x1 := math.Min(a.Box.Min.X, b.Box.Min.X), math.Max(a.Box.Max.X, b.Box.Max.X)
+	for i := range ix.runs {
+		r := &ix.runs[i]
+		c := r.centre()
+		if r.upright() && r.letters() >= 3 && c.Y > a.Box.Max.Y && c.Y < b.Box.Min.Y && r.max.X > x0 && r.min.X < x1 {
+			return true
+		}
+	}
+	return false
 }
 
 func area(r Rect) float64 { return math.Max(r.w(), 0) * math.Max(r.h(), 0) }
@@ -768,23 +877,42 @@ func segHitsRect(a, b glyph.Point, r Rect) bool {
 
 // readRow reads one row: the glyph drawn between left and the description,
 // inside the band, the text inside and beside it, and the description.
-func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate) (Row, string, bool) {
+func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate, heads headLine) (Row, string, bool) {
 	// The description: the run with the most letters right of the glyph
-	// in the band; runs between the glyph and it are tags.
+	// in the band; runs between the glyph and it are tags. Under column
+	// heads, the description is in the description column; the part
+	// number, tag and quantity columns are read apart, and models and
+	// remarks not at all.
 	gRight := c.glyph.box.Max.X
-	var inBand []int
+	var inBand, partRuns, tagRuns []int
 	for i := range ix.runs {
 		r := &ix.runs[i]
 		cy := r.centre().Y
-		if !r.upright() || cy < y0 || cy > y1 || r.max.X < left || r.min.X > gRight+1.5*glyphReach*em || r.min.X >= limit {
+		if !r.upright() || cy < y0 || cy > y1 || r.max.X < left || r.min.X >= limit {
 			continue
+		}
+		switch heads.kindOf(r) {
+		case colPart:
+			partRuns = append(partRuns, i)
+			continue
+		case colTag:
+			tagRuns = append(tagRuns, i)
+			continue
+		case colModel, colQty, colOther, colPrice:
+			continue
+		case colDesc: // under its head, however far right
+		default:
+			if r.min.X > gRight+1.5*glyphReach*em {
+				continue
+			}
 		}
 		inBand = append(inBand, i)
 	}
+	descCol := heads.has(colDesc)
 	desc := -1
 	for _, i := range inBand {
 		r := &ix.runs[i]
-		if r.min.X < gRight-0.5*em {
+		if r.min.X < gRight-0.5*em || (descCol && heads.kindOf(r) != colDesc) {
 			continue
 		}
 		if desc < 0 || r.letters() > ix.runs[desc].letters() || (r.letters() == ix.runs[desc].letters() && r.min.X < ix.runs[desc].min.X) {
@@ -824,11 +952,14 @@ func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate) (Row,
 		rowBox = rowBox.union(Rect{r.min, r.max})
 	}
 	text := strings.Join(parts, " ")
+	if _, ok := headKind(text); ok {
+		return Row{}, "", false // the heads' own row, ruled like the rows
+	}
 	// The glyph: small pieces whose centres lie in the symbol cell.
 	cell := Rect{glyph.Point{X: left, Y: y0}, glyph.Point{X: d.min.X - 0.2*em, Y: y1}}
 	var idx []int32
 	ix.piecesIn(cell, func(i int32) {
-		if ix.pieces[i].size <= maxPieceEm*em {
+		if ix.pieces[i].size <= maxPieceEm*em && !ix.cellSide(ix.pieces[i], em) {
 			idx = append(idx, i)
 		}
 	})
@@ -890,7 +1021,17 @@ func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate) (Row,
 		}
 		rowBox = rowBox.union(Rect{r.min, r.max})
 	}
-	row := Row{Description: text, Tags: tags, GlyphBox: gbox}
+	for _, i := range tagRuns {
+		tags = append(tags, strings.Fields(ix.runs[i].text)...)
+		rowBox = rowBox.union(Rect{ix.runs[i].min, ix.runs[i].max})
+	}
+	var part []string
+	sort.Slice(partRuns, func(a, b int) bool { return ix.runs[partRuns[a]].centre().Y < ix.runs[partRuns[b]].centre().Y })
+	for _, i := range partRuns {
+		part = append(part, strings.TrimSpace(ix.runs[i].text))
+		rowBox = rowBox.union(Rect{ix.runs[i].min, ix.runs[i].max})
+	}
+	row := Row{Description: text, Tags: tags, GlyphBox: gbox, PartNumber: strings.Join(part, " ")}
 	row.Box = rowBox.union(gbox)
 	row.Glyph, row.GlyphText, row.Color = ix.glyphOf(keep, inside, gbox)
 	return row, signature(row), true
@@ -1070,6 +1211,9 @@ func stackMapped(rs []run, idx []int, maps func(string) bool) bool {
 type rowCap struct{ top, bottom float64 }
 
 const rowCapEm = 2.0
+
+// capSlackEm is how far past its row's cap a glyph may reach.
+const capSlackEm = 0.25
 
 func rowCaps(rs []run) []rowCap {
 	caps := make([]rowCap, len(rs))

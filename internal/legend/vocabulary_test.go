@@ -32,6 +32,14 @@ func TestVocabularyRealRows(t *testing.T) {
 		"200 mm GALVANIZED GABLE TRAY - (AIRCON)":              "",
 		"Kaksoispistorasia":                                    "socket_outlet_double",
 		"Optinen savuilmaisin":                                 "smoke_detector",
+		// Weatherproof, IP44/IP65 and external choose the splash-proof
+		// class over the switched or double socket they qualify.
+		"Single Switched Socket - Weatherproof":         "socket_outlet_ip44",
+		"16A Single Switched Socket IP44/IP65":          "socket_outlet_ip44",
+		"Double Switched Socket, IP65 @ 300mm":          "socket_outlet_ip44",
+		"External double socket outlet":                 "socket_outlet_ip44",
+		"16A Single Switched Socket external use, IP44": "socket_outlet_ip44",
+		"Switched socket outlet":                        "socket_outlet_switched",
 	}
 	for text, want := range cases {
 		if got, _ := v.Class(text); got != want {

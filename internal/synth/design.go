@@ -166,6 +166,9 @@ func (g *Generator) design(seed uint64, i int, opt Options) (*design, error) {
 	if d.chance(0.85) { // landscape
 		d.paper.w, d.paper.h = d.paper.h, d.paper.w
 	}
+	if g.layout.table != "" {
+		d.paper = tableCasePaper
+	}
 	d.scaleDen = 50
 	if d.chance(0.45) {
 		d.scaleDen = 100
@@ -355,7 +358,9 @@ func (d *design) layout() {
 		return
 	}
 	var legendArea rect
-	if d.legend {
+	if d.legend && d.g.layout.table != "" {
+		legendArea, area = d.caseLegendArea(area)
+	} else if d.legend {
 		lw := math.Min(110, 0.45*area.w())
 		rows := 8 + d.r.IntN(7)
 		lh := math.Min(float64(rows+2)*7.5, 0.8*area.h())

@@ -21,6 +21,9 @@ type setLayout struct {
 	// riser adds a riser diagram after the plans: the devices drawn
 	// again schematically, which a take-off does not count.
 	riser bool
+	// table is the legend-table case the set draws instead of a plain
+	// legend (legendcases_table.go), "" for none.
+	table string
 }
 
 // page roles of a legend set.
@@ -31,7 +34,9 @@ const (
 )
 
 func newSetLayout(r *rand.Rand) setLayout {
-	return setLayout{titleSheet: r.Float64() < 0.3, riser: r.Float64() < 0.3}
+	l := setLayout{titleSheet: r.Float64() < 0.3, riser: r.Float64() < 0.3}
+	l.table = pickTableCase(r)
+	return l
 }
 
 // legendSheet lays out every page of legend set i: the plans (the first
@@ -64,6 +69,9 @@ func (g *Generator) legendSheet(seed uint64, i int, opt Options) ([]*design, err
 		rs.paper, rs.scaleDen, rs.fi = first.paper, first.scaleDen, first.fi
 		rs.finish()
 		pages = append(pages, rs)
+	}
+	for _, p := range pages {
+		p.labelBOQCodes()
 	}
 	return pages, nil
 }
@@ -140,6 +148,10 @@ var (
 // quantity column present or not, long descriptions wrapped. Its glyphs
 // are keys, not instances.
 func (d *design) drawNovelLegend(r rect) {
+	if d.g.layout.table != "" {
+		d.drawCaseLegend(r)
+		return
+	}
 	rows := append([]int(nil), d.used...)
 	for _, k := range d.pool {
 		if !slices.Contains(rows, k) {

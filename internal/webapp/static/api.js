@@ -69,16 +69,41 @@ export class Client {
   }
 
   // detections reads every detection of a page (following next) under
-  // the filter, at the endpoint's largest page size.
-  async detections(detectionsURL, confidence) {
+  // the filter, at the endpoint's largest page size; with withRejected
+  // (?review=all) the detections a reviewer rejected are listed too.
+  async detections(detectionsURL, confidence, withRejected = false) {
     const all = [];
     let offset = 0;
     for (;;) {
-      const page = await this.json('GET', detectionsURL, { query: { limit: 2000, offset, confidence } });
+      const page = await this.json('GET', detectionsURL, { query: { limit: 2000, offset, confidence, review: withRejected ? 'all' : undefined } });
       all.push(...page.detections);
       if (page.next == null) return { total: page.total, detections: all };
       offset = page.next;
     }
+  }
+
+  // review records a decision ('accepted', 'rejected' or null to withdraw
+  // one) and/or a new class on a detection, and returns the detection as
+  // it now reads. A field left out of change is kept.
+  review(jobId, page, detectionId, change) {
+    return this.json('PATCH', `/v1/jobs/${encodeURIComponent(jobId)}/pages/${page}/detections/${encodeURIComponent(detectionId)}`, { body: change });
+  }
+
+  // add creates detections ({class, bbox_norm} each) on a page and returns
+  // them as created. The Idempotency-Key makes the 429 retry (and any
+  // repeat of this call) add them once.
+  async add(jobId, page, detections) {
+    const res = await this.json('POST', `/v1/jobs/${encodeURIComponent(jobId)}/pages/${page}/detections`, {
+      body: { detections }, headers: { 'Idempotency-Key': idempotencyKey() },
+    });
+    return res.detections;
+  }
+
+  // search finds every instance of what a box of a page holds:
+  // {matches: [{page_index, bbox_norm, bbox_px, score, detection_id}], total};
+  // detection_id is the detection a match overlaps, null for a new one.
+  search(jobId, page, bboxNorm) {
+    return this.json('POST', `/v1/jobs/${encodeURIComponent(jobId)}/search`, { body: { page_index: page, bbox_norm: bboxNorm } });
   }
 
   // takeoff downloads an export ('csv' or 'xlsx') as a Blob with the file
@@ -95,6 +120,12 @@ export class Client {
     const resp = await this.request('GET', iconURL);
     return URL.createObjectURL(await resp.blob());
   }
+}
+
+// idempotencyKey is a fresh random key for one request.
+function idempotencyKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 // dispositionFileName returns the file name a Content-Disposition header

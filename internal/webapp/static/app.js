@@ -1,7 +1,8 @@
 // The review page: pick a key, upload a drawing or open a job, look at its
 // detections over the drawing, re-filter by confidence, check the take-off
-// against the drawing's legend and download it. It uses only the public
-// API, as a partner's own code would.
+// against the drawing's legend, correct the detections (accept, reject,
+// change a class, add a missed symbol, find more like one) and download
+// the take-off. It uses only the public API, as a partner's own code would.
 //
 // The key comes from the key field or from a review link's single-use
 // handoff token (POST /v1/review-links), and is kept in the tab's session
@@ -18,6 +19,20 @@ const KEY_STORAGE = 'blueprint.apiKey';
 const POLL_MS = 1000;
 const SLIDER_DEBOUNCE_MS = 200;
 const LIST_LIMIT = 20;
+// MAX_ADD is the most detections one POST .../detections creates.
+const MAX_ADD = 500;
+// Page kinds the take-off counts (a legend, schedule or riser sheet is
+// read, not counted); a page without a kind is counted.
+const COUNTED_KINDS = new Set(['floor_plan', 'image']);
+// READING_BAND is the height (a fraction of the page) of the rows that
+// order boxes for next/previous: left to right within a band, bands top
+// to bottom.
+const READING_BAND = 0.02;
+// GLYPH_W x GLYPH_H is the cell a legend row's glyph is shown in (CSS px),
+// with GLYPH_PAD of the glyph's size around it.
+const GLYPH_W = 44;
+const GLYPH_H = 30;
+const GLYPH_PAD = 0.15;
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,6 +43,13 @@ const state = {
   page: 0,
   confidence: null, // null: per-class defaults; else the flat floor
   filter: null, // Set of classes shown, null: all
+  legendRow: null, // index of the legend row whose detections are shown, null: none
+  pages: new Map(), // page_index -> that page's detections (rejected ones too), under the filter
+  pagesKey: 0, // increases whenever the cached pages go stale
+  draft: null, // {page, bbox_norm}: a box drawn by the person, not yet added
+  search: null, // the matches of "find more like this", see runSearch
+  lastClass: null, // the class last chosen in the picker
+  pending: 0, // review, add and search requests in flight
   catalog: null, // class -> catalog symbol
   icons: new Map(), // class -> Promise of an object URL
   listNext: null,
@@ -36,10 +58,12 @@ const state = {
 
 const viewer = new Viewer({
   viewport: $('viewport'), stage: $('stage'), image: $('page-image'), boxes: $('boxes'),
-  tooltip: $('tooltip'), zoomLabel: $('zoom-value'),
+  matches: $('matches'), draft: $('draft'), tooltip: $('tooltip'), zoomLabel: $('zoom-value'),
 }, {
-  describe: (d) => `${d.display_name || d.class} · ${formatConf(d.confidence)}`,
+  describe: (d) => `${d.display_name || d.class} · ${formatConf(d.confidence)}` + (decisionOf(d) ? ` · ${t('decision.' + decisionOf(d))}` : ''),
   onSelect: showDetails,
+  onDraw: drawn,
+  onMatch: toggleMatch,
 });
 
 // ---- status and messages ----
@@ -231,15 +255,41 @@ async function waitDone(id, seq) {
   for (;;) {
     if (seq !== state.seq) return null;
     const j = await state.client.job(id, state.confidence);
+    if (seq !== state.seq) return null;
     if (j.status === 'queued') say(t('queued'));
     else if (j.status === 'processing') {
       say(j.pages_total ? t('processing', { d: j.pages_done || 0, t: j.pages_total }) : t('processingStart'));
       if (j.pages_total) {
         $('upload-bar').value = (j.pages_done || 0) / j.pages_total;
       }
-    } else return j;
+    } else {
+      $('progress-view').hidden = true;
+      return j;
+    }
+    showProgress(j);
     await sleep(POLL_MS);
   }
+}
+
+// showProgress shows a queued or processing job in place of the drawing:
+// its name, pages done of the total, and one cell per page (as many
+// filled as are done: pages finish in any order, and the poll says how
+// many, not which).
+function showProgress(j) {
+  $('empty').hidden = true;
+  $('stage').hidden = true;
+  $('progress-view').hidden = false;
+  $('progress-view').dataset.status = j.status;
+  const f = j.file_name || j.job_id;
+  $('progress-title').textContent = t(j.status === 'queued' ? 'queuedTitle' : 'processingTitle', { f });
+  const total = j.pages_total || 0, done = j.pages_done || 0;
+  $('progress-text').textContent = total ? t('processingPages', { d: done, t: total }) : t(j.status === 'queued' ? 'queued' : 'processingStart');
+  const cells = $('progress-pages');
+  if (cells.children.length !== total) {
+    cells.replaceChildren(...Array.from({ length: total }, () => document.createElement('span')));
+  }
+  [...cells.children].forEach((c, i) => c.classList.toggle('done', i < done));
+  cells.dataset.done = done;
 }
 
 async function openJob(id) {
@@ -250,7 +300,11 @@ async function openJob(id) {
   say(t('loading'));
   state.jobId = id;
   state.filter = null;
+  state.legendRow = null;
   state.page = 0;
+  dropPages();
+  closeSearch();
+  cancelDraft();
   setFragmentJob(id);
   try {
     await catalog();
@@ -265,8 +319,10 @@ async function openJob(id) {
       return;
     }
     state.job = j;
+    $('stage').hidden = false;
+    state.page = firstPage(j);
     renderJob();
-    await showPage(0, seq);
+    await showPage(state.page, seq);
   } catch (err) {
     if (seq === state.seq) sayError(err);
   }
@@ -287,6 +343,21 @@ function renderJob() {
   renderConfidence();
 }
 
+// counted reports whether the take-off counts a page's detections.
+const counted = (p) => !p.kind || COUNTED_KINDS.has(p.kind);
+
+// firstPage is the page a job opens on: the first counted page with
+// detections, else the first counted page, else the first.
+function firstPage(j) {
+  const ps = j.pages;
+  const p = ps.find((x) => counted(x) && x.detection_count > 0) || ps.find(counted) || ps[0];
+  return p ? p.page_index : 0;
+}
+
+const pageOf = (index) => state.job.pages.find((x) => x.page_index === index);
+
+// renderPages draws one tab per page. The tabs wrap and scroll (CSS), so
+// every page stays reachable however many there are.
 function renderPages() {
   const nav = $('pages');
   nav.replaceChildren();
@@ -299,36 +370,92 @@ function renderPages() {
     n.className = 'badge';
     n.textContent = p.detection_count;
     b.appendChild(n);
+    b.classList.toggle('uncounted', !counted(p));
     b.setAttribute('aria-current', String(p.page_index === state.page));
-    b.addEventListener('click', () => {
-      const seq = ++state.seq;
-      setStatus('loading');
-      showPage(p.page_index, seq).catch((err) => { if (seq === state.seq) sayError(err); });
-    });
+    b.addEventListener('click', () => goPage(p.page_index).catch(() => {}));
     nav.appendChild(b);
   }
 }
 
-// showPage reads a page's detections under the current filter and draws
-// them over its image.
+// renderBadges writes each page's detection_count on its tab.
+function renderBadges() {
+  for (const b of $('pages').children) {
+    const p = pageOf(Number(b.dataset.page));
+    if (p) b.querySelector('.badge').textContent = p.detection_count;
+  }
+}
+
+// goPage shows page index; it resolves true when the page is shown (false
+// when another load overtook it).
+async function goPage(index) {
+  const seq = ++state.seq;
+  setStatus('loading');
+  try {
+    await showPage(index, seq);
+  } catch (err) {
+    if (seq === state.seq) sayError(err);
+    throw err;
+  }
+  return seq === state.seq;
+}
+
+function dropPages() {
+  state.pages = new Map();
+  state.pagesKey++;
+}
+
+// pageDetections reads (once, then from the cache) every detection of a
+// page under the confidence filter, rejected ones included, in reading
+// order.
+async function pageDetections(index) {
+  if (state.pages.has(index)) return state.pages.get(index);
+  const key = state.pagesKey;
+  const res = await state.client.detections(pageOf(index).detections_url, state.confidence, true);
+  const dets = res.detections;
+  for (const d of dets) colour(d);
+  const band = (d) => Math.floor((d.bbox_norm.y + d.bbox_norm.height / 2) / READING_BAND);
+  dets.sort((a, b) => band(a) - band(b) || a.bbox_norm.x - b.bbox_norm.x);
+  if (key !== state.pagesKey) return dets;
+  if (!state.pages.has(index)) state.pages.set(index, dets);
+  return state.pages.get(index);
+}
+
+// colour gives a detection its class's catalog colour when it has none.
+function colour(d) {
+  const sym = state.catalog && state.catalog.get(d.class);
+  if (!d.color && sym) d.color = sym.color;
+}
+
+// showPage draws a page's detections over its image.
 async function showPage(index, seq) {
-  const p = state.job.pages.find((x) => x.page_index === index);
-  const res = await state.client.detections(p.detections_url, state.confidence);
+  const p = pageOf(index);
+  const dets = await pageDetections(index);
   if (seq !== state.seq) return;
   state.page = index;
-  for (const b of $('pages').children) b.setAttribute('aria-current', String(Number(b.dataset.page) === index));
-  const cat = state.catalog;
-  for (const d of res.detections) if (!d.color && cat.get(d.class)) d.color = cat.get(d.class).color;
+  for (const b of $('pages').children) {
+    const cur = Number(b.dataset.page) === index;
+    b.setAttribute('aria-current', String(cur));
+    if (cur) b.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
+  cancelDraft();
   performance.mark('draw-start');
-  viewer.show(p, res.detections);
-  viewer.setFilter(state.filter);
+  viewer.show(p, dets);
+  viewer.setFilter(keepFn());
   performance.measure('draw', 'draw-start');
-  $('page-count').textContent = res.total;
+  showMatches();
+  renderPageCount();
   showDetails(null);
   ready();
 }
 
+// renderPageCount shows the count of the page on view: its detections
+// less the rejected ones.
+function renderPageCount() {
+  $('page-count').textContent = viewer.detections.filter((d) => decisionOf(d) !== 'rejected').length;
+}
+
 function ready() {
+  document.body.dataset.page = state.page;
   document.body.dataset.confidence = state.confidence == null ? 'default' : String(state.confidence);
   say('');
   setStatus('ready');
@@ -361,6 +488,7 @@ function setConfidence(v) {
       const j = await state.client.job(state.jobId, v);
       if (seq !== state.seq) return;
       state.job = j;
+      dropPages();
       renderTakeoff();
       renderLegend();
       renderConfidence();
@@ -431,9 +559,19 @@ function emptyRow(cols, text) {
   return tr;
 }
 
+// keepFn is the viewer's filter: the classes picked in the take-off, or
+// the detections of the legend row opened (those of its class; where a
+// detection says which legend row it counts for, that row's).
+function keepFn() {
+  const f = state.filter, row = state.legendRow;
+  if (!f && row == null) return null;
+  return (d) => (!f || f.has(d.class)) && (row == null || d.legend_row == null || d.legend_row === row);
+}
+
 // toggleFilter shows only classes (again: all); with add, classes join or
 // leave the shown set.
 function toggleFilter(classes, add) {
+  state.legendRow = null;
   let f = state.filter ? new Set(state.filter) : null;
   const allIn = f && classes.every((c) => f.has(c));
   if (add && f) {
@@ -445,7 +583,7 @@ function toggleFilter(classes, add) {
     f = new Set(classes);
   }
   state.filter = f;
-  viewer.setFilter(f);
+  viewer.setFilter(keepFn());
   markFilter();
 }
 
@@ -457,6 +595,7 @@ function markFilter() {
     tr.classList.toggle('off', !!f && !classes.some((c) => f.has(c)));
   }
   $('show-all').hidden = !f;
+  for (const tr of $('legend').tBodies[0].rows) tr.classList.toggle('open', state.legendRow != null && Number(tr.dataset.row) === state.legendRow);
 }
 
 function showTab(which) {
@@ -477,8 +616,12 @@ function renderLegend() {
   const multi = state.job.pages.length > 1;
   const body = $('legend').tBodies[0];
   body.replaceChildren();
-  for (const r of rows) {
+  rows.forEach((r, i) => {
     const tr = document.createElement('tr');
+    tr.dataset.row = i;
+    const glyph = document.createElement('td');
+    glyph.className = 'glyph-cell';
+    glyph.appendChild(legendGlyph(r));
     const desc = document.createElement('td');
     const d = document.createElement('div');
     d.textContent = (multi ? `${t('page')} ${r.page_index + 1}: ` : '') + r.description;
@@ -488,12 +631,25 @@ function renderLegend() {
       const sym = state.catalog.get(r.class);
       c.textContent = names.get(r.class) || (sym && sym.display_name) || r.class;
       tr.dataset.class = r.class;
-      tr.addEventListener('click', (e) => toggleFilter([r.class], e.ctrlKey || e.metaKey || e.shiftKey));
+      tr.addEventListener('click', () => openLegendRow(i));
     } else {
       c.textContent = t('noClass');
       c.classList.add('unmapped');
     }
     desc.append(d, c);
+    // tag and part_number: additive fields, shown where the service sends them.
+    const ids = [[r.tag, 'tag'], [r.part_number, 'part']].filter(([v]) => v != null && v !== '');
+    if (ids.length) {
+      const idl = document.createElement('div');
+      idl.className = 'sub ids';
+      for (const [v, cls] of ids) {
+        const sp = document.createElement('span');
+        sp.className = cls;
+        sp.textContent = `${t(cls === 'tag' ? 'tag' : 'partNumber')} ${v}`;
+        idl.appendChild(sp);
+      }
+      desc.appendChild(idl);
+    }
     const printed = document.createElement('td');
     printed.className = 'num';
     printed.textContent = r.printed_quantity == null ? '—' : r.printed_quantity;
@@ -505,37 +661,639 @@ function renderLegend() {
       found.title = t('mismatch');
       found.textContent = `⚠ ${r.detected}`;
     }
-    tr.append(desc, printed, found);
+    tr.append(glyph, desc, printed, found);
     body.appendChild(tr);
+  });
+  markFilter();
+}
+
+// legendGlyph shows a legend row's glyph cut from its page's image, where
+// the row carries glyph_bbox_norm (the glyph's box on the legend's page);
+// otherwise the catalog icon of its class, or nothing.
+function legendGlyph(r) {
+  const p = pageOf(r.page_index);
+  const b = r.glyph_bbox_norm;
+  if (b && p && p.image_url && b.width > 0 && b.height > 0) {
+    const W = p.width_px, H = p.height_px;
+    const pad = Math.max(b.width * W, b.height * H) * GLYPH_PAD;
+    const gx = b.x * W - pad, gy = b.y * H - pad, gw = b.width * W + 2 * pad, gh = b.height * H + 2 * pad;
+    const k = Math.min(GLYPH_W / gw, GLYPH_H / gh);
+    const el = document.createElement('div');
+    el.className = 'glyph';
+    el.title = t('legendGlyph');
+    el.style.width = `${gw * k}px`;
+    el.style.height = `${gh * k}px`;
+    el.style.backgroundImage = `url(${JSON.stringify(p.image_url)})`;
+    el.style.backgroundSize = `${W * k}px ${H * k}px`;
+    el.style.backgroundPosition = `${-gx * k}px ${-gy * k}px`;
+    return el;
   }
+  if (r.class) {
+    const img = iconImg(r.class);
+    img.classList.add('catalog-icon');
+    return img;
+  }
+  return document.createElement('span');
+}
+
+// openLegendRow shows only the detections of legend row i and goes to
+// the first of them; opened again, to the next.
+async function openLegendRow(i) {
+  const r = state.job.legend[i];
+  if (!r || !r.class) return;
+  const again = state.legendRow === i;
+  state.legendRow = i;
+  state.filter = new Set([r.class]);
+  viewer.setFilter(keepFn());
+  markFilter();
+  if (!again) viewer.select(null);
+  await nav(1, false);
 }
 
 // ---- details of a box ----
 
 function showDetails(d) {
   const box = $('details');
-  viewer.select(d ? viewer.detections.indexOf(d) : null);
+  const i = d ? viewer.detections.indexOf(d) : -1;
+  viewer.select(i >= 0 ? i : null);
   if (!d) {
     box.hidden = true;
     return;
   }
   box.replaceChildren();
+  box.dataset.id = d.id;
   const h = document.createElement('h3');
   h.append(iconImg(d.class), ' ', d.display_name || d.class);
   const dl = document.createElement('dl');
   const src = [d.source.vector_matching && t('vector'), d.source.detector && t('detector')].filter(Boolean).join(', ');
   const b = d.bbox_px;
+  const decision = decisionOf(d);
   for (const [k, v] of [[t('className'), d.class], [t('category'), categoryName(d.category)],
     [t('conf'), formatConf(d.confidence)], [t('source'), src || '—'],
-    [t('box'), `${Math.round(b.x)}, ${Math.round(b.y)} · ${Math.round(b.width)} × ${Math.round(b.height)}`]]) {
+    [t('box'), `${Math.round(b.x)}, ${Math.round(b.y)} · ${Math.round(b.width)} × ${Math.round(b.height)}`],
+    [t('reviewState'), t('decision.' + (decision || 'none'))]]) {
     const dt = document.createElement('dt');
     dt.textContent = k;
     const dd = document.createElement('dd');
     dd.textContent = v;
     dl.append(dt, dd);
   }
-  box.append(h, dl);
+  dl.lastChild.className = 'decision';
+  const actions = document.createElement('div');
+  actions.className = 'actions';
+  const button = (id, label, key, pressed, fn) => {
+    const btn = document.createElement('button');
+    btn.type = 'button';
+    btn.id = id;
+    btn.textContent = label;
+    const k = document.createElement('kbd');
+    k.textContent = key;
+    btn.append(' ', k);
+    if (pressed != null) {
+      btn.classList.add('toggle');
+      btn.setAttribute('aria-pressed', String(pressed));
+    }
+    btn.addEventListener('click', fn);
+    actions.appendChild(btn);
+  };
+  button('review-accept', t('accept'), 'a', decision === 'accepted', () => acceptSelected());
+  button('review-reject', t('reject'), 'x', decision === 'rejected', () => rejectSelected());
+  button('review-class', t('changeClass'), 'c', null, () => changeSelectedClass());
+  box.append(h, dl, actions);
   box.hidden = false;
+}
+
+// ---- reviews ----
+
+const decisionOf = (d) => (d && d.review && d.review.decision) || null;
+
+// track counts a request in flight on the page (body data-pending), so
+// that a person (and a test) can tell when the page has caught up.
+async function track(promise) {
+  state.pending++;
+  document.body.dataset.pending = state.pending;
+  try {
+    return await promise;
+  } finally {
+    state.pending--;
+    document.body.dataset.pending = state.pending;
+  }
+}
+
+function selectedDetection() {
+  const i = viewer.selected;
+  return i == null ? null : viewer.detections[i];
+}
+
+// accept and reject toggle: a second press withdraws the decision.
+function acceptSelected() {
+  const d = selectedDetection();
+  if (!d) { say(t('selectFirst')); return; }
+  review(d, { decision: decisionOf(d) === 'accepted' ? null : 'accepted' });
+}
+
+function rejectSelected() {
+  const d = selectedDetection();
+  if (!d) { say(t('selectFirst')); return; }
+  review(d, { decision: decisionOf(d) === 'rejected' ? null : 'rejected' });
+}
+
+async function changeSelectedClass() {
+  const d = selectedDetection();
+  if (!d) { say(t('selectFirst')); return; }
+  const cls = await pickClass(d.class);
+  if (cls && cls !== d.class) review(d, { class: cls });
+}
+
+// review sends a decision and/or class for detection d of the page on
+// view, and updates the box, the counts and the details from the answer.
+async function review(d, change) {
+  const page = state.page;
+  const before = { class: d.class, category: d.category, counts: decisionOf(d) !== 'rejected' };
+  try {
+    const v = await track(state.client.review(state.jobId, page, d.id, change));
+    Object.assign(d, v);
+    if (v.review === undefined) delete d.review;
+    colour(d);
+    const i = viewer.detections.indexOf(d);
+    if (i >= 0) viewer.update(i);
+    recount(page, before, d);
+    if (viewer.selected === i && i >= 0) showDetails(d);
+    const dec = decisionOf(d);
+    say(change.class ? t('classChanged', { c: d.display_name || d.class }) : t('reviewed', { d: d.display_name || d.class, c: t('decision.' + (dec || 'none')) }));
+    refreshJob();
+  } catch (err) {
+    sayError(err);
+  }
+}
+
+// recount moves one detection's count in what the page shows, at once,
+// from its state before a review to after; refreshJob then reads every
+// count (the legend's too) from the service.
+function recount(page, before, d) {
+  const after = decisionOf(d) !== 'rejected';
+  if (before && before.counts) bump(page, before.class, before.category, -1);
+  if (after) bump(page, d.class, d.category, 1);
+  renderCounts();
+}
+
+function bump(page, cls, category, k) {
+  const s = state.job.summary;
+  s.total_detections += k;
+  let row = s.by_symbol.find((r) => r.class === cls);
+  if (!row && k > 0) {
+    const sym = state.catalog.get(cls) || {};
+    row = { class: cls, display_name: sym.display_name, category: sym.category, talo2010_code: sym.talo2010_code, count: 0 };
+    s.by_symbol.push(row);
+  }
+  if (row) row.count += k;
+  s.by_symbol = s.by_symbol.filter((r) => r.count > 0).sort((a, b) => b.count - a.count);
+  const cat = category || (row && row.category);
+  if (cat) {
+    s.by_category[cat] = (s.by_category[cat] || 0) + k;
+    if (s.by_category[cat] <= 0) delete s.by_category[cat];
+  }
+  const p = pageOf(page);
+  if (p) p.detection_count += k;
+}
+
+// renderCounts redraws every count the page shows from state.job.
+function renderCounts() {
+  renderTakeoff();
+  renderLegend();
+  renderConfidence();
+  renderBadges();
+  renderReviewCounts();
+  renderPageCount();
+}
+
+function renderReviewCounts() {
+  const r = state.job.review;
+  const el = $('review-counts');
+  el.hidden = !r || (!r.accepted && !r.rejected && !r.added);
+  if (!el.hidden) el.textContent = t('reviewCounts', { a: r.accepted, r: r.rejected, n: r.added });
+}
+
+let refreshing = null;
+let refreshAgain = false;
+
+// refreshJob re-reads the job after reviews (one poll at a time; reviews
+// made meanwhile are covered by one more) and redraws every count.
+function refreshJob() {
+  if (refreshing) {
+    refreshAgain = true;
+    return refreshing;
+  }
+  const id = state.jobId;
+  refreshing = track((async () => {
+    do {
+      refreshAgain = false;
+      const j = await state.client.job(id, state.confidence);
+      if (id !== state.jobId || j.status !== 'done') return;
+      state.job = j;
+      renderCounts();
+    } while (refreshAgain);
+  })()).catch(sayError).finally(() => { refreshing = null; });
+  return refreshing;
+}
+
+// addDetections creates detections of class cls at boxes (bbox_norm) on
+// page, at most MAX_ADD a request, and returns them as created.
+async function addDetections(page, cls, boxes) {
+  const created = [];
+  for (let i = 0; i < boxes.length; i += MAX_ADD) {
+    const items = boxes.slice(i, i + MAX_ADD).map((b) => ({ class: cls, bbox_norm: inPage(b) }));
+    created.push(...await track(state.client.add(state.jobId, page, items)));
+  }
+  for (const d of created) colour(d);
+  const list = state.pages.get(page);
+  if (page === state.page && viewer.detections === list) viewer.append(created);
+  else if (list) list.push(...created);
+  for (const d of created) bump(page, d.class, d.category, 1);
+  renderCounts();
+  state.lastClass = cls;
+  refreshJob();
+  return created;
+}
+
+// inPage keeps a box inside the page, as the API requires.
+function inPage(b) {
+  const x = Math.min(Math.max(b.x, 0), 1), y = Math.min(Math.max(b.y, 0), 1);
+  return { x, y, width: Math.min(b.width, 1 - x), height: Math.min(b.height, 1 - y) };
+}
+
+// ---- drawing a box: add as …, or find more like this ----
+
+// drawn is the viewer's answer to a box drawn on the page: it offers the
+// draw menu beside it.
+function drawn(b) {
+  showDetails(null);
+  state.draft = { page: state.page, bbox_norm: b };
+  const m = $('draw-menu');
+  m.hidden = false;
+  const vp = $('viewport').getBoundingClientRect();
+  const right = viewer.x + (b.x + b.width) * viewer.width * viewer.scale;
+  const bottom = viewer.y + (b.y + b.height) * viewer.height * viewer.scale;
+  m.style.left = `${Math.max(4, Math.min(right + 8, vp.width - m.offsetWidth - 4))}px`;
+  m.style.top = `${Math.max(4, Math.min(bottom + 8, vp.height - m.offsetHeight - 4))}px`;
+  $('draw-add').focus({ preventScroll: true });
+}
+
+function cancelDraft() {
+  state.draft = null;
+  $('draw-menu').hidden = true;
+  viewer.showDraft(null);
+}
+
+async function addDraft() {
+  const draft = state.draft;
+  if (!draft) { say(t('drawFirst')); return; }
+  $('draw-menu').hidden = true;
+  const sel = selectedDetection();
+  const cls = await pickClass(state.lastClass || (sel && sel.class));
+  if (!cls || state.draft !== draft) return;
+  cancelDraft();
+  try {
+    const [d] = await addDetections(draft.page, cls, [draft.bbox_norm]);
+    say(t('added', { n: 1 }));
+    if (draft.page === state.page) showDetails(d);
+  } catch (err) {
+    sayError(err);
+  }
+}
+
+// runSearch asks the service for every instance of what box b of page
+// holds and lists them: new ones (no detection_id) picked to be added.
+async function runSearch(page, b) {
+  $('draw-menu').hidden = true;
+  say(t('searching'));
+  try {
+    const res = await track(state.client.search(state.jobId, page, inPage(b)));
+    const matches = res.matches.map((m, i) => ({ ...m, index: i, picked: m.detection_id == null }));
+    state.search = { page, bbox_norm: b, matches, total: res.total, cls: guessClass(matches) };
+    renderSearch();
+    showMatches();
+    say('');
+  } catch (err) {
+    sayError(err);
+  }
+}
+
+// guessClass is the class new matches are added as at first: the most
+// common class of the detections the search found again, else the class
+// last chosen.
+function guessClass(matches) {
+  const n = new Map();
+  for (const m of matches) {
+    if (m.detection_id == null) continue;
+    const d = (state.pages.get(m.page_index) || []).find((x) => x.id === m.detection_id);
+    if (d) n.set(d.class, (n.get(d.class) || 0) + 1);
+  }
+  let best = null;
+  for (const [c, k] of n) if (!best || k > n.get(best)) best = c;
+  return best || state.lastClass;
+}
+
+function renderSearch() {
+  const s = state.search;
+  $('search-panel').hidden = !s;
+  if (!s) return;
+  const fresh = s.matches.filter((m) => m.detection_id == null);
+  $('search-summary').textContent = t('matchesSummary', { t: s.total, n: fresh.length, e: s.matches.length - fresh.length });
+  const cb = $('search-class');
+  cb.replaceChildren();
+  if (s.cls) {
+    const sym = state.catalog.get(s.cls);
+    cb.append(iconImg(s.cls), ' ', (sym && sym.display_name) || s.cls);
+  } else cb.textContent = t('chooseClass');
+  cb.dataset.class = s.cls || '';
+  const list = $('search-list');
+  list.replaceChildren();
+  for (const m of s.matches) {
+    const li = document.createElement('li');
+    li.dataset.m = m.index;
+    li.className = m.detection_id == null ? 'new' : 'existing';
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.checked = m.picked;
+    box.disabled = m.detection_id != null;
+    box.setAttribute('aria-label', t('addPicked'));
+    box.addEventListener('change', () => { m.picked = box.checked; showMatches(); });
+    const label = document.createElement('button');
+    label.type = 'button';
+    label.className = 'link';
+    label.textContent = `${t('page')} ${m.page_index + 1} · ${t('score', { s: m.score.toFixed(2) })} · ${t(m.detection_id == null ? 'matchNew' : 'matchExisting')}`;
+    label.addEventListener('click', () => showMatch(m));
+    li.append(box, label);
+    list.appendChild(li);
+  }
+  $('search-add-all').disabled = !fresh.length;
+  $('search-add-picked').disabled = !fresh.some((m) => m.picked);
+}
+
+// showMatches draws the matches that lie on the page on view.
+function showMatches() {
+  const s = state.search;
+  viewer.showMatches(s ? s.matches.filter((m) => m.page_index === state.page)
+    .map((m) => ({ bbox_norm: m.bbox_norm, index: m.index, picked: m.picked, existing: m.detection_id != null })) : null);
+}
+
+// toggleMatch picks or unpicks a new match clicked on the drawing.
+function toggleMatch(i) {
+  const m = state.search && state.search.matches[i];
+  if (!m || m.detection_id != null) return;
+  m.picked = !m.picked;
+  renderSearch();
+  showMatches();
+}
+
+async function showMatch(m) {
+  if (m.page_index !== state.page && !(await goPage(m.page_index))) return;
+  viewer.centerBox(m.bbox_norm);
+}
+
+function closeSearch() {
+  state.search = null;
+  renderSearch();
+  showMatches();
+}
+
+// addMatches adds the new matches (all, or the picked ones) as detections
+// of the chosen class, page by page.
+async function addMatches(all) {
+  const s = state.search;
+  if (!s) return;
+  if (!s.cls) {
+    s.cls = await pickClass(state.lastClass);
+    renderSearch();
+    if (!s.cls) return;
+  }
+  const chosen = s.matches.filter((m) => m.detection_id == null && (all || m.picked));
+  if (!chosen.length) { say(t('noneNew')); return; }
+  const byPage = new Map();
+  for (const m of chosen) byPage.set(m.page_index, [...(byPage.get(m.page_index) || []), m]);
+  let n = 0;
+  try {
+    for (const [page, ms] of byPage) {
+      const created = await addDetections(page, s.cls, ms.map((m) => m.bbox_norm));
+      created.forEach((d, k) => { ms[k].detection_id = d.id; ms[k].picked = false; });
+      n += created.length;
+    }
+    say(t('added', { n }));
+  } catch (err) {
+    sayError(err);
+  }
+  if (state.search === s) {
+    renderSearch();
+    showMatches();
+  }
+}
+
+// ---- class picker ----
+
+// pickClass asks for a symbol class in a searchable list with icons and
+// resolves to it, or to null when the person cancels.
+function pickClass(current) {
+  const d = $('picker');
+  if (d.open) return Promise.resolve(null);
+  const input = $('picker-search');
+  input.value = '';
+  fillPicker('', current);
+  return new Promise((resolve) => {
+    let done = false;
+    pickerDone = (cls) => {
+      if (done) return;
+      done = true;
+      if (cls) state.lastClass = cls;
+      resolve(cls || null);
+    };
+    d.returnValue = '';
+    // Esc, or the dialog closed any other way: no class.
+    d.addEventListener('close', () => pickerDone(d.returnValue), { once: true });
+    d.showModal();
+    input.focus();
+  });
+}
+
+// pickerDone answers the open class picker; a no-op once answered.
+let pickerDone = () => {};
+
+// choose answers the class picker with cls at once (the dialog's close
+// event comes a task later) and closes it.
+function choose(cls) {
+  pickerDone(cls);
+  $('picker').close(cls);
+}
+
+let pickerIcons = null;
+
+// fillPicker lists the catalog's classes whose name, key or category
+// holds every word of query; current (if listed) is marked.
+function fillPicker(query, current) {
+  const words = fold(query).split(/\s+/).filter(Boolean);
+  const list = $('picker-list');
+  list.replaceChildren();
+  if (pickerIcons) pickerIcons.disconnect();
+  // Icons load as their rows scroll into view: each is a request under
+  // the key's rate limit.
+  pickerIcons = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) continue;
+      pickerIcons.unobserve(e.target);
+      const img = e.target.querySelector('img.icon');
+      icon(e.target.dataset.class).then((url) => { if (url) img.src = url; });
+    }
+  }, { root: list });
+  const syms = [...state.catalog.values()].sort((a, b) => (a.display_name || a.class).localeCompare(b.display_name || b.class, lang));
+  for (const sym of syms) {
+    const hay = fold(`${sym.display_name} ${sym.class} ${sym.class.replaceAll('_', ' ')} ${categoryName(sym.category)}`);
+    if (!words.every((w) => hay.includes(w))) continue;
+    const li = document.createElement('li');
+    li.setAttribute('role', 'option');
+    li.dataset.class = sym.class;
+    const img = document.createElement('img');
+    img.className = 'icon';
+    img.alt = '';
+    img.width = img.height = 22;
+    const name = document.createElement('span');
+    name.className = 'name';
+    name.textContent = sym.display_name || sym.class;
+    const sub = document.createElement('span');
+    sub.className = 'sub';
+    sub.textContent = `${categoryName(sym.category)} · ${sym.class}`;
+    li.append(img, name, sub);
+    if (sym.class === current) li.classList.add('current');
+    li.addEventListener('click', () => choose(sym.class));
+    list.appendChild(li);
+    pickerIcons.observe(li);
+  }
+  if (!list.children.length) {
+    const li = document.createElement('li');
+    li.className = 'none';
+    li.textContent = t('noSymbols');
+    list.appendChild(li);
+    return;
+  }
+  const first = list.querySelector('li.current') || list.querySelector('li[role=option]');
+  setActive(first);
+}
+
+// fold lower-cases and strips accents, so that "aani" finds "ääni".
+function fold(s) {
+  return String(s || '').toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+}
+
+function setActive(li) {
+  for (const el of $('picker-list').querySelectorAll('li.active')) {
+    el.classList.remove('active');
+    el.setAttribute('aria-selected', 'false');
+  }
+  if (!li) return;
+  li.classList.add('active');
+  li.setAttribute('aria-selected', 'true');
+  li.scrollIntoView({ block: 'nearest' });
+}
+
+function pickerKey(e) {
+  const list = $('picker-list');
+  const cur = list.querySelector('li.active');
+  const opts = [...list.querySelectorAll('li[role=option]')];
+  const i = opts.indexOf(cur);
+  if (e.key === 'ArrowDown') setActive(opts[Math.min(opts.length - 1, i + 1)]);
+  else if (e.key === 'ArrowUp') setActive(opts[Math.max(0, i - 1)]);
+  else if (e.key === 'Enter') { if (cur && cur.dataset.class) choose(cur.dataset.class); } else return;
+  e.preventDefault();
+}
+
+// ---- next, previous, next unreviewed ----
+
+// nav goes to the next (dir 1) or previous (dir -1) detection shown by
+// the filter, in reading order, on to the following counted pages and
+// round; with unreviewed, to one nobody has reviewed. The box is centred
+// at a readable zoom and selected.
+async function nav(dir, unreviewed) {
+  if (!state.job) return;
+  const keep = keepFn();
+  const ok = (d) => (!keep || keep(d)) && (!unreviewed || !decisionOf(d));
+  const here = viewer.detections;
+  const from = viewer.selected == null ? (dir > 0 ? -1 : here.length) : viewer.selected;
+  for (let i = from + dir; i >= 0 && i < here.length; i += dir) {
+    if (ok(here[i])) return focusDetection(i);
+  }
+  const pages = state.job.pages.filter((p) => counted(p) && p.page_index !== state.page).map((p) => p.page_index);
+  const after = pages.filter((i) => (dir > 0 ? i > state.page : i < state.page));
+  const before = pages.filter((i) => (dir > 0 ? i < state.page : i > state.page));
+  const order = dir > 0 ? [...after, ...before] : [...after.reverse(), ...before.reverse()];
+  try {
+    for (const index of order) {
+      const p = pageOf(index);
+      if (!p.detection_count && !state.pages.has(index)) continue;
+      const list = await track(pageDetections(index));
+      const idx = dir > 0 ? list.findIndex(ok) : list.findLastIndex(ok);
+      if (idx < 0) continue;
+      if (!(await goPage(index))) return;
+      return focusDetection(idx);
+    }
+  } catch (err) {
+    sayError(err);
+    return;
+  }
+  // Round to the start (or end) of this page.
+  const end = dir > 0 ? Math.min(from, here.length - 1) : Math.max(from, 0);
+  for (let i = dir > 0 ? 0 : here.length - 1; dir > 0 ? i <= end : i >= end; i += dir) {
+    if (ok(here[i])) return focusDetection(i);
+  }
+  say(t(unreviewed ? 'allReviewed' : 'noneVisible'));
+}
+
+function focusDetection(i) {
+  viewer.centerOn(i);
+  showDetails(viewer.detections[i]);
+}
+
+// ---- keys ----
+
+// typing reports whether a key goes to a field the person is typing in.
+function typing(el) {
+  return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
+}
+
+function setDrawMode(on) {
+  viewer.drawMode = on;
+  $('draw-mode').setAttribute('aria-pressed', String(on));
+  $('viewport').classList.toggle('draw-mode', on);
+}
+
+// The review keys act on the job on view; never while typing in a field,
+// with a dialog open, or with a modifier held.
+function reviewKey(e) {
+  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.repeat && 'acxdf'.includes(e.key)) return;
+  if (typing(e.target) || document.querySelector('dialog[open]')) return;
+  if (!state.job || $('job-panel').hidden) return;
+  const keys = {
+    a: acceptSelected,
+    x: rejectSelected,
+    c: () => (selectedDetection() ? changeSelectedClass() : addDraft()),
+    n: () => nav(1, false),
+    p: () => nav(-1, false),
+    u: () => nav(1, true),
+    d: () => setDrawMode(!viewer.drawMode),
+    f: () => {
+      if (state.draft) return runSearch(state.draft.page, state.draft.bbox_norm);
+      const d = selectedDetection();
+      if (d) return runSearch(state.page, d.bbox_norm);
+      say(t('drawFirst'));
+    },
+    Escape: () => {
+      if (state.draft) cancelDraft();
+      else if (state.search) closeSearch();
+      else showDetails(null);
+    },
+  };
+  const fn = keys[e.key];
+  if (!fn) return;
+  e.preventDefault();
+  fn();
 }
 
 // ---- upload ----
@@ -619,7 +1377,26 @@ function bind() {
   $('confidence-default').addEventListener('click', () => setConfidence(null));
   $('tab-symbol').addEventListener('click', () => showTab('symbol'));
   $('tab-category').addEventListener('click', () => showTab('category'));
-  $('show-all').addEventListener('click', () => { state.filter = null; viewer.setFilter(null); markFilter(); });
+  $('show-all').addEventListener('click', () => { state.filter = null; state.legendRow = null; viewer.setFilter(null); markFilter(); });
+  $('nav-prev').addEventListener('click', () => nav(-1, false));
+  $('nav-next').addEventListener('click', () => nav(1, false));
+  $('nav-unreviewed').addEventListener('click', () => nav(1, true));
+  $('draw-mode').addEventListener('click', () => setDrawMode(!viewer.drawMode));
+  $('draw-add').addEventListener('click', () => addDraft());
+  $('draw-search').addEventListener('click', () => state.draft && runSearch(state.draft.page, state.draft.bbox_norm));
+  $('draw-cancel').addEventListener('click', cancelDraft);
+  $('search-add-all').addEventListener('click', () => addMatches(true));
+  $('search-add-picked').addEventListener('click', () => addMatches(false));
+  $('search-close').addEventListener('click', closeSearch);
+  $('search-class').addEventListener('click', async () => {
+    const s = state.search;
+    const cls = await pickClass(s && s.cls);
+    if (cls && state.search === s) { s.cls = cls; renderSearch(); }
+  });
+  $('picker-search').addEventListener('input', () => fillPicker($('picker-search').value, null));
+  $('picker-search').addEventListener('keydown', pickerKey);
+  $('picker-cancel').addEventListener('click', () => choose(''));
+  document.addEventListener('keydown', reviewKey);
   $('download-csv').addEventListener('click', () => download('csv'));
   $('download-xlsx').addEventListener('click', () => download('xlsx'));
   $('zoom-in').addEventListener('click', () => viewer.zoomCenter(1.25));

@@ -32,6 +32,23 @@ const texts = {
       expired: 'This review link has expired. Ask for a new link, or paste your API key.',
       unknown: 'This review link is not valid. Ask for a new link, or paste your API key.',
     },
+    accept: 'Accept', reject: 'Reject', changeClass: 'Change class', undo: 'Undo',
+    decision: { accepted: 'accepted', rejected: 'rejected', added: 'added', none: 'not reviewed' },
+    reviewState: 'Review', reviewCounts: 'Reviewed: {a} accepted · {r} rejected · {n} added',
+    keys: 'Keys: a accept · x reject · c change class · n / p next / previous · u next unreviewed · d draw a box (or shift-drag) · f find more like it · Esc cancel',
+    prevTitle: 'Previous detection (p)', nextTitle: 'Next detection (n)', unreviewed: 'Unreviewed',
+    unreviewedTitle: 'Next unreviewed detection (u)', drawBox: 'Draw box', drawTitle: 'Draw a box (d, or shift-drag)',
+    addAsMenu: 'Add as …', findMore: 'Find more like this', cancel: 'Cancel', close: 'Close',
+    pickClass: 'Choose a symbol', searchSymbols: 'Search symbols', noSymbols: 'No symbol matches.',
+    matchesTitle: 'More like this', addAs: 'Add as', addAllNew: 'Add all new', addPicked: 'Add picked',
+    chooseClass: 'choose…', searching: 'Searching…',
+    matchesSummary: '{t} found: {n} new, {e} already detected.', matchExisting: 'already detected',
+    matchNew: 'new', score: 'score {s}', added: 'Added {n}.', noneNew: 'Nothing new to add.',
+    noneVisible: 'No detections to go to.', allReviewed: 'Every detection shown has been reviewed.',
+    reviewed: '{d}: {c}.', classChanged: 'Class changed to {c}.', selectFirst: 'Click a box first.',
+    drawFirst: 'Draw a box first (d, or shift-drag).', processingPages: '{d} of {t} pages done',
+    processingTitle: 'Processing {f}', queuedTitle: 'Queued: {f}', legendGlyph: 'Glyph on the drawing',
+    tag: 'tag', partNumber: 'part',
   },
   fi: {
     title: 'Piirustusten tarkastus', apiKey: 'API-avain', useKey: 'Käytä avainta', forgetKey: 'Unohda',
@@ -62,6 +79,23 @@ const texts = {
       expired: 'Tämä tarkastuslinkki on vanhentunut. Pyydä uusi linkki tai liitä API-avaimesi.',
       unknown: 'Tämä tarkastuslinkki ei kelpaa. Pyydä uusi linkki tai liitä API-avaimesi.',
     },
+    accept: 'Hyväksy', reject: 'Hylkää', changeClass: 'Vaihda luokka', undo: 'Peru',
+    decision: { accepted: 'hyväksytty', rejected: 'hylätty', added: 'lisätty', none: 'tarkastamatta' },
+    reviewState: 'Tarkastus', reviewCounts: 'Tarkastettu: {a} hyväksytty · {r} hylätty · {n} lisätty',
+    keys: 'Näppäimet: a hyväksy · x hylkää · c vaihda luokka · n / p seuraava / edellinen · u seuraava tarkastamaton · d piirrä laatikko (tai vaihto-veto) · f etsi samanlaiset · Esc peru',
+    prevTitle: 'Edellinen tunnistus (p)', nextTitle: 'Seuraava tunnistus (n)', unreviewed: 'Tarkastamaton',
+    unreviewedTitle: 'Seuraava tarkastamaton tunnistus (u)', drawBox: 'Piirrä laatikko', drawTitle: 'Piirrä laatikko (d tai vaihto-veto)',
+    addAsMenu: 'Lisää symbolina …', findMore: 'Etsi samanlaiset', cancel: 'Peru', close: 'Sulje',
+    pickClass: 'Valitse symboli', searchSymbols: 'Hae symboleita', noSymbols: 'Ei osumia.',
+    matchesTitle: 'Samanlaiset', addAs: 'Lisää symbolina', addAllNew: 'Lisää kaikki uudet', addPicked: 'Lisää valitut',
+    chooseClass: 'valitse…', searching: 'Haetaan…',
+    matchesSummary: '{t} löytyi: {n} uutta, {e} jo tunnistettu.', matchExisting: 'jo tunnistettu',
+    matchNew: 'uusi', score: 'pisteet {s}', added: 'Lisätty {n}.', noneNew: 'Ei uutta lisättävää.',
+    noneVisible: 'Ei tunnistuksia.', allReviewed: 'Kaikki näkyvät tunnistukset on tarkastettu.',
+    reviewed: '{d}: {c}.', classChanged: 'Luokaksi vaihdettu {c}.', selectFirst: 'Napsauta ensin laatikkoa.',
+    drawFirst: 'Piirrä ensin laatikko (d tai vaihto-veto).', processingPages: '{d}/{t} sivua valmiina',
+    processingTitle: 'Käsitellään {f}', queuedTitle: 'Jonossa: {f}', legendGlyph: 'Symboli piirustuksessa',
+    tag: 'tunnus', partNumber: 'tuote',
   },
 };
 
@@ -111,5 +145,6 @@ export function translate(root) {
   document.documentElement.lang = lang;
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll('[data-i18n-placeholder]')) el.placeholder = t(el.dataset.i18nPlaceholder);
+  for (const el of root.querySelectorAll('[data-i18n-title]')) el.title = t(el.dataset.i18nTitle);
   document.title = t('title');
 }

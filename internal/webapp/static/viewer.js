@@ -13,15 +13,32 @@ const BORDER_PX = 2;
 // themselves show, and rings would hide the drawing).
 const FAR_ZOOM = 0.35;
 const SPARSE = 150;
+// A box centred by centerBox is shown with its longer side READABLE_PX on
+// screen (the symbol and enough of its surroundings to judge it), within
+// [MIN_READABLE, MAX_READABLE] zoom; a zoom within READABLE_SLACK of that
+// is kept, so stepping through boxes does not jump the zoom.
+const READABLE_PX = 90;
+const MIN_READABLE = 0.5;
+const MAX_READABLE = 4;
+const READABLE_SLACK = 2;
+// A drawn box smaller than MIN_DRAW_PX on screen is taken for a click.
+const MIN_DRAW_PX = 4;
 
 export class Viewer {
-  // els: {viewport, stage, image, boxes, tooltip, zoomLabel}; describe(d)
-  // returns the tooltip text of a detection; onSelect(d) is called with the
-  // clicked detection (null when the click was on the page).
-  constructor(els, { describe, onSelect }) {
+  // els: {viewport, stage, image, boxes, matches, draft, tooltip,
+  // zoomLabel}; describe(d) returns the tooltip text of a detection;
+  // onSelect(d) is called with the clicked detection (null when the click
+  // was on the page); onDraw(bboxNorm) with a box drawn by a drag with
+  // shift held or in draw mode; onMatch(i) with a click on match i.
+  constructor(els, { describe, onSelect, onDraw, onMatch }) {
     Object.assign(this, els);
     this.describe = describe;
     this.onSelect = onSelect;
+    this.onDraw = onDraw;
+    this.onMatch = onMatch;
+    this.drawMode = false;
+    this.filterFn = null;
+    this.selected = null;
     this.scale = 1;
     this.x = 0;
     this.y = 0;
@@ -56,35 +73,130 @@ export class Viewer {
   // bbox_norm (the contract's way to place a box on any rendering).
   draw(dets) {
     this.detections = dets;
+    this.selected = null;
     const frag = document.createDocumentFragment();
-    dets.forEach((d, i) => {
-      const el = document.createElement('div');
-      el.className = 'box';
-      el.dataset.class = d.class;
-      el.dataset.i = i;
-      const b = d.bbox_norm;
-      el.style.cssText = `left:${b.x * 100}%;top:${b.y * 100}%;width:${b.width * 100}%;height:${b.height * 100}%;--c:${d.color || '#e6007e'}`;
-      frag.appendChild(el);
-    });
+    dets.forEach((d, i) => frag.appendChild(this.boxElement(d, i)));
     this.boxes.replaceChildren(frag);
     this.stage.classList.toggle('sparse', dets.length <= SPARSE);
     this.applyFilter();
   }
 
-  // setFilter shows only boxes whose class is in classes (null: all).
-  setFilter(classes) {
-    this.filter = classes;
+  // append adds boxes for detections added to the page.
+  append(dets) {
+    const frag = document.createDocumentFragment();
+    for (const d of dets) {
+      this.detections.push(d);
+      const el = this.boxElement(d, this.detections.length - 1);
+      el.hidden = !!this.filterFn && !this.filterFn(d);
+      frag.appendChild(el);
+    }
+    this.boxes.appendChild(frag);
+    this.stage.classList.toggle('sparse', this.detections.length <= SPARSE);
+  }
+
+  boxElement(d, i) {
+    const el = document.createElement('div');
+    el.className = 'box';
+    el.dataset.i = i;
+    const b = d.bbox_norm;
+    el.style.cssText = `left:${b.x * 100}%;top:${b.y * 100}%;width:${b.width * 100}%;height:${b.height * 100}%`;
+    this.dress(el, d);
+    return el;
+  }
+
+  // dress gives a box element its detection's class, colour and review.
+  dress(el, d) {
+    el.dataset.class = d.class;
+    el.dataset.id = d.id;
+    el.style.setProperty('--c', d.color || '#e6007e');
+    const decision = d.review && d.review.decision;
+    if (decision) el.dataset.review = decision;
+    else delete el.dataset.review;
+  }
+
+  // update redraws detection i after a review changed it.
+  update(i) {
+    const el = this.boxes.children[i];
+    if (!el) return;
+    this.dress(el, this.detections[i]);
+    el.hidden = !!this.filterFn && !this.filterFn(this.detections[i]);
+  }
+
+  // setFilter shows only the detections keep(d) is true of (null: all).
+  setFilter(keep) {
+    this.filterFn = keep;
     this.applyFilter();
   }
 
   applyFilter() {
-    const f = this.filter;
-    for (const el of this.boxes.children) el.hidden = !!f && !f.has(el.dataset.class);
+    const f = this.filterFn;
+    const els = this.boxes.children;
+    for (let i = 0; i < els.length; i++) els[i].hidden = !!f && !f(this.detections[i]);
+  }
+
+  // visible reports whether detection i passes the filter.
+  visible(i) {
+    return !this.filterFn || this.filterFn(this.detections[i]);
   }
 
   select(i) {
-    for (const el of this.boxes.querySelectorAll('.box.selected')) el.classList.remove('selected');
+    if (this.selected != null) this.boxes.children[this.selected]?.classList.remove('selected');
+    this.selected = i;
     if (i != null) this.boxes.children[i]?.classList.add('selected');
+  }
+
+  // centerOn puts detection i in the middle of the view at a readable
+  // zoom.
+  centerOn(i) {
+    const d = this.detections[i];
+    if (d) this.centerBox(d.bbox_norm);
+  }
+
+  // centerBox puts a box (bbox_norm) in the middle of the view at a
+  // readable zoom.
+  centerBox(b) {
+    const vw = this.viewport.clientWidth, vh = this.viewport.clientHeight;
+    if (!this.width || !vw || !vh) return;
+    const w = b.width * this.width, h = b.height * this.height;
+    let s = Math.min(MAX_READABLE, Math.max(MIN_READABLE, READABLE_PX / Math.max(w, h, 1)));
+    s = Math.min(s, (0.8 * Math.min(vw, vh)) / Math.max(w, h, 1)); // a large box fits whole
+    if (this.scale >= s / READABLE_SLACK && this.scale <= s * READABLE_SLACK && this.scale * Math.max(w, h) <= 0.8 * Math.min(vw, vh)) s = this.scale;
+    this.scale = s;
+    this.x = vw / 2 - (b.x * this.width + w / 2) * s;
+    this.y = vh / 2 - (b.y * this.height + h / 2) * s;
+    this.render(true);
+  }
+
+  // showMatches draws the boxes of search matches on this page: each
+  // {bbox_norm, picked, existing}; null clears them.
+  showMatches(list) {
+    const frag = document.createDocumentFragment();
+    (list || []).forEach((m, i) => {
+      if (!m) return;
+      const el = document.createElement('div');
+      el.className = 'match' + (m.existing ? ' existing' : '') + (m.picked ? ' picked' : '');
+      el.dataset.m = m.index ?? i;
+      const b = m.bbox_norm;
+      el.style.cssText = `left:${b.x * 100}%;top:${b.y * 100}%;width:${b.width * 100}%;height:${b.height * 100}%`;
+      frag.appendChild(el);
+    });
+    this.matches.replaceChildren(frag);
+  }
+
+  // showDraft outlines a drawn box (bbox_norm) until it is added or
+  // dropped (null).
+  showDraft(b) {
+    this.draft.hidden = !b;
+    if (b) this.draft.style.cssText = `left:${b.x * 100}%;top:${b.y * 100}%;width:${b.width * 100}%;height:${b.height * 100}%`;
+  }
+
+  // pagePoint is the page fraction under a client point.
+  pagePoint(clientX, clientY) {
+    const r = this.viewport.getBoundingClientRect();
+    return {
+      x: Math.min(1, Math.max(0, (clientX - r.left - this.x) / this.scale / this.width)),
+      y: Math.min(1, Math.max(0, (clientY - r.top - this.y) / this.scale / this.height)),
+    };
   }
 
   fit() {
@@ -143,8 +255,12 @@ export class Viewer {
 
     let moved = false;
     let pinch = 0;
+    let drawing = null; // {x, y, cx, cy}: where a drawn box started
     vp.addEventListener('pointerdown', (e) => {
-      if (e.button !== 0) return;
+      // Only the drawing pans, draws or selects: a press on a control laid
+      // over it (the draw menu) is that control's, and capturing the
+      // pointer here would take its click away.
+      if (e.button !== 0 || (e.target !== vp && !this.stage.contains(e.target))) return;
       try {
         vp.setPointerCapture(e.pointerId);
       } catch {
@@ -153,12 +269,23 @@ export class Viewer {
       this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
       moved = false;
       pinch = 0;
+      drawing = null;
+      if ((e.shiftKey || this.drawMode) && this.width && this.pointers.size === 1) {
+        drawing = { ...this.pagePoint(e.clientX, e.clientY), cx: e.clientX, cy: e.clientY };
+        vp.classList.add('drawing');
+        return;
+      }
       vp.classList.add('dragging');
     });
     vp.addEventListener('pointermove', (e) => {
       const p = this.pointers.get(e.pointerId);
       if (!p) {
         this.hover(e);
+        return;
+      }
+      if (drawing) {
+        const q = this.pagePoint(e.clientX, e.clientY);
+        this.showDraft(rect(drawing, q));
         return;
       }
       const dx = e.clientX - p.x, dy = e.clientY - p.y;
@@ -179,7 +306,18 @@ export class Viewer {
     });
     const up = (e) => {
       if (!this.pointers.delete(e.pointerId)) return;
-      vp.classList.remove('dragging');
+      vp.classList.remove('dragging', 'drawing');
+      if (drawing) {
+        const start = drawing;
+        drawing = null;
+        const big = Math.abs(e.clientX - start.cx) >= MIN_DRAW_PX && Math.abs(e.clientY - start.cy) >= MIN_DRAW_PX;
+        if (e.type === 'pointerup' && big) {
+          const b = rect(start, this.pagePoint(e.clientX, e.clientY));
+          this.showDraft(b);
+          this.onDraw(b);
+        } else this.showDraft(null);
+        return;
+      }
       if (!moved && e.type === 'pointerup') this.click(e);
     };
     vp.addEventListener('pointerup', up);
@@ -222,9 +360,19 @@ export class Viewer {
   }
 
   click(e) {
+    const hit = document.elementFromPoint(e.clientX, e.clientY);
+    if (hit && hit.classList.contains('match') && this.matches.contains(hit)) {
+      this.onMatch(Number(hit.dataset.m));
+      return;
+    }
     const el = this.boxAt(e);
     const i = el ? Number(el.dataset.i) : null;
     this.select(i);
     this.onSelect(i == null ? null : this.detections[i]);
   }
+}
+
+// rect is the box (page fractions) between two corners.
+function rect(a, b) {
+  return { x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), width: Math.abs(b.x - a.x), height: Math.abs(b.y - a.y) };
 }

@@ -172,19 +172,35 @@ func processFile(t *testing.T, e *testEnv, name string) string {
 	return processPDF(t, e, keyA, name, data, nil)
 }
 
-// urlRecorder remembers the request URI of every request the server got.
+// urlRecorder remembers the request URI (and method) of every request the
+// server got.
 type urlRecorder struct {
-	mu   sync.Mutex
-	uris []string
+	mu      sync.Mutex
+	uris    []string
+	methods []string
 }
 
 func (u *urlRecorder) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u.mu.Lock()
 		u.uris = append(u.uris, r.RequestURI)
+		u.methods = append(u.methods, r.Method)
 		u.mu.Unlock()
 		h.ServeHTTP(w, r)
 	})
+}
+
+// count is the number of requests with method whose URI contains s.
+func (u *urlRecorder) count(method, s string) int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	n := 0
+	for i, uri := range u.uris {
+		if u.methods[i] == method && strings.Contains(uri, s) {
+			n++
+		}
+	}
+	return n
 }
 
 func (u *urlRecorder) containing(s string) []string {
@@ -216,10 +232,7 @@ func TestReviewPageDrawsEveryDetection(t *testing.T) {
 	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
 	settled(t, ctx, "default", time.Minute)
 	for i := range poll["pages"].([]any) {
-		if i > 0 {
-			browse(t, ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf("#pages button[data-page='%d']", i))))
-			browse(t, ctx, chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector("#pages button[data-page='%d']").getAttribute('aria-current') === 'true' && document.body.dataset.status === 'ready'`, i)))
-		}
+		showPage(t, ctx, i)
 		want, _ := apiPage(t, e, id, i, "")
 		got := eval[drawn](t, ctx, drawnJS)
 		if !slices.Equal(sorted(got.Classes), sorted(want)) {
@@ -250,14 +263,13 @@ func TestReviewPageDrawsEveryDetection(t *testing.T) {
 	}
 	// A click on a box (a real mouse click) shows its class, name and
 	// confidence.
-	browse(t, ctx, chromedp.Click(chromedp.CSS(`#pages button[data-page='0']`)))
-	settled(t, ctx, "default", time.Minute)
+	showPage(t, ctx, 0)
 	browse(t, ctx, chromedp.Click(chromedp.CSS(`#boxes .box`)))
 	details := eval[string](t, ctx, `document.getElementById('details').hidden ? '' : document.getElementById('details').innerText`)
-	sel := eval[int](t, ctx, `Number(document.querySelector('#boxes .box.selected')?.dataset.i ?? -1)`)
-	classes, confs := apiPage(t, e, id, 0, "")
-	if sel < 0 || !strings.Contains(details, classes[sel]) || !strings.Contains(details, fmt.Sprintf("%.2f", confs[sel])) {
-		t.Errorf("after a click on box %d: details %q, want its class and confidence", sel, details)
+	sel := eval[string](t, ctx, `document.querySelector('#boxes .box.selected')?.dataset.id ?? ''`)
+	d := apiDetection(t, e, id, 0, sel)
+	if d == nil || !strings.Contains(details, d.Class) || !strings.Contains(details, fmt.Sprintf("%.2f", d.Confidence)) {
+		t.Errorf("after a click on box %s: details %q, want its class and confidence", sel, details)
 	}
 	// Filtering by class from the take-off table hides the other boxes.
 	first := eval[string](t, ctx, `document.querySelector('#by-symbol tbody tr').dataset.class`)

@@ -57,8 +57,9 @@ const (
 	// ContentType is the type of requests and answers.
 	ContentType = "application/json"
 	// MaxRequestBytes is the largest invocation body: SageMaker real-time
-	// endpoints take at most 6 MB.
-	MaxRequestBytes = 6 << 20
+	// endpoints take at most 6 MB (read as 6 000 000 bytes, the smaller
+	// reading).
+	MaxRequestBytes = 6_000_000
 	// StagePrefix is where pages too large for an invocation are staged
 	// in the bucket (template.yaml expires them after a day; the client
 	// deletes each after its invocation).

@@ -128,3 +128,33 @@ func glyphsPage(gs []glyph.Glyph, pls []glyph.Placement) *drawing.Page {
 	}
 	return pg
 }
+
+// TestStubbedOnWall: the legend's wall socket, its half circle read as
+// two quarters a hair under 90°, is found on a wall as the legend draws
+// it (base line and all) and in a floor box without its wall: the
+// stubbed base line neither anchors nor gives the scale.
+func TestStubbedOnWall(t *testing.T) {
+	quarters := glyph.Glyph{Shapes: []glyph.Shape{
+		line(-3, -1.5, 3, -1.5), arc(0.0005, -1.5, 2.0995, 90.013, 89.973), line(0, -1.5, 0, 1.5), arc(-0.0005, -1.5, 2.0995, 0.013, 89.973),
+	}}
+	bare := glyph.Glyph{Shapes: []glyph.Shape{line(-2.1, -1.5, 2.1, -1.5), arc(0, -1.5, 2.1, 0, 180), line(0, -1.5, 0, 1.5)}}
+	pg := glyphsPage([]glyph.Glyph{quarters, bare}, []glyph.Placement{{At: glyph.Point{X: 150, Y: 100}, Scale: 0.6}, {At: glyph.Point{X: 350, Y: 300}, Scale: 0.6}})
+	pg.Segments = append(pg.Segments, drawing.Segment{A: glyph.Point{X: 20, Y: 100 - 1.5*0.6*PixelsPerMM}, B: glyph.Point{X: 580, Y: 100 - 1.5*0.6*PixelsPerMM}})
+	m, err := NewMatcher([]Template{{Class: "socket", Glyph: quarters, OptionalStubs: true, Priority: 1, MinScale: 0.3, MaxScale: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := m.Match(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []float64
+	for _, x := range ms {
+		if x.Confidence >= OperatingConfidence {
+			found = append(found, x.Box.X+x.Box.W/2)
+		}
+	}
+	if len(found) != 2 {
+		t.Errorf("sockets found at x %v, want the one on the wall (x 150) and the bare one (x 350)", found)
+	}
+}

@@ -165,8 +165,14 @@ func prepare(t Template) (*prepared, error) {
 		return nil, fmt.Errorf("vector: template %s: scale range %g–%g is empty", t.Class, p.minScale, p.maxScale)
 	}
 	var samples []sample
-	var shapeOf []int        // per sample: its shape's index in t.Glyph.Shapes
-	var arcStart glyph.Point // where the anchor arc starts
+	var shapeOf []int // per sample: its shape's index in t.Glyph.Shapes
+	// arcEndPts are the ends of the glyph's arcs, with their circles.
+	type arcPt struct {
+		c glyph.Point
+		r float64
+		p glyph.Point
+	}
+	var arcEndPts []arcPt
 	cur := 0
 	var keypoints []glyph.Point
 	type end struct {
@@ -233,10 +239,15 @@ func prepare(t Template) (*prepared, error) {
 					end{sample{P: pe, T: glyph.Point{X: -sg * math.Sin(e), Y: sg * math.Cos(e)}}, true, c, r})
 			}
 		}
-		if r > p.r && math.Abs(sweep) >= 90 {
+		if math.Abs(sweep) < 359 {
+			s, e := start*math.Pi/180, (start+sweep)*math.Pi/180
+			arcEndPts = append(arcEndPts, arcPt{c, r, glyph.Point{X: c.X + r*math.Cos(s), Y: c.Y + r*math.Sin(s)}},
+				arcPt{c, r, glyph.Point{X: c.X + r*math.Cos(e), Y: c.Y + r*math.Sin(e)}})
+		}
+		// A quarter circle or more anchors (89°: a legend glyph's
+		// quarters are read from a drawing).
+		if r > p.r && math.Abs(sweep) >= 89 {
 			p.c, p.r, p.sweep = c, r, math.Abs(sweep)
-			a := start * math.Pi / 180
-			arcStart = glyph.Point{X: c.X + r*math.Cos(a), Y: c.Y + r*math.Sin(a)}
 		}
 	}
 	// A filled shape is drawn twice: its outline, then once more as
@@ -272,17 +283,18 @@ func prepare(t Template) (*prepared, error) {
 	p.inner = p.lines
 	if t.OptionalStubs {
 		p.markStubs(t.Glyph, samples, shapeOf)
-		// A stub's end is no keypoint (a plan may not draw it), and a
-		// line's anchor ends are taken without its stubs.
+		// A stub's end is no keypoint (a plan may not draw it).
 		for i, ln := range p.lines {
 			in := p.inner[i]
 			keypoints = slices.DeleteFunc(keypoints, func(k glyph.Point) bool {
 				return (k == ln[0] && in[0] != ln[0]) || (k == ln[1] && in[1] != ln[1])
 			})
-			for j, sg := range segs {
-				if sg.a == ln[0] && sg.b == ln[1] {
-					segs[j] = seg{in[0], in[1]}
-				}
+			if in == ln {
+				continue
+			}
+			// Nor does a stubbed line anchor: its drawn length varies.
+			if kept := slices.DeleteFunc(slices.Clone(segs), func(sg seg) bool { return sg.a == ln[0] && sg.b == ln[1] }); len(kept) > 0 {
+				segs = kept
 			}
 		}
 	}
@@ -366,7 +378,26 @@ func prepare(t Template) (*prepared, error) {
 			}
 		}
 		if t.OptionalStubs && p.sweep < 359 {
-			p.q, p.hasQ = arcStart, true
+			// An end of the anchor circle's drawn sweep: an arc end on
+			// it that no other arc of it continues.
+			tol := 0.03 * p.r // legend glyphs are read from drawings
+			same := func(a, b glyph.Point) bool { return math.Hypot(a.X-b.X, a.Y-b.Y) <= tol }
+			for i, e := range arcEndPts {
+				if !same(e.c, p.c) || math.Abs(e.r-p.r) > tol {
+					continue
+				}
+				joined := false
+				for j, f := range arcEndPts {
+					if j != i && same(f.c, p.c) && math.Abs(f.r-p.r) <= tol && same(f.p, e.p) {
+						joined = true
+						break
+					}
+				}
+				if !joined {
+					p.q, p.hasQ = e.p, true
+					break
+				}
+			}
 		}
 	case bestC > 0:
 		p.kind, p.v, p.a1, p.a2 = anchorCorner, cv, ca1, ca2

@@ -91,28 +91,37 @@ type JobOutput struct {
 // failed) before the runtime kills the function.
 const processMargin = 10 * time.Second
 
-// Process is the processing task: it processes the job (render, detect,
-// store) and reports its webhook. An error (processing interrupted by the
-// deadline, the store unreachable) goes to the state machine, whose Catch
-// marks the job failed.
-func Process(svc *job.Service, logs *Logs) func(context.Context, JobInput) (JobOutput, error) {
-	return func(ctx context.Context, in JobInput) (JobOutput, error) {
+// Process is the processing function's handler for the state machine's
+// three processing tasks (ProcessInput): the job's own task processes it
+// (render, detect, store) and reports its webhook, or, for a document past
+// the page budget, makes its document pass and returns the page batches
+// (ProcessOutput.Batched); the Map's tasks process one batch each; the
+// merge finishes the job and reports its webhook. An error (processing
+// interrupted by the deadline, the store unreachable) goes to the state
+// machine, whose Catch marks the job failed.
+func Process(svc *job.Service, logs *Logs) func(context.Context, ProcessInput) (ProcessOutput, error) {
+	return func(ctx context.Context, in ProcessInput) (ProcessOutput, error) {
 		defer logs.begin(ctx, slog.String(LogJobID, in.JobID))()
 		if in.JobID == "" {
-			return JobOutput{}, errors.New("process: no job_id in the input")
+			return ProcessOutput{}, errors.New("process: no job_id in the input")
 		}
 		if d, ok := ctx.Deadline(); ok {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadline(ctx, d.Add(-processMargin))
 			defer cancel()
 		}
-		if err := svc.Process(ctx, in.JobID); err != nil {
+		out, err := processTask(ctx, svc, in)
+		if err != nil {
 			if ctx.Err() != nil {
-				return JobOutput{}, &ProcessingTimeout{JobID: in.JobID, Err: err}
+				return ProcessOutput{}, &ProcessingTimeout{JobID: in.JobID, Err: err}
 			}
-			return JobOutput{}, err
+			return ProcessOutput{}, err
 		}
-		return status(context.WithoutCancel(ctx), svc, in.JobID)
+		if out.Batched || in.Batch != nil {
+			return out, nil
+		}
+		st, err := status(context.WithoutCancel(ctx), svc, in.JobID)
+		return ProcessOutput{JobOutput: st, Batches: out.Batches}, err
 	}
 }
 

@@ -606,6 +606,20 @@ func TestReviewPage2000Boxes(t *testing.T) {
 		"zoom frames mean %.1f ms, p95 %.1f ms, max %.1f ms (%d frames); pan frames mean %.1f ms, p95 %.1f ms, max %.1f ms (%d frames)",
 		page["width_px"], page["height_px"], n, open.Seconds(), s.DrawMS, mean(s.Zoom), pct(s.Zoom, 0.95), pct(s.Zoom, 1), len(s.Zoom),
 		mean(s.Pan), pct(s.Pan, 0.95), pct(s.Pan, 1), len(s.Pan))
+	// Reviewing among 2000 boxes: n (the next box, centred) and a (accept
+	// it: the PATCH, every count redrawn, the job read again), 20 times.
+	r, err := chromedp.Run(ctx, chromedp.Evaluate[reviewSpeed](reviewSpeedJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Accepted != 20 {
+		t.Fatalf("%d of 20 boxes accepted by the keys: %+v", r.Accepted, r)
+	}
+	if j := pollJob(t, e, id); j.Review == nil || j.Review.Accepted != 20 {
+		t.Errorf("the API holds %+v after 20 accepts", j.Review)
+	}
+	t.Logf("review among %d boxes: n to the next box centred: mean %.1f ms, max %.1f ms; a until the page has caught up (PATCH, counts, job re-read): mean %.0f ms, max %.0f ms",
+		n, mean(r.Next), pct(r.Next, 1), mean(r.Accept), pct(r.Accept, 1))
 	if budget := os.Getenv("BLUEPRINT_VIEWER_BUDGET_MS"); budget != "" {
 		var b float64
 		fmt.Sscan(budget, &b)
@@ -614,6 +628,32 @@ func TestReviewPage2000Boxes(t *testing.T) {
 		}
 	}
 }
+
+// reviewSpeed is the time of each n (to the frame that shows the box
+// centred) and each a (until no request is in flight), in milliseconds.
+type reviewSpeed struct {
+	Next     []float64 `json:"next"`
+	Accept   []float64 `json:"accept"`
+	Accepted int       `json:"accepted"`
+}
+
+const reviewSpeedJS = `(async () => {
+	const frame = () => new Promise(requestAnimationFrame);
+	const press = (key) => document.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true, cancelable: true}));
+	const idle = async () => { while ((document.body.dataset.pending || '0') !== '0') await new Promise((r) => setTimeout(r, 2)); };
+	const next = [], accept = [];
+	for (let i = 0; i < 20; i++) {
+		let t0 = performance.now();
+		press('n');
+		await frame();
+		next.push(performance.now() - t0);
+		t0 = performance.now();
+		press('a');
+		await idle();
+		accept.push(performance.now() - t0);
+	}
+	return {next, accept, accepted: document.querySelectorAll('#boxes .box[data-review=accepted]').length};
+})()`
 
 // showcaseJS zooms the view by zoom around its centre, then clicks the box
 // nearest the centre and hovers it, so that a screenshot shows the

@@ -312,6 +312,41 @@ func ScriptedEngine() detect.Engine {
 	})
 }
 
+// ScriptedLegendEngine is ScriptedEngine reading a legend first (a
+// detect.DocumentEngine): row 1 names socket_outlet with a tag and a part
+// number, row 2 names no class. The socket detections are row 1's, and
+// page 0 also finds row 2's glyph at 0.9 and 0.2 (no symbols: counted
+// under row 2 only).
+func ScriptedLegendEngine() detect.Engine { return scriptedLegend{ScriptedEngine()} }
+
+// The legend rows ScriptedLegendEngine reads.
+var scriptedLegendRows = []detect.LegendRow{
+	{PageIndex: 0, Description: "Single switched socket", Class: "socket_outlet", Tag: "S1", PartNumber: "4098-9714"},
+	{PageIndex: 0, Description: "Hydroboil"},
+}
+
+type scriptedLegend struct{ detect.Engine }
+
+func (e scriptedLegend) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
+	info := detect.DocumentInfo{Legend: scriptedLegendRows, Kinds: make([]string, doc.NumPages())}
+	for i := range info.Kinds {
+		info.Kinds[i] = detect.KindFloorPlan
+	}
+	return detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+		ds, err := e.Detect(ctx, p)
+		for i := range ds {
+			if ds[i].Class == "socket_outlet" {
+				ds[i].LegendRow = 1
+			}
+		}
+		if p.Index == 0 {
+			ds = append(ds, detect.Detection{Confidence: 0.9, LegendRow: 2, Box: detect.Box{X: 200, Y: 40, W: 8, H: 8}, Source: detect.Source{VectorMatching: true}},
+				detect.Detection{Confidence: 0.2, LegendRow: 2, Box: detect.Box{X: 220, Y: 40, W: 8, H: 8}, Source: detect.Source{VectorMatching: true}})
+		}
+		return ds, err
+	}), info, ctx.Err()
+}
+
 // Sink is a webhook receiver that records deliveries and answers with the
 // statuses of its script (then 200).
 type Sink struct {

@@ -21,7 +21,7 @@ import (
 // category names rather than keys, and one sheet per page with detections
 // summing to the page's detection_count, none for a page without.
 func contractTakeoffExports(t *testing.T, newSvc NewService) {
-	svc, api := newSvc(t, Options{Engine: ScriptedEngine()})
+	svc, api := newSvc(t, Options{Engine: ScriptedLegendEngine()})
 	id := doneJob(t, svc, api, KeyA, nil)
 	for _, c := range []struct {
 		query, lang, sheet, page, legendSheet string
@@ -62,8 +62,37 @@ func contractTakeoffExports(t *testing.T, newSvc NewService) {
 			if err != nil || len(lrows) != len(legend)+1 || !slices.Equal(lrows[0], []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference"}) {
 				t.Fatalf("legend-check.csv (%v): %q, want a header and %d rows", err, lrows, len(legend))
 			}
+			// The legend rows as read: tag and part number (null where
+			// none), and the row of no class counting its finds.
+			if len(legend) != 2 {
+				t.Fatalf("legend %v, want the engine's 2 rows", legend)
+			}
+			r0, r1 := legend[0].(map[string]any), legend[1].(map[string]any)
+			if r0["tag"] != "S1" || r0["part_number"] != "4098-9714" || r1["tag"] != nil || r1["part_number"] != nil || r1["class"] != nil {
+				t.Errorf("legend rows %v", legend)
+			}
+			socket := 0
+			for _, r := range sum["by_symbol"].([]any) {
+				if m := r.(map[string]any); m["class"] == "socket_outlet" {
+					socket = int(m["count"].(float64))
+				}
+			}
+			// Row 2's finds: 0.9 and 0.2 under the defaults (the stored
+			// floor of a class the catalog does not know) and at 0, 0.9
+			// alone at 0.3, none at 0.95.
+			want1 := map[string]int{"": 2, "?confidence=0.3": 1, "?confidence=0.95": 0, "?confidence=0": 2}[c.query]
+			if r0["detected"] != float64(socket) || r1["detected"] != float64(want1) {
+				t.Errorf("detected %v and %v, want %d (the socket count) and %d", r0["detected"], r1["detected"], socket, want1)
+			}
 			for i, l := range legend {
 				m := l.(map[string]any)
+				// tag and part_number: strings or null, never absent.
+				tag, tok := m["tag"]
+				part, pok := m["part_number"]
+				str := func(v any) string { s, _ := v.(string); return s }
+				if !tok || !pok || lrows[i+1][4] != str(tag) || lrows[i+1][5] != str(part) {
+					t.Errorf("legend check row %d %q: tag and part number of poll legend %v", i, lrows[i+1], m)
+				}
 				if lrows[i+1][7] != strconv.Itoa(int(m["detected"].(float64))) {
 					t.Errorf("legend check row %d %q, poll legend %v", i, lrows[i+1], m)
 				}

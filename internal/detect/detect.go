@@ -50,7 +50,10 @@ type Detection struct {
 	Box        Box
 	Source     Source
 	// LegendRow is the 1-based index into DocumentInfo.Legend of the
-	// legend row whose glyph found this symbol; 0 when none did.
+	// legend row whose glyph found this symbol; 0 when none did. A
+	// detection of a legend row that names no catalog class has Class
+	// "": it is counted under its row only (the row's detected), never
+	// reported as a symbol.
 	LegendRow int
 }
 
@@ -115,6 +118,8 @@ type LegendRow struct {
 	Description string
 	Class       string // "" when the description names no catalog class
 	Quantity    *int   // the printed quantity, nil when none is printed
+	PartNumber  string // the row's part number as printed, "" when none
+	Tag         string // the words printed beside the row's glyph, "" when none
 }
 
 // DocumentInfo is what the document pass learned about a document: its

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
@@ -180,7 +181,8 @@ func (e *Engine) prepared(ld *legend.Document) (detect.Engine, detect.DocumentIn
 			c = "" // a class this catalog does not have
 		}
 		classes[i] = c
-		info.Legend[i] = detect.LegendRow{PageIndex: r.Page, Description: r.Description, Class: c, Quantity: r.Quantity}
+		info.Legend[i] = detect.LegendRow{PageIndex: r.Page, Description: r.Description, Class: c, Quantity: r.Quantity,
+			PartNumber: r.PartNumber, Tag: strings.Join(r.Tags, " ")}
 	}
 	tpls := append([]vector.Template(nil), e.catalog...)
 	for _, l := range ld.Leaders() {
@@ -294,10 +296,8 @@ func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detecti
 		}
 		d := detect.Detection{Class: m.Class, Confidence: m.Confidence, Box: m.Box, Source: detect.Source{VectorMatching: true}}
 		if m.Row > 0 {
+			// A row of no class is counted under its row (class "").
 			row := e.doc.Assign(pg, p.Index, m.Row-1, m.Box)
-			if e.classes[row] == "" {
-				continue
-			}
 			d.Class, d.LegendRow = e.classes[row], row+1
 		}
 		if math.IsNaN(d.Confidence) {

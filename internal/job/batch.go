@@ -16,8 +16,16 @@ import (
 // ProcessBatch, MergeBatches), each of which must finish well inside the
 // processing Lambda's 15 minutes.
 //
-// Measured (docs/deploy.md, "Large documents"): MEASUREMENT.
-const DefaultBatchPages = 40
+// Measured with PIPELINE_PAGETIME=1 go test -run TestPageTime -v
+// ./internal/pipeline/ (the production engine with the raster detector,
+// PNG encoding, as the Lambda runs it; 2-core sandbox at a load average
+// of 13 to 21, so CPU time is the figure that holds): the slowest page is
+// the generated clip-heavy A1 export (synth KIND=heavy: 1.5 million
+// hatching strokes in 40 000 clips) at 10.1 s of CPU, then a dense A0
+// plan at 2.3–2.5 s, the real 30×42 in fire-alarm sheets at 1.0–1.1 s.
+// 20 such pages are 202 s of CPU: with cores half again as slow as
+// these, a batch still ends within a third of the 900 s.
+const DefaultBatchPages = 20
 
 // Batch is one batch of a large document's pages: First ≤ page < End.
 type Batch struct {
@@ -133,7 +141,7 @@ func (s *Service) planBatches(ctx context.Context, j *Job, doc OpenFile) ([]Batc
 	}
 	plan.Kinds = info.Kinds
 	for _, r := range info.Legend {
-		plan.Legend = append(plan.Legend, LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity})
+		plan.Legend = append(plan.Legend, legendRowOfInfo(r))
 	}
 	b, err := json.Marshal(plan)
 	if err != nil {

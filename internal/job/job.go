@@ -110,6 +110,8 @@ type LegendRow struct {
 	Description string `json:"description"`
 	Class       string `json:"class,omitempty"` // "" when it names no catalog class
 	Quantity    *int   `json:"quantity,omitempty"`
+	PartNumber  string `json:"part_number,omitempty"` // as printed, "" when none
+	Tag         string `json:"tag,omitempty"`         // the words beside the glyph, "" when none
 }
 
 // Failure is the error reported by a failed job.

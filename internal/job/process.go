@@ -324,7 +324,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, []Batch
 	defer charges.release()
 	opt := RunOptions{Engine: eng, KeepPNG: !s.cfg.LazyPageImages, Charge: charges.charge, Progress: progress, Document: func(info detect.DocumentInfo) error {
 		for _, r := range info.Legend {
-			legend = append(legend, LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity})
+			legend = append(legend, legendRowOfInfo(r))
 		}
 		return nil
 	}}
@@ -356,7 +356,13 @@ func (s *Service) storeResults(ctx context.Context, jobID string, pages []Page, 
 	for i, p := range pages {
 		sp := storedPage{Detections: make([]storedDetection, 0, len(kept[i]))}
 		for _, d := range kept[i] {
-			sp.Detections = append(sp.Detections, storedDetection{ID: uuid.NewString(), Class: d.Class, Confidence: d.Confidence, Box: d.Box, Source: d.Source, LegendRow: d.LegendRow})
+			sd := storedDetection{ID: uuid.NewString(), Class: d.Class, Confidence: d.Confidence, Box: d.Box, Source: d.Source, LegendRow: d.LegendRow}
+			if d.Class == "" {
+				// A legend row of no class: counted under its row only.
+				sp.Unclassed = append(sp.Unclassed, sd)
+				continue
+			}
+			sp.Detections = append(sp.Detections, sd)
 		}
 		b, err := json.Marshal(sp)
 		if err != nil {
@@ -432,11 +438,17 @@ func (s *Service) ofModels(j *Job, ds []detect.Detection) []detect.Detection {
 	out := make([]detect.Detection, 0, len(ds))
 	for _, d := range ds {
 		model, ok := s.cfg.Catalog.Model(d.Class)
-		if ok && slices.Contains(j.Models, model) {
+		if (ok && slices.Contains(j.Models, model)) || (d.Class == "" && d.LegendRow > 0) {
 			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// legendRowOfInfo is the stored form of a legend row the document pass
+// read.
+func legendRowOfInfo(r detect.LegendRow) LegendRow {
+	return LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity, PartNumber: r.PartNumber, Tag: r.Tag}
 }
 
 func (s *Service) putBlob(ctx context.Context, key string, data []byte) error {

@@ -173,12 +173,14 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 		InferenceThresholds: s.thresholds(j), Pages: []PageView{}, Legend: make([]LegendView, len(j.Legend)),
 	}
 	for i, r := range j.Legend {
-		v.Legend[i] = LegendView{PageIndex: r.PageIndex, Description: r.Description, Class: strPtr(r.Class), PrintedQuantity: r.Quantity}
+		v.Legend[i] = LegendView{PageIndex: r.PageIndex, Description: r.Description, Class: strPtr(r.Class), PrintedQuantity: r.Quantity,
+			PartNumber: strPtr(r.PartNumber), Tag: strPtr(r.Tag)}
 	}
 	counts := map[string]int{}
 	syms := s.symbolViews(o.Lang)
 	expires := s.now().Add(SignedGetTTL)
-	err := s.eachPage(ctx, j, f, func(p Page, kept []storedDetection) error {
+	err := s.eachPage(ctx, j, f, func(p Page, kept, unclassed []storedDetection) error {
+		countRows(v.Legend, unclassed, func(l *LegendView) { l.Detected++ })
 		pv := PageView{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
 			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index), Kind: p.Kind}
 		img, err := s.cfg.Links.PageImageURL(ctx, j.ID, p.Index, expires)
@@ -219,17 +221,27 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 // eachPage calls fn with every page of a done job, in order, and the
 // page's detections, reviews applied, that pass f, and stops at fn's first
 // error.
-func (s *Service) eachPage(ctx context.Context, j *Job, f detect.Filter, fn func(p Page, kept []storedDetection) error) error {
+func (s *Service) eachPage(ctx context.Context, j *Job, f detect.Filter, fn func(p Page, kept, unclassed []storedDetection) error) error {
 	for _, p := range j.Pages {
 		sp, err := s.reviewedPage(ctx, j, p.Index)
 		if err != nil {
 			return internal("load results", err)
 		}
-		if err := fn(p, sp.visible(f)); err != nil {
+		if err := fn(p, sp.visible(f), storedPage{Detections: sp.Unclassed}.visible(f)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// countRows calls add with the legend row of each of ds that has one:
+// how the finds of rows of no class are counted.
+func countRows[R any](rows []R, ds []storedDetection, add func(*R)) {
+	for _, d := range ds {
+		if d.LegendRow > 0 && d.LegendRow <= len(rows) {
+			add(&rows[d.LegendRow-1])
+		}
+	}
 }
 
 // summary is the take-off of counts (class -> detections): rows by

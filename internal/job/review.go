@@ -84,7 +84,7 @@ func (sp storedPage) reviewed(pr *PageReviews, legend []LegendRow) storedPage {
 		}
 		byID[r.DetectionID] = r
 	}
-	out := storedPage{Detections: make([]storedDetection, 0, len(sp.Detections)+added)}
+	out := storedPage{Detections: make([]storedDetection, 0, len(sp.Detections)+added), Unclassed: sp.Unclassed}
 	for _, d := range sp.Detections {
 		if r, ok := byID[d.ID]; ok {
 			d = applyReview(d, r, legend)

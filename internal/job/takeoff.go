@@ -41,8 +41,8 @@ type TakeoffLegendRow struct {
 	// then nil, else the class's name in Takeoff.Lang.
 	Class       string
 	DisplayName *string
-	// Tag and PartNumber are the row's tag and part number as printed;
-	// legend reading does not read them yet, so they are always "".
+	// Tag and PartNumber are the row's tag (the words beside its glyph)
+	// and part number as printed, "" where it prints none.
 	Tag, PartNumber string
 	// Printed is the quantity the row prints, nil when none.
 	Printed  *int
@@ -81,13 +81,15 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 	t := &Takeoff{JobID: j.ID, FileName: j.FileName, ExternalRef: j.ExternalRef, CompletedAt: timestampPtr(j.CompletedAt),
 		ConfidenceMode: f.Mode(), Lang: o.Lang, Pages: make([]PageTakeoff, 0, len(j.Pages)), Legend: make([]TakeoffLegendRow, len(j.Legend))}
 	for i, r := range j.Legend {
-		t.Legend[i] = TakeoffLegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Printed: r.Quantity}
+		t.Legend[i] = TakeoffLegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Printed: r.Quantity, Tag: r.Tag, PartNumber: r.PartNumber}
 		if r.Class != "" {
 			t.Legend[i].DisplayName = s.Symbol(r.Class, o.Lang).DisplayName
 		}
 	}
 	total := map[string]int{}
-	err = s.eachPage(ctx, j, f, func(p Page, kept []storedDetection) error {
+	err = s.eachPage(ctx, j, f, func(p Page, kept, unclassed []storedDetection) error {
+		// Rows of no class count their finds too; they are no symbols.
+		countRows(t.Legend, unclassed, func(l *TakeoffLegendRow) { l.Detected++ })
 		counts := map[string]int{}
 		for _, d := range kept {
 			counts[d.Class]++

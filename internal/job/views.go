@@ -181,7 +181,14 @@ type LegendView struct {
 	Description     string  `json:"description"`
 	Class           *string `json:"class"`
 	PrintedQuantity *int    `json:"printed_quantity"`
-	Detected        int     `json:"detected"`
+	// PartNumber is the row's cell under a part-number head, Tag the
+	// words printed beside its glyph (a candela rating, a circuit code);
+	// null where the row prints none.
+	PartNumber *string `json:"part_number"`
+	Tag        *string `json:"tag"`
+	// Detected counts what the row's glyph found, rows of no class
+	// included (their finds are counted here only).
+	Detected int `json:"detected"`
 }
 
 // DoneView is the poll response (and webhook payload) of a done job.
@@ -283,6 +290,10 @@ type storedDetection struct {
 // storedPage is the content of a page's result blob.
 type storedPage struct {
 	Detections []storedDetection `json:"detections"`
+	// Unclassed are the matches of legend rows that name no class: never
+	// symbols, counted only under their rows (legend[].detected) by the
+	// same filter as detections of a class the catalog does not know.
+	Unclassed []storedDetection `json:"unclassed,omitempty"`
 }
 
 // visible returns the page's detections that pass the read-time filter f,

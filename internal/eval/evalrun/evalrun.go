@@ -168,12 +168,20 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 		if r.Index < 0 || r.Index >= n {
 			return fmt.Errorf("pipeline reported page %d of %d", r.Index, n)
 		}
+		// Finds of legend rows of no class (class "") are counted under
+		// their rows by the service, never reported as symbols: not
+		// scored.
+		ds := make([]detect.Detection, 0, len(r.Detections))
 		for _, d := range r.Detections {
+			if d.Class == "" && d.LegendRow > 0 {
+				continue
+			}
 			if _, ok := cfg.Catalog.Model(d.Class); !ok {
 				return fmt.Errorf("page %d: engine reported class %q, which is not in the catalog", r.Index, d.Class)
 			}
+			ds = append(ds, d)
 		}
-		dets[r.Index] = r.Detections
+		dets[r.Index] = ds
 		size[r.Index] = [2]int{r.Width, r.Height}
 		timings = append(timings, eval.PageTiming{RenderSeconds: r.RenderSeconds + openShare, DetectSeconds: r.DetectSeconds, ValidateSeconds: validateShare})
 		return nil

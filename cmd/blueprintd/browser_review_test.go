@@ -720,7 +720,8 @@ func legendFixture(legendPage bool) func(http.Handler) http.Handler {
 						}
 						legend = append(legend, row)
 					}
-					m["legend"] = append(legend, map[string]any{"page_index": 0, "description": "Floor box", "class": nil, "printed_quantity": 2, "detected": 0})
+					m["legend"] = append(legend, map[string]any{"page_index": 0, "description": "Floor box", "class": nil, "printed_quantity": 2, "detected": 0,
+						"tag": nil, "part_number": nil})
 				}
 				body, _ = json.Marshal(m)
 			}

@@ -191,7 +191,7 @@ func (e *Engine) prepared(ld *legend.Document) (detect.Engine, detect.DocumentIn
 		if class == "" {
 			class = nullClass
 		}
-		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1, MinScale: legendMinScale, MaxScale: legendMaxScale, OptionalStubs: true}
+		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1, MinScale: legendMinScale, MaxScale: legendMaxScale, OptionalStubs: true, Stretch: true}
 		if weak(r.Glyph) {
 			t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
 		}

@@ -21,6 +21,9 @@ type setLayout struct {
 	// riser adds a riser diagram after the plans: the devices drawn
 	// again schematically, which a take-off does not count.
 	riser bool
+	// glyphCase is the glyph case the set draws (legendcases_glyph.go),
+	// "" for none, about the device of class glyphClass.
+	glyphCase, glyphClass string
 	// table is the legend-table case the set draws instead of a plain
 	// legend (legendcases_table.go), "" for none.
 	table string
@@ -43,10 +46,12 @@ func newSetLayout(r *rand.Rand) setLayout {
 // one with the legend unless the set has a title sheet), then the title
 // sheet put first and the riser last where the set has them.
 func (g *Generator) legendSheet(seed uint64, i int, opt Options) ([]*design, error) {
+	gk := g.pickGlyphCase(seed, i)
 	pages, err := g.sheet(seed, i, opt)
 	if err != nil {
 		return nil, err
 	}
+	g.drawGlyphCase(pages, gk, seed, i)
 	first := pages[0]
 	if g.layout.titleSheet {
 		t := &design{g: g, r: rngFor(seed, i, 31), role: roleTitle, counts: map[string]int{}}

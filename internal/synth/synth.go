@@ -163,6 +163,7 @@ func (g *Generator) Legend(seed uint64, i int, opt Options) (Sheet, error) {
 	}
 	t := vectorTruth(pages, stem+".pdf", seed)
 	t.Kind = KindLegend
+	tagGlyphCase(&t, ng.layout.glyphCase, ng.layout.glyphClass)
 	ng.layout.tagTableCase(&t)
 	return Sheet{Name: stem + ".pdf", Data: data, Truth: t}, nil
 }

@@ -158,3 +158,35 @@ func TestStubbedOnWall(t *testing.T) {
 		t.Errorf("sockets found at x %v, want the one on the wall (x 150) and the bare one (x 350)", found)
 	}
 }
+
+// TestStretched: a bar luminaire drawn 0.6 and 2.5 times its legend
+// length (and once as drawn) is found three times with Stretch, once
+// without.
+func TestStretched(t *testing.T) {
+	bar := glyph.Glyph{Shapes: []glyph.Shape{
+		{Kind: glyph.KindRect, Pts: []glyph.Point{{X: -3, Y: -1}, {X: 3, Y: 1}}},
+		line(-3, -0.33, 3, -0.33), line(-3, 0.33, 3, 0.33),
+	}}
+	gs := []glyph.Glyph{bar, bar.Transform(glyph.Affine{A: 2.5, D: 1}), bar.Transform(glyph.Affine{A: 0.6, D: 1})}
+	pls := []glyph.Placement{{At: glyph.Point{X: 100, Y: 100}, Scale: 1.2}, {At: glyph.Point{X: 300, Y: 250}, Scale: 1.2}, {At: glyph.Point{X: 150, Y: 450}, Scale: 1.2}}
+	pg := glyphsPage(gs, pls)
+	for _, st := range []bool{false, true} {
+		m, err := NewMatcher([]Template{{Class: "luminaire_linear", Glyph: bar, Stretch: st, Priority: 1, MinScale: 0.3, MaxScale: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := m.Match(context.Background(), pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, x := range ms {
+			if x.Confidence >= OperatingConfidence {
+				n++
+			}
+		}
+		if want := map[bool]int{false: 1, true: 3}[st]; n != want {
+			t.Errorf("stretch %v: %d bars found, want %d", st, n, want)
+		}
+	}
+}

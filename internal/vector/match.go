@@ -709,6 +709,9 @@ func (ix *pageIndex) matchTemplate(t *prepared) []scored {
 	default:
 		ix.segmentHypotheses(t, func(h hypothesis) { try(h) })
 	}
+	if t.stretch != nil {
+		ix.stretchHypotheses(t, try)
+	}
 	return found
 }
 

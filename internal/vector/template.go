@@ -45,6 +45,11 @@ type Template struct {
 	// the page draws them and are left out of the coverage when it does
 	// not; the rest of the glyph is verified as strictly as ever.
 	OptionalStubs bool
+	// Stretch searches an elongated glyph (one side at least twice the
+	// other, with a square corner) also drawn 0.5–4 times as long along
+	// its long axis, at any scale of its short axis (stretch.go): a
+	// linear luminaire's legend bar stands for fittings of every length.
+	Stretch bool
 }
 
 // sampleStepMM is the spacing of verification samples along a template's
@@ -117,6 +122,9 @@ type prepared struct {
 	// nested are the other legend templates drawn inside this one's
 	// glyph (nested.go).
 	nested map[*prepared]bool
+	// stretch is how the template is searched stretched (stretch.go),
+	// nil where it is not.
+	stretch *stretchable
 
 	kind anchorKind
 	// circle anchor: centre, radius, the secondary keypoint (hasQ false
@@ -328,6 +336,12 @@ func prepare(t Template) (*prepared, error) {
 		}
 	}
 	p.outline = t.Glyph.Outline(textWidthMM) // the way the ground truth samples it
+
+	pairs := make([][2]glyph.Point, len(segs))
+	for i, sg := range segs {
+		pairs[i] = [2]glyph.Point{sg.a, sg.b}
+	}
+	p.stretch = newStretchable(t, pairs)
 
 	// Corner with the longest shorter arm, and the longest segment.
 	bestC, bestS := 0.0, 0.0

@@ -61,7 +61,11 @@ const viewer = new Viewer({
   matches: $('matches'), draft: $('draft'), tooltip: $('tooltip'), zoomLabel: $('zoom-value'),
 }, {
   describe: (d) => `${d.display_name || d.class} · ${formatConf(d.confidence)}` + (decisionOf(d) ? ` · ${t('decision.' + decisionOf(d))}` : ''),
-  onSelect: showDetails,
+  // A box clicked: its details, brought into view in the side panel.
+  onSelect: (d) => {
+    showDetails(d);
+    if (d) $('details').scrollIntoView({ block: 'nearest' });
+  },
   onDraw: drawn,
   onMatch: toggleMatch,
 });
@@ -973,6 +977,7 @@ async function runSearch(page, b) {
     state.search = { page, bbox_norm: b, matches, total: res.total, cls: guessClass(matches) };
     renderSearch();
     showMatches();
+    $('search-panel').scrollIntoView({ block: 'nearest' });
     say('');
   } catch (err) {
     sayError(err);
@@ -1112,6 +1117,8 @@ function pickClass(current) {
     d.addEventListener('close', () => pickerDone(d.returnValue), { once: true });
     d.showModal();
     input.focus();
+    // The current class, marked, in view (the list was filled unshown).
+    $('picker-list').querySelector('li.active')?.scrollIntoView({ block: 'center' });
   });
 }
 

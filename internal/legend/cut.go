@@ -31,9 +31,8 @@ const cutTextGap = 0.3
 // CutGlyph cuts the drawing that lies wholly inside box on pg into a glyph,
 // as a legend row's glyph is cut from its cell: the segments and arcs
 // inside box (pieces that cross its edge, such as wires and walls running
-// through it, are left out) drawn in the colour of the drawing nearest the
-// box's centre (the symbol the box is drawn around, not the plan behind
-// it), fills drawn as many polygons and hatch strips
+// through it, are left out) drawn in the colour that draws most of them
+// (the symbol the box is drawn around, not the plan behind it), fills drawn as many polygons and hatch strips
 // simplified the same way, and the characters drawn within the extent of
 // that drawing or within cutTextGap ems of it as the glyph's text (a
 // label beside the symbol is not part of it). ok is false when box holds
@@ -57,15 +56,18 @@ func CutGlyph(pg *drawing.Page, box Rect) (c Cut, ok bool) {
 	if len(all) == 0 {
 		return Cut{}, false
 	}
-	// The box is drawn around one symbol: drawing in another colour than
-	// the drawing nearest the box's centre is something else (a wall, a
-	// hatch, a grid bubble) that the box could not leave out.
-	centre := box.centre()
-	paint := ix.paint(all[0])
-	bestD := math.Inf(1)
+	// The box is drawn around one symbol, which draws most of what lies
+	// wholly inside it: drawing in other colours is something else that
+	// the box could not leave out (a wall, a hatch, a grid bubble, the
+	// end of a wire running to the symbol's centre, a leader's arrow).
+	byPaint := map[string]float64{}
 	for _, i := range all {
-		if d := ix.distance(i, centre); d < bestD {
-			paint, bestD = ix.paint(i), d
+		byPaint[ix.paint(i)] += ix.length(i)
+	}
+	paint := ""
+	for p, l := range byPaint {
+		if l > byPaint[paint] || l == byPaint[paint] && p < paint {
+			paint = p
 		}
 	}
 	var pieces []int32
@@ -147,34 +149,6 @@ func penLess(a, b drawing.Style) bool {
 		return a.Fill < b.Fill
 	}
 	return a.Width < b.Width
-}
-
-// distance is how far piece i's drawing comes to p, in pixels.
-func (ix *pageIndex) distance(i int32, p glyph.Point) float64 {
-	pc := ix.pieces[i]
-	if pc.seg >= 0 {
-		s := ix.pg.Segments[pc.seg]
-		return distToSegment(p, s.A, s.B)
-	}
-	a := ix.pg.Arcs[pc.arc]
-	d := math.Inf(1)
-	n := max(8, int(math.Abs(a.Sweep)/5))
-	for k := 0; k <= n; k++ {
-		t := (a.Start + a.Sweep*float64(k)/float64(n)) * math.Pi / 180
-		d = math.Min(d, math.Hypot(a.C.X+a.R*math.Cos(t)-p.X, a.C.Y+a.R*math.Sin(t)-p.Y))
-	}
-	return d
-}
-
-// distToSegment is the distance from p to segment ab.
-func distToSegment(p, a, b glyph.Point) float64 {
-	dx, dy := b.X-a.X, b.Y-a.Y
-	l2 := dx*dx + dy*dy
-	t := 0.0
-	if l2 > 0 {
-		t = math.Max(0, math.Min(1, ((p.X-a.X)*dx+(p.Y-a.Y)*dy)/l2))
-	}
-	return math.Hypot(p.X-a.X-t*dx, p.Y-a.Y-t*dy)
 }
 
 // runLeaves reports whether the run of text character i belongs to (the

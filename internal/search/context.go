@@ -10,16 +10,19 @@ import (
 )
 
 // A match of the template may be only part of a larger symbol: a socket
-// inside an earthed or a double socket, a switch inside a two-way switch.
-// The matcher checks that the page explains the template; the template
-// must also explain the page around the match, as it explained the box it
-// was cut from. Drawing near a match is what lies wholly inside the match's
-// box grown by surroundGrow of its size (at least surroundMinPx), joined to
-// the drawing the template explains there: what a reviewer's box around
-// that instance would cut of the symbol. Longer pieces that pass by (walls,
-// wires) and clutter standing apart are not part of it.
+// inside an earthed or a double socket, a luminaire inside an outdoor
+// luminaire, a one-way switch inside a two-pole one. The matcher checks
+// that the page explains the template; the template must also explain the
+// page around the match, as it explained the box it was cut from. The
+// drawing around a match is what lies inside its box grown by surroundGrow
+// of its size (at least surroundMinPx), drawn with the match's pen, in
+// pieces no longer than maxPieceRel times the match's size and joined to
+// the match, directly or through one another: the rest of a symbol the
+// match is part of. Walls and wires that pass by, hatching and leaders
+// drawn with other pens, a neighbour that merely stands near it and the
+// next instance of a row are not.
 const (
-	surroundGrow  = 0.3
+	surroundGrow  = 0.5
 	surroundMinPx = 2.0
 	// maxPieceRel: a piece longer than this many times the match's
 	// size is a wall or a wire, not part of a symbol.
@@ -100,11 +103,28 @@ func (s *surroundings) style(i int32) drawing.Style {
 	return s.pg.Styles[s.pg.Arcs[int(i)-len(s.pg.Segments)].Style]
 }
 
+// penLess orders paints, so that ties between them are settled the same
+// way every time.
+func penLess(a, b drawing.Style) bool {
+	if a.Stroke != b.Stroke {
+		return a.Stroke < b.Stroke
+	}
+	if a.Fill != b.Fill {
+		return a.Fill < b.Fill
+	}
+	return a.Width < b.Width
+}
+
+// penWidthTol: stroke widths within this fraction of each other are one
+// pen (a CAD pen's width, rounded by the PDF writer); a leader drawn a
+// little heavier in the symbol's colour is another.
+const penWidthTol = 0.01
+
 // samePen reports whether a and b stroke with one colour and width (within
-// a tenth), or fill with one colour.
+// penWidthTol), or fill with one colour.
 func samePen(a, b drawing.Style) bool {
 	if a.Stroke != "" || b.Stroke != "" {
-		return a.Stroke == b.Stroke && math.Abs(a.Width-b.Width) <= 0.1*math.Max(a.Width, b.Width)
+		return a.Stroke == b.Stroke && math.Abs(a.Width-b.Width) <= penWidthTol*math.Max(a.Width, b.Width)
 	}
 	return a.Fill == b.Fill
 }
@@ -125,43 +145,145 @@ func (s *surroundings) points(i int32) []glyph.Point {
 	return pts
 }
 
-// foreign returns how much drawing near the match at pl (box b) the posed
-// template leaves unexplained, as a fraction of the template's length.
-func (s *surroundings) foreign(g glyph.Glyph, pen drawing.Style, pl glyph.Placement, b detect.Box) float64 {
-	unit := pl.Scale * vector.PixelsPerMM
-	posed := g.Transform(pl.Matrix(vector.PixelsPerMM))
-	var tpl []glyph.Point
-	for _, pts := range posed.Polylines(0.25) {
-		tpl = append(tpl, sampleChain(pts)...)
-	}
-	if len(tpl) < 2 {
-		return 0
-	}
-	tplLen := float64(len(tpl)) * sampleStepPx
-	tol := explainTolBasePx + explainTolRel*unit
-	grow := math.Max(surroundMinPx, surroundGrow*math.Max(b.W, b.H))
-	area := detect.Box{X: b.X - grow, Y: b.Y - grow, W: b.W + 2*grow, H: b.H + 2*grow}
-	unexplained := 0
-	s.meeting(area, maxPieceRel*math.Max(b.W, b.H), func(i int32) {
-		if !samePen(s.style(i), pen) {
-			return // drawn with another pen: a wall's hatch, a leader
-		}
-		// Only drawing joined to the match counts: clutter that merely
-		// stands near it (a wall's hatch, another symbol) is no part
-		// of a larger symbol.
-		off, touches := 0, false
-		for _, p := range s.points(i) {
-			if near(p, tpl, tol) {
-				touches = true
-			} else if area.X <= p.X && p.X <= area.X+area.W && area.Y <= p.Y && p.Y <= area.Y+area.H {
-				off++
+// posed is a candidate match: the template's drawing sampled where the
+// match puts it, and the match's box.
+type posed struct {
+	pts    []glyph.Point
+	filled []glyph.Point // the samples of the template's filled shapes
+	box    detect.Box
+	tol    float64 // how far page drawing may lie from pts and be explained
+}
+
+// pose samples g placed at pl.
+func pose(g glyph.Glyph, pl glyph.Placement, b detect.Box) posed {
+	var pts, filled []glyph.Point
+	for _, sh := range g.Transform(pl.Matrix(vector.PixelsPerMM)).Shapes {
+		for _, chain := range (glyph.Glyph{Shapes: []glyph.Shape{sh}}).Polylines(0.25) {
+			ps := sampleChain(chain)
+			pts = append(pts, ps...)
+			if sh.Fill {
+				filled = append(filled, ps...)
 			}
 		}
-		if touches {
-			unexplained += off
+	}
+	return posed{pts: pts, filled: filled, box: b, tol: explainTolBasePx + explainTolRel*pl.Scale*vector.PixelsPerMM}
+}
+
+// foreign returns how much drawing near candidate c the template leaves
+// unexplained, as a fraction of the template's length, and the pen that
+// draws the match. Drawing that
+// another candidate explains (the next of a row of luminaires) is that
+// instance's, not foreign to this one.
+func (s *surroundings) foreign(c posed, all []posed) (float64, drawing.Style) {
+	tpl, tol, b := c.pts, c.tol, c.box
+	if len(tpl) < 2 {
+		return 0, drawing.Style{}
+	}
+	tplLen := float64(len(tpl)) * sampleStepPx
+	grow := math.Max(surroundMinPx, surroundGrow*math.Max(b.W, b.H))
+	area := detect.Box{X: b.X - grow, Y: b.Y - grow, W: b.W + 2*grow, H: b.H + 2*grow}
+	var others []posed
+	for _, o := range all {
+		// Another instance beside this one, not another reading of
+		// the same place (the arms of one four-way switch).
+		if o.box.IoU(b) == 0 && o.box.X <= area.X+area.W && o.box.Y <= area.Y+area.H && o.box.X+o.box.W >= area.X && o.box.Y+o.box.H >= area.Y {
+			others = append(others, o)
+		}
+	}
+	// The pen of the match: the paint of most of the page drawing the
+	// template explains there.
+	maxSide := maxPieceRel * math.Max(b.W, b.H)
+	byPen := map[drawing.Style]int{}
+	s.meeting(area, maxSide, func(i int32) {
+		if st := s.style(i); st.Stroke != "" {
+			for _, p := range s.points(i) {
+				if near(p, tpl, tol) {
+					byPen[st]++
+				}
+			}
 		}
 	})
-	return float64(unexplained) * sampleStepPx / tplLen
+	var pen drawing.Style
+	for st, n := range byPen {
+		if n > byPen[pen] || n == byPen[pen] && penLess(st, pen) {
+			pen = st
+		}
+	}
+	// The pieces near the match drawn with its pen; a fill the template
+	// only outlines (a downlight's dot where a push button draws a ring)
+	// is not explained by that outline.
+	type piece struct {
+		pts      []glyph.Point
+		off      int // samples in the area the template leaves unexplained
+		joined   bool
+		fillOnly bool
+	}
+	var ps []piece
+	s.meeting(area, maxSide, func(i int32) {
+		st := s.style(i)
+		fillOnly := st.Stroke == "" && st.Fill != ""
+		if fillOnly && st.Fill != pen.Stroke && st.Fill != pen.Fill || !fillOnly && !samePen(st, pen) {
+			return // drawn with another pen: a wall's hatch, a leader
+		}
+		pc := piece{pts: s.points(i), fillOnly: fillOnly}
+		for _, p := range pc.pts {
+			on := near(p, tpl, tol)
+			pc.joined = pc.joined || on
+			if fillOnly {
+				on = near(p, c.filled, tol)
+			}
+			if !on && area.X <= p.X && p.X <= area.X+area.W && area.Y <= p.Y && p.Y <= area.Y+area.H && !explained(p, others) {
+				pc.off++
+			}
+		}
+		ps = append(ps, pc)
+	})
+	// Drawing joined to the match, directly or through other such
+	// drawing, is part of the symbol there (the bar under an outdoor
+	// luminaire's stem); another symbol that merely stands near it is
+	// not.
+	for grew := true; grew; {
+		grew = false
+		for i := range ps {
+			if ps[i].joined {
+				continue
+			}
+			for j := range ps {
+				if ps[j].joined && touching(ps[i].pts, ps[j].pts, tol) {
+					ps[i].joined, grew = true, true
+					break
+				}
+			}
+		}
+	}
+	unexplained := 0
+	for _, pc := range ps {
+		if pc.joined {
+			unexplained += pc.off
+		}
+	}
+	return float64(unexplained) * sampleStepPx / tplLen, pen
+}
+
+// touching reports whether two sampled pieces come within tol of each
+// other.
+func touching(a, b []glyph.Point, tol float64) bool {
+	for _, p := range a {
+		if near(p, b, tol) {
+			return true
+		}
+	}
+	return false
+}
+
+// explained reports whether one of the candidates explains p.
+func explained(p glyph.Point, cs []posed) bool {
+	for _, c := range cs {
+		if near(p, c.pts, c.tol) {
+			return true
+		}
+	}
+	return false
 }
 
 // near reports whether p lies within tol of a point of pts.

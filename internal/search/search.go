@@ -2,8 +2,10 @@
 // more like this". On a page drawn as vectors the drawing inside the box is
 // cut into a glyph template (as a legend row's glyph is cut) and the vector
 // matcher finds it on each page searched, at any rotation, mirrored, and
-// from half to twice its size. Image pages (scans and photos) are searched
-// by an ImageSearcher, which this package only declares.
+// from half to twice its size; a match must not be part of a larger symbol
+// and must be drawn in the template's colour. Image pages (scans and
+// photos) are searched by an ImageSearcher, which this package only
+// declares.
 package search
 
 import (
@@ -62,9 +64,10 @@ type Template struct {
 const templateClass = "search"
 
 // Cut cuts the drawing that lies wholly inside box on pg (raster pixels)
-// into a template: drawing that crosses the box's edge (wires, walls) is
-// left out, and text counts only where it lies within the drawing kept. It
-// returns ErrEmptyRegion when the box holds no drawing.
+// into a template (legend.CutGlyph): drawing that crosses the box's edge
+// (wires, walls) or is drawn in another colour than most of it is left
+// out, and text counts only where it touches the drawing kept. It returns
+// ErrEmptyRegion when the box holds no drawing.
 func Cut(pg *drawing.Page, box detect.Box) (*Template, error) {
 	r := legend.Rect{Min: glyph.Point{X: box.X, Y: box.Y}, Max: glyph.Point{X: box.X + box.W, Y: box.Y + box.H}}
 	c, ok := legend.CutGlyph(pg, r)
@@ -91,9 +94,13 @@ func (t *Template) Glyph() glyph.Glyph { return t.glyph }
 // raster pixels of its page.
 func (t *Template) Drawn() detect.Box { return t.drawn }
 
-// Find returns every instance of the template on pg, best first. Glyphs
-// shown in a legend table (a key to the drawing, not an instance) are left
-// out, as the engine leaves them out.
+// Find returns every instance of the template on pg, best first: where the
+// page explains at least minScore of the template, the template explains
+// the drawing joined to it there (it is not part of a larger symbol), and
+// that drawing is in the template's colour (devices that share a glyph
+// and differ by colour stay apart). Glyphs shown in a legend table (a key
+// to the drawing, not an instance) are left out, as the engine leaves
+// them out.
 func (t *Template) Find(ctx context.Context, pg *drawing.Page) ([]Match, error) {
 	if pg == nil {
 		return nil, nil
@@ -102,17 +109,30 @@ func (t *Template) Find(ctx context.Context, pg *drawing.Page) ([]Match, error) 
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	out := make([]Match, 0, len(ms))
-	var around *surroundings
+	var cands []vector.Match
+	var poses []posed
 	for _, m := range ms {
 		if m.Legend || m.Box.W <= 0 || m.Box.H <= 0 || m.Coverage < minScore {
 			continue
 		}
-		if around == nil {
-			around = newSurroundings(pg)
+		cands = append(cands, m)
+		poses = append(poses, pose(t.glyph, m.Placement, m.Box))
+	}
+	out := make([]Match, 0, len(cands))
+	if len(cands) == 0 {
+		return out, nil
+	}
+	around := newSurroundings(pg)
+	for i, m := range cands {
+		if len(poses[i].pts) < 2 {
+			continue
 		}
-		if around.foreign(t.glyph, t.pen, m.Placement, m.Box) > maxForeign {
+		extra, pen := around.foreign(poses[i], poses)
+		if extra > maxForeign {
 			continue // part of a larger symbol
+		}
+		if a, b := paint(t.pen), paint(pen); a != "" && b != "" && a != b {
+			continue // another device drawn with the same glyph
 		}
 		out = append(out, Match{Box: m.Box, Score: math.Round(m.Coverage*1000) / 1000})
 	}
@@ -223,3 +243,11 @@ func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.
 // own to cut (an image upload, a scanned sheet): an ImageSearcher reads
 // such pages.
 var ErrImagePage = errors.New("the page is an image: it has no drawing to cut a template from")
+
+// paint is the colour of a pen: its stroke, else its fill.
+func paint(st drawing.Style) string {
+	if st.Stroke != "" {
+		return st.Stroke
+	}
+	return st.Fill
+}

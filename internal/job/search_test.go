@@ -1,0 +1,58 @@
+package job
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"blueprint/internal/detect"
+)
+
+// TestValidateSearch checks a search request against a done job: the
+// box's page and box in pixels, the pages searched by default (the
+// counted ones) or as listed, and each refusal naming its field.
+func TestValidateSearch(t *testing.T) {
+	s := &Service{}
+	j := &Job{Status: Done, Pages: []Page{
+		{Index: 0, Width: 800, Height: 600, Kind: detect.KindFloorPlan},
+		{Index: 1, Width: 800, Height: 600, Kind: detect.KindLegend},
+		{Index: 2, Width: 400, Height: 200},
+	}}
+	ptr := func(i int) *int { return &i }
+	box := &BoxView{X: 0.5, Y: 0.25, Width: 0.1, Height: 0.2}
+
+	p, b, pages, err := s.validateSearch(j, SearchRequest{PageIndex: ptr(2), BBoxNorm: box})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Index != 2 || b != (detect.Box{X: 200, Y: 50, W: 40, H: 40}) || !slices.Equal(pages, []int{0, 2}) {
+		t.Errorf("page %d, box %+v, pages %v; want page 2, box {200 50 40 40}, the counted pages [0 2]", p.Index, b, pages)
+	}
+	listed := []int{1, 0}
+	if _, _, pages, err := s.validateSearch(j, SearchRequest{PageIndex: ptr(0), BBoxNorm: box, Pages: &listed}); err != nil || !slices.Equal(pages, listed) {
+		t.Errorf("pages [1 0]: %v %v", pages, err)
+	}
+
+	empty, twice, outside := []int{}, []int{0, 2, 0}, []int{0, 3}
+	for _, c := range []struct {
+		name  string
+		r     SearchRequest
+		field string
+	}{
+		{"no page", SearchRequest{BBoxNorm: box}, "page_index"},
+		{"page out of range", SearchRequest{PageIndex: ptr(3), BBoxNorm: box}, "page_index"},
+		{"negative page", SearchRequest{PageIndex: ptr(-1), BBoxNorm: box}, "page_index"},
+		{"no box", SearchRequest{PageIndex: ptr(0)}, "bbox_norm"},
+		{"box off the page", SearchRequest{PageIndex: ptr(0), BBoxNorm: &BoxView{X: 0.95, Y: 0, Width: 0.1, Height: 0.1}}, "bbox_norm"},
+		{"box of no area", SearchRequest{PageIndex: ptr(0), BBoxNorm: &BoxView{X: 0.1, Y: 0.1, Width: 0.1, Height: 0}}, "bbox_norm"},
+		{"no pages", SearchRequest{PageIndex: ptr(0), BBoxNorm: box, Pages: &empty}, "pages"},
+		{"a page twice", SearchRequest{PageIndex: ptr(0), BBoxNorm: box, Pages: &twice}, "pages[2]"},
+		{"a page out of range", SearchRequest{PageIndex: ptr(0), BBoxNorm: box, Pages: &outside}, "pages[1]"},
+	} {
+		_, _, _, err := s.validateSearch(j, c.r)
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeUnprocessable || e.Details["field"] != c.field || e.Message == "" {
+			t.Errorf("%s: %v, want unprocessable naming %s", c.name, err, c.field)
+		}
+	}
+}

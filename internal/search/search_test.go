@@ -1,0 +1,154 @@
+package search_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/document"
+	"blueprint/internal/document/documenttest"
+	"blueprint/internal/drawing"
+	"blueprint/internal/search"
+)
+
+// symbol is drawn in PDF points about the origin: a circle with a bar to
+// its right ending in a tick.
+var symbol = documenttest.CircleOps(0, 0, 6) + " 6 0 m 18 0 l 18 10 l S"
+
+func at(m, ops string) string { return "q " + m + " cm " + ops + " Q " }
+
+// pt converts PDF points to raster pixels.
+func pt(v float64) float64 { return v * float64(detect.RenderDPI) / 72 }
+
+// page returns the drawing of a one-page PDF of 400×300 pt with content.
+func page(t *testing.T, content string) (*document.Document, *drawing.Page) {
+	t.Helper()
+	data := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 400 300]", Content: content})
+	doc, err := document.Open(context.Background(), data, "application/pdf", document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = doc.Close() })
+	pg, err := doc.Drawing(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, pg
+}
+
+// boxAround is a reviewer's box around the symbol drawn upright at (x, y)
+// pt, 3 pt wider on each side, in pixels.
+func boxAround(x, y float64) detect.Box {
+	return detect.Box{X: pt(x - 9), Y: pt(300 - y - 13), W: pt(30), H: pt(22)}
+}
+
+// centres returns the centres of the matches' boxes in points from the
+// top-left corner.
+func centres(ms []search.Match) [][2]float64 {
+	var out [][2]float64
+	for _, m := range ms {
+		out = append(out, [2]float64{(m.Box.X + m.Box.W/2) * 72 / 200, (m.Box.Y + m.Box.H/2) * 72 / 200})
+	}
+	return out
+}
+
+func hasNear(cs [][2]float64, x, y float64) bool {
+	for _, c := range cs {
+		if math.Abs(c[0]-x) <= 2 && math.Abs(c[1]-y) <= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFind finds the symbol upright, turned and mirrored, and not where a
+// look-alike lacks its tick, where a larger symbol holds it (a bar
+// across its circle), or where it is drawn in another colour (another
+// device drawn with the same glyph).
+func TestFind(t *testing.T) {
+	content := "1 w " + at("1 0 0 1 40 250", symbol) + at("0 1 -1 0 150 250", symbol) + at("-1 0 0 1 250 160", symbol) +
+		at("1 0 0 1 60 160", documenttest.CircleOps(0, 0, 6)+" 6 0 m 18 0 l S") +
+		at("1 0 0 1 100 60", symbol+" -6 -9 m 6 -9 l S 0 -6 m 0 -9 l S") +
+		"1 0 0 RG " + at("1 0 0 1 300 60", symbol)
+	_, pg := page(t, content)
+	tpl, err := search.Cut(pg, boxAround(40, 250))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := tpl.Find(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := centres(ms)
+	// Upright at (40, 250): x 34–58, y 244–260 from the bottom.
+	for _, want := range [][2]float64{{46, 48}, {148, 44}, {244, 138}} {
+		if !hasNear(cs, want[0], want[1]) {
+			t.Errorf("no match at %v pt; matches at %v", want, cs)
+		}
+	}
+	if len(ms) != 3 {
+		t.Errorf("%d matches at %v, want the 3 instances", len(ms), cs)
+	}
+	for _, m := range ms {
+		if m.Score < 0.9 || m.Score > 1 {
+			t.Errorf("score %v", m.Score)
+		}
+	}
+}
+
+// TestCutLeavesOutWhatIsNotTheSymbol: a wall through the box, a grey
+// hatch stroke beside the symbol and a label the box cuts through are not
+// part of what is searched for, so instances without them are found.
+func TestCutLeavesOutWhatIsNotTheSymbol(t *testing.T) {
+	content := "1 w " + at("1 0 0 1 40 250", symbol) + at("1 0 0 1 200 100", symbol) +
+		"0 270 m 400 270 l S " + // a wall through the box, above the symbol
+		"0.5 g BT /F1 6 Tf 52 238 Td (L1-23 kitchen) Tj ET " +
+		"0.6 G 0.3 w 50 245 m 56 245 l S" // grey hatching under the bar
+	_, pg := page(t, content)
+	tpl, err := search.Cut(pg, boxAround(40, 250))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := tpl.Find(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := centres(ms); len(ms) != 2 || !hasNear(cs, 206, 198) {
+		t.Errorf("matches at %v, want the boxed symbol and the one at (206, 198) pt", cs)
+	}
+	if _, err := search.Cut(pg, detect.Box{X: pt(300), Y: pt(20), W: pt(40), H: pt(40)}); !errors.Is(err, search.ErrEmptyRegion) {
+		t.Errorf("a box with no drawing: %v, want ErrEmptyRegion", err)
+	}
+}
+
+// TestInDocument searches the pages asked for, in their order, and refuses
+// a box on an image page.
+func TestInDocument(t *testing.T) {
+	data := documenttest.PDF(
+		documenttest.Page{MediaBox: "[0 0 400 300]", Content: "1 w " + at("1 0 0 1 40 250", symbol)},
+		documenttest.Page{MediaBox: "[0 0 400 300]", Content: "1 w " + at("0 -1 1 0 200 100", symbol) + at("1 0 0 1 300 200", symbol)})
+	ctx := context.Background()
+	doc, err := document.Open(ctx, data, "application/pdf", document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	got, err := search.InDocument(ctx, doc, 0, boxAround(40, 250), []int{1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Page != 1 || len(got[0].Matches) != 2 || got[1].Page != 0 || len(got[1].Matches) != 1 {
+		t.Errorf("got %+v, want 2 matches on page 1, then 1 on page 0", got)
+	}
+
+	img, err := document.Open(ctx, documenttest.PNG16(64, 48), "image/png", document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	if _, err := search.InDocument(ctx, img, 0, detect.Box{X: 1, Y: 1, W: 10, H: 10}, []int{0}); !errors.Is(err, search.ErrImagePage) {
+		t.Errorf("a box on an image: %v, want ErrImagePage", err)
+	}
+}

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"blueprint/internal/catalog"
+	"blueprint/internal/detect"
 	"blueprint/internal/docfiles"
+	"blueprint/internal/document/documenttest"
 	"blueprint/internal/engine"
 	"blueprint/internal/job"
 	"blueprint/internal/synth"
@@ -62,6 +64,21 @@ func newBatchEnv(t *testing.T, batchPages int) *batchEnv {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// cfgWith is a Service on e's store and blobs with another engine.
+func (e *batchEnv) cfgWith(t *testing.T, eng detect.Engine) *job.Service {
+	t.Helper()
+	parts := newServiceParts(t)
+	cfg := parts.cfg
+	cfg.Store, cfg.Blobs = e.store, e.blobs
+	cfg.Files, cfg.Engine, cfg.Clock, cfg.BatchPages, cfg.LazyPageImages = docfiles.New(0, 0), eng, e.clock, 2, true
+	cfg.WebhookSecret = func(string) ([]byte, bool) { return nil, false }
+	svc, err := job.NewService(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
 }
 
 // queue stores data as a queued job's upload.
@@ -251,5 +268,54 @@ func TestBatchesSplit(t *testing.T) {
 		if got := job.Batches(c.n, c.size); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Batches(%d, %d) = %v, want %v", c.n, c.size, got, c.want)
 		}
+	}
+}
+
+// failingPass is a document engine that cannot save its pass (so each
+// batch prepares it again) and whose detection fails on one page.
+type failingPass struct{ bad int }
+
+func (f failingPass) Detect(_ context.Context, p detect.Page) ([]detect.Detection, error) {
+	if p.Index == f.bad {
+		return nil, errors.New("detector broke")
+	}
+	return []detect.Detection{{Class: "smoke_detector", Confidence: 0.9, Box: detect.Box{X: 1, Y: 1, W: 5, H: 5}}}, nil
+}
+
+func (f failingPass) Prepare(context.Context, detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
+	return f, detect.DocumentInfo{}, nil
+}
+
+// TestBatchPageFails: a page that fails in its batch fails the job with
+// the message one run gives, naming the page; the batches after it and
+// the merge leave the failed job alone.
+func TestBatchPageFails(t *testing.T) {
+	pages := make([]documenttest.Page, 5)
+	for i := range pages {
+		pages[i] = documenttest.Page{MediaBox: "[0 0 144 144]", Content: "0 g 36 36 72 72 re f"}
+	}
+	data := documenttest.PDF(pages...)
+	e := newBatchEnv(t, 2)
+	ctx := context.Background()
+	cfg := e.cfgWith(t, failingPass{bad: 3})
+	e.queue(t, "doc", data)
+	batches, err := cfg.Begin(ctx, "doc")
+	if err != nil || len(batches) != 3 {
+		t.Fatalf("Begin: %v, %v", batches, err)
+	}
+	for _, b := range batches {
+		if err := cfg.ProcessBatch(ctx, "doc", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cfg.MergeBatches(ctx, "doc"); err != nil {
+		t.Fatal(err)
+	}
+	j, _ := e.store.GetJob(ctx, "doc")
+	if j.Status != job.Failed || j.Error == nil || !strings.Contains(j.Error.Message, "symbol detection failed on the page with page_index 3") {
+		t.Fatalf("job %s, error %+v", j.Status, j.Error)
+	}
+	if _, ok := e.stored(t, job.BatchKey("doc", batches[2])); ok {
+		t.Fatal("a batch after the failure ran on the failed job")
 	}
 }

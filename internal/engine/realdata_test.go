@@ -168,9 +168,14 @@ var zaFixture = map[int]map[string]int{
 var zaPlanPages = []int{4, 5, 6, 7}
 
 // zaMaxError is the summed |detected - counted| over the fixture's pages
-// (classes of either) when the fixture was made: a guard against
-// regressions, to lower as detection improves.
-const zaMaxError = 70
+// (classes of either): a guard against regressions, lowered as detection
+// improves. It was 70 when the fixture was made; the floor boxes' single
+// sockets (nested glyphs, drawn without the legend's piece of wall) and
+// the boards' look-alikes (solid wall piers) took it to 31. Issue 35's
+// target is 20; what remains is the 600 x 1200 bars (7: the plan draws
+// two tubes where the legend draws three), the pink switches with one
+// tick counted as 2-lever (6), and ceiling lights on page 4.
+const zaMaxError = 31
 
 // TestRealDataSouthAfrica: the South African office set's single-line
 // diagrams (pages 2-3, titles drawn as outlines) and drawing register
@@ -210,6 +215,16 @@ func TestRealDataSouthAfrica(t *testing.T) {
 		}
 	}
 	t.Logf("summed |detected - counted| on pages %v: %d", zaPlanPages, sum)
+	// Issue 35 cases 6 and 7: a board on every plan, no wall pier taken
+	// for one; the single sockets of page 5's floor boxes.
+	for _, page := range zaPlanPages {
+		if got := pages[page-1]["distribution_board"]; !within(got, zaFixture[page]["distribution_board"]) {
+			t.Errorf("page %d: %d distribution boards, counted %d", page, got, zaFixture[page]["distribution_board"])
+		}
+	}
+	if got := pages[4]["socket_outlet_switched"]; !within(got, zaFixture[5]["socket_outlet_switched"]) {
+		t.Errorf("page 5: %d single switched sockets, counted %d in the floor boxes", got, zaFixture[5]["socket_outlet_switched"])
+	}
 	if sum > zaMaxError {
 		t.Errorf("summed error %d over the hand count, was %d", sum, zaMaxError)
 	}

@@ -60,9 +60,9 @@ const (
 	quickMisses = 8
 	// ownLineSlack is how far, as a fraction of a template line's
 	// length, the page segment drawing it may end short of or past the
-	// line's ends (a block drawn a little otherwise than its legend; a
-	// wire is longer by far).
-	ownLineSlack = 0.1
+	// line's ends: a block drawn a hair otherwise than its legend (a
+	// wire or a wall is longer by far).
+	ownLineSlack = 0.05
 )
 
 // Match is one symbol instance found on a page.
@@ -524,7 +524,7 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 		}
 		// The page segment may end a little short of or past the
 		// template line's ends (ownLineSlack), or where its optional
-		// stubs start.
+		// stubs start (known to within the stub margin).
 		slack := ownLineSlack * math.Hypot(b.X-a.X, b.Y-a.Y)
 		if t.inner[i] != l {
 			slack = math.Max(slack, 2*stubMarginMM*k)

@@ -78,24 +78,41 @@ func runs(pg *drawing.Page) []run {
 		}
 		line := append([]item(nil), items[start:end]...)
 		sort.Slice(line, func(a, b int) bool { return line[a].u < line[b].u })
-		var cur *run
-		lastEnd := math.Inf(-1)
+		// Baselines chain through text written between two lines (a
+		// glyph's letters between a wrapped description's two lines):
+		// along the line, a character joins the open run whose last
+		// character's baseline is nearest, within baselineTol (or twice
+		// that, for a raised or lowered character, where no run is that
+		// near), and whose end it follows within columnGap.
+		type open struct {
+			r          run
+			v, lastEnd float64
+		}
+		var opens []*open
 		for _, it := range line {
 			c := pg.Chars[it.i]
 			w := charAdvance(c)
-			if cur != nil && it.u-lastEnd > columnGap*math.Max(c.Size, cur.size) {
-				out = append(out, finishRun(pg, *cur))
-				cur = nil
+			var best *open
+			bestD := math.Inf(1)
+			for _, o := range opens {
+				d := math.Abs(it.v - o.v)
+				if it.u-o.lastEnd <= columnGap*math.Max(c.Size, o.r.size) && d <= 2*baselineTol*math.Max(c.Size, 1) && d < bestD {
+					best, bestD = o, d
+				}
 			}
-			if cur == nil {
-				cur = &run{size: c.Size, angle: it.angle}
+			if best == nil {
+				best = &open{r: run{size: c.Size, angle: it.angle}, lastEnd: math.Inf(-1)}
+				opens = append(opens, best)
 			}
-			cur.chars = append(cur.chars, it.i)
-			cur.size = math.Max(cur.size, c.Size)
-			lastEnd = math.Max(lastEnd, it.u+w)
+			best.r.chars = append(best.r.chars, it.i)
+			best.r.size = math.Max(best.r.size, c.Size)
+			best.lastEnd = math.Max(best.lastEnd, it.u+w)
+			if bestD <= baselineTol*math.Max(c.Size, 1) || len(best.r.chars) == 1 {
+				best.v = it.v // a raised character does not move the baseline
+			}
 		}
-		if cur != nil {
-			out = append(out, finishRun(pg, *cur))
+		for _, o := range opens {
+			out = append(out, finishRun(pg, o.r))
 		}
 		start = end
 	}

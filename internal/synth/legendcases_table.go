@@ -324,7 +324,13 @@ func (d *design) sectionedLegend(r rect) {
 			if qty {
 				d.lines(black, 0.18, nil, glyph.Point{X: qx, Y: y}, glyph.Point{X: qx, Y: y + rowH})
 			}
-			d.caseGlyph(row.g, rect{r.x0, y, r.x0 + glyphW, y + rowH}, red)
+			// Red, as the real sheet, unless two devices differ only
+			// by their colours (colourTwins): then each keeps its own.
+			c := red
+			if d.g.colourKeyed && row.k >= 0 {
+				c = d.symColour(row.k)
+			}
+			d.caseGlyph(row.g, rect{r.x0, y, r.x0 + glyphW, y + rowH}, c)
 			sz := size
 			lines := d.legendLines(row.desc, wrap, avail, &sz)
 			d.cellText(lines, descX, cell, sz, alignLeft)

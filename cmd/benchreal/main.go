@@ -5,7 +5,8 @@
 // done, the server's peak RSS during the job (VmHWM; the server is fresh, so
 // it is that job's), and the ratio to a bare render of the same file by
 // `mutool draw -r 200` (Debian's mupdf-tools) in the same run, when mutool
-// is installed:
+// is installed; beside them the CPU seconds both spent (the server's from
+// start to done), whose ratio moves less with other work on the machine:
 //
 //	go run ./cmd/benchreal -server bin/blueprintd [-repeat 2] [-dense DIR] [-heavy DIR] FILE.pdf...
 //
@@ -86,11 +87,11 @@ func run() error {
 		mt = ""
 		fmt.Println("mutool not found: the ratio to the bare render is skipped")
 	}
-	fmt.Printf("%-34s %5s %10s %10s %7s %10s %9s\n", "document", "pages", "service s", "mutool s", "ratio", "peak RSS", "idle RSS")
+	fmt.Printf("%-34s %5s %10s %10s %7s %10s %9s %8s %8s %7s\n", "document", "pages", "service s", "mutool s", "ratio", "peak RSS", "idle RSS", "svc CPU", "mut CPU", "CPU x")
 	var failed []string
 	for _, f := range files {
 		var svc []result
-		var bare []float64
+		var bare, bareCPU []float64
 		for range *repeat {
 			r, err := measureJob(*server, f)
 			if err != nil {
@@ -98,11 +99,12 @@ func run() error {
 			}
 			svc = append(svc, r)
 			if mt != "" {
-				s, err := measureMutool(mt, f)
+				s, cpu, err := measureMutool(mt, f)
 				if err != nil {
 					return fmt.Errorf("%s: mutool: %w", f, err)
 				}
 				bare = append(bare, s)
+				bareCPU = append(bareCPU, cpu)
 			}
 		}
 		best := slices.MinFunc(svc, func(a, b result) int { return cmp.Compare(a.seconds, b.seconds) })
@@ -113,6 +115,8 @@ func run() error {
 			b := slices.Min(bare)
 			line = fmt.Sprintf("%-34s %5d %10s %10s %6.2fx %7d MiB %6d MiB", trim(filepath.Base(f), 34), best.pages,
 				spread(svcSeconds(svc)), spread(bare), best.seconds/b, peak.peakKB/1024, best.idleKB/1024)
+			cpu := slices.MinFunc(svc, func(a, b result) int { return cmp.Compare(a.cpu, b.cpu) }).cpu
+			line += fmt.Sprintf(" %8.2f %8.2f %6.2fx", cpu, slices.Min(bareCPU), cpu/slices.Min(bareCPU))
 		}
 		fmt.Println(line)
 		if f == heavy {
@@ -134,6 +138,7 @@ func run() error {
 type result struct {
 	pages   int
 	seconds float64 // POST start to status done
+	cpu     float64 // the server's CPU seconds (user and system) over the same span
 	peakKB  int64   // the server's VmHWM after the job
 	idleKB  int64   // the server's VmRSS before the upload
 }
@@ -162,11 +167,12 @@ func trim(s string, n int) string {
 	return s[:n-1] + "…"
 }
 
-// measureMutool times `mutool draw -r 200 -o DIR/p-%d.png FILE`.
-func measureMutool(mt, file string) (float64, error) {
+// measureMutool times `mutool draw -r 200 -o DIR/p-%d.png FILE`: wall
+// and CPU seconds.
+func measureMutool(mt, file string) (float64, float64, error) {
 	dir, err := os.MkdirTemp("", "benchreal-mutool-")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer os.RemoveAll(dir)
 	cmd := exec.Command(mt, "draw", "-q", "-r", "200", "-o", filepath.Join(dir, "p-%d.png"), file)
@@ -174,9 +180,32 @@ func measureMutool(mt, file string) (float64, error) {
 	cmd.Stderr = &stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("%w: %s", err, stderr.String())
+		return 0, 0, fmt.Errorf("%w: %s", err, stderr.String())
 	}
-	return time.Since(start).Seconds(), nil
+	wall := time.Since(start).Seconds()
+	return wall, (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds(), nil
+}
+
+// procCPU returns the CPU seconds (user and system) process pid has spent,
+// from /proc/PID/stat in clock ticks of 1/100 s (Linux's USER_HZ); 0 when
+// unreadable.
+func procCPU(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces: count from its ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return float64(u+s) / 100
 }
 
 // measureJob runs one job of file through a fresh server.
@@ -231,7 +260,7 @@ func measureJob(server, file string) (result, error) {
 	if err := c.doURL(ctx, "PUT", init.Upload.URL, "application/pdf", data, nil); err != nil {
 		return result{}, err
 	}
-	start := time.Now()
+	start, cpu0 := time.Now(), procCPU(cmd.Process.Pid)
 	if err := c.do(ctx, "POST", "/v1/jobs/"+init.JobID+"/start", "", nil, nil); err != nil {
 		return result{}, err
 	}
@@ -246,7 +275,7 @@ func measureJob(server, file string) (result, error) {
 		}
 		switch st.Status {
 		case "done":
-			return result{pages: st.PageCount, seconds: time.Since(start).Seconds(),
+			return result{pages: st.PageCount, seconds: time.Since(start).Seconds(), cpu: procCPU(cmd.Process.Pid) - cpu0,
 				peakKB: procStatusKB(cmd.Process.Pid, "VmHWM"), idleKB: idle}, nil
 		case "failed", "expired":
 			return result{}, fmt.Errorf("job %s: %s", st.Status, st.Error)

@@ -26,7 +26,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval search-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -90,6 +90,13 @@ DATA   ?= testdata/synth
 REPORT ?= eval-report.json
 eval: mupdf-headers $(ORT_LIB)
 	$(GO) run ./cmd/eval -data $(DATA) -report $(REPORT) $(EVAL_FLAGS)
+
+# Score "find more like this" (POST /v1/jobs/{id}/search) on vector sheets:
+# from two instances of each class per sheet, recall and precision against
+# the sheet's truth and the time per search (docs/vector.md):
+# make search-eval DATA=<dir> [SEARCH_EVAL_FLAGS="-queries 3 -misses /tmp/misses.jsonl"]
+search-eval: mupdf-headers
+	$(GO) run ./cmd/searcheval -data $(DATA) $(SEARCH_EVAL_FLAGS)
 
 # Time the vector matcher (reading the drawing, matching) per page by paper
 # size on a generated set, and print its peak RSS (docs/vector.md):

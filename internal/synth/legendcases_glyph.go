@@ -26,6 +26,10 @@ const (
 	// is also drawn 0.5 to 4 times its legend length along its long
 	// axis.
 	caseElongated = "elongated"
+	// caseSmallTagged: a heat detector drawn small (a hexagon about
+	// 4 mm across with a dot inside) with its rating, "135°", written
+	// above it, in the legend and on the plan.
+	caseSmallTagged = "smalltagged"
 )
 
 // glyphCaseChance is the share of legend sets drawing a glyph case.
@@ -71,6 +75,21 @@ func stretched(g glyph.Glyph, f float64) glyph.Glyph {
 	return g.Transform(glyph.Affine{A: f, D: 1})
 }
 
+// smallTaggedGlyph is a hexagon 4 mm across its corners with a dot
+// inside and "135°" written above it.
+var smallTaggedGlyph = func() glyph.Glyph {
+	hex := make([]glyph.Point, 6)
+	for i := range hex {
+		a := math.Pi / 3 * float64(i)
+		hex[i] = glyph.Point{X: 2 * math.Cos(a), Y: 2 * math.Sin(a)}
+	}
+	return glyph.Glyph{Shapes: []glyph.Shape{
+		{Kind: glyph.KindPolygon, Pts: hex},
+		{Kind: glyph.KindCircle, Pts: []glyph.Point{{}}, R: 0.35, Fill: true},
+		{Kind: glyph.KindText, Text: "135°", Pts: []glyph.Point{{X: 0, Y: -2.4}}, Size: 1.2},
+	}}
+}()
+
 // pierGlyph is a solid wall pier of the board's size, filled as two
 // triangles.
 var pierGlyph = glyph.Glyph{Shapes: []glyph.Shape{
@@ -100,7 +119,11 @@ func (g *Generator) chooseGlyphCase(seed uint64, i int) (string, int) {
 		return "", -1
 	}
 	k := r.IntN(len(g.symbols))
-	switch r.IntN(3) {
+	switch r.IntN(4) {
+	case 3:
+		g.symbols[k].Glyph = smallTaggedGlyph
+		g.symbols[k].Category = "detectors"
+		return caseSmallTagged, k
 	case 0:
 		g.symbols[k].Glyph = wallSocketGlyph(true)
 		g.symbols[k].Category = "sockets"

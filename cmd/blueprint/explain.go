@@ -190,7 +190,7 @@ type explainRow struct {
 	GlyphMM         [2]float64 `json:"glyph_size_mm"`
 	Colour          string     `json:"colour"`
 	PrintedQuantity *int       `json:"printed_quantity"`
-	PartNumber      *string    `json:"part_number"` // the row's cell under a part-number head, null for none
+	PartNumber      *string    `json:"part_number"`  // the row's cell under a part-number head, null for none
 	Template        int        `json:"template_row"` // the row whose template finds this row's symbols
 	// Matches are the symbols its template found for it, by page; Counted
 	// of them pass the take-off's filters.

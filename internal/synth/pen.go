@@ -235,6 +235,9 @@ func (p *pen) textAt(s string, at glyph.Point, capH, angle, align float64, c col
 	}
 	p.pdf.SetXY(x-align*w*ptPerMM, y)
 	err := p.pdf.Text(s)
+	// gopdf sets the text colour as the fill colour ("rg" inside BT … ET),
+	// which outlives the text object: later fills must set theirs again.
+	p.fill = c
 	if rotated {
 		p.pdf.RotateReset()
 	}

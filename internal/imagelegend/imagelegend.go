@@ -1,0 +1,570 @@
+// Package imagelegend reads legend tables on page images (scans, photos,
+// PNG and JPEG uploads): it finds the column of glyphs with a description
+// beside each, cuts out each glyph's box, and reads each row's text by OCR
+// (internal/ocr) for the same vocabulary as PDF legends (internal/legend):
+// description, tags beside the glyph, and the printed quantity.
+//
+// Finding works on the ink alone, so that OCR (the slow part) reads only
+// the candidate tables: the page is binarised with a local threshold, its
+// connected pieces of ink labelled, pieces of the page's text size chained
+// into text lines, and a legend row is a text line with a glyph-sized
+// piece of non-text ink to its left; rows whose glyphs and text starts
+// line up make a table. docs/raster.md, "Legends on images", says more.
+package imagelegend
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"blueprint/internal/legend"
+	"blueprint/internal/ocr"
+)
+
+// Row is one legend row read from an image.
+type Row struct {
+	Description string
+	// Class is what the vocabulary maps the description to ("" when it
+	// names no class or matched a rule for a device without one); Mapped
+	// says whether any vocabulary rule matched.
+	Class  string
+	Mapped bool
+	// Tags are words written between the glyph and the description
+	// ("15CD", "135°").
+	Tags []string
+	// Quantity is the printed quantity, nil when the table has no
+	// quantity column or the row's cell is empty.
+	Quantity *int
+	// Glyph is the box of the row's glyph on the page, in the image's
+	// pixels; Box the row's extent (glyph, tags, description).
+	Glyph image.Rectangle
+	Box   image.Rectangle
+}
+
+// Table is one legend table found on an image.
+type Table struct {
+	Box  image.Rectangle
+	Rows []Row
+}
+
+// Reader finds and reads legend tables on images.
+type Reader struct {
+	OCR   *ocr.Reader
+	Vocab *legend.Vocabulary
+}
+
+// Layout parameters, in text heights (H: the median height of the page's
+// character-sized pieces of ink).
+const (
+	// maxGlyphGap: the glyph ends at most this far left of its text.
+	maxGlyphGap = 12.0
+	// wordGap: characters of one text line lie at most this far apart.
+	wordGap = 1.1
+	// glyphJoin: pieces of one glyph lie at most this far apart.
+	glyphJoin = 0.3
+	// maxPitch: rows of one table lie at most this far apart.
+	maxPitch = 6.0
+	// align: glyph centres (and text starts) of one column agree within
+	// this.
+	align = 2.0
+	// minRows is the fewest rows a table has.
+	minRows = 2
+	// colGap: words further apart than this belong to different columns.
+	colGap = 2.5
+	// textStrokes: ink runs a text height along the middle of a line of
+	// letters run together (a glyph outline has two across its width).
+	textStrokes = 1.2
+)
+
+// Glyph size range, in text heights.
+const (
+	minGlyphH, maxGlyphH = 0.7, 6.0
+	minGlyphW, maxGlyphW = 0.6, 12.0
+)
+
+// Find returns the legend tables of img with their rows read. Tables none
+// of whose rows the vocabulary maps, and that have no legend header, are
+// left out. It fails only when OCR fails.
+func (r *Reader) Find(ctx context.Context, img image.Image) ([]Table, error) {
+	origin := img.Bounds().Min
+	g := grayOf(img)
+	m := binarise(g)
+	cs := components(m)
+	h := textHeight(cs)
+	if h == 0 {
+		return nil, nil
+	}
+	lay := layout(cs, h, m)
+	var out []Table
+	for _, col := range lay.columns() {
+		t, ok, err := r.read(ctx, g, lay, col)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		t.Box = t.Box.Add(origin)
+		for i := range t.Rows {
+			t.Rows[i].Glyph = t.Rows[i].Glyph.Add(origin)
+			t.Rows[i].Box = t.Rows[i].Box.Add(origin)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// textHeight returns the median height of the character-sized pieces of
+// ink (5 to 80 pixels high, not wider than about two heights, not mostly
+// empty), 0 when there are too few to tell.
+func textHeight(cs []component) float64 {
+	var hs []int
+	for _, c := range cs {
+		w, h := c.box.Dx(), c.box.Dy()
+		if h >= 5 && h <= 80 && w <= 2*h+2 && w >= 1 && float64(c.area) >= 0.12*float64(w*h) {
+			hs = append(hs, h)
+		}
+	}
+	if len(hs) < 20 {
+		return 0
+	}
+	slices.Sort(hs)
+	return float64(hs[len(hs)/2])
+}
+
+// textLine is a chain of character-sized pieces.
+type textLine struct {
+	box   image.Rectangle
+	chars int
+}
+
+// glyphPiece is a cluster of non-text ink of glyph size.
+type glyphPiece struct {
+	box image.Rectangle
+}
+
+// pageLayout is what finding knows of a page: its text height, text
+// lines and glyph-sized clusters.
+type pageLayout struct {
+	h      float64
+	lines  []textLine
+	glyphs []glyphPiece
+}
+
+// layout chains character pieces into lines and clusters the other
+// pieces of ink into glyph candidates.
+func layout(cs []component, h float64, m *inkMap) *pageLayout {
+	isChar := func(c component) bool {
+		ch, cw := float64(c.box.Dy()), float64(c.box.Dx())
+		if ch < 0.45*h || ch > 1.6*h {
+			return false
+		}
+		// Letters run together by blur or bold type: a flat piece
+		// crossed by many strokes along its middle is text.
+		return cw <= 2.2*h || float64(m.crossings(c.box)) >= textStrokes*cw/h
+	}
+	var chars, other []image.Rectangle
+	for _, c := range cs {
+		switch {
+		case isChar(c):
+			chars = append(chars, c.box)
+		case float64(max(c.box.Dx(), c.box.Dy())) < 0.3*h:
+			// specks and dots: neither text nor glyph
+		case float64(max(c.box.Dx(), c.box.Dy())) > 15*h:
+			// rules, walls, table grids
+		default:
+			other = append(other, c.box)
+		}
+	}
+	lay := &pageLayout{h: h}
+	lay.lines = chainLines(chars, h)
+	// Glyphs: the other pieces, with character pieces inside them (text
+	// drawn inside a glyph), joined when close.
+	lay.glyphs = clusterGlyphs(other, chars, h)
+	return lay
+}
+
+// chainLines joins character boxes that overlap vertically by half their
+// height and lie within wordGap heights horizontally into lines of two
+// or more characters.
+func chainLines(chars []image.Rectangle, h float64) []textLine {
+	sort.Slice(chars, func(a, b int) bool { return chars[a].Min.X < chars[b].Min.X })
+	parent := make([]int, len(chars))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	// Bucket by band of rows so each char looks only at its neighbours.
+	band := int(math.Max(h, 4))
+	buckets := map[int][]int{}
+	for i, c := range chars {
+		buckets[(c.Min.Y+c.Max.Y)/2/band] = append(buckets[(c.Min.Y+c.Max.Y)/2/band], i)
+	}
+	gap := int(wordGap * h)
+	for i, a := range chars {
+		cb := (a.Min.Y + a.Max.Y) / 2 / band
+		for b := cb - 1; b <= cb+1; b++ {
+			for _, j := range buckets[b] {
+				if j <= i {
+					continue
+				}
+				c := chars[j]
+				if c.Min.X > a.Max.X+gap || c.Max.X < a.Min.X {
+					continue
+				}
+				ov := min(a.Max.Y, c.Max.Y) - max(a.Min.Y, c.Min.Y)
+				if float64(ov) < 0.5*float64(min(a.Dy(), c.Dy())) {
+					continue
+				}
+				if ri, rj := find(i), find(j); ri != rj {
+					parent[rj] = ri
+				}
+			}
+		}
+	}
+	index := map[int]int{}
+	var lines []textLine
+	for i, c := range chars {
+		r := find(i)
+		k, ok := index[r]
+		if !ok {
+			k = len(lines)
+			index[r] = k
+			lines = append(lines, textLine{box: c})
+		} else {
+			lines[k].box = lines[k].box.Union(c)
+		}
+		lines[k].chars++
+	}
+	kept := lines[:0]
+	for _, l := range lines {
+		if l.chars >= 2 && float64(l.box.Dy()) <= 2.2*h {
+			kept = append(kept, l)
+		}
+	}
+	return kept
+}
+
+// clusterGlyphs joins non-text pieces lying within glyphJoin heights of
+// each other, with the character pieces inside them, and keeps clusters
+// of glyph size.
+func clusterGlyphs(other, chars []image.Rectangle, h float64) []glyphPiece {
+	join := int(math.Ceil(glyphJoin * h))
+	parent := make([]int, len(other))
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	// A grid of cells 4 text heights wide: each piece is listed in every
+	// cell its box (grown by join) touches, and meets only those pieces.
+	cell := max(int(4*h), 8)
+	grid := map[[2]int][]int{}
+	for i, b := range other {
+		g := b.Inset(-join)
+		for cy := g.Min.Y / cell; cy <= g.Max.Y/cell; cy++ {
+			for cx := g.Min.X / cell; cx <= g.Max.X/cell; cx++ {
+				k := [2]int{cx, cy}
+				for _, j := range grid[k] {
+					if g.Overlaps(other[j]) {
+						if ri, rj := find(i), find(j); ri != rj {
+							parent[rj] = ri
+						}
+					}
+				}
+				grid[k] = append(grid[k], i)
+			}
+		}
+	}
+	union := map[int]image.Rectangle{}
+	for i, b := range other {
+		r := find(i)
+		union[r] = union[r].Union(b)
+	}
+	boxes := make([]image.Rectangle, 0, len(union))
+	for _, b := range union {
+		boxes = append(boxes, b)
+	}
+	sort.Slice(boxes, func(a, b int) bool {
+		if boxes[a].Min.Y != boxes[b].Min.Y {
+			return boxes[a].Min.Y < boxes[b].Min.Y
+		}
+		return boxes[a].Min.X < boxes[b].Min.X
+	})
+	var out []glyphPiece
+	for _, b := range boxes {
+		gw, gh := float64(b.Dx())/h, float64(b.Dy())/h
+		if gh < minGlyphH || gh > maxGlyphH || gw < minGlyphW || gw > maxGlyphW {
+			continue
+		}
+		for _, c := range chars {
+			if c.In(b.Inset(-1)) {
+				b = b.Union(c)
+			}
+		}
+		out = append(out, glyphPiece{box: b})
+	}
+	return out
+}
+
+// candidate is a text line with the glyph left of it.
+type candidate struct {
+	line  int
+	glyph int
+	tags  []int // text lines between the glyph and the line
+	// more are the further lines beside the same glyph (a description
+	// wrapped beside a tall glyph), in order down the page.
+	more []int
+}
+
+// rowsOf pairs each text line with the nearest glyph to its left on its
+// height, passing over tag lines between them.
+func (lay *pageLayout) rowsOf() []candidate {
+	h := lay.h
+	var out []candidate
+	for li, l := range lay.lines {
+		if l.chars < 3 {
+			continue
+		}
+		cy := float64(l.box.Min.Y+l.box.Max.Y) / 2
+		best, bestGap := -1, math.Inf(1)
+		for gi, g := range lay.glyphs {
+			gap := float64(l.box.Min.X - g.box.Max.X)
+			gcy := float64(g.box.Min.Y+g.box.Max.Y) / 2
+			if gap < -0.5*h || gap > maxGlyphGap*h || math.Abs(gcy-cy) > math.Max(h, float64(g.box.Dy())/2) {
+				continue
+			}
+			if g.box.Overlaps(l.box) && g.box.Max.X > l.box.Min.X+int(h) {
+				continue
+			}
+			if gap < bestGap {
+				best, bestGap = gi, gap
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		g := lay.glyphs[best].box
+		var tags []int
+		clear := true
+		for oi, o := range lay.lines {
+			if oi == li {
+				continue
+			}
+			ocy := float64(o.box.Min.Y+o.box.Max.Y) / 2
+			if o.box.Min.X >= g.Max.X-1 && o.box.Max.X <= l.box.Min.X+1 && math.Abs(ocy-cy) < h {
+				if o.chars > 8 {
+					clear = false // another description between: not this line's glyph
+				}
+				tags = append(tags, oi)
+			}
+		}
+		if clear {
+			out = append(out, candidate{line: li, glyph: best, tags: tags})
+		}
+	}
+	// Lines beside one glyph are one row, read from the top.
+	sort.Slice(out, func(a, b int) bool { return lay.lines[out[a].line].box.Min.Y < lay.lines[out[b].line].box.Min.Y })
+	first := map[int]int{}
+	kept := out[:0]
+	for _, c := range out {
+		if k, ok := first[c.glyph]; ok {
+			kept[k].more = append(kept[k].more, c.line)
+			continue
+		}
+		first[c.glyph] = len(kept)
+		kept = append(kept, c)
+	}
+	return kept
+}
+
+// columns groups rows whose glyphs and text starts line up, in order down
+// the page, splitting where rows lie more than maxPitch apart.
+func (lay *pageLayout) columns() [][]candidate {
+	h := lay.h
+	rows := lay.rowsOf()
+	sort.Slice(rows, func(a, b int) bool {
+		return lay.lines[rows[a].line].box.Min.Y < lay.lines[rows[b].line].box.Min.Y
+	})
+	used := make([]bool, len(rows))
+	var out [][]candidate
+	for i := range rows {
+		if used[i] {
+			continue
+		}
+		col := []candidate{rows[i]}
+		used[i] = true
+		last := rows[i]
+		for j := i + 1; j < len(rows); j++ {
+			if used[j] {
+				continue
+			}
+			a, b := lay.glyphs[last.glyph].box, lay.glyphs[rows[j].glyph].box
+			la, lb := lay.lines[last.line].box, lay.lines[rows[j].line].box
+			if float64(lb.Min.Y-la.Max.Y) > maxPitch*h {
+				break
+			}
+			gx := math.Abs(float64(a.Min.X+a.Max.X-b.Min.X-b.Max.X) / 2)
+			tx := math.Abs(float64(la.Min.X - lb.Min.X))
+			if gx <= align*h && tx <= align*h {
+				col = append(col, rows[j])
+				used[j] = true
+				last = rows[j]
+			}
+		}
+		if len(col) >= minRows {
+			out = append(out, col)
+		}
+	}
+	return out
+}
+
+var intRe = regexp.MustCompile(`^\(?(\d{1,5})\)?\.?$`)
+
+// read OCRs one column's region and builds its rows; ok is false when
+// the column is not taken for a legend.
+func (r *Reader) read(ctx context.Context, g *image.Gray, lay *pageLayout, col []candidate) (Table, bool, error) {
+	h := lay.h
+	hi := int(h)
+	// The region: the glyphs, their text, text continuing to the right
+	// on the rows' heights (other columns: part number, quantity), and a
+	// header band above.
+	box := image.Rectangle{}
+	descStart := lay.lines[col[0].line].box.Min.X
+	for _, c := range col {
+		box = box.Union(lay.glyphs[c.glyph].box).Union(lay.lines[c.line].box)
+	}
+	top, bottom := box.Min.Y-4*hi, box.Max.Y+2*hi
+	right := box.Max.X
+	for _, l := range lay.lines {
+		cy := (l.box.Min.Y + l.box.Max.Y) / 2
+		if cy >= top && cy <= bottom && l.box.Min.X >= descStart-hi && l.box.Min.X <= right+int(maxGlyphGap*h) {
+			right = max(right, l.box.Max.X)
+		}
+	}
+	region := image.Rect(box.Min.X-hi, top, right+hi, bottom).Intersect(g.Rect)
+	lines, err := r.OCR.Lines(ctx, g.SubImage(region), ocrMode)
+	if err != nil {
+		return Table{}, false, fmt.Errorf("imagelegend: read table at %v: %w", region, err)
+	}
+	var words []ocr.Word
+	for _, l := range lines {
+		words = append(words, l.Words...)
+	}
+	firstY := lay.lines[col[0].line].box.Min.Y
+	// Header words above the first row: legend header, quantity column.
+	header, qtyX := false, math.NaN()
+	for _, l := range lines {
+		if l.Box.Max.Y > firstY || l.Box.Min.Y < firstY-4*hi {
+			continue
+		}
+		if legend.IsHeader(l.Text()) {
+			header = true
+		}
+		for _, w := range l.Words {
+			if legend.IsQuantityHeader(w.Text) {
+				qtyX = float64(w.Box.Min.X+w.Box.Max.X) / 2
+			}
+		}
+	}
+	t := Table{Box: region}
+	mapped := 0
+	for k, c := range col {
+		lb := lay.lines[c.line].box
+		gb := lay.glyphs[c.glyph].box
+		// The row's text lines: its own, those beside the same glyph,
+		// and continuation lines below starting where its text starts,
+		// before the next row.
+		next := math.MaxInt
+		if k+1 < len(col) {
+			next = lay.lines[col[k+1].line].box.Min.Y
+		}
+		bands := []image.Rectangle{lb}
+		for _, m := range c.more {
+			bands = append(bands, lay.lines[m].box)
+		}
+		last := bands[len(bands)-1]
+		for _, l := range lay.lines {
+			if l.box.Min.Y > last.Max.Y-hi/3 && l.box.Min.Y < next-hi/3 && float64(l.box.Min.Y-last.Max.Y) < 1.2*h &&
+				math.Abs(float64(l.box.Min.X-lb.Min.X)) < 1.5*h {
+				bands = append(bands, l.box)
+				last = l.box
+			}
+		}
+		row := Row{Glyph: gb, Box: gb}
+		var desc []string
+		for bi, band := range bands {
+			row.Box = row.Box.Union(band)
+			top, bottom := band.Min.Y-hi/3, band.Max.Y+hi/3
+			// The band's words from the text start rightwards, up to a
+			// gap wider than a column gap (the next column: part
+			// number, model, quantity).
+			var in []ocr.Word
+			for _, w := range words {
+				cx, cy := (w.Box.Min.X+w.Box.Max.X)/2, (w.Box.Min.Y+w.Box.Max.Y)/2
+				if cy < top || cy > bottom {
+					continue
+				}
+				switch {
+				case cx >= lb.Min.X-hi/2:
+					in = append(in, w)
+				case bi == 0 && cx > gb.Max.X:
+					row.Tags = append(row.Tags, w.Text)
+				}
+			}
+			sort.Slice(in, func(a, b int) bool { return in[a].Box.Min.X < in[b].Box.Min.X })
+			end := lb.Min.X
+			for i, w := range in {
+				if i > 0 && float64(w.Box.Min.X-end) > colGap*h {
+					if bi == 0 && !math.IsNaN(qtyX) {
+						for _, q := range in[i:] {
+							if math.Abs(float64(q.Box.Min.X+q.Box.Max.X)/2-qtyX) <= 3*h {
+								if m := intRe.FindStringSubmatch(q.Text); m != nil {
+									n, _ := strconv.Atoi(m[1])
+									row.Quantity = &n
+								}
+							}
+						}
+					}
+					break
+				}
+				desc = append(desc, w.Text)
+				end = max(end, w.Box.Max.X)
+			}
+		}
+		row.Description = strings.Join(desc, " ")
+		row.Class, row.Mapped = r.Vocab.Class(row.Description)
+		if row.Mapped {
+			mapped++
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if mapped == 0 && !header {
+		return Table{}, false, nil
+	}
+	if mapped < minRows && !header {
+		return Table{}, false, nil
+	}
+	return t, true, nil
+}
+
+// ocrMode reads a table region: sparse text, as table cells are.
+var ocrMode = ocr.Sparse

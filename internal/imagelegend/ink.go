@@ -1,0 +1,175 @@
+package imagelegend
+
+import (
+	"image"
+	"image/color"
+)
+
+// inkMap is a page image binarised: true where ink is.
+type inkMap struct {
+	w, h int
+	ink  []bool
+	gray []uint8
+}
+
+// inkWindow is the side of the window, in pixels, whose mean gray a pixel
+// is compared with; inkContrast is how much darker than that mean (and
+// than the absolute ceiling inkCeiling) a pixel must be to count as ink.
+// A local threshold keeps faded lines on tinted or unevenly lit paper.
+const (
+	inkWindow   = 41
+	inkContrast = 28
+	inkCeiling  = 200
+)
+
+// grayOf converts img to 8-bit luminance (a copy; Bounds().Min is moved
+// to the origin).
+func grayOf(img image.Image) *image.Gray {
+	b := img.Bounds()
+	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
+	switch src := img.(type) {
+	case *image.Gray:
+		for y := 0; y < b.Dy(); y++ {
+			copy(g.Pix[y*g.Stride:y*g.Stride+b.Dx()], src.Pix[src.PixOffset(b.Min.X, b.Min.Y+y):])
+		}
+	case *image.RGBA:
+		for y := 0; y < b.Dy(); y++ {
+			o := src.PixOffset(b.Min.X, b.Min.Y+y)
+			for x := 0; x < b.Dx(); x++ {
+				p := src.Pix[o+4*x : o+4*x+3 : o+4*x+3]
+				g.Pix[y*g.Stride+x] = uint8((299*int(p[0]) + 587*int(p[1]) + 114*int(p[2]) + 500) / 1000)
+			}
+		}
+	default:
+		for y := 0; y < b.Dy(); y++ {
+			for x := 0; x < b.Dx(); x++ {
+				g.Pix[y*g.Stride+x] = color.GrayModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.Gray).Y
+			}
+		}
+	}
+	return g
+}
+
+// binarise marks ink: pixels darker than the mean of the window around
+// them by inkContrast, and darker than inkCeiling.
+func binarise(g *image.Gray) *inkMap {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	// Integral image of gray values (uint64: an A0 page at 300 DPI sums
+	// past 2^32).
+	sum := make([]uint64, (w+1)*(h+1))
+	for y := 0; y < h; y++ {
+		var row uint64
+		for x := 0; x < w; x++ {
+			row += uint64(g.Pix[y*g.Stride+x])
+			sum[(y+1)*(w+1)+x+1] = sum[y*(w+1)+x+1] + row
+		}
+	}
+	m := &inkMap{w: w, h: h, ink: make([]bool, w*h), gray: g.Pix}
+	r := inkWindow / 2
+	for y := 0; y < h; y++ {
+		y0, y1 := max(0, y-r), min(h, y+r+1)
+		for x := 0; x < w; x++ {
+			v := int(g.Pix[y*g.Stride+x])
+			if v >= inkCeiling {
+				continue
+			}
+			x0, x1 := max(0, x-r), min(w, x+r+1)
+			s := sum[y1*(w+1)+x1] - sum[y0*(w+1)+x1] - sum[y1*(w+1)+x0] + sum[y0*(w+1)+x0]
+			mean := int(s / uint64((x1-x0)*(y1-y0)))
+			if v <= mean-inkContrast {
+				m.ink[y*w+x] = true
+			}
+		}
+	}
+	return m
+}
+
+// component is a connected piece of ink (8-connected).
+type component struct {
+	box  image.Rectangle
+	area int // ink pixels
+}
+
+// components labels the ink's connected pieces with a union-find over
+// runs of ink, row by row.
+func components(m *inkMap) []component {
+	type runT struct{ y, x0, x1, parent int }
+	var runs []runT
+	find := func(i int) int {
+		for runs[i].parent != i {
+			runs[i].parent = runs[runs[i].parent].parent
+			i = runs[i].parent
+		}
+		return i
+	}
+	union := func(a, b int) {
+		ra, rb := find(a), find(b)
+		if ra != rb {
+			runs[rb].parent = ra
+		}
+	}
+	prevStart, prevEnd := 0, 0
+	for y := 0; y < m.h; y++ {
+		start := len(runs)
+		row := m.ink[y*m.w : (y+1)*m.w]
+		j := prevStart // runs of the row above, in x order
+		for x := 0; x < m.w; {
+			if !row[x] {
+				x++
+				continue
+			}
+			x0 := x
+			for x < m.w && row[x] {
+				x++
+			}
+			i := len(runs)
+			runs = append(runs, runT{y: y, x0: x0, x1: x, parent: i})
+			// 8-connected: a run above covering any of x0-1 .. x joins.
+			for j < prevEnd && runs[j].x1 < x0 {
+				j++
+			}
+			for k := j; k < prevEnd && runs[k].x0 <= x; k++ {
+				union(k, i)
+			}
+		}
+		prevStart, prevEnd = start, len(runs)
+	}
+	index := map[int]int{}
+	var out []component
+	for i := range runs {
+		root := find(i)
+		k, ok := index[root]
+		r := image.Rect(runs[i].x0, runs[i].y, runs[i].x1, runs[i].y+1)
+		if !ok {
+			k = len(out)
+			index[root] = k
+			out = append(out, component{box: r})
+		} else {
+			out[k].box = out[k].box.Union(r)
+		}
+		out[k].area += runs[i].x1 - runs[i].x0
+	}
+	return out
+}
+
+// crossings counts the runs of ink along the middle row of r, the most
+// of the rows at a third, a half and two thirds of its height.
+func (m *inkMap) crossings(r image.Rectangle) int {
+	best := 0
+	for _, f := range [...]int{1, 2} {
+		y := r.Min.Y + r.Dy()*f/3
+		if y < 0 || y >= m.h {
+			continue
+		}
+		n, in := 0, false
+		for x := max(r.Min.X, 0); x < min(r.Max.X, m.w); x++ {
+			v := m.ink[y*m.w+x]
+			if v && !in {
+				n++
+			}
+			in = v
+		}
+		best = max(best, n)
+	}
+	return best
+}

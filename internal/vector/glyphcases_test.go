@@ -190,3 +190,35 @@ func TestStretched(t *testing.T) {
 		}
 	}
 }
+
+// TestPartNotNested: a one-way switch is part of an intermediate
+// switch's glyph (a second lever runs on from its circle the other way),
+// not a device nested in it, though it covers under half the glyph's
+// box: on an intermediate switch only the intermediate switch is found.
+func TestPartNotNested(t *testing.T) {
+	circle := glyph.Shape{Kind: glyph.KindCircle, Pts: []glyph.Point{{}}, R: 1}
+	oneWay := glyph.Glyph{Shapes: []glyph.Shape{circle, line(0.71, -0.71, 3.5, -3.5), line(3.5, -3.5, 4.2, -2.8)}}
+	twoPole := glyph.Glyph{Shapes: []glyph.Shape{circle, line(0.71, -0.71, 3.5, -3.5), line(3.5, -3.5, 4.2, -2.8),
+		line(-0.71, 0.71, -3.5, 3.5), line(-3.5, 3.5, -4.2, 2.8)}}
+	pg := glyphsPage([]glyph.Glyph{twoPole}, []glyph.Placement{{At: glyph.Point{X: 200, Y: 300}, Scale: 1}})
+	m, err := NewMatcher([]Template{
+		{Class: "switch_one_way", Glyph: oneWay, Row: 1, Priority: 1, OptionalStubs: true, MinScale: 0.3, MaxScale: 3},
+		{Class: "switch_intermediate", Glyph: twoPole, Row: 2, Priority: 1, OptionalStubs: true, MinScale: 0.3, MaxScale: 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := m.Match(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, x := range ms {
+		if x.Confidence >= OperatingConfidence {
+			n[x.Class]++
+		}
+	}
+	if n["switch_intermediate"] != 1 || n["switch_one_way"] != 0 {
+		t.Errorf("found %v, want the intermediate switch alone", n)
+	}
+}

@@ -24,7 +24,8 @@ const nestedGlyphPx = 240.0
 const nestedMinCoverage = OperatingCoverage
 
 // nestedMaxArea: a glyph nested in another covers at most this fraction
-// of the other's box.
+// of the other's box, and stands apart from the rest of its drawing
+// (touchesRest).
 const nestedMaxArea = 0.5
 
 // findNested records, for each legend template (priority above 0), the
@@ -65,7 +66,7 @@ func (mt *Matcher) findNested() {
 				// as large as the outer glyph is the same glyph drawn
 				// otherwise (filled, another pen), or most of it.
 				b := boxOf(&probe, s.pl, pg.Width, pg.Height)
-				if b.W*b.H > nestedMaxArea*outerArea {
+				if b.W*b.H > nestedMaxArea*outerArea || touchesRest(pg, s.hypothesis) {
 					continue
 				}
 				if outer.nested == nil {
@@ -76,6 +77,52 @@ func (mt *Matcher) findNested() {
 			}
 		}
 	}
+}
+
+// touchesRest reports whether drawing of the page that the pose does not
+// explain comes near the pose's own: a device nested in another stands
+// apart from the rest of it, while a glyph that is part of a larger one
+// (a one-way switch in a two-pole switch, a socket in an earthed socket)
+// is joined to the rest.
+func touchesRest(pg *drawing.Page, h hypothesis) bool {
+	pts := posedSamples(h)
+	k := h.pl.Scale * PixelsPerMM
+	tol := tolBasePx + tolRel*k
+	own := tol + sampleStepMM*k/2
+	gap := own + tol
+	near := func(q glyph.Point, r float64) bool {
+		for _, p := range pts {
+			if math.Hypot(p.X-q.X, p.Y-q.Y) <= r {
+				return true
+			}
+		}
+		return false
+	}
+	rest := func(chain []glyph.Point) bool {
+		for i := 1; i < len(chain); i++ {
+			a, b := chain[i-1], chain[i]
+			n := max(1, int(math.Ceil(math.Hypot(b.X-a.X, b.Y-a.Y))))
+			for j := 0; j <= n; j++ {
+				f := float64(j) / float64(n)
+				q := glyph.Point{X: a.X + f*(b.X-a.X), Y: a.Y + f*(b.Y-a.Y)}
+				if !near(q, own) && near(q, gap) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, sg := range pg.Segments {
+		if rest([]glyph.Point{sg.A, sg.B}) {
+			return true
+		}
+	}
+	for _, a := range pg.Arcs {
+		if rest(arcPoints(a)) {
+			return true
+		}
+	}
+	return false
 }
 
 // glyphPage draws a glyph's strokes and fills as a page, the glyph's

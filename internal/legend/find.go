@@ -683,6 +683,9 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 	heads := ix.headsOver(colBox.Max.X, col[0].glyph.box.Min.Y, ys[0], math.Max(6*em, headerPitches*pitch), limit, em)
 	rows := make([]Row, 0, n)
 	sigs := map[string]bool{}
+	// variants: rows told apart by glyph or description (rows sharing one
+	// glyph and differing by a tag, 15CD / 30CD, are different devices).
+	variants := map[string]bool{}
 	tableBox := emptyRect()
 	var kept []int
 	for i := range col {
@@ -694,6 +697,7 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 		kept = append(kept, i)
 		r.Page = page
 		sigs[sig] = true
+		variants[sig+"\x00"+strings.ToUpper(strings.Join(strings.Fields(r.Description), " "))] = true
 		rows = append(rows, r)
 		tableBox = tableBox.union(r.Box)
 	}
@@ -762,7 +766,7 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 		}
 		return Table{}, false
 	}
-	if !header && !ix.headless(col, kept, rows, len(sigs), why) {
+	if !header && !ix.headless(col, kept, rows, len(variants), why) {
 		if why != nil {
 			*why = "no header words within 6 em above it, and as a legend without them: " + *why
 		}
@@ -1058,8 +1062,9 @@ func signature(r Row) string {
 // against a plan's stacked labels: at least minHeadlessRows rows, glyphs
 // in one column (centres or left edges within headlessAlignEm em) of
 // similar size (within headlessSizeRatio), rows at an even pitch (each
-// within headlessPitchRatio of the median), most glyphs distinct, and
-// most descriptions naming a class of the vocabulary (headlessMapped).
+// within headlessPitchRatio of the median), most rows distinct (by glyph
+// or description: tag-only variants share a glyph), and most
+// descriptions naming a class of the vocabulary (headlessMapped).
 const (
 	minHeadlessRows    = 4
 	headlessAlignEm    = 0.5

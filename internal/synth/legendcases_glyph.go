@@ -2,6 +2,7 @@ package synth
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"blueprint/internal/glyph"
@@ -30,7 +31,14 @@ const (
 	// 4 mm across with a dot inside) with its rating, "135°", written
 	// above it, in the legend and on the plan.
 	caseSmallTagged = "smalltagged"
+	// caseTagVariant: three legend rows draw one wall device's glyph and
+	// differ only by a candela tag (15CD, 30CD, 75CD) in their
+	// descriptions; each instance has one of the tags written beside it.
+	caseTagVariant = "tagvariant"
 )
+
+// candelaTags are the tags of the tag-variant rows.
+var candelaTags = [...]string{"15CD", "30CD", "75CD"}
 
 // glyphCaseChance is the share of legend sets drawing a glyph case.
 const glyphCaseChance = 0.5
@@ -119,7 +127,21 @@ func (g *Generator) chooseGlyphCase(seed uint64, i int) (string, int) {
 		return "", -1
 	}
 	k := r.IntN(len(g.symbols))
-	switch r.IntN(4) {
+	switch r.IntN(5) {
+	case 4:
+		base := g.symbols[k]
+		base.Category = "alarm_devices" // on walls
+		g.symbols[k] = base
+		for i, tag := range candelaTags {
+			v := base
+			v.NameEN, v.NameFI = base.NameEN+" "+tag, base.NameFI+" "+tag
+			if i == 0 {
+				g.symbols[k] = v
+				continue
+			}
+			g.symbols = append(g.symbols, v)
+		}
+		return caseTagVariant, k
 	case 3:
 		g.symbols[k].Glyph = smallTaggedGlyph
 		g.symbols[k].Category = "detectors"
@@ -155,6 +177,10 @@ func (g *Generator) drawGlyphCase(pages []*design, k int, seed uint64, i int) {
 			continue
 		}
 		sc := d.symScale
+		if kase == caseTagVariant {
+			d.tagInstances(g.symbols[k].Class, r)
+			continue
+		}
 		n := 3 + r.IntN(6)
 		for try := 0; try < 40*n && n > 0; try++ {
 			at := glyph.Point{X: area.x0 + 10 + r.Float64()*(area.w()-20), Y: area.y0 + 10 + r.Float64()*(area.h()-20)}
@@ -193,6 +219,22 @@ func (g *Generator) drawGlyphCase(pages []*design, k int, seed uint64, i int) {
 				}
 			}
 		}
+	}
+}
+
+// tagInstances writes one of the candela tags beside each instance of
+// the class, on the room side of it (the glyph's bottom, away from the
+// wall its top stands on).
+func (d *design) tagInstances(class string, r *rand.Rand) {
+	for _, in := range d.insts {
+		if in.class != class {
+			continue
+		}
+		lo, hi := boundsOf(in.pts)
+		a := (in.pl.Rotation + 90) * math.Pi / 180 // the glyph's +y, turned
+		reach := 0.5*math.Max(hi.X-lo.X, hi.Y-lo.Y) + 2.2
+		at := glyph.Point{X: in.pl.At.X + reach*math.Cos(a), Y: in.pl.At.Y + reach*math.Sin(a) + 0.8}
+		d.text(candelaTags[r.IntN(len(candelaTags))], at, 1.6, 0, alignCenter, d.symColour(0))
 	}
 }
 

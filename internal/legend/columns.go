@@ -2,6 +2,7 @@ package legend
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -284,4 +285,18 @@ func (ix *pageIndex) headedRows(col []candidate, limit float64) []candidate {
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].glyph.box.centre().Y < out[b].glyph.box.centre().Y })
 	return out
+}
+
+// partLineRe is a line that gives a part number: "PART# ASD-PL2F",
+// "PART NO. 4098-9714", "P/N: SD355", "CAT. NO. 2081".
+var partLineRe = regexp.MustCompile(`(?i)^\s*(?:part\s*(?:#|no\.?|number)|p/n|cat(?:alog(?:ue)?)?\.?\s*(?:#|no\.?|number))\s*:?\s*(\S.*?)\s*$`)
+
+// partLine returns the part number a description line gives, ok false
+// for a line that gives none.
+func partLine(text string) (string, bool) {
+	m := partLineRe.FindStringSubmatch(text)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
 }

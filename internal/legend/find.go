@@ -950,10 +950,17 @@ func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate, heads
 	}
 	var parts []string
 	rowBox := emptyRect()
+	var inlinePart string
 	for _, i := range lines[lo : hi+1] {
 		r := &ix.runs[i]
-		parts = append(parts, r.text)
 		rowBox = rowBox.union(Rect{r.min, r.max})
+		// A line of its own giving the part number ("PART# AMM-2F OR
+		// IDP-MONITOR") is the row's part number, not its description.
+		if p, ok := partLine(r.text); ok && len(parts) > 0 {
+			inlinePart = p
+			continue
+		}
+		parts = append(parts, r.text)
 	}
 	text := strings.Join(parts, " ")
 	if _, ok := headKind(text); ok {
@@ -1035,7 +1042,11 @@ func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate, heads
 		part = append(part, strings.TrimSpace(ix.runs[i].text))
 		rowBox = rowBox.union(Rect{ix.runs[i].min, ix.runs[i].max})
 	}
-	row := Row{Description: text, Tags: tags, GlyphBox: gbox, PartNumber: strings.Join(part, " ")}
+	pn := strings.Join(part, " ")
+	if pn == "" {
+		pn = inlinePart
+	}
+	row := Row{Description: text, Tags: tags, GlyphBox: gbox, PartNumber: pn}
 	row.Box = rowBox.union(gbox)
 	row.Glyph, row.GlyphText, row.Color = ix.glyphOf(keep, inside, gbox)
 	return row, signature(row), true

@@ -76,3 +76,21 @@ func TestNamesOnlyWhole(t *testing.T) {
 		t.Errorf("got %q, want data_outlet", got)
 	}
 }
+
+// TestPartLine: a description line of its own giving a part number is
+// read as the part number, other lines are not.
+func TestPartLine(t *testing.T) {
+	for text, want := range map[string]string{
+		"PART# AMM-2F OR IDP-MONITOR": "AMM-2F OR IDP-MONITOR",
+		"Part No. 4098-9714":          "4098-9714",
+		"P/N: SD355":                  "SD355",
+		"CAT. NO. 2081-9274":          "2081-9274",
+		"PARTITION WALL SOCKET":       "",
+		"PART":                        "",
+	} {
+		got, ok := partLine(text)
+		if got != want || ok != (want != "") {
+			t.Errorf("%q: %q, %v; want %q", text, got, ok, want)
+		}
+	}
+}

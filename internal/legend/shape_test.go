@@ -1,6 +1,8 @@
 package legend
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"blueprint/internal/detect"
@@ -125,5 +127,44 @@ func TestAssignByColour(t *testing.T) {
 		if got := d.Assign(plan, 1, l, box(1500)); got != 0 {
 			t.Errorf("red symbol found by row %d's template: row %d, want 0", l, got)
 		}
+	}
+}
+
+// TestAssignByTag: rows drawing one glyph told apart by their tags share
+// one template; a match goes to the row whose tag is written beside it,
+// and a match with no tag near still goes to one of them (the first), so
+// counting never loses it.
+func TestAssignByTag(t *testing.T) {
+	v, err := DefaultVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := &drawing.Page{Width: 3000, Height: 2000, Styles: []drawing.Style{{Stroke: "#000000"}}}
+	write(pg, "LEGEND", 200, 250, 20)
+	for i, r := range []struct{ tag, mark int }{{15, 0}, {30, 0}, {0, 1}} {
+		y := 300 + 60*float64(i)
+		keyGlyph(pg, glyph.Point{X: 220, Y: y}, r.mark, 0)
+		if r.tag > 0 {
+			write(pg, fmt.Sprintf("%dCD", r.tag), 260, y+7, 20)
+		}
+		write(pg, []string{"SPEAKER/STROBE, WALL", "SPEAKER/STROBE, WALL", "MANUAL CALL POINT"}[i], 360, y+7, 20)
+	}
+	plan := &drawing.Page{Width: 3000, Height: 2000, Styles: pg.Styles}
+	keyGlyph(plan, glyph.Point{X: 1000, Y: 1000}, 0, 0)
+	write(plan, "30CD", 1030, 1000, 20)
+	keyGlyph(plan, glyph.Point{X: 1500, Y: 1000}, 0, 0) // no tag near
+	d, err := Read(t.Context(), pages{pg, plan}, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Rows) != 3 || d.TemplateRow(1) != 0 || strings.Join(d.Rows[1].Tags, " ") != "30CD" {
+		t.Fatalf("rows %+v, template of row 2: row %d", d.Rows, d.TemplateRow(1)+1)
+	}
+	box := func(x float64) detect.Box { return detect.Box{X: x - 22, Y: 978, W: 44, H: 44} }
+	if got := d.Assign(plan, 1, 0, box(1000)); got != 1 {
+		t.Errorf("symbol tagged 30CD: row %d, want 1", got)
+	}
+	if got := d.Assign(plan, 1, 0, box(1500)); got != 0 {
+		t.Errorf("symbol without a tag: row %d, want 0 (the first of its glyph's rows)", got)
 	}
 }

@@ -40,6 +40,8 @@ func TestVocabularyRealRows(t *testing.T) {
 		"External double socket outlet":                 "socket_outlet_ip44",
 		"16A Single Switched Socket external use, IP44": "socket_outlet_ip44",
 		"Switched socket outlet":                        "socket_outlet_switched",
+		"Bulkhead light IP65":                           "luminaire_wall",
+		"Heat lamp for bathroom":                        "electric_heater",
 	}
 	for text, want := range cases {
 		if got, _ := v.Class(text); got != want {

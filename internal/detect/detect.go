@@ -120,6 +120,19 @@ type LegendRow struct {
 	Quantity    *int   // the printed quantity, nil when none is printed
 	PartNumber  string // the row's part number as printed, "" when none
 	Tag         string // the words printed beside the row's glyph, "" when none
+	// GlyphBox is the extent of the row's glyph on its page, in pixels of
+	// that page's raster (Page.Width × Page.Height); nil when the row has
+	// no glyph drawn or its extent is unknown.
+	GlyphBox *Box
+}
+
+// RectBox is r as a Box, nil when r is empty: a glyph's extent found on a
+// page raster (LegendRow.GlyphBox).
+func RectBox(r image.Rectangle) *Box {
+	if r.Empty() {
+		return nil
+	}
+	return &Box{X: float64(r.Min.X), Y: float64(r.Min.Y), W: float64(r.Dx()), H: float64(r.Dy())}
 }
 
 // DocumentInfo is what the document pass learned about a document: its

@@ -182,7 +182,7 @@ func (e *Engine) prepared(ld *legend.Document) (detect.Engine, detect.DocumentIn
 		}
 		classes[i] = c
 		info.Legend[i] = detect.LegendRow{PageIndex: r.Page, Description: r.Description, Class: c, Quantity: r.Quantity,
-			PartNumber: r.PartNumber, Tag: strings.Join(r.Tags, " ")}
+			PartNumber: r.PartNumber, Tag: strings.Join(r.Tags, " "), GlyphBox: glyphBox(r.GlyphBox)}
 	}
 	tpls := append([]vector.Template(nil), e.catalog...)
 	for _, l := range ld.Leaders() {
@@ -203,6 +203,15 @@ func (e *Engine) prepared(ld *legend.Document) (detect.Engine, detect.DocumentIn
 	}
 	de := &docEngine{m: m, doc: ld, classes: classes}
 	return &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector}, info, nil
+}
+
+// glyphBox is a legend row's glyph extent as a detect.Box, nil when the
+// row has none (an empty extent).
+func glyphBox(r legend.Rect) *detect.Box {
+	if r.Max.X <= r.Min.X || r.Max.Y <= r.Min.Y {
+		return nil
+	}
+	return &detect.Box{X: r.Min.X, Y: r.Min.Y, W: r.Max.X - r.Min.X, H: r.Max.Y - r.Min.Y}
 }
 
 // weak reports whether a glyph has too little drawing to be told apart

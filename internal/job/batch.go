@@ -224,7 +224,7 @@ func (s *Service) ProcessBatch(ctx context.Context, jobID string, b Batch) error
 	if err := s.putBlob(ctx, BatchKey(jobID, b), data); err != nil {
 		return fmt.Errorf("store batch %d-%d of job %s: %w", b.First, b.End-1, jobID, err)
 	}
-	if err := s.batchProgress(ctx, jobID, b, b.End-b.First); err != nil && !errors.Is(err, errJobLeft) {
+	if err := s.batchProgress(ctx, jobID, b, b.End-b.First, b.First, b.End); err != nil && !errors.Is(err, errJobLeft) {
 		return fmt.Errorf("batch %d-%d of job %s: %w", b.First, b.End-1, jobID, err)
 	}
 	s.log.Info("batch done", "job_id", jobID, "first_page", b.First, "pages", b.End-b.First)
@@ -263,8 +263,8 @@ func (s *Service) runBatch(ctx context.Context, j *Job, plan *batchPlan, b Batch
 		res.Pages = append(res.Pages, batchPage{Page: Page{Index: r.Index, Width: r.Width, Height: r.Height, Kind: r.Kind}, Detections: s.ofModels(j, r.Detections)})
 		return nil
 	}
-	progress := func(done int) error {
-		err := s.batchProgress(ctx, j.ID, b, done)
+	progress := func(page, done int) error {
+		err := s.batchProgress(ctx, j.ID, b, done, page, page+1)
 		if err != nil && !errors.Is(err, errJobLeft) {
 			return &stepError{step: "recording progress", err: err}
 		}
@@ -307,20 +307,25 @@ func (s *Service) batchEngine(ctx context.Context, plan *batchPlan, doc OpenFile
 }
 
 // batchProgress records that batch b of a job has finished done pages
-// (BatchPagesDone, PagesDone). errJobLeft when the job is no longer
-// processing.
-func (s *Service) batchProgress(ctx context.Context, jobID string, b Batch, done int) error {
+// (BatchPagesDone, PagesDone), among them pages first to end-1
+// (PagesFinished). errJobLeft when the job is no longer processing.
+func (s *Service) batchProgress(ctx context.Context, jobID string, b Batch, done, first, end int) error {
 	_, err := s.update(ctx, jobID, func(j *Job) error {
 		if j.Status != Processing {
 			return errJobLeft
 		}
-		if j.BatchPagesDone[b.First] >= done {
+		known := true
+		for i := first; i < end; i++ {
+			known = known && j.PagesFinished.Has(i)
+		}
+		if j.BatchPagesDone[b.First] >= done && known {
 			return errNoChange
 		}
 		if j.BatchPagesDone == nil {
 			j.BatchPagesDone = map[int]int{}
 		}
-		j.BatchPagesDone[b.First] = done
+		j.PagesFinished = j.PagesFinished.AddRange(first, end)
+		j.BatchPagesDone[b.First] = max(j.BatchPagesDone[b.First], done)
 		sum := 0
 		for _, n := range j.BatchPagesDone {
 			sum += n

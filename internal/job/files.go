@@ -100,11 +100,11 @@ type RunOptions struct {
 	// time they grow while it is read (the job charges them to its memory
 	// budget). It may be called from several goroutines.
 	Charge func(heldBytes int64)
-	// Progress, when set, is told how many pages are finished each time
-	// one finishes, in any order (results reach each in page order, so a
-	// slow page would hold back a count of each's calls). An error stops
-	// Run.
-	Progress func(finished int) error
+	// Progress, when set, is told each page as it finishes (its index)
+	// and how many pages are finished, in any order (results reach each
+	// in page order, so a slow page would hold back a count of each's
+	// calls). An error stops Run.
+	Progress func(page, finished int) error
 }
 
 // PageResult is what processing one page produced.

@@ -6,6 +6,8 @@ package job
 
 import (
 	"time"
+
+	"blueprint/internal/detect"
 )
 
 // State is a job's lifecycle state.
@@ -60,6 +62,11 @@ type Job struct {
 	// making progress (Recover).
 	BatchPagesDone  map[int]int `json:"batch_pages_done,omitempty"`
 	BatchProgressAt *time.Time  `json:"batch_progress_at,omitempty"`
+	// PagesFinished is which pages are finished while the job processes
+	// (pages finish out of order, batches in parallel); nil before the
+	// first and for jobs whose progress was counted before it was kept.
+	// It is dropped once the job is done.
+	PagesFinished PageSet `json:"pages_finished,omitempty"`
 	// ProcessingAttempts counts starts of processing that did not end
 	// cleanly (a graceful shutdown gives its attempt back); a job found
 	// processing after MaxProcessingAttempts such starts has crashed the
@@ -112,6 +119,10 @@ type LegendRow struct {
 	Quantity    *int   `json:"quantity,omitempty"`
 	PartNumber  string `json:"part_number,omitempty"` // as printed, "" when none
 	Tag         string `json:"tag,omitempty"`         // the words beside the glyph, "" when none
+	// GlyphBox is the glyph's extent on the row's page in raster pixels
+	// (detect.LegendRow.GlyphBox); nil when the row has none, and for
+	// jobs processed before it was kept.
+	GlyphBox *detect.Box `json:"glyph_box,omitempty"`
 }
 
 // Failure is the error reported by a failed job.

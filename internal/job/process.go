@@ -49,7 +49,7 @@ func (s *Service) Begin(ctx context.Context, jobID string) ([]Batch, error) {
 			now := s.now()
 			j.Status = Processing
 			j.StartedAt = &now
-			j.PagesTotal, j.PagesDone = nil, nil
+			j.PagesTotal, j.PagesDone, j.PagesFinished = nil, nil, nil
 			j.ProcessingAttempts = 1
 			return nil
 		case Processing:
@@ -150,6 +150,7 @@ func (s *Service) releaseAttempt(ctx context.Context, jobID string) {
 func (s *Service) finish(j *Job, perr error, pages []Page, legend []LegendRow) {
 	now := s.now()
 	j.CompletedAt = &now
+	j.PagesFinished = nil // progress is over: the pages are the record
 	ev := webhook.EventDone
 	if perr != nil {
 		j.Status = Failed
@@ -273,7 +274,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, []Batch
 	if _, err := s.update(ctx, j.ID, func(j *Job) error {
 		zero := 0
 		j.PagesTotal, j.PagesDone = &total, &zero
-		j.BatchPagesDone = nil
+		j.BatchPagesDone, j.PagesFinished = nil, nil
 		return nil
 	}); err != nil {
 		return nil, nil, nil, err
@@ -284,20 +285,26 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, []Batch
 	}
 	var pages []Page
 	var found [][]detect.Detection
-	// progress records pages_done when it grows: told by the reader as
-	// each page finishes, in any order (RunOptions.Progress), and by each
-	// as results arrive in page order, for readers that do not tell.
+	// progress records pages_done and the page finished (PagesFinished)
+	// when the count grows: told by the reader as each page finishes, in
+	// any order (RunOptions.Progress), and by each as results arrive in
+	// page order, for readers that do not tell. Either way each page is
+	// told once with a count that grows, so one write records each page.
 	reported := 0
-	progress := func(done int) error {
+	progress := func(page, done int) error {
 		if done <= reported {
 			return nil
 		}
 		reported = done
 		_, err := s.update(ctx, j.ID, func(j *Job) error {
-			if j.PagesDone != nil && *j.PagesDone >= done {
+			grew := j.PagesDone == nil || *j.PagesDone < done
+			if !grew && j.PagesFinished.Has(page) {
 				return errNoChange
 			}
-			j.PagesDone = &done
+			if grew {
+				j.PagesDone = &done
+			}
+			j.PagesFinished = j.PagesFinished.Add(page)
 			return nil
 		})
 		if err != nil {
@@ -313,7 +320,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, []Batch
 		}
 		pages = append(pages, Page{Index: r.Index, Width: r.Width, Height: r.Height, Kind: r.Kind})
 		found = append(found, s.ofModels(j, r.Detections))
-		return progress(len(pages))
+		return progress(r.Index, len(pages))
 	}
 	var legend []LegendRow
 	var eng detect.Engine = stepEngine{s.cfg.Engine}
@@ -448,7 +455,7 @@ func (s *Service) ofModels(j *Job, ds []detect.Detection) []detect.Detection {
 // legendRowOfInfo is the stored form of a legend row the document pass
 // read.
 func legendRowOfInfo(r detect.LegendRow) LegendRow {
-	return LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity, PartNumber: r.PartNumber, Tag: r.Tag}
+	return LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity, PartNumber: r.PartNumber, Tag: r.Tag, GlyphBox: r.GlyphBox}
 }
 
 func (s *Service) putBlob(ctx context.Context, key string, data []byte) error {

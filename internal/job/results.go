@@ -60,6 +60,9 @@ func (s *Service) view(ctx context.Context, j *Job, o ReadOptions) (any, error) 
 			StartedAt: timestampPtr(j.StartedAt), FileName: strPtr(j.FileName), StartOnUpload: j.StartOnUpload}
 		if j.Status == Processing {
 			v.PagesTotal, v.PagesDone = j.PagesTotal, j.PagesDone
+			if j.PagesFinished != nil || (j.PagesDone != nil && *j.PagesDone == 0) {
+				v.PagesFinished = j.PagesFinished.Pages()
+			}
 		}
 		return v, nil
 	case Done:
@@ -174,7 +177,7 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 	}
 	for i, r := range j.Legend {
 		v.Legend[i] = LegendView{PageIndex: r.PageIndex, Description: r.Description, Class: strPtr(r.Class), PrintedQuantity: r.Quantity,
-			PartNumber: strPtr(r.PartNumber), Tag: strPtr(r.Tag)}
+			PartNumber: strPtr(r.PartNumber), Tag: strPtr(r.Tag), GlyphBBoxNorm: glyphBoxNorm(r, j.Pages)}
 	}
 	counts := map[string]int{}
 	syms := s.symbolViews(o.Lang)
@@ -399,4 +402,25 @@ func (s *Service) PageImage(ctx context.Context, jobID string, page int) (*PageI
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// glyphBoxNorm is the box of legend row r's glyph as fractions of its
+// page's size, nil when the row has no glyph box or its page is not among
+// pages.
+func glyphBoxNorm(r LegendRow, pages []Page) *BoxView {
+	if r.GlyphBox == nil {
+		return nil
+	}
+	for _, p := range pages {
+		if p.Index != r.PageIndex {
+			continue
+		}
+		if p.Width <= 0 || p.Height <= 0 {
+			return nil
+		}
+		w, h := float64(p.Width), float64(p.Height)
+		b := r.GlyphBox
+		return &BoxView{X: b.X / w, Y: b.Y / h, Width: b.W / w, Height: b.H / h}
+	}
+	return nil
 }

@@ -70,6 +70,11 @@ type RunningView struct {
 	PagesDone   *int    `json:"pages_done"`
 	// StartOnUpload is additive: init's start_on_upload.
 	StartOnUpload bool `json:"start_on_upload"`
+	// PagesFinished is additive: the indexes of the pages finished so
+	// far, in increasing order (pages finish out of order), while the job
+	// processes; null while it is queued, and for a job whose progress
+	// was counted before the service kept which pages were done.
+	PagesFinished []int `json:"pages_finished"`
 }
 
 // Thresholds are a model's inference thresholds.
@@ -189,6 +194,10 @@ type LegendView struct {
 	// Detected counts what the row's glyph found, rows of no class
 	// included (their finds are counted here only).
 	Detected int `json:"detected"`
+	// GlyphBBoxNorm is additive: the box of the row's glyph on its page
+	// (page_index), as fractions of that page's width and height,
+	// top-left origin; null where the row has no glyph box.
+	GlyphBBoxNorm *BoxView `json:"glyph_bbox_norm"`
 }
 
 // DoneView is the poll response (and webhook payload) of a done job.

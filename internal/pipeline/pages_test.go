@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 
 	"blueprint/internal/detect"
@@ -42,8 +43,11 @@ func TestRunPagesRange(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []PageResult
-		progress := 0
-		opt := PagesOptions{Options: Options{Engine: eng, KeepPNG: keep, Progress: func(n int) error { progress = n; return nil }}, First: 1, End: 3, Kinds: kinds}
+		progress, told := 0, []int{}
+		opt := PagesOptions{Options: Options{Engine: eng, KeepPNG: keep, Progress: func(page, n int) error {
+			progress, told = n, append(told, page)
+			return nil
+		}}, First: 1, End: 3, Kinds: kinds}
 		if err := RunPages(context.Background(), doc, opt, func(r PageResult) error {
 			got = append(got, strip(r))
 			return nil
@@ -53,8 +57,8 @@ func TestRunPagesRange(t *testing.T) {
 		if !reflect.DeepEqual(got, all[1:]) {
 			t.Fatalf("keep %v: pages 1-2 in a batch %+v, in one run %+v", keep, got, all[1:])
 		}
-		if progress != 2 {
-			t.Fatalf("keep %v: progress %d, want 2", keep, progress)
+		if slices.Sort(told); progress != 2 || !slices.Equal(told, []int{1, 2}) {
+			t.Fatalf("keep %v: progress %d of pages %v, want 2 of pages [1 2]", keep, progress, told)
 		}
 		if len(got[0].Detections) != 0 || len(got[1].Detections) != 1 {
 			t.Fatalf("keep %v: detections %v, want none on the legend page, one on the plan", keep, got)

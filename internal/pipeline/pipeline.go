@@ -41,12 +41,12 @@ type Options struct {
 	// rows, page kinds) before the first page is detected. It is called
 	// only for an engine that is a detect.DocumentEngine.
 	Document func(detect.DocumentInfo) error
-	// Progress, when set, is told how many pages are finished each time
-	// one finishes, in whatever order they finish: results reach each in
-	// page order, so a slow page holds back each (and whatever counts its
-	// calls) while later pages are done. An error stops Run like one of
-	// each.
-	Progress func(finished int) error
+	// Progress, when set, is told each page as it finishes (its index)
+	// and how many pages are finished, in whatever order they finish:
+	// results reach each in page order, so a slow page holds back each
+	// (and whatever counts its calls) while later pages are done. An
+	// error stops Run like one of each.
+	Progress func(page, finished int) error
 }
 
 // Run renders each page of doc in order, runs opt.Engine on it, optionally
@@ -186,10 +186,10 @@ func pass(ctx context.Context, doc *document.Document, opt Options, kinds []stri
 // schedule picks the order pages are processed in and hands results on
 // in page order.
 type schedule struct {
-	progress func(finished int) error // Options.Progress
-	finished int                      // pages done, in any order
-	counted  []bool                   // by page: detected, so worth doing first
-	taken    []bool                   // by page: rendering or rendered
+	progress func(page, finished int) error // Options.Progress
+	finished int                            // pages done, in any order
+	counted  []bool                         // by page: detected, so worth doing first
+	taken    []bool                         // by page: rendering or rendered
 	held     map[int]PageResult
 	heldB    int
 	emitted  int // pages handed on so far (all below this index)
@@ -236,7 +236,7 @@ func (s *schedule) done(r PageResult, each func(PageResult) error) error {
 	s.heldB += len(r.PNG)
 	s.finished++
 	if s.progress != nil {
-		if err := s.progress(s.finished); err != nil {
+		if err := s.progress(r.Index, s.finished); err != nil {
 			return fmt.Errorf("pipeline: page %d: %w", r.Index, err)
 		}
 	}

@@ -339,14 +339,15 @@ func TestRunUncountedPageOverLimit(t *testing.T) {
 
 // TestRunProgressCountsPagesAsTheyFinish: page 2 (counted) finishes before
 // page 1 (a schedule), so each still waits for page 1, but Progress counts
-// page 2 at once: a job's pages_done must not stall behind one slow page.
+// page 2 at once, naming it: a job's pages_done must not stall behind one
+// slow page, and the job can tell which pages are done.
 func TestRunProgressCountsPagesAsTheyFinish(t *testing.T) {
 	doc := open(t, threePages(), document.MimePDF)
 	var detected, handed []int
 	var progress []string
 	eng := kindsEngine{kinds: []string{detect.KindFloorPlan, detect.KindSchedule, detect.KindFloorPlan}, detect: &detected}
-	opt := Options{Engine: eng, KeepPNG: true, Progress: func(finished int) error {
-		progress = append(progress, fmt.Sprintf("%d after %d handed", finished, len(handed)))
+	opt := Options{Engine: eng, KeepPNG: true, Progress: func(page, finished int) error {
+		progress = append(progress, fmt.Sprintf("page %d: %d after %d handed", page, finished, len(handed)))
 		return nil
 	}}
 	if err := Run(context.Background(), doc, opt, func(r PageResult) error {
@@ -355,12 +356,12 @@ func TestRunProgressCountsPagesAsTheyFinish(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	want := "[1 after 0 handed 2 after 1 handed 3 after 1 handed]"
+	want := "[page 0: 1 after 0 handed page 2: 2 after 1 handed page 1: 3 after 1 handed]"
 	if fmt.Sprint(progress) != want || fmt.Sprint(handed) != "[0 1 2]" {
 		t.Fatalf("progress %v, handed %v; want %s and [0 1 2]", progress, handed, want)
 	}
 	stop := errors.New("stop")
-	err := Run(context.Background(), open(t, threePages(), document.MimePDF), Options{Engine: eng, Progress: func(int) error { return stop }},
+	err := Run(context.Background(), open(t, threePages(), document.MimePDF), Options{Engine: eng, Progress: func(int, int) error { return stop }},
 		func(PageResult) error { return nil })
 	if !errors.Is(err, stop) {
 		t.Fatalf("an error of Progress: Run returned %v", err)

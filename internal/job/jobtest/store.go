@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"blueprint/internal/detect"
 	"blueprint/internal/job"
 )
 
@@ -94,7 +95,10 @@ func fullJob(id string, state job.State, created time.Time) *job.Job {
 		},
 		PagesTotal:    &total,
 		PagesDone:     &done,
+		PagesFinished: job.PageSet(nil).Add(0).Add(2),
 		Pages:         []job.Page{{Index: 0, Width: 2000, Height: 1400}, {Index: 1, Width: 1400, Height: 2000}},
+		Legend: []job.LegendRow{{PageIndex: 0, Description: "Smoke detector", Class: "smoke_detector", Tag: "SD",
+			GlyphBox: &detect.Box{X: 120.5, Y: 300, W: 42.25, H: 40}}, {PageIndex: 0, Description: "Floor box"}},
 		Error:         &job.Failure{Code: "processing_failed", Message: "page 3 could not be rendered"},
 		ReviewedPages: []int{1, 0},
 		ReviewedAt:    &reviewed,
@@ -246,8 +250,10 @@ func storeGetReturnsCopy(t *testing.T, s job.Store) {
 	got.FileName = "changed"
 	got.Pages[0].Width = 1
 	*got.PagesDone = 99
+	got.PagesFinished[0] = 0xff
+	got.Legend[0].GlyphBox.X = -1
 	again := mustGet(t, s, "job_copy")
-	if again.FileName == "changed" || again.Pages[0].Width == 1 || *again.PagesDone == 99 {
+	if again.FileName == "changed" || again.Pages[0].Width == 1 || *again.PagesDone == 99 || again.PagesFinished[0] == 0xff || again.Legend[0].GlyphBox.X == -1 {
 		t.Errorf("changing a returned job changed the stored one: %+v", again)
 	}
 }

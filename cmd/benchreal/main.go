@@ -23,29 +23,21 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"blueprint/internal/apiclient"
 	"blueprint/internal/catalog"
 	"blueprint/internal/document/documenttest"
 	"blueprint/internal/synth"
 )
-
-// benchKey is the API key the measured servers are started with.
-const benchKey = "bench-key-0123456789"
 
 func main() {
 	if err := run(); err != nil {
@@ -186,174 +178,29 @@ func measureMutool(mt, file string) (float64, float64, error) {
 	return wall, (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds(), nil
 }
 
-// procCPU returns the CPU seconds (user and system) process pid has spent,
-// from /proc/PID/stat in clock ticks of 1/100 s (Linux's USER_HZ); 0 when
-// unreadable.
-func procCPU(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) may hold spaces: count from its ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return float64(u+s) / 100
-}
-
 // measureJob runs one job of file through a fresh server.
 func measureJob(server, file string) (result, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return result{}, err
 	}
-	dir, err := os.MkdirTemp("", "benchreal-data-")
-	if err != nil {
-		return result{}, err
-	}
-	defer os.RemoveAll(dir)
-	port, err := freePort()
-	if err != nil {
-		return result{}, err
-	}
-	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, server)
-	cmd.Env = append(os.Environ(),
-		"BLUEPRINT_LISTEN_ADDR=127.0.0.1:"+strconv.Itoa(port),
-		"BLUEPRINT_DATA_DIR="+dir,
-		"BLUEPRINT_API_KEYS="+benchKey+":whsec_bench:100000",
-	)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
+	srv, err := apiclient.Start(ctx, server)
+	if err != nil {
 		return result{}, err
 	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	}()
-	c := &client{base: base, http: &http.Client{Timeout: time.Minute}}
-	if err := c.waitReady(ctx); err != nil {
-		return result{}, fmt.Errorf("server did not start: %w\n%s", err, logs.String())
-	}
+	defer srv.Close()
 	time.Sleep(300 * time.Millisecond) // let start-up settle before reading idle RSS
-	idle := procStatusKB(cmd.Process.Pid, "VmRSS")
-	var init struct {
-		JobID  string `json:"job_id"`
-		Upload struct {
-			URL string `json:"url"`
-		} `json:"upload"`
-	}
-	body := fmt.Sprintf(`{"file_name":%q,"mime_type":"application/pdf","size":%d}`, filepath.Base(file), len(data))
-	if err := c.do(ctx, "POST", "/v1/jobs/init", "application/json", []byte(body), &init); err != nil {
+	pid := srv.PID()
+	idle := apiclient.ProcStatusKB(pid, "VmRSS")
+	var cpu0 float64
+	j, err := srv.Run(ctx, file, data, apiclient.RunOptions{BeforeStart: func() { cpu0 = apiclient.ProcCPU(pid) }})
+	if err != nil {
 		return result{}, err
 	}
-	if err := c.doURL(ctx, "PUT", init.Upload.URL, "application/pdf", data, nil); err != nil {
-		return result{}, err
-	}
-	start, cpu0 := time.Now(), procCPU(cmd.Process.Pid)
-	if err := c.do(ctx, "POST", "/v1/jobs/"+init.JobID+"/start", "", nil, nil); err != nil {
-		return result{}, err
-	}
-	for {
-		var st struct {
-			Status    string          `json:"status"`
-			PageCount int             `json:"page_count"`
-			Error     json.RawMessage `json:"error"`
-		}
-		if err := c.do(ctx, "GET", "/v1/jobs/"+init.JobID, "", nil, &st); err != nil {
-			return result{}, err
-		}
-		switch st.Status {
-		case "done":
-			return result{pages: st.PageCount, seconds: time.Since(start).Seconds(), cpu: procCPU(cmd.Process.Pid) - cpu0,
-				peakKB: procStatusKB(cmd.Process.Pid, "VmHWM"), idleKB: idle}, nil
-		case "failed", "expired":
-			return result{}, fmt.Errorf("job %s: %s", st.Status, st.Error)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// procStatusKB reads a "kB" field of /proc/PID/status (0 when unreadable).
-func procStatusKB(pid int, field string) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// client calls the partner API with the bench key.
-type client struct {
-	base string
-	http *http.Client
-}
-
-func (c *client) waitReady(ctx context.Context) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := c.do(ctx, "GET", "/v1/openapi.json", "", nil, nil); err == nil {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return errors.New("no answer within 30 s")
-}
-
-func (c *client) do(ctx context.Context, method, path, ctype string, body []byte, out any) error {
-	return c.doURL(ctx, method, c.base+path, ctype, body, out)
-}
-
-func (c *client) doURL(ctx context.Context, method, url, ctype string, body []byte, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("X-API-Key", benchKey)
-	if ctype != "" {
-		req.Header.Set("Content-Type", ctype)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %s: %s", method, url, resp.Status, b)
-	}
-	if out != nil {
-		return json.Unmarshal(b, out)
-	}
-	return nil
+	return result{pages: j.PageCount, seconds: j.Seconds, cpu: apiclient.ProcCPU(pid) - cpu0,
+		peakKB: apiclient.ProcStatusKB(pid, "VmHWM"), idleKB: idle}, nil
 }
 
 // heavySheet writes the generated clip-heavy A1 sheet (synth KIND=heavy,

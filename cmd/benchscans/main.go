@@ -140,7 +140,7 @@ func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string,
 		return err
 	}
 	stem := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	pdfJob, err := srv.Run(ctx, file, data, true)
+	pdfJob, err := srv.Run(ctx, file, data, apiclient.RunOptions{Counts: true})
 	if err != nil {
 		return fmt.Errorf("PDF job: %w", err)
 	}
@@ -190,7 +190,7 @@ func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string,
 	if err := os.WriteFile(scannedPDF, scannedData, 0o644); err != nil {
 		return err
 	}
-	scannedJob, err := srv.Run(ctx, scannedPDF, scannedData, true)
+	scannedJob, err := srv.Run(ctx, scannedPDF, scannedData, apiclient.RunOptions{Counts: true})
 	if err != nil {
 		return fmt.Errorf("scanned PDF job: %w", err)
 	}
@@ -207,11 +207,11 @@ func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string,
 		if err != nil {
 			return err
 		}
-		pngJob, err := srv.Run(ctx, pngPath, pngData, true)
+		pngJob, err := srv.Run(ctx, pngPath, pngData, apiclient.RunOptions{Counts: true})
 		if err != nil {
 			return fmt.Errorf("page %d as PNG: %w", p.Index, err)
 		}
-		scanJob, err := srv.Run(ctx, fmt.Sprintf("scan-%d.jpg", p.Index+1), scans[p.Index], true)
+		scanJob, err := srv.Run(ctx, fmt.Sprintf("scan-%d.jpg", p.Index+1), scans[p.Index], apiclient.RunOptions{Counts: true})
 		if err != nil {
 			return fmt.Errorf("page %d as scan: %w", p.Index, err)
 		}

@@ -97,6 +97,28 @@ func ProcStatusKB(pid int, field string) int64 {
 	return 0
 }
 
+// ProcCPU returns the CPU seconds (user and system) process pid has
+// spent, from /proc/PID/stat in clock ticks of 1/100 s (Linux's USER_HZ);
+// 0 when unreadable.
+func ProcCPU(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces: count from its ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return float64(u+s) / 100
+}
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -190,10 +212,19 @@ func MIMEType(name string) (string, error) {
 	return "", fmt.Errorf("apiclient: no mime type for %s", name)
 }
 
-// Run creates a job for data named name, uploads it, starts it, polls
-// until it is done and, when counts is set, reads every page's detections.
-// A failed or expired job is an error carrying the job's error.
-func (c *Client) Run(ctx context.Context, name string, data []byte, counts bool) (Job, error) {
+// RunOptions shape Run.
+type RunOptions struct {
+	// Counts reads every page's detections by class when the job is done.
+	Counts bool
+	// BeforeStart, when set, is called just before the start call (to
+	// read a server's counters there).
+	BeforeStart func()
+}
+
+// Run creates a job for data named name, uploads it, starts it and polls
+// until it is done. A failed or expired job is an error carrying the
+// job's error.
+func (c *Client) Run(ctx context.Context, name string, data []byte, opt RunOptions) (Job, error) {
 	mime, err := MIMEType(name)
 	if err != nil {
 		return Job{}, err
@@ -213,6 +244,9 @@ func (c *Client) Run(ctx context.Context, name string, data []byte, counts bool)
 	}
 	if err := c.DoURL(ctx, "PUT", init.Upload.URL, mime, data, nil); err != nil {
 		return Job{}, err
+	}
+	if opt.BeforeStart != nil {
+		opt.BeforeStart()
 	}
 	start := time.Now()
 	if err := c.Do(ctx, "POST", "/v1/jobs/"+init.JobID+"/start", "", nil, nil); err != nil {
@@ -236,7 +270,7 @@ func (c *Client) Run(ctx context.Context, name string, data []byte, counts bool)
 			j := Job{ID: init.JobID, PageCount: st.PageCount, Seconds: time.Since(start).Seconds()}
 			for _, p := range st.Pages {
 				pg := Page{Index: p.PageIndex, Kind: p.Kind}
-				if counts {
+				if opt.Counts {
 					if pg.Counts, err = c.pageCounts(ctx, init.JobID, p.PageIndex); err != nil {
 						return Job{}, err
 					}

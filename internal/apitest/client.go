@@ -313,15 +313,16 @@ func ScriptedEngine() detect.Engine {
 }
 
 // ScriptedLegendEngine is ScriptedEngine reading a legend first (a
-// detect.DocumentEngine): row 1 names socket_outlet with a tag and a part
-// number, row 2 names no class. The socket detections are row 1's, and
+// detect.DocumentEngine): row 1 names socket_outlet with a tag, a part
+// number and a glyph box, row 2 names no class and has no glyph box. The socket detections are row 1's, and
 // page 0 also finds row 2's glyph at 0.9 and 0.2 (no symbols: counted
 // under row 2 only).
 func ScriptedLegendEngine() detect.Engine { return scriptedLegend{ScriptedEngine()} }
 
 // The legend rows ScriptedLegendEngine reads.
 var scriptedLegendRows = []detect.LegendRow{
-	{PageIndex: 0, Description: "Single switched socket", Class: "socket_outlet", Tag: "S1", PartNumber: "4098-9714"},
+	{PageIndex: 0, Description: "Single switched socket", Class: "socket_outlet", Tag: "S1", PartNumber: "4098-9714",
+		GlyphBox: &detect.Box{X: 20, Y: 30, W: 10, H: 12}},
 	{PageIndex: 0, Description: "Hydroboil"},
 }
 

@@ -56,6 +56,7 @@ func RunContract(t *testing.T, newSvc NewService) {
 		{"UnknownRoute", contractUnknownRoute},
 		{"NonCanonicalPathsAndInitBody", contractNonCanonicalPathsAndInitBody},
 		{"TakeoffExports", contractTakeoffExports},
+		{"PagesFinished", contractPagesFinished},
 		{"TakeoffFileName", contractTakeoffFileName},
 		{"ListJobs", contractListJobs},
 		{"ReviewLinks", contractReviewLinks},

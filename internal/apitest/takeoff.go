@@ -3,6 +3,7 @@ package apitest
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"mime"
 	"slices"
@@ -22,7 +23,14 @@ import (
 // summing to the page's detection_count, none for a page without.
 func contractTakeoffExports(t *testing.T, newSvc NewService) {
 	svc, api := newSvc(t, Options{Engine: ScriptedLegendEngine()})
-	id := doneJob(t, svc, api, KeyA, nil)
+	sink := NewSink(t)
+	id := doneJob(t, svc, api, KeyA, map[string]any{"callback_url": sink.URL})
+	// The webhook's payload carries the legend rows as the poll does.
+	var payload map[string]any
+	if err := json.Unmarshal(sink.Next(t).Body, &payload); err != nil {
+		t.Fatalf("webhook payload: %v", err)
+	}
+	checkGlyphBoxes(t, payload)
 	for _, c := range []struct {
 		query, lang, sheet, page, legendSheet string
 	}{
@@ -71,6 +79,7 @@ func contractTakeoffExports(t *testing.T, newSvc NewService) {
 			if r0["tag"] != "S1" || r0["part_number"] != "4098-9714" || r1["tag"] != nil || r1["part_number"] != nil || r1["class"] != nil {
 				t.Errorf("legend rows %v", legend)
 			}
+			checkGlyphBoxes(t, poll)
 			socket := 0
 			for _, r := range sum["by_symbol"].([]any) {
 				if m := r.(map[string]any); m["class"] == "socket_outlet" {

@@ -13,8 +13,10 @@ import (
 // glyph's lines). What tells them apart is the part the glyph leaves
 // empty: a pose whose empty inside the page fills solid is not the glyph.
 const (
-	// emptyStepMM is the spacing of the probes of a glyph's empty inside.
-	emptyStepMM = 0.25
+	// emptyStepMM is the spacing of the probes of a glyph's empty inside,
+	// widened so that a glyph has at most about maxEmptyProbes.
+	emptyStepMM    = 0.25
+	maxEmptyProbes = 48
 	// emptyClearMM is how far a probe keeps from the glyph's lines.
 	emptyClearMM = 0.2
 	// maxFilledEmpty is the largest share of a glyph's empty probes that
@@ -50,9 +52,11 @@ func emptyProbes(p *prepared, samples []sample) []glyph.Point {
 		lo, hi = glyph.MinPoint(lo, q), glyph.MaxPoint(hi, q)
 	}
 	reach := math.Max(hi.X-lo.X, hi.Y-lo.Y)
+	// At most about maxEmptyProbes probes: the test is a share.
+	step := math.Max(emptyStepMM, math.Sqrt((hi.X-lo.X)*(hi.Y-lo.Y)/maxEmptyProbes))
 	var out []glyph.Point
-	for y := lo.Y + emptyStepMM/2; y < hi.Y; y += emptyStepMM {
-		for x := lo.X + emptyStepMM/2; x < hi.X; x += emptyStepMM {
+	for y := lo.Y + step/2; y < hi.Y; y += step {
+		for x := lo.X + step/2; x < hi.X; x += step {
 			q := glyph.Point{X: x, Y: y}
 			if !insideBy(p.hull, q, emptyClearMM) {
 				continue
@@ -131,7 +135,8 @@ func inkFill(fill string) bool {
 }
 
 // filledEmpty returns the share of the pose's empty probes that page
-// fills cover (0 where the template has none).
+// fills cover (0 where the template has none), counted only as far as
+// needed to tell whether it exceeds maxFilledEmpty.
 func (ix *pageIndex) filledEmpty(h hypothesis) float64 {
 	t := h.t
 	if len(t.empty) == 0 {
@@ -164,7 +169,10 @@ func (ix *pageIndex) filledEmpty(h hypothesis) float64 {
 	if len(edges) == 0 {
 		return 0
 	}
-	filled := 0
+	// Stops as soon as the share is known to be above maxFilledEmpty or
+	// at most it.
+	n := float64(len(t.empty))
+	filled, open := 0, 0
 	for _, q := range t.empty {
 		if enclosed(m.Apply(q), reach, func(fn func(a, b glyph.Point) bool) {
 			for _, e := range edges {
@@ -174,7 +182,12 @@ func (ix *pageIndex) filledEmpty(h hypothesis) float64 {
 			}
 		}) {
 			filled++
+		} else {
+			open++
+		}
+		if float64(filled) > maxFilledEmpty*n || float64(open) >= (1-maxFilledEmpty)*n {
+			break
 		}
 	}
-	return float64(filled) / float64(len(t.empty))
+	return float64(filled) / n
 }

@@ -361,16 +361,16 @@ func (ix *pageIndex) arcContinues(p, t, c glyph.Point, r, tol float64) bool {
 	return false
 }
 
-// segmentsAlong appends to out the page segments that run along the line
-// a–b (within tol of it) from somewhere between a and ia to somewhere
-// between ib and b, where ia–ib is the line without its optional stubs
-// (a–b itself where it has none), either end within slack: the line as
-// the page draws it, with or without its stubs.
-func (ix *pageIndex) segmentsAlong(out []int32, a, b, ia, ib glyph.Point, tol, slack float64) []int32 {
+// ownSegment returns a page segment not in taken that runs along the
+// line a–b (within tol of it) from somewhere between a and ia to
+// somewhere between ib and b, where ia–ib is the line without its
+// optional stubs (a–b itself where it has none), either end within
+// slack: the line as the page draws it, with or without its stubs.
+func (ix *pageIndex) ownSegment(taken []int32, a, b, ia, ib glyph.Point, tol, slack float64) (int32, bool) {
 	d := glyph.Point{X: b.X - a.X, Y: b.Y - a.Y}
 	l := math.Hypot(d.X, d.Y)
 	if l == 0 {
-		return out
+		return 0, false
 	}
 	d = glyph.Point{X: d.X / l, Y: d.Y / l}
 	along := func(p glyph.Point) (u, off float64) {
@@ -381,8 +381,9 @@ func (ix *pageIndex) segmentsAlong(out []int32, a, b, ia, ib glyph.Point, tol, s
 	ub, _ := along(ib)
 	mid := glyph.Point{X: (ia.X + ib.X) / 2, Y: (ia.Y + ib.Y) / 2}
 	ns := int32(len(ix.pg.Segments))
+	found, ok := int32(0), false
 	ix.pieces.inBox(glyph.Point{X: mid.X - tol, Y: mid.Y - tol}, glyph.Point{X: mid.X + tol, Y: mid.Y + tol}, func(i int32) bool {
-		if i >= ns || slices.Contains(out, i) {
+		if i >= ns {
 			return true
 		}
 		s := &ix.pg.Segments[i]
@@ -394,12 +395,13 @@ func (ix *pageIndex) segmentsAlong(out []int32, a, b, ia, ib glyph.Point, tol, s
 		if u1 > u2 {
 			u1, u2 = u2, u1
 		}
-		if u1 >= -slack-tol && u1 <= ua+slack+tol && u2 >= ub-slack-tol && u2 <= l+slack+tol {
-			out = append(out, i)
+		if u1 >= -slack-tol && u1 <= ua+slack+tol && u2 >= ub-slack-tol && u2 <= l+slack+tol && !slices.Contains(taken, i) {
+			found, ok = i, true
+			return false
 		}
 		return true
 	})
-	return out
+	return found, ok
 }
 
 // hypothesis is a candidate pose of a template.
@@ -529,16 +531,9 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 		if t.inner[i] != l {
 			slack = math.Max(slack, 2*stubMarginMM*k)
 		}
-		cand := ix.segmentsAlong(nil, a, b, m.Apply(t.inner[i][0]), m.Apply(t.inner[i][1]), tol, slack)
-		found := false
-		for _, c := range cand {
-			if !slices.Contains(own, c) {
-				own = append(own, c)
-				found = true
-				break
-			}
-		}
-		if !found {
+		if c, ok := ix.ownSegment(own, a, b, m.Apply(t.inner[i][0]), m.Apply(t.inner[i][1]), tol, slack); ok {
+			own = append(own, c)
+		} else {
 			cov -= extensionPenalty
 		}
 	}
@@ -1025,7 +1020,10 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 		// A pose whose inside holds drawing of its own is another
 		// symbol; it neither stays nor suppresses others. (Checked only
 		// here: a pose a kept match suppresses needs no check.)
-		if !dup && ix.foreignInterior(f.hypothesis) <= maxForeignInterior && ix.filledEmpty(f.hypothesis) <= maxFilledEmpty {
+		// Filled look-alikes are looked for among the poses the default
+		// thresholds would keep; a weaker pose is no count either way.
+		if !dup && ix.foreignInterior(f.hypothesis) <= maxForeignInterior &&
+			(f.cov < OperatingCoverage || ix.filledEmpty(f.hypothesis) <= maxFilledEmpty) {
 			if fPts == nil {
 				fPts = posedSamples(f.hypothesis)
 			}

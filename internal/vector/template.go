@@ -391,7 +391,7 @@ func prepare(t Template) (*prepared, error) {
 				best, p.q, p.hasQ = d, k, true
 			}
 		}
-		if t.OptionalStubs && p.sweep < 359 {
+		if p.stubbed() && p.sweep < 359 {
 			// An end of the anchor circle's drawn sweep: an arc end on
 			// it that no other arc of it continues.
 			tol := 0.03 * p.r // legend glyphs are read from drawings
@@ -487,6 +487,17 @@ func (p *prepared) markStubs(g glyph.Glyph, samples []sample, shapeOf []int) {
 			}
 		}
 	}
+}
+
+// stubbed reports whether any of the template's lines has optional
+// stubs.
+func (p *prepared) stubbed() bool {
+	for i, l := range p.lines {
+		if p.inner[i] != l {
+			return true
+		}
+	}
+	return false
 }
 
 // clipToHull returns the part of the line a–b within the convex hull

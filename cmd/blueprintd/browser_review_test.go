@@ -682,8 +682,10 @@ func TestReviewPageNextPrevious(t *testing.T) {
 // service gives (rows for the first two classes of the summary and a row
 // of no class), each class row carrying a tag, a part number and the box
 // of its glyph on page 0 (glyph_bbox_norm, here the box of a detection of
-// its class), and, where legendPage is set, page 0 marked as a legend sheet
-// (kind legend, detection_count 0, as the service counts such pages).
+// its class: the sheet drawn has no legend; TestReviewPageLegendGlyphs
+// shows the service's own boxes), and, where legendPage is set, page 0
+// marked as a legend sheet (kind legend, detection_count 0, as the
+// service counts such pages).
 func legendFixture(legendPage bool) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -711,7 +713,7 @@ func legendFixture(legendPage bool) func(http.Handler) http.Handler {
 					for i, s := range syms[:min(2, len(syms))] {
 						sm := s.(map[string]any)
 						row := map[string]any{"page_index": 0, "description": "Row " + sm["class"].(string), "class": sm["class"],
-							"printed_quantity": sm["count"], "detected": sm["count"], "tag": fmt.Sprintf("T%d", i+1), "part_number": fmt.Sprintf("PN-%d", 100+i)}
+							"printed_quantity": sm["count"], "detected": sm["count"], "tag": fmt.Sprintf("T%d", i+1), "part_number": fmt.Sprintf("PN-%d", 100+i), "glyph_bbox_norm": nil}
 						for _, d := range dets {
 							if d.Class == sm["class"] {
 								row["glyph_bbox_norm"] = d.BBoxNorm
@@ -721,7 +723,7 @@ func legendFixture(legendPage bool) func(http.Handler) http.Handler {
 						legend = append(legend, row)
 					}
 					m["legend"] = append(legend, map[string]any{"page_index": 0, "description": "Floor box", "class": nil, "printed_quantity": 2, "detected": 0,
-						"tag": nil, "part_number": nil})
+						"tag": nil, "part_number": nil, "glyph_bbox_norm": nil})
 				}
 				body, _ = json.Marshal(m)
 			}
@@ -815,6 +817,76 @@ func TestReviewPageLegendRows(t *testing.T) {
 	}
 }
 
+// TestReviewPageLegendGlyphs opens a job of a sheet with a legend table,
+// served as the service gives it, and checks that every legend row with a
+// glyph box (glyph_bbox_norm) shows the glyph cut from its page's image at
+// that box, and the others none.
+func TestReviewPageLegendGlyphs(t *testing.T) {
+	ctx := browser(t, "en-US")
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
+	id := processFile(t, e, "sheet-00001.pdf")
+	var poll struct {
+		Pages []struct {
+			Width  float64 `json:"width_px"`
+			Height float64 `json:"height_px"`
+		} `json:"pages"`
+		Legend []struct {
+			Page  int `json:"page_index"`
+			Glyph *struct {
+				X      float64 `json:"x"`
+				Y      float64 `json:"y"`
+				Width  float64 `json:"width"`
+				Height float64 `json:"height"`
+			} `json:"glyph_bbox_norm"`
+		} `json:"legend"`
+	}
+	if err := json.Unmarshal(e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).Body, &poll); err != nil {
+		t.Fatal(err)
+	}
+	boxes := 0
+	for _, r := range poll.Legend {
+		if r.Glyph != nil {
+			boxes++
+		}
+	}
+	if len(poll.Legend) == 0 || boxes == 0 {
+		t.Fatalf("the sheet's legend: %d rows, %d with a glyph box; want some", len(poll.Legend), boxes)
+	}
+	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
+	settled(t, ctx, "default", time.Minute)
+	// Where the glyph cell's background puts the page: the left and top
+	// of what it shows as fractions of the page, and its size.
+	type cut struct {
+		Glyph        bool
+		Left, Top    float64
+		Image        string
+		CellW, CellH float64
+	}
+	cuts := eval[[]cut](t, ctx, `[...document.querySelectorAll('#legend tbody tr')].map((r) => { const g = r.querySelector('.glyph');
+		if (!g) return {Glyph: false};
+		const [sw, sh] = g.style.backgroundSize.split(' ').map(parseFloat), [px, py] = g.style.backgroundPosition.split(' ').map(parseFloat);
+		const b = g.getBoundingClientRect();
+		return {Glyph: true, Left: -px / sw, Top: -py / sh, Image: g.style.backgroundImage, CellW: b.width, CellH: b.height}; })`)
+	if len(cuts) != len(poll.Legend) {
+		t.Fatalf("the page lists %d legend rows, the poll %d", len(cuts), len(poll.Legend))
+	}
+	img := eval[string](t, ctx, `document.getElementById('page-image').src`)
+	for i, r := range poll.Legend {
+		c := cuts[i]
+		if r.Glyph == nil {
+			if c.Glyph {
+				t.Errorf("row %d has no glyph box but shows a cut of the page", i)
+			}
+			continue
+		}
+		// The cut starts a little (its padding) before the glyph's box.
+		if !c.Glyph || !strings.Contains(c.Image, strings.TrimPrefix(img, e.base)) || c.CellW < 10 || c.CellH < 10 ||
+			c.Left > r.Glyph.X || c.Left < r.Glyph.X-r.Glyph.Width || c.Top > r.Glyph.Y || c.Top < r.Glyph.Y-r.Glyph.Height {
+			t.Errorf("row %d (glyph box %+v of page %d): shows %+v, want a cut of the page image %s at the box", i, *r.Glyph, r.Page, c, img)
+		}
+	}
+}
+
 // TestReviewPageOpensFirstCountedPage opens a job whose first page is a
 // legend sheet and checks that it opens on the first counted page.
 func TestReviewPageOpensFirstCountedPage(t *testing.T) {
@@ -831,11 +903,13 @@ func TestReviewPageOpensFirstCountedPage(t *testing.T) {
 	}
 }
 
-// gateEngine finds one detection on each page, page 0 at once and every
-// later page only once release is closed: a job that stays processing.
-func gateEngine(release <-chan struct{}) detect.Engine {
-	return detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
-		if p.Index > 0 {
+// gateEngine finds one detection on each page, pages before held at once
+// and the others only once release is closed: a job that stays
+// processing. Its document pass takes page 1 for a schedule, so the pages
+// are processed 0, 2, 3, ... and page 1 last (pages finish out of order).
+func gateEngine(release <-chan struct{}, held int) detect.Engine {
+	return scheduleSecond{detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+		if p.Index >= held {
 			select {
 			case <-release:
 			case <-ctx.Done():
@@ -845,21 +919,38 @@ func gateEngine(release <-chan struct{}) detect.Engine {
 		w, h := float64(p.Width), float64(p.Height)
 		return []detect.Detection{{Class: "smoke_detector", Confidence: 0.9, Box: detect.Box{X: w / 2, Y: h / 2, W: w / 20, H: w / 20},
 			Source: detect.Source{VectorMatching: true}}}, ctx.Err()
-	})
+	})}
+}
+
+// scheduleSecond is an engine whose document pass takes page 1 for a
+// schedule (not counted: processed after the counted pages) and every
+// other page for a floor plan.
+type scheduleSecond struct{ detect.Engine }
+
+func (e scheduleSecond) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
+	kinds := make([]string, doc.NumPages())
+	for i := range kinds {
+		kinds[i] = detect.KindFloorPlan
+	}
+	if len(kinds) > 1 {
+		kinds[1] = detect.KindSchedule
+	}
+	return e.Engine, detect.DocumentInfo{Kinds: kinds}, ctx.Err()
 }
 
 // TestReviewPageProgress opens a job while it processes and checks that
 // the page shows its progress (pages done of the total, one cell per
-// page) instead of the prompt for a key and an upload, then the drawing
-// once it is done.
+// page, filled for exactly the pages the poll lists finished: 0 and 2
+// while 3 is held and 1 waits behind it) instead of the prompt for a key
+// and an upload, then the drawing once it is done.
 func TestReviewPageProgress(t *testing.T) {
 	ctx := browser(t, "en-US")
 	release := make(chan struct{})
 	var once sync.Once
 	open := func() { once.Do(func() { close(release) }) }
 	t.Cleanup(open)
-	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: gateEngine(release)})
-	data := pdfDoc([2]int{400, 300}, [2]int{400, 300}, [2]int{400, 300})
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts(), engine: gateEngine(release, 3)})
+	data := pdfDoc([2]int{400, 300}, [2]int{400, 300}, [2]int{400, 300}, [2]int{400, 300})
 	created := e.initJob(keyA, map[string]any{"file_name": "slow.pdf", "mime_type": "application/pdf", "size": len(data)})
 	if r := e.upload(created, data, "application/pdf"); r.Status != http.StatusOK {
 		t.Fatalf("PUT: %d %s", r.Status, r.Body)
@@ -876,26 +967,34 @@ func TestReviewPageProgress(t *testing.T) {
 	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)),
 		chromedp.WaitVisible(chromedp.ID("progress-view")))
 	// The page polls once a second: within a few polls it shows what the
-	// API says (pages done of the total, one cell per page).
+	// API says (pages done of the total, one cell per page, the cells of
+	// the pages finished filled), until the job stops at page 3 with
+	// pages 0 and 2 finished.
 	var shown progressShown
 	var want string
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		poll = e.do("GET", "/v1/jobs/"+id, keyA, nil, nil).JSON(t)
 		done := 0
 		if poll["pages_done"] != nil {
 			done = int(poll["pages_done"].(float64))
 		}
-		want = fmt.Sprintf("%d of 3 pages done / 3 cells, %d done", done, done)
+		var finished []int
+		listed, _ := poll["pages_finished"].([]any)
+		for _, p := range listed {
+			finished = append(finished, int(p.(float64)))
+		}
+		want = fmt.Sprintf("%d of 4 pages done / 4 cells, done %v", done, finished)
 		shown = eval[progressShown](t, ctx, `({Text: document.getElementById('progress-text').textContent,
-			Cells: document.querySelectorAll('#progress-pages span').length, Done: document.querySelectorAll('#progress-pages span.done').length})`)
-		if shown.String() == want || time.Now().After(deadline) {
+			Cells: document.querySelectorAll('#progress-pages span').length,
+			Done: [...document.querySelectorAll('#progress-pages span')].flatMap((c, i) => c.classList.contains('done') ? [i] : [])})`)
+		if (shown.String() == want && slices.Equal(finished, []int{0, 2})) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if shown.String() != want {
-		t.Errorf("while processing the page shows %q, the API says %q", shown, want)
+	if shown.String() != want || !strings.HasSuffix(want, "done [0 2]") {
+		t.Errorf("while processing the page shows %q, the API says %q (want pages 0 and 2 finished, 1 and 3 not)", shown, want)
 	}
 	if title := eval[string](t, ctx, `document.getElementById('progress-title').textContent`); !strings.Contains(title, "slow.pdf") {
 		t.Errorf("progress title %q, want the file name", title)
@@ -910,14 +1009,16 @@ func TestReviewPageProgress(t *testing.T) {
 	}
 }
 
-// progressShown is what the page shows of a job's progress.
+// progressShown is what the page shows of a job's progress: its text,
+// how many page cells and which of them are filled.
 type progressShown struct {
-	Text        string
-	Cells, Done int
+	Text  string
+	Cells int
+	Done  []int
 }
 
 func (p progressShown) String() string {
-	return fmt.Sprintf("%s / %d cells, %d done", p.Text, p.Cells, p.Done)
+	return fmt.Sprintf("%s / %d cells, done %v", p.Text, p.Cells, p.Done)
 }
 
 // TestReviewPageManyPageTabs opens a 60-page job and checks that every

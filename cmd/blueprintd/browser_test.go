@@ -456,10 +456,10 @@ func withLegend(t *testing.T, m map[string]any) []byte {
 		sm := s.(map[string]any)
 		n := sm["count"].(float64)
 		legend = append(legend, map[string]any{"page_index": 0, "description": "Row " + sm["class"].(string),
-			"class": sm["class"], "printed_quantity": n + float64(1-i), "detected": n, "tag": nil, "part_number": nil})
+			"class": sm["class"], "printed_quantity": n + float64(1-i), "detected": n, "tag": nil, "part_number": nil, "glyph_bbox_norm": nil})
 	}
 	legend = append(legend, map[string]any{"page_index": 0, "description": "Junction box", "class": nil, "printed_quantity": 3, "detected": 0,
-		"tag": nil, "part_number": nil})
+		"tag": nil, "part_number": nil, "glyph_bbox_norm": nil})
 	m["legend"] = legend
 	for _, p := range m["pages"].([]any) {
 		p.(map[string]any)["kind"] = "floor_plan"

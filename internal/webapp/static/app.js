@@ -276,9 +276,10 @@ async function waitDone(id, seq) {
 }
 
 // showProgress shows a queued or processing job in place of the drawing:
-// its name, pages done of the total, and one cell per page (as many
-// filled as are done: pages finish in any order, and the poll says how
-// many, not which).
+// its name, pages done of the total, and one cell per page, filled for
+// each page the poll lists in pages_finished (pages finish in any order);
+// a poll without that list (a job whose progress predates it) fills as
+// many cells as are done, from the first.
 function showProgress(j) {
   $('empty').hidden = true;
   $('stage').hidden = true;
@@ -292,7 +293,8 @@ function showProgress(j) {
   if (cells.children.length !== total) {
     cells.replaceChildren(...Array.from({ length: total }, () => document.createElement('span')));
   }
-  [...cells.children].forEach((c, i) => c.classList.toggle('done', i < done));
+  const finished = Array.isArray(j.pages_finished) ? new Set(j.pages_finished) : null;
+  [...cells.children].forEach((c, i) => c.classList.toggle('done', finished ? finished.has(i) : i < done));
   cells.dataset.done = done;
 }
 

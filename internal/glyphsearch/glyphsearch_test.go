@@ -1,0 +1,327 @@
+package glyphsearch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"blueprint/internal/catalog"
+	"blueprint/internal/detect"
+)
+
+// icon returns a catalog class's icon as ink (0 paper .. 1 stroke),
+// side pixels square.
+func icon(t *testing.T, class string, side int) (w, h int, ink []float64) {
+	t.Helper()
+	c, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.IconPNG(class, side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := img.Bounds()
+	ink = make([]float64, r.Dx()*r.Dy())
+	for y := 0; y < r.Dy(); y++ {
+		for x := 0; x < r.Dx(); x++ {
+			_, _, _, a := img.At(r.Min.X+x, r.Min.Y+y).RGBA()
+			ink[y*r.Dx()+x] = float64(a) / 0xffff
+		}
+	}
+	return r.Dx(), r.Dy(), ink
+}
+
+// placement is where a test draws a glyph.
+type placement struct {
+	cx, cy         float64 // centre on the page
+	angle          float64 // degrees, clockwise
+	mirror         bool
+	scale, stretch float64 // stretch along x of the icon
+}
+
+// paint draws an icon's ink on a gray page (255 paper) under p, and
+// returns the bounds of the ink drawn.
+func paint(page *image.Gray, w, h int, ink []float64, p placement) detect.Box {
+	if p.stretch == 0 {
+		p.stretch = 1
+	}
+	s, c := math.Sincos(p.angle * math.Pi / 180)
+	// page offset → icon coordinates: inverse of rotate·mirror·scale
+	lo, hi := vec{math.Inf(1), math.Inf(1)}, vec{math.Inf(-1), math.Inf(-1)}
+	reach := p.scale * math.Max(p.stretch, 1) * math.Hypot(float64(w), float64(h)) / 2
+	b := page.Bounds()
+	for y := int(p.cy - reach - 1); y <= int(p.cy+reach+1); y++ {
+		for x := int(p.cx - reach - 1); x <= int(p.cx+reach+1); x++ {
+			if x < 0 || y < 0 || x >= b.Dx() || y >= b.Dy() {
+				continue
+			}
+			dx, dy := float64(x)-p.cx, float64(y)-p.cy
+			u, v := c*dx+s*dy, -s*dx+c*dy
+			if p.mirror {
+				u = -u
+			}
+			u /= p.scale * p.stretch
+			v /= p.scale
+			ix, iy := u+float64(w)/2-0.5, v+float64(h)/2-0.5
+			x0, y0 := int(math.Floor(ix)), int(math.Floor(iy))
+			if x0 < 0 || y0 < 0 || x0+1 >= w || y0+1 >= h {
+				continue
+			}
+			fx, fy := ix-float64(x0), iy-float64(y0)
+			a := (ink[y0*w+x0]*(1-fx)+ink[y0*w+x0+1]*fx)*(1-fy) + (ink[(y0+1)*w+x0]*(1-fx)+ink[(y0+1)*w+x0+1]*fx)*fy
+			if a <= 0.02 {
+				continue
+			}
+			i := y*page.Stride + x
+			page.Pix[i] = uint8(math.Min(float64(page.Pix[i]), 255*(1-a)))
+			if a >= 0.5 {
+				lo.x, lo.y = math.Min(lo.x, float64(x)), math.Min(lo.y, float64(y))
+				hi.x, hi.y = math.Max(hi.x, float64(x)), math.Max(hi.y, float64(y))
+			}
+		}
+	}
+	return detect.Box{X: lo.x, Y: lo.y, W: hi.x - lo.x + 1, H: hi.y - lo.y + 1}
+}
+
+// scan degrades a page as a scanner does: a faded, noisy JPEG.
+func scan(t *testing.T, page *image.Gray, seed uint64) image.Image {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	out := image.NewGray(page.Bounds())
+	for i, v := range page.Pix {
+		f := 235 - (235-float64(v))*0.75 + r.NormFloat64()*6
+		out.Pix[i] = uint8(math.Max(0, math.Min(255, f)))
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: 70}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := jpeg.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+func blank(w, h int) *image.Gray {
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range g.Pix {
+		g.Pix[i] = 255
+	}
+	return g
+}
+
+// matched returns the match overlapping box by IoU ≥ 0.5, if any.
+func matched(ms []Match, box detect.Box) (Match, bool) {
+	for _, m := range ms {
+		if m.Box.IoU(box) >= 0.5 {
+			return m, true
+		}
+	}
+	return Match{}, false
+}
+
+func rect(b detect.Box) image.Rectangle {
+	return image.Rect(int(math.Floor(b.X)), int(math.Floor(b.Y)), int(math.Ceil(b.X+b.W)), int(math.Ceil(b.Y+b.H)))
+}
+
+// angleDiff is the distance between two angles in degrees, modulo
+// period.
+func angleDiff(a, b, period float64) float64 {
+	d := math.Mod(math.Abs(a-b), period)
+	return math.Min(d, period-d)
+}
+
+// TestFindsTurnedMirroredScaled draws one glyph at right angles, free
+// angles, mirrored and at other sizes among other glyphs on a degraded
+// scan, boxes one of them, and expects every instance found, with its
+// angle and mirror, and no other glyph.
+func TestFindsTurnedMirroredScaled(t *testing.T) {
+	page := blank(1400, 1000)
+	w, h, ink := icon(t, "ev_charger", 48)
+	var want []detect.Box
+	var poses []placement
+	for i, p := range []placement{
+		{cx: 150, cy: 150, scale: 1},
+		{cx: 400, cy: 150, angle: 90, scale: 1},
+		{cx: 650, cy: 150, angle: 180, scale: 1.2},
+		{cx: 900, cy: 150, angle: 270, mirror: true, scale: 1},
+		{cx: 1150, cy: 150, angle: 12, scale: 0.8},
+		{cx: 150, cy: 450, angle: 100, mirror: true, scale: 1.4},
+		{cx: 400, cy: 450, angle: 347, scale: 0.75},
+		{cx: 650, cy: 450, angle: 196, scale: 1.1},
+	} {
+		p.scale *= 1 + 0.01*float64(i%3)
+		want = append(want, paint(page, w, h, ink, p))
+		poses = append(poses, p)
+	}
+	var others []detect.Box
+	for i, class := range []string{"luminaire", "smoke_detector", "socket_outlet", "switch_one_way", "junction_box", "fan"} {
+		ow, oh, oink := icon(t, class, 48)
+		others = append(others, paint(page, ow, oh, oink, placement{cx: 150 + 250*float64(i%5), cy: 750 + 150*float64(i/5), angle: 30 * float64(i), scale: 1}))
+	}
+	img := scan(t, page, 7)
+	ms, err := Search(context.Background(), img, rect(want[0]), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range want {
+		m, ok := matched(ms, b)
+		if !ok {
+			t.Errorf("instance %d (%+v) not found; matches %+v", i, poses[i], ms)
+			continue
+		}
+		if m.Mirrored != poses[i].mirror {
+			t.Errorf("instance %d: mirrored %v, want %v", i, m.Mirrored, poses[i].mirror)
+		}
+		if d := angleDiff(m.Angle, poses[i].angle, 360); d > 6 {
+			t.Errorf("instance %d: angle %.1f, want %.1f", i, m.Angle, poses[i].angle)
+		}
+		if r := m.Scale / poses[i].scale; r < 0.9 || r > 1.1 {
+			t.Errorf("instance %d: scale %.2f, want %.2f", i, m.Scale, poses[i].scale)
+		}
+	}
+	for i, b := range others {
+		if m, ok := matched(ms, b); ok {
+			t.Errorf("other glyph %d matched: %+v", i, m)
+		}
+	}
+	if len(ms) != len(want) {
+		t.Errorf("%d matches, want %d: %+v", len(ms), len(want), ms)
+	}
+}
+
+// TestSearchImage searches with a separate exemplar image drawn at
+// another size and in colour, as a legend row's glyph is.
+func TestSearchImage(t *testing.T) {
+	page := blank(900, 500)
+	w, h, ink := icon(t, "exit_sign", 56)
+	var want []detect.Box
+	for i, p := range []placement{
+		{cx: 150, cy: 150, scale: 1}, {cx: 450, cy: 150, angle: 90, scale: 1},
+		{cx: 700, cy: 300, angle: 180, mirror: true, scale: 1},
+	} {
+		p.scale += 0.02 * float64(i)
+		want = append(want, paint(page, w, h, ink, p))
+	}
+	img := scan(t, page, 3)
+	// the exemplar: the icon in red on white at 0.8 of the page's size
+	ew, eh, eink := icon(t, "exit_sign", 45)
+	ex := image.NewRGBA(image.Rect(0, 0, ew+8, eh+8))
+	for y := 0; y < eh+8; y++ {
+		for x := 0; x < ew+8; x++ {
+			a := 0.0
+			if x >= 4 && y >= 4 && x < ew+4 && y < eh+4 {
+				a = eink[(y-4)*ew+x-4]
+			}
+			ex.Set(x, y, color.RGBA{255, uint8(255 * (1 - a)), uint8(255 * (1 - a)), 255})
+		}
+	}
+	ms, err := SearchImage(context.Background(), img, ex, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range want {
+		m, ok := matched(ms, b)
+		if !ok {
+			t.Errorf("instance %d not found; matches %+v", i, ms)
+			continue
+		}
+		if m.Scale < 1.1 || m.Scale > 1.4 {
+			t.Errorf("instance %d: scale %.2f, want about 1.25", i, m.Scale)
+		}
+	}
+}
+
+// TestStretched finds an elongated glyph drawn longer and shorter along
+// its long axis.
+func TestStretched(t *testing.T) {
+	page := blank(1000, 600)
+	w, h, ink := icon(t, "luminaire_linear", 80)
+	var want []detect.Box
+	for _, p := range []placement{
+		{cx: 200, cy: 150, scale: 1}, {cx: 600, cy: 150, scale: 1, stretch: 1.35},
+		{cx: 300, cy: 400, angle: 90, scale: 1, stretch: 0.8}, {cx: 700, cy: 420, angle: 30, scale: 1, stretch: 1.2},
+	} {
+		want = append(want, paint(page, w, h, ink, p))
+	}
+	ms, err := Search(context.Background(), scan(t, page, 5), rect(want[0]), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range want {
+		if _, ok := matched(ms, b); !ok {
+			t.Errorf("instance %d (box %+v) not found; matches %+v", i, b, ms)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	ctx := context.Background()
+	page := blank(300, 300)
+	w, h, ink := icon(t, "fan", 40)
+	box := paint(page, w, h, ink, placement{cx: 150, cy: 150, scale: 1})
+	if _, err := Search(ctx, page, image.Rect(10, 10, 40, 40), Options{}); !errors.Is(err, ErrNoGlyph) {
+		t.Errorf("blank exemplar: %v, want ErrNoGlyph", err)
+	}
+	if _, err := Search(ctx, page, image.Rect(400, 400, 450, 450), Options{}); !errors.Is(err, ErrNoGlyph) {
+		t.Errorf("exemplar off the page: %v, want ErrNoGlyph", err)
+	}
+	for _, o := range []Options{{MinScale: 0.1}, {MaxScale: 9}, {MaxTilt: 60}, {MaxStretch: 4}} {
+		if _, err := Search(ctx, page, rect(box), o); err == nil {
+			t.Errorf("options %+v: no error", o)
+		}
+	}
+	if _, err := Search(ctx, blank(4, 4), image.Rect(0, 0, 2, 2), Options{}); err == nil {
+		t.Error("tiny page: no error")
+	}
+	if _, err := SearchImage(ctx, page, blank(40, 40), Options{}); !errors.Is(err, ErrNoGlyph) {
+		t.Errorf("blank exemplar image: %v, want ErrNoGlyph", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := Search(cctx, page, rect(box), Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestMaxTiltAndNoMirror keeps only the poses the options allow.
+func TestMaxTiltAndNoMirror(t *testing.T) {
+	page := blank(1000, 400)
+	w, h, ink := icon(t, "exit_sign", 56)
+	a := paint(page, w, h, ink, placement{cx: 150, cy: 200, scale: 1})
+	b := paint(page, w, h, ink, placement{cx: 400, cy: 200, angle: 45, scale: 1})
+	paint(page, w, h, ink, placement{cx: 650, cy: 200, angle: 90, mirror: true, scale: 1})
+	d := paint(page, w, h, ink, placement{cx: 850, cy: 200, angle: 275, scale: 1})
+	ms, err := Search(context.Background(), page, rect(a), Options{MaxTilt: 15, NoMirror: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]struct {
+		box   detect.Box
+		found bool
+	}{"upright": {a, true}, "45°": {b, false}, "275°": {d, true}} {
+		if _, ok := matched(ms, want.box); ok != want.found {
+			t.Errorf("%s: found %v, want %v", name, ok, want.found)
+		}
+	}
+	// The mirrored one may still be found unmirrored at another angle
+	// (a glyph that is nearly symmetric), never as mirrored.
+	for _, m := range ms {
+		if m.Mirrored {
+			t.Errorf("NoMirror: mirrored match %+v", m)
+		}
+	}
+}

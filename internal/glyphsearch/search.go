@@ -1,0 +1,453 @@
+package glyphsearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+
+	"blueprint/internal/detect"
+)
+
+// Defaults of Options.
+const (
+	DefaultMinScale   = 0.7
+	DefaultMaxScale   = 1.5
+	DefaultMaxStretch = 1.5
+	// DefaultMinScore is the least score a match is returned with; see
+	// docs/raster.md ("Glyph search") for how it was chosen.
+	DefaultMinScore = 0.93
+	// ringMinScore is the least ring correlation a place needs to be
+	// looked at more closely.
+	ringMinScore = 0.6
+	// maxCandidates bounds the places verified per search; the best by
+	// ring correlation are kept.
+	maxCandidates = 20000
+	// firstFloor and rescoreSlack: poses scoring at least the larger of
+	// firstFloor and MinScore less rescoreSlack before the consensus are
+	// scored again after it.
+	firstFloor   = 0.5
+	rescoreSlack = 0.15
+)
+
+// Options tunes a search. The zero value searches at every angle,
+// mirrored or not, at 0.7–1.5 times the exemplar's size, stretched up to
+// 1.5 times along the long axis if the glyph is elongated.
+type Options struct {
+	// MinScale and MaxScale bound the instances' size relative to the
+	// exemplar's (0: the defaults).
+	MinScale, MaxScale float64
+	// MaxStretch bounds the stretch of elongated glyphs along their long
+	// axis, from 1/MaxStretch to MaxStretch (0: the default; 1: none).
+	MaxStretch float64
+	// MaxTilt, when positive, keeps only instances within MaxTilt degrees
+	// of the exemplar turned by a multiple of 90°; 0 allows any angle.
+	MaxTilt float64
+	// NoMirror skips mirrored instances.
+	NoMirror bool
+	// MinScore is the least score returned (0: DefaultMinScore).
+	MinScore float64
+	// Workers is the number of goroutines (0: GOMAXPROCS).
+	Workers int
+}
+
+func (o Options) minScale() float64 {
+	if o.MinScale > 0 {
+		return o.MinScale
+	}
+	return DefaultMinScale
+}
+
+func (o Options) maxScale() float64 {
+	if o.MaxScale > 0 {
+		return max(o.MaxScale, o.minScale())
+	}
+	return max(DefaultMaxScale, o.minScale())
+}
+
+func (o Options) maxStretch() float64 {
+	if o.MaxStretch >= 1 {
+		return o.MaxStretch
+	}
+	return DefaultMaxStretch
+}
+
+func (o Options) minScore() float64 {
+	if o.MinScore > 0 {
+		return o.MinScore
+	}
+	return DefaultMinScore
+}
+
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func (o Options) check() error {
+	switch {
+	case o.MinScale < 0 || o.MaxScale < 0 || math.IsNaN(o.MinScale) || math.IsNaN(o.MaxScale):
+		return errors.New("glyphsearch: negative scale bound")
+	case o.minScale() < 0.2 || o.maxScale() > 5:
+		return fmt.Errorf("glyphsearch: scales %.2f–%.2f: want within 0.2–5", o.minScale(), o.maxScale())
+	case o.MaxStretch > 3:
+		return fmt.Errorf("glyphsearch: stretch %.2f: want at most 3", o.MaxStretch)
+	case o.MaxTilt < 0 || o.MaxTilt > 45:
+		return fmt.Errorf("glyphsearch: tilt %.1f°: want 0–45", o.MaxTilt)
+	}
+	return nil
+}
+
+// Match is one instance found on a page.
+type Match struct {
+	// Box is the instance's box in page pixels: the bounds of the
+	// exemplar's strokes (those inside its box) placed by the pose.
+	Box detect.Box
+	// Score (0..1) is the geometric mean of the share of the exemplar's
+	// ink that the page holds (within a pixel) at the pose and the share
+	// of the page's ink inside the placed exemplar box that the exemplar's
+	// ink explains (within a pixel).
+	Score float64
+	// Angle is the turn from the exemplar to the instance in degrees,
+	// clockwise on the page, [0, 360); applied after the mirror.
+	Angle float64
+	// Mirrored says the exemplar was mirrored (about its vertical axis)
+	// before turning.
+	Mirrored bool
+	// Scale is the instance's size over the exemplar's.
+	Scale float64
+	// Stretch is the extra scale along the exemplar's long axis (1 for
+	// glyphs that are not elongated).
+	Stretch float64
+}
+
+// Search finds every instance, on page, of the glyph inside the exemplar
+// rectangle of the same page (page pixels), the exemplar itself included.
+func Search(ctx context.Context, page image.Image, exemplar image.Rectangle, opt Options) ([]Match, error) {
+	p, err := NewPage(ctx, page)
+	if err != nil {
+		return nil, err
+	}
+	t, err := p.Template(exemplar)
+	if err != nil {
+		return nil, err
+	}
+	return p.Search(ctx, t, opt)
+}
+
+// SearchImage finds every instance, on page, of the glyph drawn in
+// exemplar, a separate image such as a legend row's glyph.
+func SearchImage(ctx context.Context, page image.Image, exemplar image.Image, opt Options) ([]Match, error) {
+	p, err := NewPage(ctx, page)
+	if err != nil {
+		return nil, err
+	}
+	t, err := TemplateFromImage(ctx, exemplar)
+	if err != nil {
+		return nil, err
+	}
+	return p.Search(ctx, t, opt)
+}
+
+// Search finds every instance of t on the page, best first. Matches do not
+// overlap by more than a third of their union.
+func (p *Page) Search(ctx context.Context, t *Template, opt Options) ([]Match, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	pl := newPlan(t, opt)
+	lc := p.level(pl.kc)
+	cands, err := pl.ringSearch(ctx, lc)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	if len(cands) > maxCandidates {
+		cands = cands[:maxCandidates]
+	}
+	vf := &verifier{pl: pl, lv: p.level(pl.kv)}
+	vf.dil = vf.lv.dilated()
+	floor := max(firstFloor, pl.opt.minScore()-rescoreSlack)
+	first := make([]scored, len(cands))
+	err = parallel(ctx, pl.workers, len(cands), func(i int) {
+		first[i] = pl.examine(cands[i], lc, vf)
+	})
+	if err != nil {
+		return nil, err
+	}
+	kept := first[:0]
+	for _, f := range first {
+		if f.score >= floor {
+			kept = append(kept, f)
+		}
+	}
+	kept = pl.suppressScored(kept)
+	// Consensus: strokes of the exemplar's box that its best matches do
+	// not share (a label, a wire, a neighbour's corner) are left out, and
+	// the matches scored again without them.
+	if clean := pl.consensus(kept, p); clean != nil {
+		vc := &verifier{pl: clean, lv: vf.lv, dil: vf.dil}
+		err = parallel(ctx, pl.workers, len(kept), func(i int) {
+			s, _ := vc.climb(kept[i].s, clean.vfg, clean.vbg, 0.25)
+			found, expl := vc.likeness(s)
+			kept[i] = scored{s, math.Sqrt(found * expl)}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var all []Match
+	for _, k := range kept {
+		if k.score >= pl.opt.minScore() {
+			all = append(all, pl.match(k.s, k.score))
+		}
+	}
+	out := suppress(all)
+	off := p.bounds.Min
+	for i := range out {
+		out[i].Box.X += float64(off.X)
+		out[i].Box.Y += float64(off.Y)
+	}
+	return out, nil
+}
+
+// scored is a verified pose and its score.
+type scored struct {
+	s     state
+	score float64
+}
+
+// examine verifies one candidate place: its radial hypotheses, each
+// started, the best refined and scored. It returns the best (score -1
+// when none holds).
+func (pl *plan) examine(c candidate, lc *level, vf *verifier) scored {
+	v := &pl.variants[c.variant]
+	cx, cy := toLevel(c.x, lc.k), toLevel(c.y, lc.k)
+	sig, ok := radialSignature(lc.ink.bilinear, cx, cy, v.rc)
+	hyps := radialHypotheses(sig, ok, v.sig, v.sigOK, pl.opt.NoMirror)
+	slack := int(math.Ceil(float64(pl.kc*ringStride) / 2 / float64(pl.kv)))
+	// Each hypothesis's best start on the sparse points; only those near
+	// the best are refined.
+	var starts []scored
+	top := 0.0
+	for _, h := range hyps {
+		s := state{
+			x: toLevel(c.x, pl.kv), y: toLevel(c.y, pl.kv),
+			angle: h.angle, mirror: h.mirror, scale: v.scale, stretch: v.stretch,
+		}
+		s, fit := vf.start(s, slack)
+		if fit >= startCover {
+			starts = append(starts, scored{s, fit})
+			top = max(top, fit)
+		}
+	}
+	best := scored{score: -1}
+	for _, st := range starts {
+		if st.score < top-startKeep {
+			continue
+		}
+		s, f := vf.climb(st.s, pl.vfgSparse, pl.vbgSparse, 1)
+		if f < climbFit {
+			continue
+		}
+		s, _ = vf.climb(s, pl.vfg, pl.vbg, 0.25)
+		if pl.opt.MaxTilt > 0 && !nearRightAngle(s.angle, pl.opt.MaxTilt) {
+			continue
+		}
+		found, expl := vf.likeness(s)
+		if score := math.Sqrt(found * expl); score > best.score {
+			best = scored{s, score}
+		}
+	}
+	return best
+}
+
+// parallel runs f(0..n-1) on workers goroutines, stopping early when ctx
+// ends.
+func parallel(ctx context.Context, workers, n int, f func(i int)) error {
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var cerr error
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				if cerr == nil && i%64 == 0 {
+					cerr = ctx.Err()
+				}
+				stop := cerr != nil
+				mu.Unlock()
+				if stop || i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return cerr
+}
+
+// suppressScored keeps the best of poses whose boxes overlap by more than
+// a third, best first.
+func (pl *plan) suppressScored(ss []scored) []scored {
+	sort.SliceStable(ss, func(i, j int) bool { return ss[i].score > ss[j].score })
+	var out []scored
+	var boxes []detect.Box
+	for _, s := range ss {
+		b := pl.match(s.s, s.score).Box
+		keep := true
+		for _, o := range boxes {
+			if b.IoU(o) > 1.0/3 {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, s)
+			boxes = append(boxes, b)
+		}
+	}
+	return out
+}
+
+// nearRightAngle reports whether angle (radians) is within tilt degrees of
+// a multiple of 90°.
+func nearRightAngle(angle, tilt float64) bool {
+	d := math.Mod(angle*180/math.Pi, 90)
+	return d <= tilt || 90-d <= tilt
+}
+
+// match makes the Match of a verified pose.
+func (pl *plan) match(s state, score float64) Match {
+	t := pl.t
+	k := pl.kv
+	ps := pose{angle: s.angle, mirror: s.mirror, scale: s.scale, stretch: s.stretch}
+	m := ps.linear(t.axis)
+	cx, cy := fromLevel(s.x, k), fromLevel(s.y, k)
+	lo, hi := vec{math.Inf(1), math.Inf(1)}, vec{math.Inf(-1), math.Inf(-1)}
+	for _, h := range t.hull {
+		x, y := m.apply(h.x, h.y)
+		lo.x, lo.y = min(lo.x, x), min(lo.y, y)
+		hi.x, hi.y = max(hi.x, x), max(hi.y, y)
+	}
+	return Match{
+		Box:      detect.Box{X: cx + lo.x, Y: cy + lo.y, W: hi.x - lo.x, H: hi.y - lo.y},
+		Score:    math.Round(score*1000) / 1000,
+		Angle:    math.Round(s.angle*180/math.Pi*10) / 10,
+		Mirrored: s.mirror,
+		Scale:    math.Round(s.scale*1000) / 1000,
+		Stretch:  math.Round(s.stretch*1000) / 1000,
+	}
+}
+
+// suppress keeps the best of matches that overlap by more than a third of
+// their union (the same instance reached from two places), best first.
+func suppress(ms []Match) []Match {
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Score > ms[j].Score })
+	var out []Match
+	for _, m := range ms {
+		keep := true
+		for _, o := range out {
+			if m.Box.IoU(o.Box) > 1.0/3 {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Consensus: the matches scoring within consensusBand of the best match
+// other than the exemplar itself, at least consensusMin, up to
+// consensusMax of them, vote on each stroke pixel of the template; a pixel
+// that fewer than half of them hold ink at is left out. With fewer than
+// consensusVoters, or where the vote would leave out more than
+// consensusMaxCut of the strokes (the matches are then more likely a
+// look-alike than the glyph), the template stays as it is.
+const (
+	consensusMin    = 0.8
+	consensusBand   = 0.1
+	consensusMax    = 15
+	consensusVoters = 2
+	consensusMaxCut = 0.35
+)
+
+// consensus returns the plan with the template's ink cleaned by the vote
+// of its best matches (ss, best first), or nil.
+func (pl *plan) consensus(ss []scored, p *Page) *plan {
+	t := pl.t
+	var voters []scored
+	for _, s := range ss {
+		if s.score < consensusMin || len(voters) == consensusMax {
+			break
+		}
+		if t.onPage && pl.match(s.s, s.score).Box.IoU(t.box) >= 0.5 {
+			continue // the exemplar itself
+		}
+		if len(voters) > 0 && s.score < voters[0].score-consensusBand {
+			break
+		}
+		voters = append(voters, s)
+	}
+	if len(voters) < consensusVoters {
+		return nil
+	}
+	dil := p.level(1).dilated()
+	type placed struct {
+		m      mat2
+		cx, cy float64
+	}
+	var ps []placed
+	for _, v := range voters {
+		m := pose{angle: v.s.angle, mirror: v.s.mirror, scale: v.s.scale, stretch: v.s.stretch}.linear(t.axis)
+		ps = append(ps, placed{m, fromLevel(v.s.x, pl.kv) + 0.5, fromLevel(v.s.y, pl.kv) + 0.5})
+	}
+	ink := &plane{w: t.ink.w, h: t.ink.h, pix: append([]uint8(nil), t.ink.pix...)}
+	var strokes, cut int
+	for y := 0; y < ink.h; y++ {
+		for x := 0; x < ink.w; x++ {
+			i := y*ink.w + x
+			if ink.pix[i] < 32 {
+				continue
+			}
+			votes := 0
+			for _, q := range ps {
+				dx, dy := q.m.apply(float64(x)-t.cx, float64(y)-t.cy)
+				if v := dil.at(int(math.Floor(q.cx+dx)), int(math.Floor(q.cy+dy))); v >= 96 {
+					votes++
+				}
+			}
+			on := ink.pix[i] >= inkOn
+			if on {
+				strokes++
+			}
+			if 2*votes < len(ps) {
+				ink.pix[i] = 0
+				if on {
+					cut++
+				}
+			}
+		}
+	}
+	if cut == 0 || float64(cut) > consensusMaxCut*float64(strokes) {
+		return nil
+	}
+	clean := *pl
+	clean.prepareVerify(ink)
+	return &clean
+}

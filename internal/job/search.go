@@ -227,6 +227,8 @@ func (s *Service) searchFile(ctx context.Context, j *Job, query int, box detect.
 	switch {
 	case errors.Is(err, search.ErrEmptyRegion):
 		return nil, invalidField("bbox_norm", "bbox_norm holds no drawing to search for: draw the box around a symbol")
+	case errors.Is(err, search.ErrRegionTooLarge):
+		return nil, invalidField("bbox_norm", "bbox_norm holds more drawing than one symbol: draw the box around a single symbol")
 	case errors.Is(err, search.ErrImagePage):
 		return nil, &Error{Code: CodeUnprocessable, Message: ErrSearchImagePages, Details: map[string]any{"field": "page_index"}}
 	case err != nil:

@@ -1,6 +1,7 @@
 package legend
 
 import (
+	"errors"
 	"math"
 	"strings"
 
@@ -24,6 +25,19 @@ type Cut struct {
 	Pen drawing.Style
 }
 
+// Limits of what CutGlyph cuts: a symbol, even one with a long text, draws
+// far less; cutting and matching more would take minutes.
+const (
+	MaxCutPieces = 250
+	MaxCutChars  = 40
+)
+
+// Errors of CutGlyph.
+var (
+	ErrCutEmpty    = errors.New("the box holds no drawing")
+	ErrCutTooLarge = errors.New("the box holds more drawing than one symbol draws")
+)
+
 // cutTextGap is how far from the drawing, in ems of a character, the
 // character may stand and still be the symbol's text.
 const cutTextGap = 0.3
@@ -35,11 +49,13 @@ const cutTextGap = 0.3
 // (the symbol the box is drawn around, not the plan behind it), fills drawn as many polygons and hatch strips
 // simplified the same way, and the characters drawn within the extent of
 // that drawing or within cutTextGap ems of it as the glyph's text (a
-// label beside the symbol is not part of it). ok is false when box holds
-// no drawing.
-func CutGlyph(pg *drawing.Page, box Rect) (c Cut, ok bool) {
+// label beside the symbol is not part of it). It returns ErrCutEmpty when
+// box holds no drawing, and ErrCutTooLarge when it holds more than
+// MaxCutPieces pieces or MaxCutChars characters: far more than one symbol
+// draws (a box around a room or the whole sheet).
+func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	if pg == nil {
-		return Cut{}, false
+		return Cut{}, ErrCutEmpty
 	}
 	ix := newIndex(pg, nil)
 	outer := Rect{
@@ -54,7 +70,10 @@ func CutGlyph(pg *drawing.Page, box Rect) (c Cut, ok bool) {
 		}
 	})
 	if len(all) == 0 {
-		return Cut{}, false
+		return Cut{}, ErrCutEmpty
+	}
+	if len(all) > MaxCutPieces {
+		return Cut{}, ErrCutTooLarge
 	}
 	// The box is drawn around one symbol, which draws most of what lies
 	// wholly inside it: drawing in other colours is something else that
@@ -78,12 +97,19 @@ func CutGlyph(pg *drawing.Page, box Rect) (c Cut, ok bool) {
 			drawn = drawn.union(ix.pieces[i].box)
 		}
 	}
-	var inside []int32
+	var inBox []int
 	for i, ch := range pg.Chars {
 		c := glyph.Point{X: (ch.Min.X + ch.Max.X) / 2, Y: (ch.Min.Y + ch.Max.Y) / 2}
-		if strings.TrimSpace(ch.Text) == "" || !box.Contains(c) {
-			continue
+		if strings.TrimSpace(ch.Text) != "" && box.Contains(c) {
+			inBox = append(inBox, i)
 		}
+	}
+	if len(inBox) > MaxCutChars {
+		return Cut{}, ErrCutTooLarge
+	}
+	var inside []int32
+	for _, i := range inBox {
+		ch := pg.Chars[i]
 		// Text of the symbol touches its drawing or sits just beside it
 		// (IP44 under a socket); a label stands apart from it, and one
 		// the box cuts through is no part of what the box holds.
@@ -95,7 +121,7 @@ func CutGlyph(pg *drawing.Page, box Rect) (c Cut, ok bool) {
 	}
 	g, _, _ := ix.glyphOf(pieces, inside, drawn)
 	if len(g.Shapes) == 0 {
-		return Cut{}, false
+		return Cut{}, ErrCutEmpty
 	}
 	byPen := map[drawing.Style]float64{}
 	for _, i := range pieces {
@@ -107,7 +133,7 @@ func CutGlyph(pg *drawing.Page, box Rect) (c Cut, ok bool) {
 			pen = p
 		}
 	}
-	return Cut{Glyph: g, Drawn: drawn, Pen: pen}, true
+	return Cut{Glyph: g, Drawn: drawn, Pen: pen}, nil
 }
 
 // style is the paint of piece i.

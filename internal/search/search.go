@@ -25,6 +25,10 @@ import (
 // ErrEmptyRegion is the error of a box that holds no drawing to search for.
 var ErrEmptyRegion = errors.New("the box holds no drawing to search for")
 
+// ErrRegionTooLarge is the error of a box that holds far more drawing than
+// one symbol (legend.MaxCutPieces, legend.MaxCutChars): a room, a sheet.
+var ErrRegionTooLarge = errors.New("the box holds more drawing than one symbol")
+
 // Match is one instance found on a page.
 type Match struct {
 	Box detect.Box // raster pixels of the page, clipped to it
@@ -67,12 +71,18 @@ const templateClass = "search"
 // into a template (legend.CutGlyph): drawing that crosses the box's edge
 // (wires, walls) or is drawn in another colour than most of it is left
 // out, and text counts only where it touches the drawing kept. It returns
-// ErrEmptyRegion when the box holds no drawing.
+// ErrEmptyRegion when the box holds no drawing and ErrRegionTooLarge when
+// it holds far more than one symbol.
 func Cut(pg *drawing.Page, box detect.Box) (*Template, error) {
 	r := legend.Rect{Min: glyph.Point{X: box.X, Y: box.Y}, Max: glyph.Point{X: box.X + box.W, Y: box.Y + box.H}}
-	c, ok := legend.CutGlyph(pg, r)
-	if !ok {
+	c, err := legend.CutGlyph(pg, r)
+	switch {
+	case errors.Is(err, legend.ErrCutEmpty):
 		return nil, ErrEmptyRegion
+	case errors.Is(err, legend.ErrCutTooLarge):
+		return nil, ErrRegionTooLarge
+	case err != nil:
+		return nil, fmt.Errorf("search: cut: %w", err)
 	}
 	g, drawn := c.Glyph, c.Drawn
 	t := vector.Template{Class: templateClass, Glyph: g, MinScale: minScale, MaxScale: maxScale}

@@ -3,7 +3,9 @@ package search_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"blueprint/internal/detect"
@@ -120,6 +122,23 @@ func TestCutLeavesOutWhatIsNotTheSymbol(t *testing.T) {
 	}
 	if _, err := search.Cut(pg, detect.Box{X: pt(300), Y: pt(20), W: pt(40), H: pt(40)}); !errors.Is(err, search.ErrEmptyRegion) {
 		t.Errorf("a box with no drawing: %v, want ErrEmptyRegion", err)
+	}
+}
+
+// TestCutRefusesARoom: a box holding far more drawing than a symbol (here
+// 300 strokes of hatching) is refused rather than searched for minutes.
+func TestCutRefusesARoom(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("1 w ")
+	for i := range 300 {
+		fmt.Fprintf(&b, "%d 20 m %d 200 l S ", 20+i, 21+i)
+	}
+	_, pg := page(t, b.String())
+	if _, err := search.Cut(pg, detect.Box{X: 0, Y: 0, W: pg.Width, H: pg.Height}); !errors.Is(err, search.ErrRegionTooLarge) {
+		t.Errorf("a box around 300 strokes: %v, want ErrRegionTooLarge", err)
+	}
+	if _, err := search.Cut(pg, detect.Box{X: pt(19), Y: pt(99), W: pt(10), H: pt(182)}); err != nil {
+		t.Errorf("a box around 8 strokes: %v", err)
 	}
 }
 

@@ -756,8 +756,12 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64)
 			blocks = append(blocks, blockPose{r, h.pl.Rotation, h.pl.Scale, h.pl.Mirrored})
 		}
 	}
+	// A stubbed legend glyph's half circle (its arc end the secondary
+	// keypoint) is not looked for on whole circles: the page arc would
+	// run on past both its ends.
+	partial := t.stubbed() && t.circleSweep < 300
 	for _, f := range ix.circles {
-		if f.sweep < math.Min(t.sweep, 360)*0.7 {
+		if f.sweep < math.Min(t.sweep, 360)*0.7 || (partial && f.sweep >= 359) {
 			continue
 		}
 		s := f.r / (t.r * PixelsPerMM)

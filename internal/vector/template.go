@@ -134,6 +134,9 @@ type prepared struct {
 	sweep float64
 	q     glyph.Point
 	hasQ  bool
+	// circleSweep is the sweep of all the template's arcs on the anchor
+	// circle (a circle read as two halves is whole).
+	circleSweep float64
 	// corner anchor: vertex v, arm ends a1 (longer) and a2.
 	// segment anchor: a1 to a2.
 	v, a1, a2 glyph.Point
@@ -381,6 +384,17 @@ func prepare(t Template) (*prepared, error) {
 	switch {
 	case p.r >= minAnchorRadiusMM || (p.r > 0 && bestC == 0):
 		p.kind = anchorCircle
+		// The sweep drawn on the anchor circle, all its arcs together.
+		for _, sh := range t.Glyph.Shapes {
+			if (sh.Kind == glyph.KindArc || sh.Kind == glyph.KindCircle) && !sh.Fill &&
+				math.Hypot(sh.Pts[0].X-p.c.X, sh.Pts[0].Y-p.c.Y) <= 0.03*p.r && math.Abs(sh.R-p.r) <= 0.03*p.r {
+				if sh.Kind == glyph.KindCircle {
+					p.circleSweep += 360
+				} else {
+					p.circleSweep += math.Abs(sh.Sweep)
+				}
+			}
+		}
 		// Secondary keypoint: the one farthest from the anchor centre.
 		// A legend glyph's own arc end where its anchor is an arc: the
 		// plan's block may draw its stems and lines a little otherwise,

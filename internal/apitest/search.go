@@ -173,10 +173,11 @@ func contractSearch(t *testing.T, newSvc NewService) {
 	}
 }
 
-// contractSearchImage: a box on an image page is refused, saying why.
+// contractSearchImage: a box on an image page is searched for on the page
+// image: the boxed square is found; a box on blank paper is refused.
 func contractSearchImage(t *testing.T, newSvc NewService) {
 	svc, api := newSvc(t, Options{Engine: ScriptedEngine()})
-	data := PNGImage(64, 48)
+	data := PNGImage(160, 120) // a dark square from (40, 30) to (80, 60)
 	created := api.InitJob(KeyA, map[string]any{"file_name": "a.png", "mime_type": "image/png", "size": len(data)})
 	if r := svc.Upload(t, api, created, data, "image/png"); r.Status != 200 {
 		t.Fatalf("PUT: %d %s", r.Status, r.Body)
@@ -186,12 +187,23 @@ func contractSearchImage(t *testing.T, newSvc NewService) {
 		t.Fatalf("start: %d %s", r.Status, r.Body)
 	}
 	api.WaitStatus(KeyA, id, "done")
-	body := map[string]any{"page_index": 0, "bbox_norm": map[string]any{"x": 0.2, "y": 0.2, "width": 0.4, "height": 0.4}}
+	body := map[string]any{"page_index": 0, "bbox_norm": map[string]any{"x": 0.2, "y": 0.2, "width": 0.35, "height": 0.35}}
 	r := api.Do("POST", "/v1/jobs/"+id+"/search", KeyA, mustJSON(t, body), nil)
-	if r.Status == 200 {
-		return // an image searcher is wired in
+	if r.Status != 200 {
+		t.Fatalf("search on an image page: %d %s", r.Status, r.Body)
 	}
-	if r.Status != 422 || r.Code(t) != "unprocessable" {
-		t.Fatalf("search on an image page: %d %s, want 422 (not available) or 200", r.Status, r.Body)
+	ms := r.JSON(t)["matches"].([]any)
+	found := false
+	for _, m := range ms {
+		px := m.(map[string]any)["bbox_px"].(map[string]any)
+		cx, cy := px["x"].(float64)+px["width"].(float64)/2, px["y"].(float64)+px["height"].(float64)/2
+		found = found || (math.Abs(cx-60) <= 3 && math.Abs(cy-45) <= 3)
+	}
+	if !found {
+		t.Errorf("the boxed square (centre 60, 45) is not among the matches: %s", r.Body)
+	}
+	blank := map[string]any{"page_index": 0, "bbox_norm": map[string]any{"x": 0.7, "y": 0.7, "width": 0.2, "height": 0.2}}
+	if r := api.Do("POST", "/v1/jobs/"+id+"/search", KeyA, mustJSON(t, blank), nil); r.Status != 422 || r.Code(t) != "unprocessable" {
+		t.Errorf("a box on blank paper: %d %s, want 422", r.Status, r.Body)
 	}
 }

@@ -1,9 +1,12 @@
 package job
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"sort"
 	"strconv"
 	"time"
@@ -54,19 +57,16 @@ type SearchResult struct {
 	Total   int           `json:"total"`
 }
 
-// ErrSearchImagePages is the message of a search from a box on an image
-// page (an image upload or a scanned PDF page): its raster glyph search is
-// not wired in yet.
-const ErrSearchImagePages = "search on image pages is not available yet; it searches pages drawn as vectors (PDFs exported from CAD)"
-
 // Search finds every instance of what a box on one page of a done job holds
 // ("find more like this"), on the pages asked for. The job must be the
 // caller's (not_found otherwise) and done (conflict otherwise); page_index
 // must be one of its pages and bbox_norm a box of some area within it,
 // pages (when given) its pages, each once (unprocessable otherwise, naming
 // the field). On a page drawn as vectors the drawing inside the box is cut
-// into a template and matched (package search); a box holding no drawing,
-// or on an image page, is unprocessable. Each match carries the id of the
+// into a template and matched (package search); a box on an image page (an
+// image upload, a scanned PDF page) is searched for on the rendered page
+// images of the pages asked for (search.Images). A box holding no drawing,
+// or far more than one symbol, is unprocessable. Each match carries the id of the
 // job's detection it overlaps, among those the page lists by default.
 func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRequest) (*SearchResult, error) {
 	j, err := s.owned(ctx, c, jobID)
@@ -79,9 +79,6 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 	q, box, pages, err := s.validateSearch(j, r)
 	if err != nil {
 		return nil, err
-	}
-	if CanonicalMime(j.MimeType) != MimePDF {
-		return nil, &Error{Code: CodeUnprocessable, Message: ErrSearchImagePages, Details: map[string]any{"field": "page_index"}}
 	}
 	found, err := s.searchFile(ctx, j, q.Index, box, pages)
 	if err != nil {
@@ -213,7 +210,7 @@ func (s *Service) searchFile(ctx context.Context, j *Job, query int, box detect.
 	}
 	defer f.Close()
 	pd, ok := f.(PageDrawings)
-	if !ok {
+	if !ok && mime == MimePDF {
 		return nil, internal("search", errors.New("the open file reads no page drawings"))
 	}
 	if need := f.PeakBytes(); need > held {
@@ -223,14 +220,20 @@ func (s *Service) searchFile(ctx context.Context, j *Job, query int, box detect.
 			return nil, internal("wait for memory to search", err)
 		}
 	}
-	found, err := search.InDocument(ctx, drawings{f: f, pd: pd}, query, box, pages)
+	var found []search.PageMatches
+	if mime == MimePDF {
+		found, err = search.InDocument(ctx, drawings{f: f, pd: pd}, query, box, pages)
+	} else {
+		err = search.ErrImagePage
+	}
+	if errors.Is(err, search.ErrImagePage) {
+		found, err = searchImages(ctx, f, query, box, pages)
+	}
 	switch {
 	case errors.Is(err, search.ErrEmptyRegion):
 		return nil, invalidField("bbox_norm", "bbox_norm holds no drawing to search for: draw the box around a symbol")
 	case errors.Is(err, search.ErrRegionTooLarge):
 		return nil, invalidField("bbox_norm", "bbox_norm holds more drawing than one symbol: draw the box around a single symbol")
-	case errors.Is(err, search.ErrImagePage):
-		return nil, &Error{Code: CodeUnprocessable, Message: ErrSearchImagePages, Details: map[string]any{"field": "page_index"}}
 	case err != nil:
 		return nil, internal("search", err)
 	}
@@ -252,4 +255,41 @@ func (d drawings) NumPages() int { return d.f.NumPages() }
 
 func (d drawings) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
 	return d.pd.Drawing(ctx, i)
+}
+
+// searchImages searches the rendered images of pages for the ink inside
+// box on page query (search.Images), one page image at a time besides the
+// query's.
+func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pages []int) ([]search.PageMatches, error) {
+	render := func(i int) (image.Image, error) {
+		data, err := f.PagePNG(ctx, i)
+		if err != nil {
+			return nil, fmt.Errorf("render page %d: %w", i, err)
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("decode page %d: %w", i, err)
+		}
+		return img, nil
+	}
+	q, err := render(query)
+	if err != nil {
+		return nil, err
+	}
+	var imgs search.Images
+	out := make([]search.PageMatches, 0, len(pages))
+	for _, p := range pages {
+		img := q
+		if p != query {
+			if img, err = render(p); err != nil {
+				return nil, err
+			}
+		}
+		ms, err := imgs.Search(ctx, q, box, []image.Image{img})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, search.PageMatches{Page: p, Matches: ms[0]})
+	}
+	return out, nil
 }

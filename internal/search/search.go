@@ -4,8 +4,8 @@
 // matcher finds it on each page searched, at any rotation, mirrored, and
 // from half to twice its size; a match must not be part of a larger symbol
 // and must be drawn in the template's colour. Image pages (scans and
-// photos) are searched by an ImageSearcher, which this package only
-// declares.
+// photos) are searched by an ImageSearcher: Images, package glyphsearch's
+// search of the ink inside the box.
 package search
 
 import (

@@ -1,0 +1,49 @@
+package search_test
+
+import (
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/draw"
+	"testing"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/search"
+)
+
+// TestImages finds an exemplar drawn in ink on a page image, on that page
+// and on another one, and refuses a box on blank paper.
+func TestImages(t *testing.T) {
+	ink := color.Gray{Y: 0}
+	page := func(flags ...[2]int) *image.Gray {
+		img := image.NewGray(image.Rect(0, 0, 400, 300))
+		draw.Draw(img, img.Bounds(), image.NewUniform(color.Gray{Y: 255}), image.Point{}, draw.Src)
+		for _, f := range flags { // a flag: a pole 40 px high with a 20×12 px flag
+			x, y := f[0], f[1]
+			draw.Draw(img, image.Rect(x, y, x+3, y+40), image.NewUniform(ink), image.Point{}, draw.Src)
+			draw.Draw(img, image.Rect(x+3, y, x+23, y+12), image.NewUniform(ink), image.Point{}, draw.Src)
+		}
+		return img
+	}
+	q := page([2]int{50, 50}, [2]int{200, 150})
+	other := page([2]int{300, 40})
+	ms, err := search.Images{}.Search(context.Background(), q, detect.Box{X: 44, Y: 44, W: 36, H: 52}, []image.Image{q, other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(ms []search.Match, x, y float64) bool {
+		for _, m := range ms {
+			if cx, cy := m.Box.X+m.Box.W/2, m.Box.Y+m.Box.H/2; cx > x-4 && cx < x+4 && cy > y-4 && cy < y+4 {
+				return true
+			}
+		}
+		return false
+	}
+	if len(ms) != 2 || !near(ms[0], 61.5, 70) || !near(ms[0], 211.5, 170) || !near(ms[1], 311.5, 60) {
+		t.Errorf("matches %+v; want flags centred at (61.5, 70) and (211.5, 170) on the first page, (311.5, 60) on the second", ms)
+	}
+	if _, err := (search.Images{}).Search(context.Background(), q, detect.Box{X: 300, Y: 200, W: 40, H: 40}, []image.Image{q}); !errors.Is(err, search.ErrEmptyRegion) {
+		t.Errorf("a box on blank paper: %v, want ErrEmptyRegion", err)
+	}
+}

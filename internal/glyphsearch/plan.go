@@ -70,6 +70,7 @@ type plan struct {
 	gateRadius int
 	gateMass   float64
 	ringMin    float64   // least ring likeness of a candidate
+	unit       int       // the variant nearest the exemplar's own size and length
 	order      []int     // variants by need
 	ceiling    []float64 // by radius: the most ink a place may hold there and still be like a variant not yet scored
 
@@ -118,8 +119,18 @@ func newPlan(t *Template, opt Options) *plan {
 			pl.variants = append(pl.variants, v)
 		}
 	}
+	for i, v := range pl.variants {
+		u := pl.variants[pl.unit]
+		if math.Abs(math.Log(v.scale))+math.Abs(math.Log(v.stretch)) < math.Abs(math.Log(u.scale))+math.Abs(math.Log(u.stretch)) {
+			pl.unit = i
+		}
+	}
 	pl.kc = max(1, int(minR/ringMinRadius))
-	pl.kv = max(1, int(minR/verifyMinRadius))
+	// The verification level keeps the strokes at least about 1.5 pixels
+	// wide: averaged thinner, they fade under the stroke threshold.
+	fullMask := threshold(t.ink, inkOn)
+	width := strokeWidth(fullMask, thin(fullMask))
+	pl.kv = max(1, min(int(minR/verifyMinRadius), int(width/1.5)))
 	maxRc := 0.0
 	for i := range pl.variants {
 		v := &pl.variants[i]

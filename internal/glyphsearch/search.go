@@ -20,7 +20,7 @@ const (
 	DefaultMaxStretch = 1.5
 	// DefaultMinScore is the least score a match is returned with; see
 	// docs/raster.md ("Glyph search") for how it was chosen.
-	DefaultMinScore = 0.93
+	DefaultMinScore = 0.94
 	// ringMinScore is the least ring correlation a place needs to be
 	// looked at more closely.
 	ringMinScore = 0.6
@@ -227,24 +227,31 @@ type scored struct {
 // started, the best refined and scored. It returns the best (score -1
 // when none holds).
 func (pl *plan) examine(c candidate, lc *level, vf *verifier) scored {
-	v := &pl.variants[c.variant]
 	cx, cy := toLevel(c.x, lc.k), toLevel(c.y, lc.k)
-	sig, ok := radialSignature(lc.ink.bilinear, cx, cy, v.rc)
-	hyps := radialHypotheses(sig, ok, v.sig, v.sigOK, pl.opt.NoMirror)
 	slack := int(math.Ceil(float64(pl.kc*ringStride) / 2 / float64(pl.kv)))
+	// The rings' best size, and the exemplar's own size: clutter across
+	// a glyph (a dashed line, a label) can make the rings favour another.
+	vis := []int{c.variant}
+	if u := pl.unit; u != c.variant && math.Abs(math.Log(pl.variants[c.variant].scale)) > math.Log(scaleStep) {
+		vis = append(vis, u)
+	}
 	// Each hypothesis's best start on the sparse points; only those near
 	// the best are refined.
 	var starts []scored
 	top := 0.0
-	for _, h := range hyps {
-		s := state{
-			x: toLevel(c.x, pl.kv), y: toLevel(c.y, pl.kv),
-			angle: h.angle, mirror: h.mirror, scale: v.scale, stretch: v.stretch,
-		}
-		s, fit := vf.start(s, slack)
-		if fit >= startCover {
-			starts = append(starts, scored{s, fit})
-			top = max(top, fit)
+	for _, vi := range vis {
+		v := &pl.variants[vi]
+		sig, ok := radialSignature(lc.ink.bilinear, cx, cy, v.rc)
+		for _, h := range radialHypotheses(sig, ok, v.sig, v.sigOK, pl.opt.NoMirror) {
+			s := state{
+				x: toLevel(c.x, pl.kv), y: toLevel(c.y, pl.kv),
+				angle: h.angle, mirror: h.mirror, scale: v.scale, stretch: v.stretch,
+			}
+			s, fit := vf.start(s, slack)
+			if fit >= startCover {
+				starts = append(starts, scored{s, fit})
+				top = max(top, fit)
+			}
 		}
 	}
 	best := scored{score: -1}

@@ -26,7 +26,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval search-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -97,6 +97,14 @@ eval: mupdf-headers $(ORT_LIB)
 # make search-eval DATA=<dir> [SEARCH_EVAL_FLAGS="-queries 3 -misses /tmp/misses.jsonl"]
 search-eval: mupdf-headers
 	$(GO) run ./cmd/searcheval -data $(DATA) $(SEARCH_EVAL_FLAGS)
+
+# Score the glyph search on images (internal/glyphsearch) on generated scans
+# (make synth KIND=raster): one instance of each class per page as the
+# exemplar, recall and precision against the page's truth of that class,
+# look-alike classes apart, and the time per search (docs/raster.md):
+# make glyphsearch-eval DATA=<dir> [GLYPHSEARCH_EVAL_FLAGS="-max-sheets 4 -misses /tmp/m.jsonl"]
+glyphsearch-eval:
+	$(GO) run ./cmd/glyphsearcheval -data $(DATA) $(GLYPHSEARCH_EVAL_FLAGS)
 
 # Time the vector matcher (reading the drawing, matching) per page by paper
 # size on a generated set, and print its peak RSS (docs/vector.md):

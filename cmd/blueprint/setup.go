@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"blueprint/internal/config"
 	"blueprint/internal/detect"
 	"blueprint/internal/engine"
+	"blueprint/internal/ocr"
 	"blueprint/internal/raster"
 )
 
@@ -86,7 +88,11 @@ func (f readFlags) newReader(getenv func(string) string) (*reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load catalog: %w", err)
 	}
-	eng, err := engine.New(cat, engine.Options{RasterOff: cfg.Raster.Off, RasterOnVector: cfg.Raster.OnVector, Raster: raster.Config{Library: cfg.Raster.Library}})
+	o, err := ocr.Open(context.Background(), cfg.Raster.ImageLegends, cfg.Raster.OCR)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %s: %w", config.EnvOCR, err)
+	}
+	eng, err := engine.New(cat, engine.Options{RasterOff: cfg.Raster.Off, RasterOnVector: cfg.Raster.OnVector, Raster: raster.Config{Library: cfg.Raster.Library}, OCR: o})
 	if err != nil {
 		return nil, fmt.Errorf("%w (set %s or --onnxruntime-lib to ONNX Runtime's libonnxruntime.so, which make ort fetches into layers/onnxruntime/lib, or use --raster off to read PDFs without the raster detector)",
 			err, config.EnvOnnxRuntimeLib)

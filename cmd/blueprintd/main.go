@@ -32,6 +32,7 @@ import (
 	"blueprint/internal/httpapi"
 	"blueprint/internal/job"
 	"blueprint/internal/localblob"
+	"blueprint/internal/ocr"
 	"blueprint/internal/raster"
 	"blueprint/internal/ratelimit"
 	"blueprint/internal/runner"
@@ -177,6 +178,12 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 		// child process checks now that it opens.
 		rcfg := raster.Config{Library: cfg.Raster.Library}
 		eopt := engine.Options{RasterOff: cfg.Raster.Off, RasterOnVector: cfg.Raster.OnVector, Raster: rcfg, LazyRaster: true}
+		if eopt.OCR, err = ocr.Open(ctx, cfg.Raster.ImageLegends, cfg.Raster.OCR); err != nil {
+			return nil, devKey, fmt.Errorf("%s: %w", config.EnvOCR, err)
+		}
+		if eopt.OCR == nil && cfg.Raster.ImageLegends {
+			slog.Warn("legends on image pages are not read: no OCR (install tesseract-ocr with its eng and fin data, or set " + config.EnvOCR + ")")
+		}
 		if !cfg.Raster.Off {
 			if err := raster.CheckInChild(ctx, rcfg); err != nil {
 				return nil, devKey, rasterStartError(fmt.Errorf("engine: raster detector: %w", err))

@@ -22,6 +22,7 @@ import (
 	"blueprint/internal/config"
 	"blueprint/internal/engine"
 	"blueprint/internal/eval/evalrun"
+	"blueprint/internal/ocr"
 	"blueprint/internal/raster"
 )
 
@@ -76,7 +77,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr e
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(cat, engine.Options{RasterOff: rc.Off, RasterOnVector: rc.OnVector, Raster: raster.Config{Library: rc.Library}})
+	o, err := ocr.Open(context.Background(), rc.ImageLegends, rc.OCR)
+	if err != nil {
+		return fmt.Errorf("%s: %w", config.EnvOCR, err)
+	}
+	eng, err := engine.New(cat, engine.Options{RasterOff: rc.Off, RasterOnVector: rc.OnVector, Raster: raster.Config{Library: rc.Library}, OCR: o})
 	if err != nil {
 		return fmt.Errorf("start engine: %w", err)
 	}

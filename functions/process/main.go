@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -24,6 +25,7 @@ import (
 	"blueprint/internal/engine"
 	"blueprint/internal/job"
 	"blueprint/internal/lambdafn"
+	"blueprint/internal/ocr"
 	"blueprint/internal/raster"
 	"blueprint/internal/rasterserve"
 	"blueprint/internal/sagemakerdetect"
@@ -50,6 +52,9 @@ func main() {
 			return nil, err
 		}
 		opt := engine.Options{RasterOff: c.Raster.Off, RasterOnVector: c.Raster.OnVector, Raster: rc}
+		if opt.OCR, err = ocr.Open(context.Background(), c.Raster.ImageLegends, c.Raster.OCR); err != nil {
+			return nil, fmt.Errorf("%s: %w", config.EnvOCR, err)
+		}
 		if remote != nil {
 			opt.RasterDetector = remote
 		}

@@ -28,6 +28,8 @@ const (
 	EnvMaxPagePixels         = "BLUEPRINT_MAX_PAGE_PIXELS"
 	EnvRasterDetector        = "BLUEPRINT_RASTER_DETECTOR"
 	EnvRasterOnVector        = "BLUEPRINT_RASTER_ON_VECTOR"
+	EnvOCR                   = "BLUEPRINT_OCR"
+	EnvImageLegends          = "BLUEPRINT_IMAGE_LEGENDS"
 	EnvOnnxRuntimeLib        = "BLUEPRINT_ONNXRUNTIME_LIB"
 	EnvMaxDocuments          = "BLUEPRINT_MAX_DOCUMENTS"
 	EnvMemoryBudget          = "BLUEPRINT_MEMORY_BUDGET"
@@ -106,17 +108,32 @@ type Raster struct {
 	// OnVector runs the raster detector on PDF pages drawn as vectors as
 	// well, not only on images and scanned pages (engine.Options).
 	OnVector bool
+	// ImageLegends reads legend tables on image pages and searches their
+	// glyphs there (engine.Options.OCR); off by default: docs/raster.md,
+	// "Legends on images", has the measurements that keep it off.
+	ImageLegends bool
+	// OCR is the tesseract program that reads legends on image pages
+	// (internal/ocr) when ImageLegends is on: "" uses tesseract from PATH
+	// when it is installed, "off" reads no legends on images, anything
+	// else is the program, which must run.
+	OCR string
 }
 
 // LoadRaster reads the raster detector's settings through getenv.
 func LoadRaster(getenv func(string) string) (Raster, error) {
-	r := Raster{Library: getenv(EnvOnnxRuntimeLib)}
+	r := Raster{Library: getenv(EnvOnnxRuntimeLib), OCR: strings.TrimSpace(getenv(EnvOCR))}
+	if strings.EqualFold(r.OCR, "off") {
+		r.OCR = "off"
+	}
 	on, err := onOff(getenv, EnvRasterDetector, true)
 	if err != nil {
 		return r, err
 	}
 	r.Off = !on
 	if r.OnVector, err = onOff(getenv, EnvRasterOnVector, false); err != nil {
+		return r, err
+	}
+	if r.ImageLegends, err = onOff(getenv, EnvImageLegends, false); err != nil {
 		return r, err
 	}
 	return r, nil

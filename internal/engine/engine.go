@@ -13,7 +13,9 @@ import (
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
 	"blueprint/internal/glyph"
+	"blueprint/internal/imagelegend"
 	"blueprint/internal/legend"
+	"blueprint/internal/ocr"
 	"blueprint/internal/raster"
 	"blueprint/internal/vector"
 )
@@ -40,6 +42,11 @@ type Options struct {
 	// are then unused): where a page's inference runs is its business,
 	// e.g. a SageMaker endpoint (internal/sagemakerdetect).
 	RasterDetector RasterDetector
+	// OCR, when set, reads text on image pages: legend tables on images
+	// and scans are then read (internal/imagelegend) and their glyphs
+	// searched for (internal/glyphsearch). Without it image pages get the
+	// raster detector alone.
+	OCR *ocr.Reader
 }
 
 // RasterDetector is what the engine needs of the raster detector: search a
@@ -69,6 +76,8 @@ type Engine struct {
 	raster  detect.Engine // nil: turned off
 	// onVector runs raster on PDF pages drawn as vectors (Options.RasterOnVector).
 	onVector bool
+	// images reads legends on image pages; nil without OCR.
+	images *imagelegend.Reader
 }
 
 // New returns the production engine for the catalog's classes: the vector
@@ -104,6 +113,7 @@ func New(cat *catalog.Catalog, opt Options) (*Engine, error) {
 	}
 	vocab = vocab.WithNames(names)
 	e := &Engine{cat: cat, catalog: tpls, plain: plain, vocab: vocab, onVector: opt.RasterOnVector}
+	e.images = newImageReader(opt, e)
 	if opt.RasterOff {
 		return e, nil
 	}
@@ -167,12 +177,18 @@ func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engin
 	if err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: document pass: %w", err)
 	}
-	return e.prepared(ld)
+	il, err := e.readImageLegends(ctx, doc)
+	if err != nil {
+		return nil, detect.DocumentInfo{}, err
+	}
+	return e.prepared(ld, il)
 }
 
 // prepared is the engine for the pages of the document the document pass
-// read as ld, and what it learned (Prepare, Resume).
-func (e *Engine) prepared(ld *legend.Document) (detect.Engine, detect.DocumentInfo, error) {
+// read as ld (and il on its image pages, nil for none), and what it
+// learned (Prepare, Resume). The image pages' legend rows follow the PDF
+// legends' in DocumentInfo.Legend.
+func (e *Engine) prepared(ld *legend.Document, il *imageLegends) (detect.Engine, detect.DocumentInfo, error) {
 	info := detect.DocumentInfo{Kinds: ld.Kinds, Legend: make([]detect.LegendRow, len(ld.Rows))}
 	classes := make([]string, len(ld.Rows))
 	for i, r := range ld.Rows {
@@ -202,7 +218,15 @@ func (e *Engine) prepared(ld *legend.Document) (detect.Engine, detect.DocumentIn
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: legend templates: %w", err)
 	}
 	de := &docEngine{m: m, doc: ld, classes: classes}
-	return &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector}, info, nil
+	f := &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector}
+	if il != nil && len(il.Rows) > 0 {
+		for k := range il.Rows {
+			info.Legend = append(info.Legend, il.Rows[k].Info)
+			il.Rows[k].row = len(info.Legend)
+		}
+		f.images = il
+	}
+	return f, info, nil
 }
 
 // glyphBox is a legend row's glyph extent as a detect.Box, nil when the

@@ -38,6 +38,10 @@ type fused struct {
 	// (d nil), where the raster detector does not run, or one raster
 	// detection (inside a legend table).
 	skip func(p detect.Page, d *detect.Detection) bool
+	// images, when set, are the legends read on the document's image
+	// pages: on an image page their glyphs are searched for instead of
+	// running the raster detector, which knows only the catalog's.
+	images *imageLegends
 }
 
 // Fuse composes the vector matcher and the raster detector (nil when turned
@@ -87,6 +91,15 @@ type verifier interface {
 // glyphs neither the catalog nor a legend knows), and on images, the
 // detector searches the page.
 func (f *fused) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	if f.images != nil && p.Raster != nil && (f.skip == nil || !f.skip(p, nil)) {
+		img, err := isImagePage(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if img {
+			return f.images.detect(ctx, p)
+		}
+	}
 	var vec []detect.Detection
 	if p.PDF != nil {
 		var err error

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/gob"
 	"errors"
 	"fmt"
 
@@ -12,7 +13,7 @@ import (
 
 // stateMagic starts every saved document pass; a state of another format
 // (an older or newer deployment's) is refused, not misread.
-const stateMagic = "blueprint-document-pass/1\n"
+const stateMagic = "blueprint-document-pass/2\n"
 
 // PrepareSaved is Prepare that also returns what the document pass
 // learned as bytes (the legend rows with their glyphs, table boxes and
@@ -28,11 +29,20 @@ func (e *Engine) PrepareSaved(ctx context.Context, doc detect.Drawings) (detect.
 	if err != nil {
 		return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: save the document pass: %w", err)
 	}
-	eng, info, err := e.prepared(ld)
+	il, err := e.readImageLegends(ctx, doc)
 	if err != nil {
 		return nil, detect.DocumentInfo{}, nil, err
 	}
-	return eng, info, append([]byte(stateMagic), b...), nil
+	var st bytes.Buffer
+	st.WriteString(stateMagic)
+	if err := gob.NewEncoder(&st).Encode(savedPass{Legend: b, Images: il}); err != nil {
+		return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: save the document pass: %w", err)
+	}
+	eng, info, err := e.prepared(ld, il)
+	if err != nil {
+		return nil, detect.DocumentInfo{}, nil, err
+	}
+	return eng, info, st.Bytes(), nil
 }
 
 // Resume returns the engine and document information that Prepare
@@ -48,9 +58,20 @@ func (e *Engine) Resume(ctx context.Context, state []byte) (detect.Engine, detec
 	if !ok {
 		return nil, detect.DocumentInfo{}, errors.New("engine: resume the document pass: not a saved document pass of this version")
 	}
-	var ld legend.Document
-	if err := ld.UnmarshalBinary(rest); err != nil {
+	var sp savedPass
+	if err := gob.NewDecoder(bytes.NewReader(rest)).Decode(&sp); err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: resume the document pass: %w", err)
 	}
-	return e.prepared(&ld)
+	var ld legend.Document
+	if err := ld.UnmarshalBinary(sp.Legend); err != nil {
+		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: resume the document pass: %w", err)
+	}
+	return e.prepared(&ld, sp.Images)
+}
+
+// savedPass is a saved document pass: the PDF legends (legend.Document's
+// encoding) and the legends read on image pages, their glyphs as PNG.
+type savedPass struct {
+	Legend []byte
+	Images *imageLegends
 }

@@ -65,6 +65,26 @@ func New(ctx context.Context, path, langs string) (*Reader, error) {
 	return &Reader{path: exe, langs: langs}, nil
 }
 
+// Open returns the Reader a deployment's settings ask for (config's
+// BLUEPRINT_IMAGE_LEGENDS and BLUEPRINT_OCR): none when use is false or
+// setting is "off"; for "" tesseract from PATH when it is installed with
+// the default languages, none when not; otherwise the program named, which
+// must run with the default languages (an error wrapping ErrUnavailable
+// when it does not). None is a nil Reader and a nil error.
+func Open(ctx context.Context, use bool, setting string) (*Reader, error) {
+	switch {
+	case !use || setting == "off":
+		return nil, nil
+	case setting == "":
+		r, err := New(ctx, "tesseract", "")
+		if errors.Is(err, ErrUnavailable) {
+			return nil, nil
+		}
+		return r, err
+	}
+	return New(ctx, setting, "")
+}
+
 // Word is one word read, with its box in the image's pixels.
 type Word struct {
 	Text string

@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"math"
+	"os"
+	"testing"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+	fx "golang.org/x/image/math/fixed"
+
+	"blueprint/internal/catalog"
+	"blueprint/internal/document"
+	"blueprint/internal/ocr"
+)
+
+// legendImage draws a small plan as an image: a legend of two rows (a
+// circle with a cross, "SMOKE DETECTOR"; a triangle, "MANUAL CALL POINT")
+// and instances of both glyphs on the plan, some turned. It returns the
+// PNG and the instances' centres by class.
+func legendImage(t *testing.T) ([]byte, map[string][]image.Point) {
+	t.Helper()
+	img := image.NewGray(image.Rect(0, 0, 1400, 1000))
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	ink := func(x, y int) {
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				img.SetGray(x+dx, y+dy, color.Gray{})
+			}
+		}
+	}
+	line := func(a, b [2]float64) {
+		n := int(math.Hypot(b[0]-a[0], b[1]-a[1])) + 1
+		for i := 0; i <= n; i++ {
+			f := float64(i) / float64(n)
+			ink(int(a[0]+f*(b[0]-a[0])), int(a[1]+f*(b[1]-a[1])))
+		}
+	}
+	smoke := func(cx, cy, r float64) {
+		for a := 0.0; a < 2*math.Pi; a += 0.01 {
+			ink(int(cx+r*math.Cos(a)), int(cy+r*math.Sin(a)))
+		}
+		line([2]float64{cx - r*0.7, cy - r*0.7}, [2]float64{cx + r*0.7, cy + r*0.7})
+		line([2]float64{cx - r*0.7, cy + r*0.7}, [2]float64{cx + r*0.7, cy - r*0.7})
+	}
+	call := func(cx, cy, r, turn float64) {
+		var p [3][2]float64
+		for k := range 3 {
+			a := turn + float64(k)*2*math.Pi/3 - math.Pi/2
+			p[k] = [2]float64{cx + r*math.Cos(a), cy + r*math.Sin(a)}
+		}
+		line(p[0], p[1])
+		line(p[1], p[2])
+		line(p[2], p[0])
+		line([2]float64{cx, cy}, p[0])
+	}
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 26, DPI: 72})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(s string, x, y int) {
+		d := &font.Drawer{Dst: img, Src: image.Black, Face: face, Dot: fx.P(x, y)}
+		d.DrawString(s)
+	}
+	text("LEGEND", 60, 60)
+	smoke(90, 110, 22)
+	text("SMOKE DETECTOR", 140, 120)
+	call(90, 175, 24, 0)
+	text("MANUAL CALL POINT", 140, 185)
+	want := map[string][]image.Point{}
+	for _, p := range [][2]float64{{500, 300}, {800, 420}, {1100, 700}, {600, 820}} {
+		smoke(p[0], p[1], 22)
+		want["smoke_detector"] = append(want["smoke_detector"], image.Pt(int(p[0]), int(p[1])))
+	}
+	for i, p := range [][2]float64{{300, 600}, {950, 250}, {1250, 500}} {
+		call(p[0], p[1], 24, float64(i)*math.Pi/2)
+		want["manual_call_point"] = append(want["manual_call_point"], image.Pt(int(p[0]), int(p[1])))
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes(), want
+}
+
+// An image upload with its own legend: the rows are read (OCR), their
+// glyphs found on the plan at any angle, and nothing in the legend is
+// counted.
+func TestImageLegendCounts(t *testing.T) {
+	ctx := context.Background()
+	o, err := ocr.New(ctx, "tesseract", "")
+	if err != nil {
+		if os.Getenv("BLUEPRINT_REQUIRE_OCR") != "" {
+			t.Fatalf("tesseract is required here: %v", err)
+		}
+		t.Skipf("tesseract not installed: %v", err)
+	}
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(cat, Options{RasterOff: true, OCR: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, want := legendImage(t)
+	doc, err := document.Open(ctx, data, document.MimePNG, document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	eng, info, err := e.Prepare(ctx, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := map[string]bool{}
+	for _, r := range info.Legend {
+		classes[r.Class] = true
+		if r.GlyphBox == nil {
+			t.Errorf("legend row %q has no glyph box", r.Description)
+		}
+	}
+	if !classes["smoke_detector"] || !classes["manual_call_point"] {
+		t.Fatalf("legend rows %+v: want the smoke detector and the manual call point", info.Legend)
+	}
+	p, err := doc.Page(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := eng.Detect(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, d := range ds {
+		c := image.Pt(int(d.Box.X+d.Box.W/2), int(d.Box.Y+d.Box.H/2))
+		if c.Y < 220 && c.X < 500 {
+			t.Errorf("%s counted inside the legend at %v", d.Class, c)
+			continue
+		}
+		near := false
+		for _, w := range want[d.Class] {
+			if math.Hypot(float64(c.X-w.X), float64(c.Y-w.Y)) < 15 {
+				near = true
+			}
+		}
+		if !near {
+			t.Errorf("%s at %v is not one of the drawn instances", d.Class, c)
+		}
+		if d.LegendRow == 0 || info.Legend[d.LegendRow-1].Class != d.Class {
+			t.Errorf("%s at %v names legend row %d", d.Class, c, d.LegendRow)
+		}
+		got[d.Class]++
+	}
+	for c, w := range want {
+		if got[c] != len(w) {
+			t.Errorf("%s: %d found, %d drawn", c, got[c], len(w))
+		}
+	}
+}

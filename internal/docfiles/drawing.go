@@ -2,6 +2,7 @@ package docfiles
 
 import (
 	"context"
+	"image"
 
 	"blueprint/internal/drawing"
 )
@@ -12,4 +13,17 @@ import (
 func (f *openFile) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
 	pg, err := f.doc.Drawing(ctx, i)
 	return pg, convert(err)
+}
+
+// PageImage renders page i as PagePNG does, without encoding it: the
+// 200-DPI raster of a PDF page, an image's own pixels. It makes an open
+// file a job.PageImages, which the search on image pages reads.
+func (f *openFile) PageImage(ctx context.Context, i int) (image.Image, error) {
+	pctx, stopDrawing := context.WithCancel(ctx)
+	p, err := f.doc.Page(pctx, i)
+	stopDrawing()
+	if err != nil {
+		return nil, convert(err)
+	}
+	return p.Raster, nil
 }

@@ -28,6 +28,14 @@ type PageDrawings interface {
 	Drawing(ctx context.Context, i int) (*drawing.Page, error)
 }
 
+// PageImages is an open file that renders a page without encoding it
+// (package docfiles' files do); the search on image pages reads page
+// images through it, or decodes PagePNG where a file lacks it.
+type PageImages interface {
+	// PageImage returns page i as PagePNG renders it.
+	PageImage(ctx context.Context, i int) (image.Image, error)
+}
+
 // SearchRequest is the body of POST /v1/jobs/{job_id}/search as decoded:
 // the box to search for (bbox_norm, fractions of page page_index) and the
 // pages to search (nil: every counted page).
@@ -262,6 +270,9 @@ func (d drawings) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
 // query's.
 func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pages []int) ([]search.PageMatches, error) {
 	render := func(i int) (image.Image, error) {
+		if pi, ok := f.(PageImages); ok {
+			return pi.PageImage(ctx, i)
+		}
 		data, err := f.PagePNG(ctx, i)
 		if err != nil {
 			return nil, fmt.Errorf("render page %d: %w", i, err)

@@ -56,23 +56,7 @@ func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem stri
 	}
 	w, h := img.Bounds().Dx(), img.Bounds().Dy()
 	gray := r.Float64() < 0.5
-	var planes []*plane
-	if gray {
-		p := &plane{w, h, make([]uint8, w*h)}
-		for i := range p.pix {
-			o := img.Pix[4*i : 4*i+3 : 4*i+3]
-			p.pix[i] = uint8((299*int(o[0]) + 587*int(o[1]) + 114*int(o[2]) + 500) / 1000)
-		}
-		planes = []*plane{p}
-	} else {
-		for c := 0; c < 3; c++ {
-			p := &plane{w, h, make([]uint8, w*h)}
-			for i := range p.pix {
-				p.pix[i] = img.Pix[4*i+c]
-			}
-			planes = append(planes, p)
-		}
-	}
+	planes := planesOf(img, gray)
 	img = nil
 
 	// Paper tone: white, grey or yellowed.
@@ -145,6 +129,29 @@ func (d *design) raster(ctx context.Context, pdf []byte, r *rand.Rand, stem stri
 		Pages: []TruthPage{{PageIndex: 0, WidthPx: w, HeightPx: h, Symbols: symbolsTruth(d.insts, w, h, toPx)}},
 	}
 	return Sheet{Name: name, Data: data, Truth: t}, nil
+}
+
+// planesOf splits a render into one luminance plane (gray) or its red,
+// green and blue planes.
+func planesOf(img *image.RGBA, gray bool) []*plane {
+	w, h := img.Bounds().Dx(), img.Bounds().Dy()
+	if gray {
+		p := &plane{w, h, make([]uint8, w*h)}
+		for i := range p.pix {
+			o := img.Pix[4*i : 4*i+3 : 4*i+3]
+			p.pix[i] = uint8((299*int(o[0]) + 587*int(o[1]) + 114*int(o[2]) + 500) / 1000)
+		}
+		return []*plane{p}
+	}
+	var planes []*plane
+	for c := 0; c < 3; c++ {
+		p := &plane{w, h, make([]uint8, w*h)}
+		for i := range p.pix {
+			p.pix[i] = img.Pix[4*i+c]
+		}
+		planes = append(planes, p)
+	}
+	return planes
 }
 
 // ink fades the plane's ink by fade (1 keeps it) and tints its paper to tone.

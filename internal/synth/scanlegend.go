@@ -96,23 +96,7 @@ func (g *Generator) ScanLegend(ctx context.Context, seed uint64, i int, opt Opti
 func scanPage(img *image.RGBA, r *rand.Rand) (scannedPage, func(glyph.Point) glyph.Point) {
 	w, h := img.Bounds().Dx(), img.Bounds().Dy()
 	gray := r.Float64() < 0.5
-	var planes []*plane
-	if gray {
-		p := &plane{w, h, make([]uint8, w*h)}
-		for i := range p.pix {
-			o := img.Pix[4*i : 4*i+3 : 4*i+3]
-			p.pix[i] = uint8((299*int(o[0]) + 587*int(o[1]) + 114*int(o[2]) + 500) / 1000)
-		}
-		planes = []*plane{p}
-	} else {
-		for c := 0; c < 3; c++ {
-			p := &plane{w, h, make([]uint8, w*h)}
-			for i := range p.pix {
-				p.pix[i] = img.Pix[4*i+c]
-			}
-			planes = append(planes, p)
-		}
-	}
+	planes := planesOf(img, gray)
 	tone := 255.0
 	if r.Float64() < 0.4 {
 		tone = 215 + 35*r.Float64()

@@ -40,8 +40,15 @@ func TestImages(t *testing.T) {
 		}
 		return false
 	}
-	if len(ms) != 2 || !near(ms[0], 61.5, 70) || !near(ms[0], 211.5, 170) || !near(ms[1], 311.5, 60) {
-		t.Errorf("matches %+v; want flags centred at (61.5, 70) and (211.5, 170) on the first page, (311.5, 60) on the second", ms)
+	// The boxed flag itself is glyphsearch's to report or not; the other
+	// two must be found.
+	if len(ms) != 2 || !near(ms[0], 211.5, 170) || !near(ms[1], 311.5, 60) {
+		t.Errorf("matches %+v; want the flag centred at (211.5, 170) on the first page and (311.5, 60) on the second", ms)
+	}
+	for _, m := range ms[0] {
+		if !near([]search.Match{m}, 211.5, 170) && !near([]search.Match{m}, 61.5, 70) {
+			t.Errorf("match %+v on the first page is no flag", m)
+		}
 	}
 	if _, err := (search.Images{}).Search(context.Background(), q, detect.Box{X: 300, Y: 200, W: 40, H: 40}, []image.Image{q}); !errors.Is(err, search.ErrEmptyRegion) {
 		t.Errorf("a box on blank paper: %v, want ErrEmptyRegion", err)

@@ -98,7 +98,7 @@ func TestValidateResponse(t *testing.T) {
 		`"display_name":"Palovaroitin","category":"detectors","symbol_category":"fire_alarm_symbols","color":"#d62728",` +
 		`"talo2010_code":null,"icon_url":"http://127.0.0.1:8080/v1/symbols/smoke_detector/icon"}]}`
 	running := `{"job_id":"j1","status":"queued","external_ref":null,"created_at":"2026-11-22T05:30:00Z",` +
-		`"started_at":null,"file_name":"plan.pdf","pages_total":null,"pages_done":null}`
+		`"started_at":null,"file_name":"plan.pdf","pages_total":null,"pages_done":null,"pages_finished":null}`
 	awaiting := `{"job_id":"j1","status":"awaiting_upload","external_ref":null,"created_at":"2026-11-22T05:30:00Z",` +
 		`"file_name":"plan.pdf","uploaded":false,"upload":` + upload + `}`
 	expired := `{"job_id":"j1","status":"expired","external_ref":null,"created_at":"2026-11-22T05:30:00Z",` +

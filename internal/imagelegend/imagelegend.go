@@ -195,18 +195,7 @@ func layout(cs []component, h float64, m *inkMap) *pageLayout {
 // or more characters.
 func chainLines(chars []image.Rectangle, h float64) []textLine {
 	sort.Slice(chars, func(a, b int) bool { return chars[a].Min.X < chars[b].Min.X })
-	parent := make([]int, len(chars))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	sets := newUnionFind(len(chars))
 	// Bucket by band of rows so each char looks only at its neighbours.
 	band := int(math.Max(h, 4))
 	buckets := map[int][]int{}
@@ -229,16 +218,14 @@ func chainLines(chars []image.Rectangle, h float64) []textLine {
 				if float64(ov) < 0.5*float64(min(a.Dy(), c.Dy())) {
 					continue
 				}
-				if ri, rj := find(i), find(j); ri != rj {
-					parent[rj] = ri
-				}
+				sets.union(i, j)
 			}
 		}
 	}
 	index := map[int]int{}
 	var lines []textLine
 	for i, c := range chars {
-		r := find(i)
+		r := sets.find(i)
 		k, ok := index[r]
 		if !ok {
 			k = len(lines)
@@ -263,17 +250,7 @@ func chainLines(chars []image.Rectangle, h float64) []textLine {
 // of glyph size.
 func clusterGlyphs(other, chars []image.Rectangle, h float64) []glyphPiece {
 	join := int(math.Ceil(glyphJoin * h))
-	parent := make([]int, len(other))
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	sets := newUnionFind(len(other))
 	// A grid of cells 4 text heights wide: each piece is listed in every
 	// cell its box (grown by join) touches, and meets only those pieces.
 	cell := max(int(4*h), 8)
@@ -285,9 +262,7 @@ func clusterGlyphs(other, chars []image.Rectangle, h float64) []glyphPiece {
 				k := [2]int{cx, cy}
 				for _, j := range grid[k] {
 					if g.Overlaps(other[j]) {
-						if ri, rj := find(i), find(j); ri != rj {
-							parent[rj] = ri
-						}
+						sets.union(i, j)
 					}
 				}
 				grid[k] = append(grid[k], i)
@@ -296,7 +271,7 @@ func clusterGlyphs(other, chars []image.Rectangle, h float64) []glyphPiece {
 	}
 	union := map[int]image.Rectangle{}
 	for i, b := range other {
-		r := find(i)
+		r := sets.find(i)
 		union[r] = union[r].Union(b)
 	}
 	boxes := make([]image.Rectangle, 0, len(union))
@@ -568,3 +543,30 @@ func (r *Reader) read(ctx context.Context, g *image.Gray, lay *pageLayout, col [
 
 // ocrMode reads a table region: sparse text, as table cells are.
 var ocrMode = ocr.Sparse
+
+// unionFind joins the indices 0..n-1 into sets.
+type unionFind []int
+
+func newUnionFind(n int) unionFind {
+	u := make(unionFind, n)
+	for i := range u {
+		u[i] = i
+	}
+	return u
+}
+
+// find returns the representative of i's set.
+func (u unionFind) find(i int) int {
+	for u[i] != i {
+		u[i] = u[u[i]]
+		i = u[i]
+	}
+	return i
+}
+
+// union joins the sets of a and b.
+func (u unionFind) union(a, b int) {
+	if ra, rb := u.find(a), u.find(b); ra != rb {
+		u[rb] = ra
+	}
+}

@@ -443,6 +443,17 @@ func find(pg *drawing.Page, page int, rs []run, maps func(text string) bool, pe 
 			boxes[k] = boxes[k].union(c.glyph.box)
 		}
 	}
+	// The extent of each column's rows as far as its candidates go: the
+	// glyphs and the runs beside them. A header above another column's
+	// rows is that column's, not a header of a column further down.
+	rowBoxes := make([]Rect, len(cols))
+	for k, col := range cols {
+		rowBoxes[k] = boxes[k]
+		for _, c := range col {
+			r := &ix.runs[c.run]
+			rowBoxes[k] = rowBoxes[k].union(Rect{r.min, r.max})
+		}
+	}
 	var tables []Table
 	for k, col := range cols {
 		if len(col) < 2 {
@@ -463,7 +474,13 @@ func find(pg *drawing.Page, page int, rs []run, maps func(text string) bool, pe 
 		if pe != nil {
 			why = &cl.Rejected
 		}
-		t, ok := ix.table(col, page, limit, why)
+		var others []Rect
+		for j, b := range rowBoxes {
+			if j != k && len(cols[j]) >= 2 {
+				others = append(others, b)
+			}
+		}
+		t, ok := ix.table(col, page, limit, others, why)
 		if ok {
 			tables = append(tables, t)
 		}
@@ -618,11 +635,14 @@ func hasWord(text string, words []string) bool {
 	return false
 }
 
-// table checks a column of glyph candidates and reads its rows. Where it
-// refuses the column and why is not nil, it sets *why to the reason (the
-// first condition the column fails, in the order checked); a nil why
-// costs nothing.
-func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string) (Table, bool) {
+// table checks a column of glyph candidates and reads its rows. others
+// are the extents of the page's other columns of two or more glyphs (their
+// glyphs and the runs beside them): header words with one of them between
+// them and the column head that column, not this one. Where it refuses
+// the column and why is not nil, it sets *why to the reason (the first
+// condition the column fails, in the order checked); a nil why costs
+// nothing.
+func (ix *pageIndex) table(col []candidate, page int, limit float64, others []Rect, why *string) (Table, bool) {
 	if len(col) < 2 {
 		if why != nil {
 			*why = "a single glyph, never a table"
@@ -681,6 +701,14 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 	// Column heads over the table (DESCRIPTION, PART NUMBER, MODEL,
 	// QUANTITY, … in any order) say which cell of a row is which.
 	heads := ix.headsOver(colBox.Max.X, col[0].glyph.box.Min.Y, ys[0], math.Max(6*em, headerPitches*pitch), limit, em)
+	// Heads with another column's rows between them and the first glyph
+	// head that column.
+	for _, h := range heads {
+		if h.head != nil && blocked(Rect{h.head.min, h.head.max}, colBox, others) {
+			heads = nil
+			break
+		}
+	}
 	rows := make([]Row, 0, n)
 	sigs := map[string]bool{}
 	// variants: rows told apart by glyph or description (rows sharing one
@@ -713,6 +741,12 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 	for i := range ix.runs {
 		r := &ix.runs[i]
 		if !r.upright() {
+			continue
+		}
+		if !hdrBox.Contains(r.centre()) && !qtyBox.Contains(r.centre()) {
+			continue
+		}
+		if blocked(Rect{r.min, r.max}, tableBox, others) {
 			continue
 		}
 		if hdrBox.Contains(r.centre()) && hasWord(r.text, headerWords) {
@@ -817,6 +851,22 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, why *string
 	}
 	tableBox = tableBox.union(Rect{glyph.Point{X: tableBox.Min.X, Y: hdrBox.Min.Y}, tableBox.Min})
 	return Table{Page: page, Box: tableBox, Rows: rows}, true
+}
+
+// blocked reports whether one of others (the rows of another column of
+// glyphs) stands between the header text h and the table below it whose
+// rows begin at first: its middle below h and above first's top, and it
+// overlaps in x the span from h to first. Such a header heads the other
+// column.
+func blocked(h, first Rect, others []Rect) bool {
+	x0, x1 := math.Min(h.Min.X, first.Min.X), math.Max(h.Max.X, first.Max.X)
+	for _, o := range others {
+		cy := (o.Min.Y + o.Max.Y) / 2
+		if cy > h.Max.Y && o.Max.Y < first.Min.Y && o.Max.X > x0 && o.Min.X < x1 {
+			return true
+		}
+	}
+	return false
 }
 
 // bandPitch bounds a row's band, in typical pitches from its glyph's

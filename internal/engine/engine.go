@@ -208,7 +208,7 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends) (detect.Engine,
 			class = nullClass
 		}
 		t := vector.Template{Class: class, Glyph: r.Glyph, Row: l + 1, Priority: 1, MinScale: legendMinScale, MaxScale: legendMaxScale, OptionalStubs: true, Stretch: true}
-		if weak(r.Glyph) {
+		if r.Glyph.Weak() {
 			t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
 		}
 		tpls = append(tpls, t)
@@ -236,52 +236,6 @@ func glyphBox(r legend.Rect) *detect.Box {
 		return nil
 	}
 	return &detect.Box{X: r.Min.X, Y: r.Min.Y, W: r.Max.X - r.Min.X, H: r.Max.Y - r.Min.Y}
-}
-
-// weak reports whether a glyph has too little drawing to be told apart
-// from other symbols at any size: no text, and a single closed shape.
-func weak(g glyph.Glyph) bool {
-	lines, arcs := 0, 0
-	for _, s := range g.Shapes {
-		switch s.Kind {
-		case glyph.KindText:
-			return false
-		case glyph.KindCircle, glyph.KindArc:
-			arcs++
-		default:
-			lines++
-		}
-	}
-	return (arcs == 1 && lines == 0) || (arcs == 0 && lines <= 4 && closedLoop(g))
-}
-
-// loopTol is how close, in glyph millimetres, two line ends must be to
-// join.
-const loopTol = 0.15
-
-// closedLoop reports whether the glyph's lines join end to end into
-// closed outlines, each end meeting exactly one other (a box, a triangle;
-// not a triangle with a bar across it). Shapes other than lines count as
-// closed.
-func closedLoop(g glyph.Glyph) bool {
-	var ends []glyph.Point
-	for _, s := range g.Shapes {
-		if s.Kind == glyph.KindLine && len(s.Pts) == 2 {
-			ends = append(ends, s.Pts[0], s.Pts[1])
-		}
-	}
-	for i, p := range ends {
-		meet := 0
-		for j, q := range ends {
-			if j/2 != i/2 && math.Abs(p.X-q.X) <= loopTol && math.Abs(p.Y-q.Y) <= loopTol {
-				meet++
-			}
-		}
-		if meet != 1 {
-			return false
-		}
-	}
-	return true
 }
 
 // docEngine detects on the pages of one document.

@@ -64,7 +64,7 @@ func (e *Engine) Explain(ctx context.Context, doc detect.Drawings) (detect.Engin
 	// As Prepare makes them.
 	for _, l := range de.doc.Leaders() {
 		t := LegendTemplate{Row: l, Class: de.classes[l], MinScale: legendMinScale, MaxScale: legendMaxScale}
-		if weak(de.doc.Rows[l].Glyph) {
+		if de.doc.Rows[l].Glyph.Weak() {
 			t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
 		}
 		for i := range de.doc.Rows {

@@ -86,7 +86,7 @@ func Cut(pg *drawing.Page, box detect.Box) (*Template, error) {
 	}
 	g, drawn := c.Glyph, c.Drawn
 	t := vector.Template{Class: templateClass, Glyph: g, MinScale: minScale, MaxScale: maxScale}
-	if weak(g) {
+	if g.Weak() {
 		t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
 	}
 	m, err := vector.NewMatcher([]vector.Template{t})
@@ -155,55 +155,6 @@ func (t *Template) Find(ctx context.Context, pg *drawing.Page) ([]Match, error) 
 // holds one list of matches per page of pages, in their pixels.
 type ImageSearcher interface {
 	Search(ctx context.Context, query image.Image, box detect.Box, pages []image.Image) ([][]Match, error)
-}
-
-// weak reports whether a glyph has too little drawing to be told apart
-// from other drawing at another size: no text, and one circle or a single
-// closed outline of at most four lines.
-func weak(g glyph.Glyph) bool {
-	lines, arcs := 0, 0
-	var ends []glyph.Point
-	for _, s := range g.Shapes {
-		switch s.Kind {
-		case glyph.KindText:
-			return false
-		case glyph.KindCircle, glyph.KindArc:
-			arcs++
-		default:
-			lines++
-			if s.Kind == glyph.KindLine && len(s.Pts) == 2 {
-				ends = append(ends, s.Pts[0], s.Pts[1])
-			}
-		}
-	}
-	if arcs == 1 && lines == 0 {
-		return true
-	}
-	return arcs == 0 && lines <= 4 && closed(ends)
-}
-
-// loopTol is how close, in glyph millimetres, two line ends must be to
-// join.
-const loopTol = 0.15
-
-// closed reports whether line ends (two per line) join end to end, each
-// meeting exactly one end of another line.
-func closed(ends []glyph.Point) bool {
-	if len(ends) == 0 {
-		return false
-	}
-	for i, p := range ends {
-		meet := 0
-		for j, q := range ends {
-			if j/2 != i/2 && math.Abs(p.X-q.X) <= loopTol && math.Abs(p.Y-q.Y) <= loopTol {
-				meet++
-			}
-		}
-		if meet != 1 {
-			return false
-		}
-	}
-	return true
 }
 
 // PageMatches are the instances found on one page.

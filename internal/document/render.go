@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"sync"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/drawing"
@@ -26,6 +27,12 @@ type Document struct {
 	openBytes int64
 	// charge, when set, is told the bytes of each page drawing as it grows.
 	charge func(heldBytes int64)
+	// mu guards shared.
+	mu sync.Mutex
+	// shared holds the drawings Page is reading (or will read) from a
+	// display list for Drawing to take instead of reading the page again
+	// (Share).
+	shared map[int]*listPage
 }
 
 // Open prepares a file for rendering. It expects a file that passed
@@ -100,8 +107,17 @@ const pxPerPt = float64(detect.RenderDPI) / 72
 // Images: page 0 only, Raster is the decoded image at its native size and
 // PDF is nil.
 func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
-	if err := d.check(ctx, i); err != nil {
+	vec := d.sharedPage(i)
+	if vec == nil {
+		vec = &listPage{done: make(chan struct{})}
+	}
+	fail := func(err error) (detect.Page, error) {
+		vec.err = err
+		close(vec.done) // a Drawing(i) waiting after Share gets the error
 		return detect.Page{}, fmt.Errorf("render page %d: %w", i, err)
+	}
+	if err := d.check(ctx, i); err != nil {
+		return fail(err)
 	}
 	if d.pdf == nil {
 		b := d.img.Bounds()
@@ -109,9 +125,8 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 	}
 	list, w, h, err := d.list(i)
 	if err != nil {
-		return detect.Page{}, fmt.Errorf("render page %d: %w", i, err)
+		return fail(err)
 	}
-	vec := &listPage{done: make(chan struct{})}
 	go func() {
 		defer close(vec.done)
 		vec.page, vec.err = d.walk(ctx, i, list)
@@ -148,9 +163,62 @@ func (d *Document) PageSize(ctx context.Context, i int) (w, h int, err error) {
 	return sz.X, sz.Y, nil
 }
 
+// Share makes the next Page(i) share the drawing it reads from page i's
+// display list with Drawing(i): a Drawing(i) called after Share waits for
+// that drawing (the same value the page's PDF field serves, which callers
+// must not modify) instead of reading the page's content a second time.
+// The pipeline renders page 0 while the document pass reads every page's
+// drawing; with Share, page 0's content is interpreted once. Call Share
+// before starting both, and call Page(i) after it: Drawing(i) waits for
+// it. Share on an image, or twice for one page, does nothing.
+func (d *Document) Share(i int) {
+	if d.pdf == nil || i < 0 || i >= d.pages {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.shared == nil {
+		d.shared = map[int]*listPage{}
+	}
+	if d.shared[i] == nil {
+		d.shared[i] = &listPage{done: make(chan struct{})}
+	}
+}
+
+// sharedPage is the listPage Share made for page i, or nil: once, for the
+// one Page(i) that fills it.
+func (d *Document) sharedPage(i int) *listPage {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.shared[i]
+	if p == nil || p.claimed {
+		return nil
+	}
+	p.claimed = true
+	return p
+}
+
+// takeShared waits for the drawing of the listPage Share made for page i
+// and forgets that listPage: the document holds it no longer than the one
+// Drawing(i). ok is false when Share(i) was not called (or was taken).
+func (d *Document) takeShared(ctx context.Context, i int) (pg *drawing.Page, ok bool, err error) {
+	d.mu.Lock()
+	p := d.shared[i]
+	d.mu.Unlock()
+	if p == nil {
+		return nil, false, nil
+	}
+	pg, err = p.Drawing(ctx) // Page(i) claims and fills p
+	d.mu.Lock()
+	delete(d.shared, i)
+	d.mu.Unlock()
+	return pg, true, err
+}
+
 // Drawing reads what page i (0-based) of a PDF draws, without rendering
 // its raster: the document pass reads every page this way before the page
-// pass renders them. The page limits are checked as Page checks them. An
+// pass renders them. After Share(i) it waits for the drawing Page(i)
+// reads instead. The page limits are checked as Page checks them. An
 // image has no drawing: (nil, nil).
 func (d *Document) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
 	if err := d.check(ctx, i); err != nil {
@@ -158,6 +226,12 @@ func (d *Document) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
 	}
 	if d.pdf == nil {
 		return nil, nil
+	}
+	if pg, ok, err := d.takeShared(ctx, i); ok {
+		if err != nil {
+			return nil, fmt.Errorf("read page %d drawing: %w", i, err)
+		}
+		return pg, nil
 	}
 	if _, err := d.size(i); err != nil {
 		return nil, fmt.Errorf("read page %d drawing: %w", i, err)
@@ -257,9 +331,10 @@ func drawingLimit(i int, err error) error {
 // listPage is a PDF page's vector side: its drawing, read from the page's
 // display list beside the render.
 type listPage struct {
-	done chan struct{}
-	page *drawing.Page
-	err  error
+	done    chan struct{}
+	page    *drawing.Page
+	err     error
+	claimed bool // by the Page call that fills it (Document.mu)
 }
 
 // Drawing returns the page's primitives in raster pixels, waiting for them

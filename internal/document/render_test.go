@@ -3,6 +3,7 @@ package document
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -10,9 +11,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/document/documenttest"
+	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
 )
 
@@ -360,4 +363,76 @@ func firstPageImage(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestShareReadsThePageOnce: after Share, Drawing waits for the drawing
+// Page reads from its display list and returns that very value (called
+// before or after Page starts); a Page that fails hands its error to the
+// waiting Drawing instead of leaving it waiting; a later Drawing reads the
+// page again.
+func TestShareReadsThePageOnce(t *testing.T) {
+	ctx := context.Background()
+	pdf := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 612 792]", Content: "10 20 m 300 400 l S " + documenttest.CircleOps(200, 200, 30) + " S"})
+	for _, drawingFirst := range []bool{true, false} {
+		doc, err := Open(ctx, pdf, MimePDF, DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc.Share(0)
+		type res struct {
+			p   detect.Page
+			err error
+		}
+		got := make(chan res, 1)
+		start := func() { go func() { p, err := doc.Page(ctx, 0); got <- res{p, err} }() }
+		if !drawingFirst {
+			start()
+		}
+		var shared *drawing.Page
+		readDone := make(chan error, 1)
+		go func() {
+			var err error
+			shared, err = doc.Drawing(ctx, 0)
+			readDone <- err
+		}()
+		if drawingFirst {
+			start()
+		}
+		r := <-got
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if err := <-readDone; err != nil {
+			t.Fatal(err)
+		}
+		want, err := r.p.PDF.Drawing(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shared != want || len(shared.Arcs) == 0 {
+			t.Errorf("drawing first %v: Drawing after Share gave %p (%d arcs), the page's drawing is %p", drawingFirst, shared, len(shared.Arcs), want)
+		}
+		again, err := doc.Drawing(ctx, 0)
+		if err != nil || again == want || !reflect.DeepEqual(again, want) {
+			t.Errorf("Drawing after the shared one: %p, %v; want a fresh equal read", again, err)
+		}
+		doc.Close()
+	}
+
+	doc, err := Open(ctx, pdf, MimePDF, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	doc.Share(0)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := doc.Page(cancelled, 0); err == nil {
+		t.Fatal("Page with a cancelled context: no error")
+	}
+	wait, stop := context.WithTimeout(ctx, 10*time.Second)
+	defer stop()
+	if _, err := doc.Drawing(wait, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("Drawing after a failed shared Page: %v; want the Page's context.Canceled", err)
+	}
 }

@@ -77,10 +77,13 @@ func Run(ctx context.Context, doc *document.Document, opt Options, each func(Pag
 		// MuPDF interprets one page at a time, but a page's raster is
 		// drawn without the document: page 0 renders on the other core
 		// while the document pass reads the pages. It is the one raster
-		// a job holds at a time, as in the page pass.
+		// a job holds at a time, as in the page pass. The document pass
+		// takes page 0's drawing from that render (Document.Share), so
+		// its content is interpreted once, not twice.
 		var got chan rendered
 		if doc.NumPages() > 0 {
 			got = make(chan rendered, 1)
+			doc.Share(0)
 			go func() { got <- render(ctx, doc, 0) }()
 		}
 		eng, info, err := de.Prepare(ctx, doc)

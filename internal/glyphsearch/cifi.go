@@ -121,6 +121,12 @@ func (pl *plan) ringSearch(ctx context.Context, lv *level) ([]candidate, error) 
 			defer wg.Done()
 			pw := ink.w + 2*R + 1
 			buf := make([]uint32, (bandSites*ringStride+2*R+1)*pw)
+			// sq: column prefix sums of buf's rows (the band's 2-D
+			// prefix sums), for an O(1) test of the gate disk's
+			// bounding square: a place whose square holds too little ink
+			// cannot hold enough in the disk.
+			sq := make([]uint32, len(buf)+pw)
+			g := pl.gateRadius
 			sums := make([]float64, R+1)
 			var prof [rings]float64
 			for {
@@ -158,12 +164,29 @@ func (pl *plan) ringSearch(ctx context.Context, lv *level) ([]candidate, error) 
 						row[i] = acc
 					}
 				}
+				rowsHeld := y1 - y0
+				copy(sq[:pw], make([]uint32, pw))
+				for y := 0; y < rowsHeld; y++ {
+					prev, cur, row := sq[y*pw:(y+1)*pw], sq[(y+1)*pw:(y+2)*pw], buf[y*pw:(y+1)*pw]
+					for x := range cur {
+						cur[x] = prev[x] + row[x]
+					}
+				}
 				// rowsum(y, x-h..x+h) = row[x+h+R+1] - row[x-h+R]
 				for gy := gy0; gy < gy1; gy++ {
 					cy := gy*ringStride - y0
 					for gx := 0; gx < gw; gx++ {
 						cx := gx*ringStride + R
 						bs, bv := -1.0, 0
+						if g <= R {
+							// square rows cy-g..cy+g, columns cx-g..cx+g
+							top, bot := sq[(cy-g)*pw:], sq[(cy+g+1)*pw:]
+							box := bot[cx+g+1] - bot[cx-g] - top[cx+g+1] + top[cx-g]
+							if float64(box) < pl.gateMass {
+								scores[gy*gw+gx] = -1
+								continue
+							}
+						}
 						vi := 0 // next variant to score, by need
 						for r := 0; r <= R; r++ {
 							hw := dk.hw[r]

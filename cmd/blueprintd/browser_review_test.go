@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"blueprint/internal/catalog"
+	"blueprint/internal/config"
 	"blueprint/internal/detect"
 	"blueprint/internal/engine"
 )
@@ -1055,5 +1056,46 @@ func TestReviewPageManyPageTabs(t *testing.T) {
 	showPage(t, ctx, pages-1)
 	if cur := eval[string](t, ctx, `document.querySelector('#pages button[aria-current=true]').dataset.page`); cur != fmt.Sprint(pages-1) {
 		t.Errorf("after a click on the last tab page %s is current", cur)
+	}
+}
+
+// TestReviewPageSearchOutOfTime: a search the service cuts at its time
+// limit (BLUEPRINT_SEARCH_BUDGET, here a nanosecond: no page is searched)
+// is asked again for the pages it left, and the page stops and says so
+// when a request searches none, instead of asking forever.
+func TestReviewPageSearchOutOfTime(t *testing.T) {
+	ctx := browser(t, "en-US")
+	sr := &searchRecorder{}
+	e := startEnvWrapped(t, t.TempDir(), options{runner: runnerOpts()}, sr.wrap, func(c *config.Config) { c.SearchBudget = time.Nanosecond })
+	id := processFile(t, e, "sheet-00002.pdf")
+	if len(apiDetections(t, e, id, 0, false)) == 0 {
+		t.Fatal("no detection to search from")
+	}
+	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
+	settled(t, ctx, "default", time.Minute)
+	key(t, ctx, "n")
+	navAt(t, ctx)
+	r := boxAt(t, ctx, `#boxes .box.selected`)
+	pad := 0.1 * max(r.W, r.H)
+	browse(t, ctx, append([]chromedp.Action[chromedp.Void]{chromedp.KeyEvent("d")}, drag(r.X-pad, r.Y-pad, r.X+r.W+pad, r.Y+r.H+pad)...)...)
+	shown(t, ctx, "draw-menu")
+	browse(t, ctx, chromedp.Click(chromedp.ID("draw-search")))
+	shown(t, ctx, "search-panel")
+	caughtUp(t, ctx)
+
+	sr.mu.Lock()
+	bodies := slices.Clone(sr.bodies)
+	sr.mu.Unlock()
+	if len(bodies) != 2 {
+		t.Fatalf("the page sent %d searches, want 2 (the first, then once for the pages it left): %q", len(bodies), bodies)
+	}
+	var again struct {
+		Pages []int `json:"pages"`
+	}
+	if err := json.Unmarshal(bodies[1], &again); err != nil || len(again.Pages) == 0 {
+		t.Errorf("the second search asked for pages %v (%v), want the pages the first left", again.Pages, err)
+	}
+	if msg := eval[string](t, ctx, `document.getElementById('message').textContent`); !strings.Contains(msg, "not searched") {
+		t.Errorf("the page says %q after a search that searched no page", msg)
 	}
 }

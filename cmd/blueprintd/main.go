@@ -220,7 +220,7 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 	links := httpapi.NewLocalLinks(cfg.BaseURL, signer)
 	svc, err := job.NewService(job.Config{
 		Store: store, Blobs: blobs, Flow: r, Clock: opt.clock, Catalog: cat, Links: links,
-		Files: docfiles.ForConfig(cfg), Engine: eng, JobTimeout: cfg.JobTimeout, BatchPages: cfg.BatchPages,
+		Files: docfiles.ForConfig(cfg), Engine: eng, JobTimeout: cfg.JobTimeout, BatchPages: cfg.BatchPages, SearchBudget: cfg.SearchBudget,
 		Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivateCallbacks, Resolver: opt.resolver},
 		WebhookSecret: func(keyID string) ([]byte, bool) {
 			k, ok := keys.ByID(keyID)

@@ -79,6 +79,9 @@ func contractSearch(t *testing.T, newSvc NewService) {
 	if int(got["total"].(float64)) != len(matches) || len(matches) != len(want) {
 		t.Fatalf("total %v, %d matches; want %d: %s", got["total"], len(matches), len(want), r.Body)
 	}
+	if left, _ := got["pages_not_searched"].([]any); got["complete"] != true || left == nil || len(left) != 0 {
+		t.Errorf("a search within its time: complete %v, pages_not_searched %v; want true, []", got["complete"], got["pages_not_searched"])
+	}
 	for _, w := range want {
 		found := false
 		for _, m := range matches {

@@ -37,6 +37,7 @@ const (
 	EnvMaxDrawingOps         = "BLUEPRINT_MAX_DRAWING_OPS"
 	EnvMaxDrawingBytes       = "BLUEPRINT_MAX_DRAWING_BYTES"
 	EnvBatchPages            = "BLUEPRINT_BATCH_PAGES"
+	EnvSearchBudget          = "BLUEPRINT_SEARCH_BUDGET"
 )
 
 // DefaultJobTimeout bounds one processing attempt of a job in the local
@@ -96,6 +97,10 @@ type Config struct {
 	// more pages is processed in batches of this many (job.Config); 0
 	// keeps job.DefaultBatchPages.
 	BatchPages int
+	// SearchBudget is how long one search may run before it answers with
+	// the pages it finished; 0 keeps job.DefaultSearchBudget (under API
+	// Gateway's 29 s).
+	SearchBudget time.Duration
 }
 
 // Raster is the raster detector's configuration.
@@ -200,6 +205,9 @@ func LoadFor(getenv func(string) string, m Machine) (Config, error) {
 		return c, err
 	}
 	if c.JobTimeout, err = duration(getenv, EnvJobTimeout, c.JobTimeout); err != nil {
+		return c, err
+	}
+	if c.SearchBudget, err = duration(getenv, EnvSearchBudget, 0); err != nil {
 		return c, err
 	}
 	if v := getenv(EnvMaxDrawingOps); v != "" {

@@ -15,19 +15,20 @@ func TestLoad(t *testing.T) {
 	}
 	if c.ListenAddr != DefaultListenAddr || c.DataDir != DefaultDataDir || c.BaseURL != "http://127.0.0.1:8080" ||
 		c.AllowPrivateCallbacks || len(c.APIKeys) != 0 || c.Retention != 30*24*time.Hour || c.UploadTTL != time.Hour ||
-		c.MaxPages != 0 || c.MaxPagePixels != 0 || c.BatchPages != 0 {
+		c.MaxPages != 0 || c.MaxPagePixels != 0 || c.BatchPages != 0 || c.SearchBudget != 0 {
 		t.Fatalf("defaults: %+v", c)
 	}
 	c, err = Load(env(map[string]string{
 		EnvListenAddr: ":9090", EnvAPIKeys: "key-a-0123456789:s:10,key-b-0123456789:t", EnvAllowPrivateCallbacks: "1",
 		EnvRetention: "48h", EnvUploadTTL: "10m", EnvMaxPages: "7", EnvMaxPagePixels: "1000", EnvBatchPages: "12",
+		EnvSearchBudget: "90s",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.BaseURL != "http://127.0.0.1:9090" || len(c.APIKeys) != 2 || c.APIKeys[0].RequestsPerMinute != 10 ||
 		!c.AllowPrivateCallbacks || c.Retention != 48*time.Hour || c.UploadTTL != 10*time.Minute ||
-		c.MaxPages != 7 || c.MaxPagePixels != 1000 || c.BatchPages != 12 {
+		c.MaxPages != 7 || c.MaxPagePixels != 1000 || c.BatchPages != 12 || c.SearchBudget != 90*time.Second {
 		t.Fatalf("overrides: %+v", c)
 	}
 }
@@ -50,6 +51,8 @@ func TestLoadErrors(t *testing.T) {
 		{EnvMaxPagePixels: "x"},
 		{EnvBatchPages: "0"},
 		{EnvBatchPages: "ten"},
+		{EnvSearchBudget: "20"},
+		{EnvSearchBudget: "-5s"},
 		{EnvMaxDocuments: "0"},
 		{EnvMaxDocuments: "two"},
 		{EnvMemoryBudget: "lots"},

@@ -58,11 +58,31 @@ type SearchMatch struct {
 	DetectionID *string `json:"detection_id"`
 }
 
+// DefaultSearchBudget is how long a search runs before it answers with the
+// pages it finished: under API Gateway's 29 s, with room for reading the
+// upload and writing the answer. A long document is searched in several
+// requests, each naming the pages the last one did not reach.
+const DefaultSearchBudget = 20 * time.Second
+
 // SearchResult is the 200 response of a search: every match, page by page
 // in the order the pages were asked for, best first within a page.
 type SearchResult struct {
 	Matches []SearchMatch `json:"matches"`
 	Total   int           `json:"total"`
+	// Complete is false when the search ran out of its time
+	// (Config.SearchBudget) before every page asked for was searched.
+	Complete bool `json:"complete"`
+	// PagesNotSearched are the pages asked for that were not searched, in
+	// the order asked (empty when Complete): ask again with them as
+	// "pages" to go on.
+	PagesNotSearched []int `json:"pages_not_searched"`
+}
+
+func (s *Service) searchBudget() time.Duration {
+	if s.cfg.SearchBudget > 0 {
+		return s.cfg.SearchBudget
+	}
+	return DefaultSearchBudget
 }
 
 // Search finds every instance of what a box on one page of a done job holds
@@ -92,7 +112,17 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 	if err != nil {
 		return nil, err
 	}
-	out := &SearchResult{Matches: []SearchMatch{}}
+	out := &SearchResult{Matches: []SearchMatch{}, Complete: true, PagesNotSearched: []int{}}
+	searched := map[int]bool{}
+	for _, pm := range found {
+		searched[pm.Page] = true
+	}
+	for _, p := range pages {
+		if !searched[p] {
+			out.PagesNotSearched = append(out.PagesNotSearched, p)
+			out.Complete = false
+		}
+	}
 	for _, pm := range found {
 		p := s.pageOf(j, pm.Page)
 		var dets []storedDetection
@@ -228,14 +258,22 @@ func (s *Service) searchFile(ctx context.Context, j *Job, query int, box detect.
 			return nil, internal("wait for memory to search", err)
 		}
 	}
+	// The search stops at its budget with the pages it finished; the
+	// caller's own cancellation is still an error.
+	sctx, cancel := context.WithTimeout(ctx, s.searchBudget())
+	defer cancel()
 	var found []search.PageMatches
 	if mime == MimePDF {
-		found, err = search.InDocument(ctx, drawings{f: f, pd: pd}, query, box, pages)
+		found, err = search.InDocument(sctx, drawings{f: f, pd: pd}, query, box, pages)
 	} else {
 		err = search.ErrImagePage
 	}
 	if errors.Is(err, search.ErrImagePage) {
-		found, err = searchImages(ctx, f, query, box, pages)
+		found, err = searchImages(sctx, f, query, box, pages)
+	}
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil {
+		s.log.Info("search out of time", "job_id", j.ID, "pages_searched", len(found), "pages", len(pages), "budget_seconds", s.searchBudget().Seconds())
+		err = nil // found holds the pages finished in time
 	}
 	switch {
 	case errors.Is(err, search.ErrEmptyRegion):
@@ -267,7 +305,7 @@ func (d drawings) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
 
 // searchImages searches the rendered images of pages for the ink inside
 // box on page query (search.Images), one page image at a time besides the
-// query's.
+// query's. On an error it returns the pages searched before it.
 func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pages []int) ([]search.PageMatches, error) {
 	render := func(i int) (image.Image, error) {
 		if pi, ok := f.(PageImages); ok {
@@ -293,12 +331,12 @@ func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pa
 		img := q
 		if p != query {
 			if img, err = render(p); err != nil {
-				return nil, err
+				return out, err
 			}
 		}
 		ms, err := imgs.Search(ctx, q, box, []image.Image{img})
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		out = append(out, search.PageMatches{Page: p, Matches: ms[0]})
 	}

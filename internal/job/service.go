@@ -151,6 +151,10 @@ type Config struct {
 	// ends failed, saying so (0: no limit of its own; the AWS deployment
 	// has the processing function's timeout).
 	JobTimeout time.Duration
+	// SearchBudget is how long one search may run before it answers with
+	// the pages it finished (SearchResult.Complete false). 0:
+	// DefaultSearchBudget.
+	SearchBudget time.Duration
 	// BatchPages is the most pages processed in one go: a document of
 	// more is processed in batches of this many pages after one document
 	// pass (Begin, ProcessBatch, MergeBatches). 0: DefaultBatchPages.

@@ -168,7 +168,8 @@ type PageMatches struct {
 // A page without a drawing of its own (an image, a scanned sheet) is
 // searched by no template and gets no matches; so is the query page when
 // it is one, which returns ErrImagePage. Each page's drawing is read only
-// while it is searched.
+// while it is searched. On an error (ctx's end among them) it returns the
+// pages searched before it with the error.
 func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.Box, pages []int) ([]PageMatches, error) {
 	qpg, err := doc.Drawing(ctx, query)
 	if err != nil {
@@ -186,13 +187,13 @@ func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.
 		pg := qpg
 		if p != query {
 			if pg, err = doc.Drawing(ctx, p); err != nil {
-				return nil, fmt.Errorf("search: page %d: %w", p, err)
+				return out, fmt.Errorf("search: page %d: %w", p, err)
 			}
 		}
 		pm := PageMatches{Page: p}
 		if pg != nil && !pg.Scan() {
 			if pm.Matches, err = t.Find(ctx, pg); err != nil {
-				return nil, fmt.Errorf("search: page %d: %w", p, err)
+				return out, fmt.Errorf("search: page %d: %w", p, err)
 			}
 		}
 		out = append(out, pm)

@@ -99,11 +99,15 @@ export class Client {
     return res.detections;
   }
 
-  // search finds every instance of what a box of a page holds:
-  // {matches: [{page_index, bbox_norm, bbox_px, score, detection_id}], total};
-  // detection_id is the detection a match overlaps, null for a new one.
-  search(jobId, page, bboxNorm) {
-    return this.json('POST', `/v1/jobs/${encodeURIComponent(jobId)}/search`, { body: { page_index: page, bbox_norm: bboxNorm } });
+  // search finds every instance of what a box of a page holds, on pages
+  // (default every counted page): {matches: [{page_index, bbox_norm,
+  // bbox_px, score, detection_id}], total, complete, pages_not_searched};
+  // detection_id is the detection a match overlaps, null for a new one; a
+  // search out of time is not complete and names the pages it left.
+  search(jobId, page, bboxNorm, pages) {
+    const body = { page_index: page, bbox_norm: bboxNorm };
+    if (pages) body.pages = pages;
+    return this.json('POST', `/v1/jobs/${encodeURIComponent(jobId)}/search`, { body });
   }
 
   // takeoff downloads an export ('csv' or 'xlsx') as a Blob with the file

@@ -969,18 +969,30 @@ async function addDraft() {
 }
 
 // runSearch asks the service for every instance of what box b of page
-// holds and lists them: new ones (no detection_id) picked to be added.
+// holds and lists them: new ones (no detection_id) picked to be added. A
+// search the service cut at its time limit is asked again for the pages
+// it left, until every page is searched or a request searches none.
 async function runSearch(page, b) {
   $('draw-menu').hidden = true;
   say(t('searching'));
   try {
-    const res = await track(state.client.search(state.jobId, page, inPage(b)));
-    const matches = res.matches.map((m, i) => ({ ...m, index: i, picked: m.detection_id == null }));
-    state.search = { page, bbox_norm: b, matches, total: res.total, cls: guessClass(matches) };
+    let res = await track(state.client.search(state.jobId, page, inPage(b)));
+    let found = res.matches;
+    let left = res.complete === false ? res.pages_not_searched || [] : [];
+    while (left.length) {
+      say(t('searchingMore', { n: left.length }));
+      res = await track(state.client.search(state.jobId, page, inPage(b), left));
+      found = found.concat(res.matches);
+      const next = res.complete === false ? res.pages_not_searched || [] : [];
+      if (next.length >= left.length) break; // no page searched: stop
+      left = next;
+    }
+    const matches = found.map((m, i) => ({ ...m, index: i, picked: m.detection_id == null }));
+    state.search = { page, bbox_norm: b, matches, total: matches.length, cls: guessClass(matches) };
     renderSearch();
     showMatches();
     $('search-panel').scrollIntoView({ block: 'nearest' });
-    say('');
+    say(left.length && res.complete === false ? t('searchStopped', { n: left.length }) : '');
   } catch (err) {
     sayError(err);
   }

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
@@ -86,6 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&o.search.MinScore, "min-score", 0, "least match score (0: glyphsearch.DefaultMinScore)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no per-sheet progress on stderr")
 	jsonOut := fs.String("json", "", "also write the figures as JSON here")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the searches here")
 	missesPath := fs.String("misses", "", "write every missed instance and false match here, one JSON object per line")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -116,6 +118,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer f.Close()
 		o.misses = f
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var tot tally
 	perClass := map[string]*tally{}

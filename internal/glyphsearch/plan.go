@@ -57,6 +57,29 @@ func (f *fplane) bilinear(x, y float64) float64 {
 	return (f.pix[i]*(1-fx)+f.pix[i+1]*fx)*(1-fy) + (f.pix[i+f.n]*(1-fx)+f.pix[i+f.n+1]*fx)*fy
 }
 
+// fgrid is a float raster.
+type fgrid struct {
+	w, h int
+	pix  []float64
+}
+
+// bilinear samples g as plane.bilinear samples a plane, 0 outside.
+func (g *fgrid) bilinear(x, y float64) float64 {
+	if x < 0 || y < 0 {
+		return 0
+	}
+	x0, y0 := int(x), int(y)
+	if x0 >= g.w-1 || y0 >= g.h-1 {
+		if x0 < g.w && y0 < g.h {
+			return g.pix[y0*g.w+x0]
+		}
+		return 0
+	}
+	fx, fy := x-float64(x0), y-float64(y0)
+	i := y0*g.w + x0
+	return (g.pix[i]*(1-fx)+g.pix[i+1]*fx)*(1-fy) + (g.pix[i+g.w]*(1-fx)+g.pix[i+g.w+1]*fx)*fy
+}
+
 // plan is one search of one template: its variants and the levels it
 // looks at.
 type plan struct {
@@ -80,6 +103,7 @@ type plan struct {
 	vwidth         float64   // stroke width
 	vdist          []float64 // distance to the template's strokes, vw×vh
 	vink, vinkDil  *plane    // the template's ink, and within a pixel
+	vblur          *fgrid    // the template's ink blurred by blurSigma
 	vw, vh         int
 	vcx, vcy       float64    // centre in the template's level raster
 	vrect          [4]float64 // template box (x0, y0, x1, y1) around the centre
@@ -245,6 +269,11 @@ func (pl *plan) prepareVerify(full *plane) {
 	pl.vwidth = strokeWidth(m, centre)
 	pl.vdist = distance(m)
 	pl.vink, pl.vinkDil = ink, maxFilter3(ink)
+	pl.vblur = &fgrid{w: ink.w, h: ink.h, pix: make([]float64, len(ink.pix))}
+	for i, v := range ink.pix {
+		pl.vblur.pix[i] = float64(v)
+	}
+	pl.vblur.pix = blurFloat(pl.vblur.pix, ink.w, ink.h, gaussKernel(blurSigma))
 	pl.vw, pl.vh = ink.w, ink.h
 	kf := float64(k)
 	pl.vrect = [4]float64{

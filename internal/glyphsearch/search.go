@@ -20,7 +20,7 @@ const (
 	DefaultMaxStretch = 1.5
 	// DefaultMinScore is the least score a match is returned with; see
 	// docs/raster.md ("Glyph search") for how it was chosen.
-	DefaultMinScore = 0.94
+	DefaultMinScore = 0.85
 	// ringMinScore is the least ring correlation a place needs to be
 	// looked at more closely.
 	ringMinScore = 0.6
@@ -109,10 +109,13 @@ type Match struct {
 	// Box is the instance's box in page pixels: the bounds of the
 	// exemplar's strokes (those inside its box) placed by the pose.
 	Box detect.Box
-	// Score (0..1) is the geometric mean of the share of the exemplar's
-	// ink that the page holds (within a pixel) at the pose and the share
-	// of the page's ink inside the placed exemplar box that the exemplar's
-	// ink explains (within a pixel).
+	// Score (0..1) is the geometric mean of the pose's likeness and its
+	// correlation. Likeness is the geometric mean of the share of the
+	// exemplar's ink that the page holds (within a pixel) at the pose and
+	// the share of the page's ink inside the placed exemplar box that the
+	// exemplar's ink explains (within a pixel); correlation is the Pearson
+	// correlation, over the placed box grown by a tenth, of the page's ink
+	// and the placed exemplar's, both slightly blurred (0 when negative).
 	Score float64
 	// Angle is the turn from the exemplar to the instance in degrees,
 	// clockwise on the page, [0, 360); applied after the mirror.
@@ -173,7 +176,8 @@ func (p *Page) Search(ctx context.Context, t *Template, opt Options) ([]Match, e
 	}
 	vf := &verifier{pl: pl, lv: p.level(pl.kv)}
 	vf.dil = vf.lv.dilated()
-	floor := max(firstFloor, pl.opt.minScore()-rescoreSlack)
+	minScore := pl.opt.minScore()
+	floor := max(firstFloor, minScore*minScore-rescoreSlack)
 	first := make([]scored, len(cands))
 	err = parallel(ctx, pl.workers, len(cands), func(i int) {
 		first[i] = pl.examine(cands[i], lc, vf)
@@ -191,7 +195,8 @@ func (p *Page) Search(ctx context.Context, t *Template, opt Options) ([]Match, e
 	// Consensus: strokes of the exemplar's box that its best matches do
 	// not share (a label, a wire, a neighbour's corner) are left out, and
 	// the matches scored again without them.
-	if clean := pl.consensus(kept, p); clean != nil {
+	clean := pl.consensus(kept, p)
+	if clean != nil {
 		vc := &verifier{pl: clean, lv: vf.lv, dil: vf.dil}
 		err = parallel(ctx, pl.workers, len(kept), func(i int) {
 			s, _ := vc.climb(kept[i].s, clean.vfg, clean.vbg, 0.25)
@@ -202,10 +207,19 @@ func (p *Page) Search(ctx context.Context, t *Template, opt Options) ([]Match, e
 			return nil, err
 		}
 	}
+	fin := pl
+	if clean != nil {
+		fin = clean
+	}
+	vfin := &verifier{pl: fin, lv: vf.lv, dil: vf.dil}
 	var all []Match
 	for _, k := range kept {
-		if k.score >= pl.opt.minScore() {
-			all = append(all, pl.match(k.s, k.score))
+		// Score ≤ likeness: only a likeness over MinScore² can make it.
+		if k.score < minScore*minScore {
+			continue
+		}
+		if score := math.Sqrt(k.score * vfin.bestCorrelation(k.s, k.score, minScore)); score >= minScore {
+			all = append(all, pl.match(k.s, score))
 		}
 	}
 	out := suppress(all)

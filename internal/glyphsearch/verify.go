@@ -214,3 +214,206 @@ func (vf *verifier) likeness(s state) (found, explained float64) {
 	}
 	return eFound / eSum, pExpl / pSum
 }
+
+// blurSigma is the Gaussian blur (verification-level pixels) under which
+// the correlation compares a pose: it absorbs the pose's sub-pixel error
+// and the strokes' edge noise, and keeps a small inner sign's shape (a
+// blur of a pixel let text and look-alike signs correlate as well).
+const blurSigma = 0.6
+
+// corrGrow: the correlation is taken over the placed template box grown
+// by this share of its larger side on every side. A glyph stands on
+// paper: ink the template lacks just outside its box (a wall's lines
+// running on, the rest of a larger symbol) counts against the pose.
+const corrGrow = 0.1
+
+// gaussKernel returns the normalised 1-D Gaussian of sigma, to 3 sigma.
+func gaussKernel(sigma float64) []float64 {
+	r := int(math.Ceil(3 * sigma))
+	k := make([]float64, 2*r+1)
+	sum := 0.0
+	for i := range k {
+		d := float64(i - r)
+		k[i] = math.Exp(-d * d / (2 * sigma * sigma))
+		sum += k[i]
+	}
+	for i := range k {
+		k[i] /= sum
+	}
+	return k
+}
+
+// blurFloat returns src (w×h) blurred separably by kernel k, zero outside.
+func blurFloat(src []float64, w, h int, k []float64) []float64 {
+	r := len(k) / 2
+	tmp := make([]float64, w*h)
+	for y := 0; y < h; y++ {
+		row := src[y*w : (y+1)*w]
+		for x := 0; x < w; x++ {
+			s := 0.0
+			for i, kv := range k {
+				if xx := x + i - r; xx >= 0 && xx < w {
+					s += kv * row[xx]
+				}
+			}
+			tmp[y*w+x] = s
+		}
+	}
+	out := make([]float64, w*h)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			s := 0.0
+			for i, kv := range k {
+				if yy := y + i - r; yy >= 0 && yy < h {
+					s += kv * tmp[yy*w+x]
+				}
+			}
+			out[y*w+x] = s
+		}
+	}
+	return out
+}
+
+// corrPatch is the page's ink around a pose, blurred by blurSigma, that
+// the correlation of nearby poses reads.
+type corrPatch struct {
+	x0, y0, w, h int // level pixels
+	pix          []float64
+}
+
+// newCorrPatch cuts and blurs the page's ink around pose s, wide enough for
+// the grown box of poses within about two pixels of it.
+func (vf *verifier) newCorrPatch(s state) *corrPatch {
+	x0, y0, x1, y1 := vf.grownRect()
+	m := vf.linear(s)
+	lo, hi := vec{math.Inf(1), math.Inf(1)}, vec{math.Inf(-1), math.Inf(-1)}
+	for _, c := range [4]vec{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
+		x, y := m.apply(c.x, c.y)
+		lo.x, lo.y = min(lo.x, x), min(lo.y, y)
+		hi.x, hi.y = max(hi.x, x), max(hi.y, y)
+	}
+	// room for the blur and for the refinement's moves
+	pad := int(math.Ceil(3*blurSigma)) + 2 + int(math.Ceil(0.08*max(hi.x-lo.x, hi.y-lo.y)))
+	p := &corrPatch{x0: int(math.Floor(s.x+lo.x)) - pad, y0: int(math.Floor(s.y+lo.y)) - pad}
+	p.w = int(math.Ceil(s.x+hi.x)) + pad - p.x0 + 1
+	p.h = int(math.Ceil(s.y+hi.y)) + pad - p.y0 + 1
+	p.pix = make([]float64, p.w*p.h)
+	ink := vf.lv.ink
+	for y := 0; y < p.h; y++ {
+		for x := 0; x < p.w; x++ {
+			p.pix[y*p.w+x] = float64(ink.at(p.x0+x, p.y0+y))
+		}
+	}
+	p.pix = blurFloat(p.pix, p.w, p.h, gaussKernel(blurSigma))
+	return p
+}
+
+// grownRect returns the template box, grown by corrGrow, around the
+// template's centre (level pixels).
+func (vf *verifier) grownRect() (x0, y0, x1, y1 float64) {
+	r := vf.pl.vrect
+	g := corrGrow * max(r[2]-r[0], r[3]-r[1])
+	return r[0] - g, r[1] - g, r[2] + g, r[3] + g
+}
+
+// correlation returns the Pearson correlation, over the placed template
+// box grown by corrGrow, of the page's ink (p, blurred) and the template's
+// ink placed by pose s and blurred alike (0 when negative): a pose a
+// pixel off still correlates, an inner sign present on one side and not
+// the other does not, nor does ink running on outside the box.
+func (vf *verifier) correlation(p *corrPatch, s state) float64 {
+	pl := vf.pl
+	m := vf.linear(s)
+	inv := m.inv()
+	x0, y0, x1, y1 := vf.grownRect()
+	lo, hi := vec{math.Inf(1), math.Inf(1)}, vec{math.Inf(-1), math.Inf(-1)}
+	for _, c := range [4]vec{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
+		x, y := m.apply(c.x, c.y)
+		lo.x, lo.y = min(lo.x, x), min(lo.y, y)
+		hi.x, hi.y = max(hi.x, x), max(hi.y, y)
+	}
+	var n, sa, sb, saa, sbb, sab float64
+	for py := max(p.y0, int(math.Floor(s.y+lo.y))); py <= min(p.y0+p.h-1, int(math.Ceil(s.y+hi.y))); py++ {
+		row := p.pix[(py-p.y0)*p.w:]
+		for px := max(p.x0, int(math.Floor(s.x+lo.x))); px <= min(p.x0+p.w-1, int(math.Ceil(s.x+hi.x))); px++ {
+			ox, oy := inv.apply(float64(px)-s.x, float64(py)-s.y)
+			if ox < x0 || ox > x1 || oy < y0 || oy > y1 {
+				continue
+			}
+			a := row[px-p.x0]
+			b := pl.vblur.bilinear(pl.vcx+ox, pl.vcy+oy)
+			n++
+			sa += a
+			sb += b
+			saa += a * a
+			sbb += b * b
+			sab += a * b
+		}
+	}
+	if n < 2 {
+		return 0
+	}
+	va, vb := saa-sa*sa/n, sbb-sb*sb/n
+	if va <= 1e-9 || vb <= 1e-9 {
+		return 0
+	}
+	return max(0, (sab-sa*sb/n)/math.Sqrt(va*vb))
+}
+
+// corrRefineGap: a pose whose score from its first correlation is this
+// far under the floor is not refined for correlation.
+const corrRefineGap = 0.12
+
+// bestCorrelation returns the correlation of the pose s (of likeness
+// like), refined by hill climbing over position, angle, size and stretch
+// in steps from half a pixel: the likeness's pose is only as exact as its
+// one-pixel tolerance, and a small inner detail needs better.
+func (vf *verifier) bestCorrelation(s state, like, floor float64) float64 {
+	p := vf.newCorrPatch(s)
+	best := vf.correlation(p, s)
+	if math.Sqrt(like*best) < floor-corrRefineGap {
+		return best
+	}
+	pl := vf.pl
+	r := 0.0
+	for _, q := range pl.vfg {
+		r = max(r, math.Hypot(q.x, q.y))
+	}
+	r = max(r*s.scale, 4)
+	steps := []float64{0.5, 0.5, 0.75 / r, 0.75 / r, 0.75 / r}
+	dims := 4
+	if pl.t.Elongated() && pl.opt.maxStretch() > 1 {
+		dims = 5
+	}
+	for halvings := 0; halvings < 2; {
+		improved := false
+		for d := 0; d < dims; d++ {
+			for _, sign := range []float64{1, -1} {
+				c := s
+				switch d {
+				case 0:
+					c.x += sign * steps[0]
+				case 1:
+					c.y += sign * steps[1]
+				case 2:
+					c.angle += sign * steps[2]
+				case 3:
+					c.scale *= math.Exp(sign * steps[3])
+				case 4:
+					c.stretch *= math.Exp(sign * steps[4])
+				}
+				if v := vf.correlation(p, c); v > best+1e-9 {
+					s, best, improved = c, v, true
+					break
+				}
+			}
+		}
+		if !improved {
+			for i := range steps {
+				steps[i] /= 2
+			}
+			halvings++
+		}
+	}
+	return best
+}

@@ -20,7 +20,7 @@ const (
 	DefaultMaxStretch = 1.5
 	// DefaultMinScore is the least score a match is returned with; see
 	// docs/raster.md ("Glyph search") for how it was chosen.
-	DefaultMinScore = 0.85
+	DefaultMinScore = 0.82
 	// ringMinScore is the least ring correlation a place needs to be
 	// looked at more closely.
 	ringMinScore = 0.6

@@ -690,6 +690,9 @@ func (ix *pageIndex) matchTemplate(t *prepared) []scored {
 		if !ok {
 			return 0
 		}
+		if s.cov < wholeCoverage && s.cov >= refineFrom {
+			s = ix.refine(s)
+		}
 		found = append(found, s)
 		if s.cov >= wholeCoverage {
 			done[place{px, py}] = true
@@ -708,6 +711,56 @@ func (ix *pageIndex) matchTemplate(t *prepared) []scored {
 		ix.stretchHypotheses(t, try)
 	}
 	return found
+}
+
+// refineFrom is the least coverage of a pose that refine tries to
+// improve: one that already covers nearly all of its template.
+const refineFrom = 0.95
+
+// refineSteps are refine's step sizes, coarse to fine: degrees, relative
+// scale, pixels.
+var refineSteps = [...]struct{ rot, scale, px float64 }{{4, 0.04, 1}, {2, 0.02, 0.5}, {1, 0.01, 0.25}}
+
+// maxRefine bounds the poses refine verifies for one match.
+const maxRefine = 48
+
+// refine improves a pose that covers most but not all of its template by
+// small steps of angle, scale and position about the template's centre:
+// a symbol inserted at an odd angle or scale gets its pose from keypoints
+// a few degrees or per cent off (a filled glyph's triangulated fill moves
+// them), and the verification's tolerance is tighter than that. Each step
+// is kept when the coverage grows; the pose's mirror is kept.
+func (ix *pageIndex) refine(s scored) scored {
+	t := s.t
+	var ctr glyph.Point
+	for _, p := range t.hull {
+		ctr.X += p.X / float64(len(t.hull))
+		ctr.Y += p.Y / float64(len(t.hull))
+	}
+	best := s
+	at := s.pl.Matrix(PixelsPerMM).Apply(ctr)
+	rot, scale := s.pl.Rotation, s.pl.Scale
+	tries := 0
+	for _, st := range refineSteps {
+		for improved := true; improved && tries < maxRefine; {
+			improved = false
+			for _, d := range [...][4]float64{
+				{st.rot, 0, 0, 0}, {-st.rot, 0, 0, 0}, {0, st.scale, 0, 0}, {0, -st.scale, 0, 0},
+				{0, 0, st.px, 0}, {0, 0, -st.px, 0}, {0, 0, 0, st.px}, {0, 0, 0, -st.px},
+			} {
+				r, sc, p := rot+d[0], scale*(1+d[1]), glyph.Point{X: at.X + d[2], Y: at.Y + d[3]}
+				if sc < t.minScale || sc > t.maxScale || tries >= maxRefine {
+					continue
+				}
+				tries++
+				c, ok := ix.verify(hypothesis{t, placeFor(ctr, p, r, sc, s.pl.Mirrored)})
+				if ok && c.cov > best.cov {
+					best, rot, scale, at, improved = c, r, sc, p, true
+				}
+			}
+		}
+	}
+	return best
 }
 
 type hypKey struct {

@@ -510,7 +510,7 @@ func (ix *pageIndex) glyphColumns(pe *PageExplanation) [][]candidate {
 	var cands []candidate
 	for i := range ix.runs {
 		r := &ix.runs[i]
-		if !r.upright() || r.letters() < 2 {
+		if !r.upright() || (r.letters() < 2 && !r.count()) {
 			continue
 		}
 		if pe != nil {

@@ -35,6 +35,20 @@ func (r *run) letters() int {
 	return n
 }
 
+// count reports whether the run is a number alone (a printed quantity):
+// in a legend whose quantity column stands between the glyphs and the
+// descriptions, it is the text next to each glyph.
+func (r *run) count() bool {
+	n := 0
+	for _, c := range r.text {
+		if !unicode.IsDigit(c) {
+			return false
+		}
+		n++
+	}
+	return n > 0 && n <= 6
+}
+
 // Run building: characters join a run when their baselines agree within
 // baselineTol em sizes and the gap to the previous character is below
 // columnGap em sizes.

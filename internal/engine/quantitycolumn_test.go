@@ -10,17 +10,20 @@ import (
 	"blueprint/internal/synth"
 )
 
-// TestQuantityColumnBeforeDescriptions: a multi-column legend whose
-// QUANTITY (and an empty USER TEXT) column stands between the glyphs and
-// the descriptions, as US fire-alarm legends print it (issue 35 case 2):
-// the number beside each glyph leads to its row, every row is read with
-// its printed quantity and part number, and each row's glyph is found as
-// often as printed. Sheet 26 of legend seed 50321 (make synth KIND=legend
-// SEED=50321: legend-00027.pdf) draws SYMBOL | QUANTITY | USER TEXT |
-// DESCRIPTION | PART NUMBER | MODEL; before, no row of it was read.
-func TestQuantityColumnBeforeDescriptions(t *testing.T) {
+// TestLegendLayouts: generated legend sheets whose layout once defeated
+// the legend reader, each counted against its truth per class (issue 35
+// cases 2 and 5; make synth KIND=legend SEED=50321 draws them):
+//   - sheet 26 (legend-00027.pdf): SYMBOL | QUANTITY | USER TEXT |
+//     DESCRIPTION | PART NUMBER | MODEL, as US fire-alarm legends print
+//     it; the number beside each glyph leads to its row, and each row
+//     keeps its printed quantity and part number. Before, no row was read.
+//   - sheet 15 (legend-00016.pdf): a small hexagon with a "135°" tag above
+//     it over a boxed glyph whose top edge reaches past the halfway line
+//     between the rows; the edge belongs to the box. Before, the hexagon's
+//     template carried it (0 of 53 found) and the box lost it (0 of 154).
+func TestLegendLayouts(t *testing.T) {
 	if testing.Short() {
-		t.Skip("an A1 sheet: skipped with -short")
+		t.Skip("A1 sheets: skipped with -short")
 	}
 	ctx := context.Background()
 	cat, err := catalog.Load("")
@@ -31,47 +34,55 @@ func TestQuantityColumnBeforeDescriptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := g.Legend(50321, 26, synth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	eng, err := New(cat, Options{RasterOff: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := document.Open(ctx, s.Data, document.MimePDF, document.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer doc.Close()
-	pe, info, err := eng.Prepare(ctx, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(info.Legend) < 5 {
-		t.Fatalf("%d legend rows read, want the sheet's 5: %+v", len(info.Legend), info.Legend)
-	}
-	pg, err := doc.Drawing(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := pe.Detect(ctx, detect.Page{Index: 0, PDF: drawingPage{pg}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := map[string]int{}
-	for _, d := range ds {
-		if th, _ := cat.Threshold(d.Class); d.Confidence >= th {
-			found[d.Class]++
+	for _, c := range []struct {
+		sheet   int
+		printed bool // every row prints its quantity and part number
+	}{{26, true}, {15, false}} {
+		s, err := g.Legend(50321, c.sheet, synth.Options{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, r := range info.Legend {
-		if r.Quantity == nil || r.PartNumber == "" || r.Class == "" {
-			t.Errorf("row %q: quantity %v, part number %q, class %q; want all three read", r.Description, r.Quantity, r.PartNumber, r.Class)
-			continue
+		doc, err := document.Open(ctx, s.Data, document.MimePDF, document.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
 		}
-		if found[r.Class] != *r.Quantity {
-			t.Errorf("row %q (%s): %d found, %d printed", r.Description, r.Class, found[r.Class], *r.Quantity)
+		pe, info, err := eng.Prepare(ctx, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth, found := map[string]int{}, map[string]int{}
+		for i, tp := range s.Truth.Pages {
+			for _, sym := range tp.Symbols {
+				truth[sym.Class]++
+			}
+			pg, err := doc.Drawing(ctx, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := pe.Detect(ctx, detect.Page{Index: i, PDF: drawingPage{pg}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range ds {
+				if th, _ := cat.Threshold(d.Class); d.Class != "" && d.Confidence >= th {
+					found[d.Class]++
+				}
+			}
+		}
+		doc.Close()
+		for class, n := range truth {
+			if d := found[class] - n; d < -n/20 || d > n/20 {
+				t.Errorf("%s: %s found %d times, drawn %d", s.Name, class, found[class], n)
+			}
+		}
+		for _, r := range info.Legend {
+			if c.printed && (r.Quantity == nil || r.PartNumber == "" || *r.Quantity != truth[r.Class]) {
+				t.Errorf("%s: row %q: quantity %v, part number %q; want both read, the quantity %d", s.Name, r.Description, r.Quantity, r.PartNumber, truth[r.Class])
+			}
 		}
 	}
 }

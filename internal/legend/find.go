@@ -253,6 +253,9 @@ func (ix *pageIndex) glyphIn(area Rect, y0, y1, em float64, whole bool) (cluster
 			cand = append(cand, i)
 		}
 	})
+	if whole {
+		cand = ix.withoutEscaping(cand, area, em)
+	}
 	if len(cand) == 0 {
 		return cluster{}, false
 	}
@@ -282,6 +285,48 @@ func (ix *pageIndex) glyphIn(area Rect, y0, y1, em float64, whole bool) (cluster
 		return cluster{}, false
 	}
 	return cs[best], true
+}
+
+// withoutEscaping drops from cand (pieces wholly inside area) the line
+// pieces joined end to end to a small piece that runs out of area above or
+// below: part of a figure the row's bounds cut, such as the top edge of
+// the next row's boxed glyph reaching up past the halfway line, which
+// belongs to that glyph, not to this row's.
+func (ix *pageIndex) withoutEscaping(cand []int32, area Rect, em float64) []int32 {
+	reach := maxPieceEm * em
+	var ends []glyph.Point
+	ix.piecesIn(Rect{glyph.Point{X: area.Min.X, Y: area.Min.Y - reach}, glyph.Point{X: area.Max.X, Y: area.Max.Y + reach}}, func(i int32) {
+		p := ix.pieces[i]
+		if p.seg < 0 || p.size > reach || (p.box.Min.Y >= area.Min.Y && p.box.Max.Y <= area.Max.Y) ||
+			p.box.Max.Y < area.Min.Y || p.box.Min.Y > area.Max.Y || ix.cellSide(p, em) {
+			return
+		}
+		s := ix.pg.Segments[p.seg]
+		ends = append(ends, s.A, s.B)
+	})
+	if len(ends) == 0 {
+		return cand
+	}
+	const joinPx = 1.0
+	joined := func(q glyph.Point) bool {
+		for _, e := range ends {
+			if math.Abs(e.X-q.X) <= joinPx && math.Abs(e.Y-q.Y) <= joinPx {
+				return true
+			}
+		}
+		return false
+	}
+	out := cand[:0]
+	for _, i := range cand {
+		if p := ix.pieces[i]; p.seg >= 0 {
+			s := ix.pg.Segments[p.seg]
+			if joined(s.A) || joined(s.B) {
+				continue
+			}
+		}
+		out = append(out, i)
+	}
+	return out
 }
 
 // cellSide reports whether piece p is the side of a table cell ruled

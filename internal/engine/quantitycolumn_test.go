@@ -21,6 +21,10 @@ import (
 //     it over a boxed glyph whose top edge reaches past the halfway line
 //     between the rows; the edge belongs to the box. Before, the hexagon's
 //     template carried it (0 of 53 found) and the box lost it (0 of 154).
+//   - sheet 21 (legend-00022.pdf): a bill of quantities (CODE |
+//     DESCRIPTION | QTY | PRICE) with a column grid bubble left of it; its
+//     descriptions are no legend rows. Before, two were read with the
+//     bubble as their glyph, and the spot lights counted as panelboards.
 func TestLegendLayouts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("A1 sheets: skipped with -short")
@@ -41,7 +45,7 @@ func TestLegendLayouts(t *testing.T) {
 	for _, c := range []struct {
 		sheet   int
 		printed bool // every row prints its quantity and part number
-	}{{26, true}, {15, false}} {
+	}{{26, true}, {15, false}, {21, false}} {
 		s, err := g.Legend(50321, c.sheet, synth.Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -287,6 +287,35 @@ func (ix *pageIndex) glyphIn(area Rect, y0, y1, em float64, whole bool) (cluster
 	return cs[best], true
 }
 
+// outsideRules reports whether the drawing box lies left of the table that
+// holds text run r: the nearest horizontal rules above and below the text
+// (within 3 em) both run under the text's start and both end to the right
+// of the drawing. A bill of quantities whose code column holds no drawing
+// would otherwise lend its descriptions whatever stands left of the table
+// (a grid bubble, a plan symbol).
+func (ix *pageIndex) outsideRules(box Rect, r *run, em float64) bool {
+	cy := (r.min.Y + r.max.Y) / 2
+	x := r.min.X
+	above, below := -1, -1
+	lo := sort.Search(len(ix.hrules), func(i int) bool { return ix.hrules[i].y >= cy-3*em })
+	for i := lo; i < len(ix.hrules) && ix.hrules[i].y <= cy+3*em; i++ {
+		h := ix.hrules[i]
+		if h.x0 > x || h.x1 < x {
+			continue
+		}
+		if h.y < r.min.Y {
+			above = i // the last above is the nearest
+		} else if h.y > r.max.Y && below < 0 {
+			below = i
+		}
+	}
+	if above < 0 || below < 0 {
+		return false
+	}
+	edge := math.Min(ix.hrules[above].x0, ix.hrules[below].x0)
+	return box.Max.X < edge-0.25*em
+}
+
 // withoutEscaping drops from cand (pieces wholly inside area) the line
 // pieces joined end to end to a small piece that runs out of area above or
 // below: part of a figure the row's bounds cut, such as the top edge of
@@ -573,6 +602,7 @@ func (ix *pageIndex) glyphColumns(pe *PageExplanation) [][]candidate {
 		small := math.Max(c.box.w(), c.box.h()) < 0.5*em || math.Min(c.box.w(), c.box.h()) < 0.25*em
 		// Drawing that runs through it: part of a plan, not a key.
 		crossed := !small && ix.crossed(c.box, em)
+		outside := !small && !crossed && ix.outsideRules(c.box, r, em)
 		if pe != nil {
 			k := Candidate{Text: clip(r.text), Glyph: c.box}
 			switch {
@@ -580,10 +610,12 @@ func (ix *pageIndex) glyphColumns(pe *PageExplanation) [][]candidate {
 				k.Rejected = fmt.Sprintf("the drawing to its left is too small for a glyph (%.0f × %.0f px; the text is %.0f px high)", c.box.w(), c.box.h(), em)
 			case crossed:
 				k.Rejected = "a long line (a wall, a wire) runs through the drawing: a symbol on a plan, not a key"
+			case outside:
+				k.Rejected = "the rules above and below the text end before the drawing: it lies outside the text's table"
 			}
 			pe.Candidates = append(pe.Candidates, k)
 		}
-		if !small && !crossed {
+		if !small && !crossed && !outside {
 			cands = append(cands, candidate{run: i, glyph: c, em: em})
 		}
 	}

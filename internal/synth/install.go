@@ -36,6 +36,9 @@ func (d *design) place(k int, pl glyph.Placement) (placed, bool) {
 		return placed{}, false
 	}
 	d.occupied = append(d.occupied, box)
+	if s.Labelled {
+		pts = outline(withoutText(s.Glyph), pl.Matrix(1), d.g.met)
+	}
 	d.insts = append(d.insts, instance{class: s.Class, pl: pl, pts: pts})
 	if !slices.Contains(d.used, k) {
 		d.used = append(d.used, k)
@@ -519,4 +522,15 @@ func vectorTruth(pages []*design, file string, seed uint64) Truth {
 		t.Legend = t.Legend || pg.legend
 	}
 	return t
+}
+
+// withoutText is g without its text shapes: a labelled symbol's box.
+func withoutText(g glyph.Glyph) glyph.Glyph {
+	var out glyph.Glyph
+	for _, sh := range g.Shapes {
+		if sh.Kind != glyph.KindText {
+			out.Shapes = append(out.Shapes, sh)
+		}
+	}
+	return out
 }

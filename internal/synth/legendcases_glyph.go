@@ -144,6 +144,7 @@ func (g *Generator) chooseGlyphCase(seed uint64, i int) (string, int) {
 		return caseTagVariant, k
 	case 3:
 		g.symbols[k].Glyph = smallTaggedGlyph
+		g.symbols[k].Labelled = true
 		g.symbols[k].Category = "detectors"
 		return caseSmallTagged, k
 	case 0:

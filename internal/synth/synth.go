@@ -54,6 +54,10 @@ type Symbol struct {
 	NameFI   string
 	Color    string // "#RRGGBB"
 	Glyph    glyph.Glyph
+	// Labelled: the glyph's text is a label written beside the symbol
+	// (a heat detector's "135°" above its hexagon), drawn with every
+	// instance but outside its ground-truth box, which bounds the symbol.
+	Labelled bool
 }
 
 // Options shape a run.

@@ -434,7 +434,12 @@ func report(w io.Writer, tot tally, perClass map[string]*tally) {
 		quantile(tot.times, 0.5), quantile(tot.times, 0.95), quantile(tot.times, 1), mpx, runtime.GOMAXPROCS(0))
 	fmt.Fprintf(w, "page preparation (ink, once a page): median %.3f s, max %.3f s\n", quantile(tot.prepare, 0.5), quantile(tot.prepare, 1))
 	fmt.Fprint(w, "matches kept at a score floor (true / false):")
-	for _, floor := range []float64{0.8, 0.85, 0.9, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98} {
+	floors := []float64{0.7, 0.75, 0.8, 0.85, 0.9, 0.92, 0.94, 0.96, 0.98}
+	if !slices.Contains(floors, glyphsearch.DefaultMinScore) {
+		floors = append(floors, glyphsearch.DefaultMinScore)
+		slices.Sort(floors)
+	}
+	for _, floor := range floors {
 		tp, fp := 0, 0
 		for _, m := range tot.scores {
 			if m.score >= floor-1e-9 {

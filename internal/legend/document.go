@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/drawing"
@@ -82,13 +83,33 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 			// vocabulary reads it with the glyph's text and tags.
 			class, ok := vocab.Name(r.Description)
 			if !ok {
-				class, _ = vocab.Class(r.Description + " " + r.GlyphText + " " + strings.Join(r.Tags, " "))
+				class, _ = vocab.Class(r.Description + " " + withoutCodes(r.GlyphText) + " " + strings.Join(r.Tags, " "))
 			}
 			d.Rows = append(d.Rows, r)
 			d.Classes = append(d.Classes, class)
 		}
 	}
 	return bare
+}
+
+// withoutCodes is a glyph's text without the words that mix letters and
+// digits: codes such as "O3", "TL8" or "A6" name a type or a circuit, not
+// the device, and read as words they lend a description a number ("O3"
+// made "1 LEVER 1 WAY SWITCH" a 3-way switch). Letters alone ("S", "DB",
+// "WP") and numbers alone stay.
+func withoutCodes(text string) string {
+	var keep []string
+	for _, w := range strings.Fields(text) {
+		letters, digits := false, false
+		for _, c := range w {
+			letters = letters || unicode.IsLetter(c)
+			digits = digits || unicode.IsDigit(c)
+		}
+		if !(letters && digits) {
+			keep = append(keep, w)
+		}
+	}
+	return strings.Join(keep, " ")
 }
 
 // group finds rows that share a glyph (told apart by their tags only) and

@@ -96,3 +96,26 @@ func TestPartLine(t *testing.T) {
 		}
 	}
 }
+
+// TestGlyphCodesLendNoWords: a code written inside a glyph ("O3", "TL8")
+// is no word of the description; letters alone ("DB", "WP") and numbers
+// alone are.
+func TestGlyphCodesLendNoWords(t *testing.T) {
+	v, err := DefaultVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ desc, glyphText, want string }{
+		{"1 LEVER 1 WAY SWITCH", "O3", "switch_one_way"},
+		{"Pendant light", "PL2", "luminaire"},
+		{"Board", "DB", "distribution_board"},
+	} {
+		got, _ := v.Class(c.desc + " " + withoutCodes(c.glyphText))
+		if got != c.want {
+			t.Errorf("%q with %q inside its glyph: %q, want %q", c.desc, c.glyphText, got, c.want)
+		}
+	}
+	if got := withoutCodes("TL8 S 3 A6 WP"); got != "S 3 WP" {
+		t.Errorf("withoutCodes: %q", got)
+	}
+}

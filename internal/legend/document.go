@@ -194,7 +194,78 @@ func sameShape(a, b Row) bool {
 	if math.Abs(curvedShare(a.Glyph)-curvedShare(b.Glyph)) > 0.15 {
 		return false
 	}
-	return covers(pa, pb, tol) >= sameCover && covers(pb, pa, tol) >= sameCover
+	if covers(pa, pb, tol) >= sameCover && covers(pb, pa, tol) >= sameCover {
+		return true
+	}
+	return sameTurned(pa, pb, tol)
+}
+
+// turnStep is the angle step, in degrees, at which sameTurned compares two
+// glyphs turned against each other.
+const turnStep = 15
+
+// sameTurned reports whether b, turned about its centre by a multiple of
+// turnStep (mirrored or not), draws a's points within tol: the matcher
+// finds a glyph at any angle, so two rows drawing one shape turned (a
+// hexagon standing on a corner or on a side) are one glyph to it, which
+// only their tags can tell apart (Assign).
+func sameTurned(pa, pb []glyph.Point, tol float64) bool {
+	ca, cb := centred(pa), centred(pb)
+	turned := make([]glyph.Point, len(cb))
+	for _, mirror := range []bool{false, true} {
+		for deg := 0; deg < 360; deg += turnStep {
+			if deg == 0 && !mirror {
+				continue // the plain comparison
+			}
+			sin, cos := math.Sincos(float64(deg) * math.Pi / 180)
+			for i, p := range cb {
+				if mirror {
+					p.X = -p.X
+				}
+				turned[i] = glyph.Point{X: p.X*cos - p.Y*sin, Y: p.X*sin + p.Y*cos}
+			}
+			if coversAtLeast(ca, turned, tol, sameCover) && coversAtLeast(turned, ca, tol, sameCover) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// centred is ps moved so that their mean is the origin.
+func centred(ps []glyph.Point) []glyph.Point {
+	var m glyph.Point
+	for _, p := range ps {
+		m.X += p.X / float64(len(ps))
+		m.Y += p.Y / float64(len(ps))
+	}
+	out := make([]glyph.Point, len(ps))
+	for i, p := range ps {
+		out[i] = glyph.Point{X: p.X - m.X, Y: p.Y - m.Y}
+	}
+	return out
+}
+
+// coversAtLeast reports whether covers(a, b, tol) >= frac, stopping at
+// the first miss too many.
+func coversAtLeast(a, b []glyph.Point, tol, frac float64) bool {
+	allowed := int((1 - frac) * float64(max(1, len(a))))
+	missed := 0
+	for _, p := range a {
+		hit := false
+		for _, q := range b {
+			if math.Abs(p.X-q.X) <= tol && math.Abs(p.Y-q.Y) <= tol {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			if missed++; missed > allowed {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // curvedShare is the fraction of a glyph's drawn length that is arcs and

@@ -362,7 +362,7 @@ func (vf *verifier) correlation(p *corrPatch, s state) float64 {
 
 // corrRefineGap: a pose whose score from its first correlation is this
 // far under the floor is not refined for correlation.
-const corrRefineGap = 0.12
+const corrRefineGap = 0.05
 
 // bestCorrelation returns the correlation of the pose s (of likeness
 // like), refined by hill climbing over position, angle, size and stretch

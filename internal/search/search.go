@@ -167,9 +167,12 @@ type PageMatches struct {
 // template (Cut) and finds it on each page of pages, in the order given.
 // A page without a drawing of its own (an image, a scanned sheet) is
 // searched by no template and gets no matches; so is the query page when
-// it is one, which returns ErrImagePage. Each page's drawing is read only
-// while it is searched. On an error (ctx's end among them) it returns the
-// pages searched before it with the error.
+// it is one, which returns ErrImagePage. The next page's drawing is read
+// on another goroutine while a page is searched (MuPDF reads, the matcher
+// matches: two cores), so at most two pages' drawings besides the
+// query's are held. On an error (ctx's end among them) it returns the
+// pages searched before it with the error; nothing reads doc after it
+// returns.
 func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.Box, pages []int) ([]PageMatches, error) {
 	qpg, err := doc.Drawing(ctx, query)
 	if err != nil {
@@ -182,21 +185,51 @@ func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.
 	if err != nil {
 		return nil, err
 	}
-	out := make([]PageMatches, 0, len(pages))
-	for _, p := range pages {
-		pg := qpg
-		if p != query {
-			if pg, err = doc.Drawing(ctx, p); err != nil {
-				return out, fmt.Errorf("search: page %d: %w", p, err)
+	type read struct {
+		page int
+		pg   *drawing.Page
+		err  error
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	next := make(chan read, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(next)
+		for _, p := range pages {
+			r := read{page: p, pg: qpg}
+			if p != query {
+				r.pg, r.err = doc.Drawing(rctx, p)
+			}
+			select {
+			case next <- r:
+			case <-rctx.Done():
+				return
+			}
+			if r.err != nil {
+				return
 			}
 		}
-		pm := PageMatches{Page: p}
-		if pg != nil && !pg.Scan() {
-			if pm.Matches, err = t.Find(ctx, pg); err != nil {
-				return out, fmt.Errorf("search: page %d: %w", p, err)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	out := make([]PageMatches, 0, len(pages))
+	for r := range next {
+		if r.err != nil {
+			return out, fmt.Errorf("search: page %d: %w", r.page, r.err)
+		}
+		pm := PageMatches{Page: r.page}
+		if r.pg != nil && !r.pg.Scan() {
+			if pm.Matches, err = t.Find(ctx, r.pg); err != nil {
+				return out, fmt.Errorf("search: page %d: %w", r.page, err)
 			}
 		}
 		out = append(out, pm)
+	}
+	if err := ctx.Err(); err != nil && len(out) < len(pages) {
+		return out, fmt.Errorf("search: page %d: %w", pages[len(out)], err)
 	}
 	return out, nil
 }

@@ -336,11 +336,26 @@ func (ix *pageIndex) withoutEscaping(cand []int32, area Rect, em float64) []int3
 	if len(ends) == 0 {
 		return cand
 	}
+	// Ends by the joinPx cell they lie in: a point meets an end in its
+	// cell or a neighbouring one.
 	const joinPx = 1.0
+	type cellKey struct{ x, y int }
+	key := func(p glyph.Point) cellKey {
+		return cellKey{int(math.Floor(p.X / joinPx)), int(math.Floor(p.Y / joinPx))}
+	}
+	byCell := map[cellKey][]glyph.Point{}
+	for _, e := range ends {
+		byCell[key(e)] = append(byCell[key(e)], e)
+	}
 	joined := func(q glyph.Point) bool {
-		for _, e := range ends {
-			if math.Abs(e.X-q.X) <= joinPx && math.Abs(e.Y-q.Y) <= joinPx {
-				return true
+		k := key(q)
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				for _, e := range byCell[cellKey{k.x + dx, k.y + dy}] {
+					if math.Abs(e.X-q.X) <= joinPx && math.Abs(e.Y-q.Y) <= joinPx {
+						return true
+					}
+				}
 			}
 		}
 		return false

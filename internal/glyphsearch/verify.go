@@ -106,58 +106,78 @@ func (vf *verifier) start(s state, posSlack int) (state, float64) {
 }
 
 // climb moves s while a step in one of its dimensions raises the fit,
-// halving the steps (from step pixels) three times, and returns the pose
-// reached and its fit.
+// halving the steps (from step pixels) twice, and returns the pose
+// reached and its fit. Size and stretch stay within the options' range
+// give or take 8 %.
 func (vf *verifier) climb(s state, fg, bg []tpoint, step float64) (state, float64) {
 	pl := vf.pl
 	fitOf := func(s state) float64 {
 		cover, clear := vf.fit(fg, bg, vf.lv.ink, vf.linear(s), s.scale, s.x, s.y)
 		return cover * clear
 	}
-	best, bf := s, fitOf(s)
+	a := 1.5 * step / vf.poseRadius(s.scale)
+	loS, hiS := pl.opt.minScale()/1.08, pl.opt.maxScale()*1.08
+	loT, hiT := 1/pl.opt.maxStretch()/1.08, pl.opt.maxStretch()*1.08
+	within := func(c state, d int) bool {
+		switch d {
+		case 3:
+			return c.scale >= loS && c.scale <= hiS
+		case 4:
+			return c.stretch >= loT && c.stretch <= hiT
+		}
+		return true
+	}
+	best, bf := vf.ascend(s, []float64{step, step, a, a, a}, within, fitOf)
+	best.angle = normAngle(best.angle)
+	return best, bf
+}
+
+// poseRadius is the farthest the template's fine foreground reaches from
+// its centre at scale, in pixels, at least 4: angle steps are taken so
+// that its edge moves by a set distance.
+func (vf *verifier) poseRadius(scale float64) float64 {
 	r := 0.0
-	for _, p := range pl.vfg {
+	for _, p := range vf.pl.vfg {
 		r = max(r, math.Hypot(p.x, p.y))
 	}
-	r = max(r*best.scale, 4)
-	steps := []float64{step, step, 1.5 * step / r, 1.5 * step / r, 1.5 * step / r} // x, y, angle, log scale, log stretch
+	return max(r*scale, 4)
+}
+
+// ascend is the hill climb of climb and bestCorrelation: from s it takes
+// the first step (x, y, angle, log scale, log stretch: steps; stretch
+// only for an elongated template the options let stretch) that raises f
+// and that within allows for the dimension stepped (nil: every step), and
+// halves every step twice when none does. It returns the pose reached and
+// f there.
+func (vf *verifier) ascend(s state, steps []float64, within func(c state, dim int) bool, f func(state) float64) (state, float64) {
+	pl := vf.pl
 	dims := 4
 	if pl.t.Elongated() && pl.opt.maxStretch() > 1 {
 		dims = 5
 	}
-	loS, hiS := pl.opt.minScale()/1.08, pl.opt.maxScale()*1.08
-	loT, hiT := 1/pl.opt.maxStretch()/1.08, pl.opt.maxStretch()*1.08
-	move := func(c state, d int, sign float64) (state, bool) {
-		switch d {
-		case 0:
-			c.x += sign * steps[0]
-		case 1:
-			c.y += sign * steps[1]
-		case 2:
-			c.angle += sign * steps[2]
-		case 3:
-			c.scale *= math.Exp(sign * steps[3])
-			if c.scale < loS || c.scale > hiS {
-				return c, false
-			}
-		case 4:
-			c.stretch *= math.Exp(sign * steps[4])
-			if c.stretch < loT || c.stretch > hiT {
-				return c, false
-			}
-		}
-		return c, true
-	}
+	best, bf := s, f(s)
 	for halvings := 0; halvings < 2; {
 		improved := false
 		for d := 0; d < dims; d++ {
 			for _, sign := range []float64{1, -1} {
-				c, ok := move(best, d, sign)
-				if !ok {
+				c := best
+				switch d {
+				case 0:
+					c.x += sign * steps[0]
+				case 1:
+					c.y += sign * steps[1]
+				case 2:
+					c.angle += sign * steps[2]
+				case 3:
+					c.scale *= math.Exp(sign * steps[3])
+				case 4:
+					c.stretch *= math.Exp(sign * steps[4])
+				}
+				if within != nil && !within(c, d) {
 					continue
 				}
-				if f := fitOf(c); f > bf+1e-9 {
-					best, bf, improved = c, f, true
+				if v := f(c); v > bf+1e-9 {
+					best, bf, improved = c, v, true
 					break
 				}
 			}
@@ -169,7 +189,6 @@ func (vf *verifier) climb(s state, fg, bg []tpoint, step float64) (state, float6
 			halvings++
 		}
 	}
-	best.angle = normAngle(best.angle)
 	return best, bf
 }
 
@@ -370,50 +389,10 @@ const corrRefineGap = 0.05
 // one-pixel tolerance, and a small inner detail needs better.
 func (vf *verifier) bestCorrelation(s state, like, floor float64) float64 {
 	p := vf.newCorrPatch(s)
-	best := vf.correlation(p, s)
-	if math.Sqrt(like*best) < floor-corrRefineGap {
-		return best
+	if first := vf.correlation(p, s); math.Sqrt(like*first) < floor-corrRefineGap {
+		return first
 	}
-	pl := vf.pl
-	r := 0.0
-	for _, q := range pl.vfg {
-		r = max(r, math.Hypot(q.x, q.y))
-	}
-	r = max(r*s.scale, 4)
-	steps := []float64{0.5, 0.5, 0.75 / r, 0.75 / r, 0.75 / r}
-	dims := 4
-	if pl.t.Elongated() && pl.opt.maxStretch() > 1 {
-		dims = 5
-	}
-	for halvings := 0; halvings < 2; {
-		improved := false
-		for d := 0; d < dims; d++ {
-			for _, sign := range []float64{1, -1} {
-				c := s
-				switch d {
-				case 0:
-					c.x += sign * steps[0]
-				case 1:
-					c.y += sign * steps[1]
-				case 2:
-					c.angle += sign * steps[2]
-				case 3:
-					c.scale *= math.Exp(sign * steps[3])
-				case 4:
-					c.stretch *= math.Exp(sign * steps[4])
-				}
-				if v := vf.correlation(p, c); v > best+1e-9 {
-					s, best, improved = c, v, true
-					break
-				}
-			}
-		}
-		if !improved {
-			for i := range steps {
-				steps[i] /= 2
-			}
-			halvings++
-		}
-	}
+	a := 0.75 / vf.poseRadius(s.scale)
+	_, best := vf.ascend(s, []float64{0.5, 0.5, a, a, a}, nil, func(c state) float64 { return vf.correlation(p, c) })
 	return best
 }

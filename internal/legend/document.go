@@ -194,7 +194,7 @@ func sameShape(a, b Row) bool {
 	if math.Abs(curvedShare(a.Glyph)-curvedShare(b.Glyph)) > 0.15 {
 		return false
 	}
-	if covers(pa, pb, tol) >= sameCover && covers(pb, pa, tol) >= sameCover {
+	if coversAtLeast(pa, pb, tol, sameCover) && coversAtLeast(pb, pa, tol, sameCover) {
 		return true
 	}
 	return sameTurned(pa, pb, tol)
@@ -246,10 +246,14 @@ func centred(ps []glyph.Point) []glyph.Point {
 	return out
 }
 
-// coversAtLeast reports whether covers(a, b, tol) >= frac, stopping at
-// the first miss too many.
+// coversAtLeast reports whether at least the fraction frac of a's points
+// lie within tol of some point of b (none does when a is empty), stopping
+// at the first miss too many.
 func coversAtLeast(a, b []glyph.Point, tol, frac float64) bool {
-	allowed := int((1 - frac) * float64(max(1, len(a))))
+	if len(a) == 0 {
+		return false
+	}
+	allowed := int((1 - frac) * float64(len(a)))
 	missed := 0
 	for _, p := range a {
 		hit := false
@@ -329,20 +333,6 @@ func spread(ps []glyph.Point) float64 {
 		s += (p.X-m.X)*(p.X-m.X) + (p.Y-m.Y)*(p.Y-m.Y)
 	}
 	return math.Sqrt(s / float64(len(ps)))
-}
-
-// covers is the fraction of a within tol of some point of b.
-func covers(a, b []glyph.Point, tol float64) float64 {
-	n := 0
-	for _, p := range a {
-		for _, q := range b {
-			if math.Abs(p.X-q.X) <= tol && math.Abs(p.Y-q.Y) <= tol {
-				n++
-				break
-			}
-		}
-	}
-	return float64(n) / float64(max(1, len(a)))
 }
 
 // colourTol is the largest RGB distance (summed over channels) between

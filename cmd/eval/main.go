@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 
 	"blueprint/internal/catalog"
 	"blueprint/internal/config"
@@ -55,6 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr e
 	maxSheets := fs.Int("max-sheets", 0, "stop after this many sheets (0: all)")
 	quiet := fs.Bool("quiet", false, "no per-sheet progress on stderr")
 	findingsPath := fs.String("findings", "", "write every false positive and false negative here, one JSON object per line")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run here")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -107,6 +109,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr e
 				retErr = fmt.Errorf("findings: %w", err)
 			}
 		}()
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	rep, err := evalrun.Run(ctx, cfg)
 	if err != nil {

@@ -128,7 +128,10 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 		m   glyphsearch.Match
 		row imageRow
 	}
-	var all []found
+	var (
+		ts   []*glyphsearch.Template
+		rows []imageRow
+	)
 	seen := map[string]bool{} // one search per glyph drawn on a page and place
 	for _, r := range l.Rows {
 		key := fmt.Sprint(r.Info.PageIndex, r.Glyph)
@@ -148,12 +151,18 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 		if err != nil {
 			continue // a glyph too small or empty to search for
 		}
-		ms, err := page.Search(ctx, t, glyphsearch.Options{MinScore: imageMinScore})
-		if err != nil {
-			return nil, fmt.Errorf("engine: page %d: legend row %d: %w", p.Index, r.row, err)
-		}
+		ts, rows = append(ts, t), append(rows, r)
+	}
+	// The rows' glyphs are searched together: they share the pass over
+	// the page that proposes places.
+	res, err := page.SearchAll(ctx, ts, glyphsearch.Options{MinScore: imageMinScore})
+	if err != nil {
+		return nil, fmt.Errorf("engine: page %d: legend glyphs: %w", p.Index, err)
+	}
+	var all []found
+	for i, ms := range res {
 		for _, m := range ms {
-			all = append(all, found{m, r})
+			all = append(all, found{m, rows[i]})
 		}
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].m.Score > all[b].m.Score })

@@ -96,26 +96,32 @@ type candidate struct {
 	score   float64
 }
 
-// ringSearch measures every place of the coarse level and returns the
-// local best places whose ring profile is like some variant's: the ink of
-// the rings, page against template, min over max summed over the rings,
-// at least pl.ringMin.
-func (pl *plan) ringSearch(ctx context.Context, lv *level) ([]candidate, error) {
-	minScore := pl.ringMin
+// ringSearch measures every place of the coarse level lv for each plan
+// (all drawn at that level) and returns, per plan, the local best places
+// whose ring profile is like some variant's: the ink of the rings, page
+// against template, min over max summed over the rings, at least the
+// plan's ringMin. The page's disk sums around a place are measured once
+// for every plan still looking there, so plans searched together cost
+// little more than the largest of them alone; each plan's candidates are
+// those it would find searched alone.
+func ringSearch(ctx context.Context, lv *level, pls []*plan, workers int) ([][]candidate, error) {
 	ink := lv.ink
-	R := pl.ringRmax
+	R := 0
+	for _, pl := range pls {
+		R = max(R, pl.ringRmax)
+	}
 	dk := newDisk(R)
 	gw, gh := (ink.w+ringStride-1)/ringStride, (ink.h+ringStride-1)/ringStride
-	scores := make([]float32, gw*gh)
-	best := make([]uint16, gw*gh)
-
 	const bandSites = 16 // site rows per band
 	bands := (gh + bandSites - 1) / bandSites
+	// hits[b][j]: band b's places in reading order where plan j scores at
+	// least its ringMin (only those can be candidates or outrank one).
+	hits := make([][][]ringHit, bands)
 	var next int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var cerr error
-	for w := 0; w < pl.workers; w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -126,9 +132,14 @@ func (pl *plan) ringSearch(ctx context.Context, lv *level) ([]candidate, error) 
 			// bounding square: a place whose square holds too little ink
 			// cannot hold enough in the disk.
 			sq := make([]uint32, len(buf)+pw)
-			g := pl.gateRadius
 			sums := make([]float64, R+1)
 			var prof [rings]float64
+			// per plan still looking at the place: the next variant to
+			// score (by need), and the best likeness and variant so far
+			alive := make([]int, 0, len(pls))
+			vi := make([]int, len(pls))
+			bs := make([]float64, len(pls))
+			bv := make([]int, len(pls))
 			for {
 				mu.Lock()
 				b := next
@@ -140,6 +151,14 @@ func (pl *plan) ringSearch(ctx context.Context, lv *level) ([]candidate, error) 
 				mu.Unlock()
 				if stop || b >= bands {
 					return
+				}
+				bh := make([][]ringHit, len(pls))
+				hits[b] = bh
+				// done records plan j's likeness at the place
+				done := func(j, site int) {
+					if float64(float32(bs[j])) >= pls[j].ringMin {
+						bh[j] = append(bh[j], ringHit{site: site, score: float32(bs[j]), variant: uint16(bv[j])})
+					}
 				}
 				gy0, gy1 := b*bandSites, min(gh, (b+1)*bandSites)
 				y0 := gy0*ringStride - R // first prefix row held
@@ -153,9 +172,6 @@ func (pl *plan) ringSearch(ctx context.Context, lv *level) ([]candidate, error) 
 					}
 					src := ink.pix[y*ink.w : (y+1)*ink.w]
 					var acc uint32
-					for i := 0; i <= R; i++ {
-						row[i] = 0
-					}
 					for x, v := range src {
 						acc += uint32(v)
 						row[x+R+1] = acc
@@ -165,7 +181,7 @@ func (pl *plan) ringSearch(ctx context.Context, lv *level) ([]candidate, error) 
 					}
 				}
 				rowsHeld := y1 - y0
-				copy(sq[:pw], make([]uint32, pw))
+				clear(sq[:pw])
 				for y := 0; y < rowsHeld; y++ {
 					prev, cur, row := sq[y*pw:(y+1)*pw], sq[(y+1)*pw:(y+2)*pw], buf[y*pw:(y+1)*pw]
 					for x := range cur {
@@ -177,18 +193,23 @@ func (pl *plan) ringSearch(ctx context.Context, lv *level) ([]candidate, error) 
 					cy := gy*ringStride - y0
 					for gx := 0; gx < gw; gx++ {
 						cx := gx*ringStride + R
-						bs, bv := -1.0, 0
-						if g <= R {
-							// square rows cy-g..cy+g, columns cx-g..cx+g
-							top, bot := sq[(cy-g)*pw:], sq[(cy+g+1)*pw:]
-							box := bot[cx+g+1] - bot[cx-g] - top[cx+g+1] + top[cx-g]
-							if float64(box) < pl.gateMass {
-								scores[gy*gw+gx] = -1
-								continue
+						site := gy*gw + gx
+						alive = alive[:0]
+						rEnd := 0
+						for j, pl := range pls {
+							if g := pl.gateRadius; g <= pl.ringRmax {
+								// square rows cy-g..cy+g, columns cx-g..cx+g
+								top, bot := sq[(cy-g)*pw:], sq[(cy+g+1)*pw:]
+								box := bot[cx+g+1] - bot[cx-g] - top[cx+g+1] + top[cx-g]
+								if float64(box) < pl.gateMass {
+									continue
+								}
 							}
+							alive = append(alive, j)
+							vi[j], bs[j], bv[j] = 0, -1, 0
+							rEnd = max(rEnd, pl.ringRmax)
 						}
-						vi := 0 // next variant to score, by need
-						for r := 0; r <= R; r++ {
+						for r := 0; r <= rEnd && len(alive) > 0; r++ {
 							hw := dk.hw[r]
 							var s uint32
 							for dy := -r; dy <= r; dy++ {
@@ -198,28 +219,37 @@ func (pl *plan) ringSearch(ctx context.Context, lv *level) ([]candidate, error) 
 							}
 							d := float64(s)
 							sums[r] = d
-							if r == pl.gateRadius && d < pl.gateMass {
-								break // too little ink for the smallest variant
-							}
-							if d > pl.ceiling[r] {
-								break // too much for every variant still to score
-							}
-							for ; vi < len(pl.order) && pl.variants[pl.order[vi]].need == r; vi++ {
-								v := &pl.variants[pl.order[vi]]
-								ringMasses(sums, &v.bnd, &prof)
-								var lo, hi float64
-								for i, m := range prof {
-									t := v.mass[i]
-									lo += min(m, t)
-									hi += max(m, t)
+							n := 0
+							for _, j := range alive {
+								pl := pls[j]
+								if (r == pl.gateRadius && d < pl.gateMass) || d > pl.ceiling[r] {
+									// too little ink for the smallest variant, or too
+									// much for every variant still to score
+									done(j, site)
+									continue
 								}
-								if c := lo / hi; c > bs {
-									bs, bv = c, pl.order[vi]
+								for ; vi[j] < len(pl.order) && pl.variants[pl.order[vi[j]]].need == r; vi[j]++ {
+									v := &pl.variants[pl.order[vi[j]]]
+									ringMasses(sums, &v.bnd, &prof)
+									var lo, hi float64
+									for i, m := range prof {
+										t := v.mass[i]
+										lo += min(m, t)
+										hi += max(m, t)
+									}
+									if c := lo / hi; c > bs[j] {
+										bs[j], bv[j] = c, pl.order[vi[j]]
+									}
 								}
+								if vi[j] == len(pl.order) || r == pl.ringRmax {
+									done(j, site)
+									continue
+								}
+								alive[n] = j
+								n++
 							}
+							alive = alive[:n]
 						}
-						scores[gy*gw+gx] = float32(bs)
-						best[gy*gw+gx] = uint16(bv)
 					}
 				}
 			}
@@ -229,42 +259,65 @@ func (pl *plan) ringSearch(ctx context.Context, lv *level) ([]candidate, error) 
 	if cerr != nil {
 		return nil, cerr
 	}
-	// A candidate is the best place within about a quarter of the
-	// smallest variant's radius: two instances are never closer.
-	nr := max(1, int(0.25*pl.variants[pl.order[0]].rc/ringStride+0.5))
-	var out []candidate
-	for gy := 0; gy < gh; gy++ {
-		for gx := 0; gx < gw; gx++ {
-			s := scores[gy*gw+gx]
-			if float64(s) < minScore {
-				continue
-			}
-			peak := true
-			for dy := -nr; dy <= nr && peak; dy++ {
-				for dx := -nr; dx <= nr; dx++ {
-					x, y := gx+dx, gy+dy
-					if (dx == 0 && dy == 0) || x < 0 || y < 0 || x >= gw || y >= gh {
-						continue
-					}
-					o := scores[y*gw+x]
-					// ties: the first in reading order wins
-					if o > s || (o == s && (dy < 0 || (dy == 0 && dx < 0))) {
-						peak = false
-						break
-					}
-				}
-			}
-			if peak {
-				out = append(out, candidate{
-					x:       fromLevel(float64(gx*ringStride), lv.k),
-					y:       fromLevel(float64(gy*ringStride), lv.k),
-					variant: int(best[gy*gw+gx]),
-					score:   float64(s),
-				})
-			}
+	out := make([][]candidate, len(pls))
+	for j, pl := range pls {
+		var hs []ringHit
+		for _, bh := range hits {
+			hs = append(hs, bh[j]...)
 		}
+		out[j] = pl.peaks(lv, hs, gw, gh)
 	}
 	return out, nil
+}
+
+// ringHit is a place of the ring stage (site = gy·gw + gx) where a plan's
+// likeness reaches its ringMin, with the variant that reached it.
+type ringHit struct {
+	site    int
+	score   float32
+	variant uint16
+}
+
+// peaks returns the ring stage's hits (in reading order over gw×gh sites,
+// every ringStride-th pixel of level lv) that are the best within about a
+// quarter of the smallest variant's radius: two instances are never
+// closer. A place under ringMin cannot outrank a hit, so the hits alone
+// decide.
+func (pl *plan) peaks(lv *level, hs []ringHit, gw, gh int) []candidate {
+	nr := max(1, int(0.25*pl.variants[pl.order[0]].rc/ringStride+0.5))
+	score := make(map[int]float32, len(hs))
+	for _, h := range hs {
+		score[h.site] = h.score
+	}
+	var out []candidate
+	for _, h := range hs {
+		gx, gy := h.site%gw, h.site/gw
+		s := h.score
+		peak := true
+		for dy := -nr; dy <= nr && peak; dy++ {
+			for dx := -nr; dx <= nr; dx++ {
+				x, y := gx+dx, gy+dy
+				if (dx == 0 && dy == 0) || x < 0 || y < 0 || x >= gw || y >= gh {
+					continue
+				}
+				o, ok := score[y*gw+x]
+				// ties: the first in reading order wins
+				if ok && (o > s || (o == s && (dy < 0 || (dy == 0 && dx < 0)))) {
+					peak = false
+					break
+				}
+			}
+		}
+		if peak {
+			out = append(out, candidate{
+				x:       fromLevel(float64(gx*ringStride), lv.k),
+				y:       fromLevel(float64(gy*ringStride), lv.k),
+				variant: int(h.variant),
+				score:   float64(s),
+			})
+		}
+	}
+	return out
 }
 
 func abs(v int) int {

@@ -325,3 +325,67 @@ func TestMaxTiltAndNoMirror(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchAllIsEachSearch searches several exemplars of two sizes
+// together, as a legend's rows are, and expects each template's matches
+// to be exactly those of its own search: the shared ring stage must not
+// change what any one template finds.
+func TestSearchAllIsEachSearch(t *testing.T) {
+	page := blank(1200, 800)
+	classes := []string{"luminaire", "smoke_detector", "socket_outlet", "switch_one_way", "heat_detector"}
+	var exemplars []image.Rectangle
+	for i, class := range classes {
+		side := 40
+		if i%2 == 1 {
+			side = 72 // on another coarse level
+		}
+		w, h, ink := icon(t, class, side)
+		for j := range 3 {
+			b := paint(page, w, h, ink, placement{cx: 120 + 220*float64(i), cy: 150 + 220*float64(j), angle: 37 * float64(j), mirror: j == 2, scale: 1 + 0.1*float64(j)})
+			if j == 0 {
+				exemplars = append(exemplars, rect(b).Inset(-3))
+			}
+		}
+	}
+	img := scan(t, page, 11)
+	ctx := context.Background()
+	p, err := NewPage(ctx, img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ts []*Template
+	levels := map[int]bool{}
+	for _, r := range exemplars {
+		tp, err := p.Template(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, tp)
+		levels[newPlan(tp, Options{}).kc] = true
+	}
+	if len(levels) < 2 {
+		t.Fatalf("exemplars all on one coarse level %v: the test wants two", levels)
+	}
+	all, err := p.SearchAll(ctx, ts, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tp := range ts {
+		one, err := p.Search(ctx, tp, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(one) == 0 {
+			t.Errorf("%s: nothing found", classes[i])
+		}
+		if len(all[i]) != len(one) {
+			t.Errorf("%s: %d matches searched together, %d alone", classes[i], len(all[i]), len(one))
+			continue
+		}
+		for j := range one {
+			if all[i][j] != one[j] {
+				t.Errorf("%s match %d: %+v together, %+v alone", classes[i], j, all[i][j], one[j])
+			}
+		}
+	}
+}

@@ -161,15 +161,66 @@ func SearchImage(ctx context.Context, page image.Image, exemplar image.Image, op
 // Search finds every instance of t on the page, best first. Matches do not
 // overlap by more than a third of their union.
 func (p *Page) Search(ctx context.Context, t *Template, opt Options) ([]Match, error) {
-	if err := opt.check(); err != nil {
-		return nil, err
-	}
-	pl := newPlan(t, opt)
-	lc := p.level(pl.kc)
-	cands, err := pl.ringSearch(ctx, lc)
+	ms, err := p.SearchAll(ctx, []*Template{t}, opt)
 	if err != nil {
 		return nil, err
 	}
+	return ms[0], nil
+}
+
+// ringGroup bounds the templates whose ring stage runs in one pass over
+// the page: each holds a score and a variant per place of the level.
+const ringGroup = 16
+
+// SearchAll finds every instance of each template on the page: its i-th
+// list is what Search returns for ts[i]. Templates looked at on the same
+// coarse level (glyphs of about one size, such as a legend's) share the
+// ring stage's pass over the page, which is most of a search's time.
+func (p *Page) SearchAll(ctx context.Context, ts []*Template, opt Options) ([][]Match, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	pls := make([]*plan, len(ts))
+	byLevel := map[int][]int{}
+	var levels []int
+	for i, t := range ts {
+		pls[i] = newPlan(t, opt)
+		k := pls[i].kc
+		if byLevel[k] == nil {
+			levels = append(levels, k)
+		}
+		byLevel[k] = append(byLevel[k], i)
+	}
+	out := make([][]Match, len(ts))
+	for _, k := range levels {
+		idx := byLevel[k]
+		lc := p.level(k)
+		for len(idx) > 0 {
+			n := min(len(idx), ringGroup)
+			group := make([]*plan, n)
+			for j, i := range idx[:n] {
+				group[j] = pls[i]
+			}
+			cands, err := ringSearch(ctx, lc, group, opt.workers())
+			if err != nil {
+				return nil, err
+			}
+			for j, i := range idx[:n] {
+				if out[i], err = p.verify(ctx, pls[i], lc, cands[j]); err != nil {
+					return nil, err
+				}
+			}
+			idx = idx[n:]
+		}
+	}
+	return out, nil
+}
+
+// verify turns the ring stage's candidates (on level lc) of one plan into
+// matches: each candidate's poses verified and refined, the template
+// cleaned by the consensus of its best matches, and the survivors scored
+// by likeness and correlation, best first, overlaps suppressed.
+func (p *Page) verify(ctx context.Context, pl *plan, lc *level, cands []candidate) ([]Match, error) {
 	sort.Slice(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	if len(cands) > maxCandidates {
 		cands = cands[:maxCandidates]
@@ -179,7 +230,7 @@ func (p *Page) Search(ctx context.Context, t *Template, opt Options) ([]Match, e
 	minScore := pl.opt.minScore()
 	floor := max(firstFloor, minScore*minScore-rescoreSlack)
 	first := make([]scored, len(cands))
-	err = parallel(ctx, pl.workers, len(cands), func(i int) {
+	err := parallel(ctx, pl.workers, len(cands), func(i int) {
 		first[i] = pl.examine(cands[i], lc, vf)
 	})
 	if err != nil {

@@ -23,7 +23,7 @@ const (
 	DefaultMinScore = 0.82
 	// ringMinScore is the least ring correlation a place needs to be
 	// looked at more closely.
-	ringMinScore = 0.6
+	ringMinScore = 0.66
 	// maxCandidates bounds the places verified per search; the best by
 	// ring correlation are kept.
 	maxCandidates = 20000

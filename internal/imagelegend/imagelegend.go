@@ -62,8 +62,11 @@ type Reader struct {
 // Layout parameters, in text heights (H: the median height of the page's
 // character-sized pieces of ink).
 const (
-	// maxGlyphGap: the glyph ends at most this far left of its text.
+	// maxGlyphGap: the glyph ends at most this far left of its text;
+	// farGlyphGap where nothing else stands between them (a ruled
+	// table's description centred in a wide column).
 	maxGlyphGap = 12.0
+	farGlyphGap = 30.0
 	// wordGap: characters of one text line lie at most this far apart.
 	wordGap = 1.1
 	// glyphJoin: pieces of one glyph lie at most this far apart.
@@ -160,14 +163,31 @@ type pageLayout struct {
 // layout chains character pieces into lines and clusters the other
 // pieces of ink into glyph candidates.
 func layout(cs []component, h float64, m *inkMap) *pageLayout {
+	// byX: the pieces' boxes by left edge, to find pieces inside another.
+	byX := make([]image.Rectangle, len(cs))
+	for i, c := range cs {
+		byX[i] = c.box
+	}
+	sort.Slice(byX, func(a, b int) bool { return byX[a].Min.X < byX[b].Min.X })
+	encloses := func(r image.Rectangle) bool {
+		i := sort.Search(len(byX), func(i int) bool { return byX[i].Min.X > r.Min.X })
+		for ; i < len(byX) && byX[i].Min.X < r.Max.X; i++ {
+			if o := byX[i]; o != r && o.In(r) && o.Min.Y > r.Min.Y && o.Max.Y < r.Max.Y && o.Max.X < r.Max.X {
+				return true
+			}
+		}
+		return false
+	}
 	isChar := func(c component) bool {
 		ch, cw := float64(c.box.Dy()), float64(c.box.Dx())
 		if ch < 0.45*h || ch > 1.6*h {
 			return false
 		}
 		// Letters run together by blur or bold type: a flat piece
-		// crossed by many strokes along its middle is text.
-		return cw <= 2.2*h || float64(m.crossings(c.box)) >= textStrokes*cw/h
+		// crossed by many strokes along its middle is text; a frame
+		// round text (a boxed tag, a glyph such as "FACP" in a
+		// rectangle) is crossed by the letters inside it, and is not.
+		return cw <= 2.2*h || (float64(m.crossings(c.box)) >= textStrokes*cw/h && !encloses(c.box))
 	}
 	var chars, other []image.Rectangle
 	for _, c := range cs {
@@ -324,7 +344,10 @@ func (lay *pageLayout) rowsOf() []candidate {
 		for gi, g := range lay.glyphs {
 			gap := float64(l.box.Min.X - g.box.Max.X)
 			gcy := float64(g.box.Min.Y+g.box.Max.Y) / 2
-			if gap < -0.5*h || gap > maxGlyphGap*h || math.Abs(gcy-cy) > math.Max(h, float64(g.box.Dy())/2) {
+			if gap < -0.5*h || gap > farGlyphGap*h || math.Abs(gcy-cy) > math.Max(h, float64(g.box.Dy())/2) {
+				continue
+			}
+			if gap > maxGlyphGap*h && !lay.clearBetween(g.box, l.box) {
 				continue
 			}
 			if g.box.Overlaps(l.box) && g.box.Max.X > l.box.Min.X+int(h) {
@@ -371,6 +394,23 @@ func (lay *pageLayout) rowsOf() []candidate {
 	return kept
 }
 
+// clearBetween reports whether no text line and no other glyph stands
+// between glyph g and text line l, on l's height.
+func (lay *pageLayout) clearBetween(g, l image.Rectangle) bool {
+	band := image.Rect(g.Max.X, l.Min.Y, l.Min.X, l.Max.Y)
+	for _, o := range lay.lines {
+		if o.box != l && o.box.Overlaps(band) {
+			return false
+		}
+	}
+	for _, o := range lay.glyphs {
+		if o.box != g && o.box.Overlaps(band) {
+			return false
+		}
+	}
+	return true
+}
+
 // columns groups rows whose glyphs and text starts line up, in order down
 // the page, splitting where rows lie more than maxPitch apart.
 func (lay *pageLayout) columns() [][]candidate {
@@ -398,7 +438,8 @@ func (lay *pageLayout) columns() [][]candidate {
 				break
 			}
 			gx := math.Abs(float64(a.Min.X+a.Max.X-b.Min.X-b.Max.X) / 2)
-			tx := math.Abs(float64(la.Min.X - lb.Min.X))
+			// text starts line up, or (centred text) their middles
+			tx := math.Min(math.Abs(float64(la.Min.X-lb.Min.X)), math.Abs(float64(la.Min.X+la.Max.X-lb.Min.X-lb.Max.X)/2))
 			if gx <= align*h && tx <= align*h {
 				col = append(col, rows[j])
 				used[j] = true
@@ -458,6 +499,13 @@ func (r *Reader) read(ctx context.Context, g *image.Gray, lay *pageLayout, col [
 			if legend.IsQuantityHeader(w.Text) {
 				qtyX = float64(w.Box.Min.X+w.Box.Max.X) / 2
 			}
+		}
+	}
+	if math.IsNaN(qtyX) {
+		// A ruled table's quantity column can stand further right than
+		// text runs on: its header is looked for beyond the region.
+		if qtyX, err = r.farQuantityHeader(ctx, g, lay, region, firstY); err != nil {
+			return Table{}, false, err
 		}
 	}
 	t := Table{Box: region}
@@ -525,6 +573,16 @@ func (r *Reader) read(ctx context.Context, g *image.Gray, lay *pageLayout, col [
 				end = max(end, w.Box.Max.X)
 			}
 		}
+		if row.Quantity == nil && !math.IsNaN(qtyX) {
+			// Sparse OCR drops a lone digit in a cell: the row's cell
+			// under the quantity header is read again as one line.
+			cell := image.Rect(int(qtyX-3*h), lb.Min.Y-hi/2, int(qtyX+3*h), lb.Max.Y+hi/2).Intersect(g.Rect)
+			n, err := r.quantityIn(ctx, g.SubImage(cell))
+			if err != nil {
+				return Table{}, false, err
+			}
+			row.Quantity = n
+		}
 		row.Description = strings.Join(desc, " ")
 		row.Class, row.Mapped = r.Vocab.Class(row.Description)
 		if row.Mapped {
@@ -539,6 +597,63 @@ func (r *Reader) read(ctx context.Context, g *image.Gray, lay *pageLayout, col [
 		return Table{}, false, nil
 	}
 	return t, true, nil
+}
+
+// farQuantityHeader looks right of a table's region (up to farGlyphGap
+// text heights), in the band of column headers above its first row (at
+// firstY), for a quantity header, and returns its middle (NaN when there
+// is none). Only header lines found there are read.
+func (r *Reader) farQuantityHeader(ctx context.Context, g *image.Gray, lay *pageLayout, region image.Rectangle, firstY int) (float64, error) {
+	hi := int(lay.h)
+	band := image.Rect(region.Max.X, firstY-4*hi, region.Max.X+int(farGlyphGap*lay.h), firstY)
+	var area image.Rectangle
+	for _, l := range lay.lines {
+		if l.box.In(band) {
+			area = area.Union(l.box)
+		}
+	}
+	if area.Empty() {
+		return math.NaN(), nil
+	}
+	lines, err := r.OCR.Lines(ctx, g.SubImage(area.Inset(-hi/2).Intersect(g.Rect)), ocrMode)
+	if err != nil {
+		return math.NaN(), fmt.Errorf("imagelegend: read header at %v: %w", area, err)
+	}
+	for _, l := range lines {
+		for _, w := range l.Words {
+			if legend.IsQuantityHeader(w.Text) {
+				return float64(w.Box.Min.X+w.Box.Max.X) / 2, nil
+			}
+		}
+	}
+	return math.NaN(), nil
+}
+
+// quantityIn reads a quantity cell: the number it holds, nil when it
+// holds none.
+func (r *Reader) quantityIn(ctx context.Context, cell image.Image) (*int, error) {
+	if cell.Bounds().Empty() {
+		return nil, nil
+	}
+	lines, err := r.OCR.Lines(ctx, cell, ocr.SingleLine)
+	if err != nil {
+		return nil, fmt.Errorf("imagelegend: read quantity at %v: %w", cell.Bounds(), err)
+	}
+	var found *int
+	for _, l := range lines {
+		for _, w := range l.Words {
+			m := intRe.FindStringSubmatch(strings.Trim(w.Text, "|[]"))
+			if m == nil {
+				continue
+			}
+			if found != nil {
+				return nil, nil // two numbers: not one quantity
+			}
+			n, _ := strconv.Atoi(m[1])
+			found = &n
+		}
+	}
+	return found, nil
 }
 
 // ocrMode reads a table region: sparse text, as table cells are.

@@ -2,11 +2,20 @@ package imagelegend
 
 import (
 	"context"
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+	fx "golang.org/x/image/math/fixed"
 
 	"blueprint/internal/catalog"
 	"blueprint/internal/document"
@@ -142,4 +151,142 @@ func wordShare(a, b string) float64 {
 		}
 	}
 	return float64(n) / float64(len(wa))
+}
+
+// ruledLegend draws a legend as the US fire-alarm development set prints
+// one, at 200 DPI: a ruled table whose symbol column holds faint 1-pixel
+// outlines (light gray boxes round abbreviations, pale green and pink
+// hexagons round letters), with each description centred in a wide
+// column far right of its glyph, and a quantity column.
+func ruledLegend(t *testing.T) (image.Image, []string) {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 1700, 700))
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face := func(size float64) font.Face {
+		fc, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fc
+	}
+	body, small := face(22), face(17)
+	text := func(s string, fc font.Face, x, y int, c color.Color) int {
+		d := &font.Drawer{Dst: img, Src: image.NewUniform(c), Face: fc, Dot: fx.P(x, y)}
+		w := d.MeasureString(s).Ceil()
+		d.DrawString(s)
+		return w
+	}
+	centred := func(s string, fc font.Face, cx, y int, c color.Color) {
+		w := (&font.Drawer{Face: fc}).MeasureString(s).Ceil()
+		text(s, fc, cx-w/2, y, c)
+	}
+	hline := func(x0, x1, y int, c color.Color) {
+		for x := x0; x <= x1; x++ {
+			img.Set(x, y, c)
+		}
+	}
+	vline := func(x, y0, y1 int, c color.Color) {
+		for y := y0; y <= y1; y++ {
+			img.Set(x, y, c)
+		}
+	}
+	seg := func(x0, y0, x1, y1 float64, c color.Color) {
+		n := int(math.Hypot(x1-x0, y1-y0)) + 1
+		for i := 0; i <= n; i++ {
+			f := float64(i) / float64(n)
+			img.Set(int(x0+f*(x1-x0)), int(y0+f*(y1-y0)), c)
+		}
+	}
+	faint := color.RGBA{204, 204, 204, 255}
+	green, paleGreen := color.RGBA{40, 200, 40, 255}, color.RGBA{190, 240, 180, 255}
+	pink, palePink := color.RGBA{230, 40, 230, 255}, color.RGBA{245, 190, 245, 255}
+	grid := color.RGBA{90, 90, 90, 255}
+	boxed := func(s string, cx, cy int) {
+		w := (&font.Drawer{Face: small}).MeasureString(s).Ceil()
+		x0, x1, y0, y1 := cx-w/2-12, cx+w/2+12, cy-13, cy+13
+		hline(x0, x1, y0, faint)
+		hline(x0, x1, y1, faint)
+		vline(x0, y0, y1, faint)
+		vline(x1, y0, y1, faint)
+		centred(s, small, cx, cy+7, color.Black)
+	}
+	hexagon := func(s string, cx, cy int, ink, outline color.Color) {
+		r := 17.0
+		for k := range 6 {
+			a0, a1 := float64(k)*math.Pi/3, float64(k+1)*math.Pi/3
+			seg(float64(cx)+r*math.Cos(a0), float64(cy)+r*math.Sin(a0), float64(cx)+r*math.Cos(a1), float64(cy)+r*math.Sin(a1), outline)
+		}
+		centred(s, body, cx, cy+8, ink)
+	}
+	// columns: symbol 40–200, description 200–1250, quantity 1250–1400
+	rows := []struct {
+		glyph func(cx, cy int)
+		desc  string
+		qty   string
+	}{
+		{func(cx, cy int) { boxed("FACP", cx, cy) }, "ENCLOSURE, COMMAND CENTER, BLACK", "1"},
+		{func(cx, cy int) { boxed("NAC", cx, cy) }, "9 AMP NAC POWER SUPPLY W/SYNCH", "1"},
+		{func(cx, cy int) { hexagon("F", cx, cy, pink, palePink) }, "PULL STATION, DOUBLE ACTION, ADDRESSABLE", "11"},
+		{func(cx, cy int) { hexagon("S", cx, cy, green, paleGreen) }, "SMOKE, PHOTO, ADDRESSABLE", "3"},
+		{func(cx, cy int) { hexagon("D", cx, cy, green, paleGreen) }, "INTELLIGENT DUCT DETECTOR HOUSING", "2"},
+		{func(cx, cy int) { boxed("AOM", cx, cy) }, "OUTPUT RELAY CONTROL MODULE, ADDRESSABLE", "4"},
+	}
+	centred("SYMBOL", body, 120, 70, color.Black)
+	centred("DESCRIPTION", body, 725, 70, color.Black)
+	centred("QUANTITY", body, 1325, 70, color.Black)
+	top, pitch := 85, 70
+	hline(40, 1400, top, grid)
+	var want []string
+	for i, r := range rows {
+		cy := top + pitch*i + pitch/2
+		r.glyph(120, cy)
+		centred(r.desc, body, 725, cy+8, color.Black)
+		centred(r.qty, body, 1325, cy+8, color.Black)
+		hline(40, 1400, top+pitch*(i+1), grid)
+		want = append(want, r.desc)
+	}
+	bottom := top + pitch*len(rows)
+	for _, x := range []int{40, 200, 1250, 1400} {
+		vline(x, top, bottom, grid)
+	}
+	return img, want
+}
+
+// A ruled legend whose glyphs are faint outlines round text, with the
+// descriptions centred far from them (as the US fire-alarm set prints
+// its legend), is read: every row, with its class and printed quantity.
+func TestRuledLegendWithFaintGlyphs(t *testing.T) {
+	r := newReader(t)
+	img, want := ruledLegend(t)
+	tables, err := r.Find(context.Background(), img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Row
+	for _, tb := range tables {
+		got = append(got, tb.Rows...)
+	}
+	classes := []string{"fire_alarm_panel", "power_supply", "manual_call_point", "smoke_detector", "duct_detector", "io_module"}
+	quantities := []int{1, 1, 11, 3, 2, 4}
+	for i, d := range want {
+		var row *Row
+		for k := range got {
+			if wordShare(got[k].Description, d) >= 0.6 {
+				row = &got[k]
+				break
+			}
+		}
+		switch {
+		case row == nil:
+			t.Errorf("row %q not read; read %+v", d, got)
+		case row.Class != classes[i]:
+			t.Errorf("row %q: class %q, want %q", d, row.Class, classes[i])
+		case row.Quantity == nil || *row.Quantity != quantities[i]:
+			t.Errorf("row %q: quantity %v, want %d", d, row.Quantity, quantities[i])
+		}
+	}
 }

@@ -2,7 +2,6 @@ package imagelegend
 
 import (
 	"image"
-	"image/color"
 )
 
 // inkMap is a page image binarised: true where ink is.
@@ -15,15 +14,19 @@ type inkMap struct {
 // inkWindow is the side of the window, in pixels, whose mean gray a pixel
 // is compared with; inkContrast is how much darker than that mean (and
 // than the absolute ceiling inkCeiling) a pixel must be to count as ink.
-// A local threshold keeps faded lines on tinted or unevenly lit paper.
+// A local threshold keeps faded lines on tinted or unevenly lit paper;
+// the ceiling lets in the 1-pixel light gray (about 204) outlines that
+// drawings frame abbreviations with.
 const (
 	inkWindow   = 41
 	inkContrast = 28
-	inkCeiling  = 200
+	inkCeiling  = 230
 )
 
-// grayOf converts img to 8-bit luminance (a copy; Bounds().Min is moved
-// to the origin).
+// grayOf converts img to 8-bit darkness, each pixel its smallest colour
+// channel (a copy; Bounds().Min is moved to the origin): pale green and
+// pink symbol outlines read as ink as the glyph search reads them, and
+// coloured text is dark for the OCR.
 func grayOf(img image.Image) *image.Gray {
 	b := img.Bounds()
 	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
@@ -37,13 +40,14 @@ func grayOf(img image.Image) *image.Gray {
 			o := src.PixOffset(b.Min.X, b.Min.Y+y)
 			for x := 0; x < b.Dx(); x++ {
 				p := src.Pix[o+4*x : o+4*x+3 : o+4*x+3]
-				g.Pix[y*g.Stride+x] = uint8((299*int(p[0]) + 587*int(p[1]) + 114*int(p[2]) + 500) / 1000)
+				g.Pix[y*g.Stride+x] = min(p[0], p[1], p[2])
 			}
 		}
 	default:
 		for y := 0; y < b.Dy(); y++ {
 			for x := 0; x < b.Dx(); x++ {
-				g.Pix[y*g.Stride+x] = color.GrayModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.Gray).Y
+				r, gg, bb, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+				g.Pix[y*g.Stride+x] = uint8(min(r, gg, bb) >> 8)
 			}
 		}
 	}

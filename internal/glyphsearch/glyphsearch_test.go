@@ -389,3 +389,25 @@ func TestSearchAllIsEachSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestSameSize keeps the matches at the size of the strong ones, and all
+// of them where none is strong.
+func TestSameSize(t *testing.T) {
+	ms := []Match{
+		{Score: 0.97, Scale: 1.8}, {Score: 0.95, Scale: 1.7}, {Score: 0.93, Scale: 0.8},
+		{Score: 0.91, Scale: 1.9}, {Score: 0.85, Scale: 1.6}, {Score: 0.84, Scale: 0.78},
+	}
+	got := SameSize(ms)
+	if len(got) != 4 {
+		t.Fatalf("kept %+v, want the four near 1.8", got)
+	}
+	for _, m := range got {
+		if m.Scale < 1.5 {
+			t.Errorf("kept %+v, at another size than the strong matches'", m)
+		}
+	}
+	weak := []Match{{Score: 0.85, Scale: 1.6}, {Score: 0.84, Scale: 0.78}}
+	if got := SameSize(weak); len(got) != 2 {
+		t.Errorf("no strong match: kept %+v, want both", got)
+	}
+}

@@ -307,7 +307,7 @@ func (pl *plan) examine(c candidate, lc *level, vf *verifier) scored {
 	for _, vi := range vis {
 		v := &pl.variants[vi]
 		sig, ok := radialSignature(lc.ink.bilinear, cx, cy, v.rc)
-		for _, h := range radialHypotheses(sig, ok, v.sig, v.sigOK, pl.opt.NoMirror) {
+		for _, h := range withRightAngles(radialHypotheses(sig, ok, v.sig, v.sigOK, pl.opt.NoMirror), pl.opt.NoMirror) {
 			s := state{
 				x: toLevel(c.x, pl.kv), y: toLevel(c.y, pl.kv),
 				angle: h.angle, mirror: h.mirror, scale: v.scale, stretch: v.stretch,
@@ -338,6 +338,34 @@ func (pl *plan) examine(c candidate, lc *level, vf *verifier) scored {
 		}
 	}
 	return best
+}
+
+// withRightAngles adds the exemplar's quarter turns, mirrored too, to the
+// rays' hypotheses: drawings place most symbols at right angles, and the
+// rays miss them where a wire crosses the glyph or the candidate's centre
+// is a pixel or two off (a box with a cross through its centre lined up
+// at 45°). The starts judge them with the others.
+func withRightAngles(hs []hypothesis, noMirror bool) []hypothesis {
+	out := append([]hypothesis(nil), hs...)
+	for m := 0; m < 2; m++ {
+		if m == 1 && noMirror {
+			break
+		}
+		for q := 0; q < 4; q++ {
+			a := float64(q) * math.Pi / 2
+			dup := false
+			for _, h := range hs {
+				if h.mirror == (m == 1) && math.Abs(math.Remainder(h.angle-a, 2*math.Pi)) < 5*math.Pi/180 {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				out = append(out, hypothesis{angle: a, mirror: m == 1})
+			}
+		}
+	}
+	return out
 }
 
 // parallel runs f(0..n-1) on workers goroutines, stopping early when ctx
@@ -422,6 +450,46 @@ func (pl *plan) match(s state, score float64) Match {
 		Scale:    math.Round(s.scale*1000) / 1000,
 		Stretch:  math.Round(s.stretch*1000) / 1000,
 	}
+}
+
+// Size agreement (SameSize): the strong matches (score ≥ sizeStrong) set
+// the glyph's size on a page, their median scale; matches more than
+// sizeTolerance times larger or smaller are dropped.
+const (
+	sizeStrong    = 0.9
+	sizeTolerance = 1.2
+)
+
+// SameSize keeps the matches (of one glyph, on one page) whose scale is
+// within sizeTolerance of the median scale of those scoring at least
+// sizeStrong, in their order; with no strong match it keeps them all.
+// Where one glyph is drawn at one size on a page (a legend's symbol on a
+// plan), a match at another size is a look-alike: a circle of another
+// symbol, a rectangle of a wall. A search does not apply it itself: a
+// sheet may hold a glyph at two sizes (an enlarged plan beside the main
+// one).
+func SameSize(ms []Match) []Match {
+	var logs []float64
+	for _, m := range ms {
+		if m.Score >= sizeStrong && m.Scale > 0 {
+			logs = append(logs, math.Log(m.Scale))
+		}
+	}
+	if len(logs) == 0 {
+		return ms
+	}
+	sort.Float64s(logs)
+	mid := logs[len(logs)/2]
+	if len(logs)%2 == 0 {
+		mid = (logs[len(logs)/2-1] + mid) / 2
+	}
+	out := ms[:0:0]
+	for _, m := range ms {
+		if m.Scale > 0 && math.Abs(math.Log(m.Scale)-mid) <= math.Log(sizeTolerance) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // suppress keeps the best of matches that overlap by more than a third of

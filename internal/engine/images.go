@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,24 +110,53 @@ func cropPNG(img image.Image, r image.Rectangle) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// imageSizeRanges are the sizes, relative to a legend's glyph, its
+// instances on an image page are searched at. Legends draw every glyph in
+// a cell of one height, while plans draw each symbol at its own size: on
+// the two development sets the vector matcher's instances are 1.3–1.7
+// times their legend glyph (US fire alarm) and 0.75–2.5 times (South
+// African electrical); generated scanned legends put a motion sensor at
+// 0.65 of its glyph. The ranges meet at 1.5, each searched on its own
+// level of the page.
+var imageSizeRanges = [...][2]float64{{0.5, glyphsearch.DefaultMaxScale}, {glyphsearch.DefaultMaxScale, 3.2}}
+
 // imageMinScore is the least glyph-search score an instance of a legend
 // glyph is counted at.
 const imageMinScore = glyphsearch.DefaultMinScore
 
 // detect finds the legend glyphs on an image page: every row's glyph is
-// searched over the page (glyphsearch: any angle, mirrored, 0.7–1.5× the
+// searched over the page (glyphsearch: any angle, mirrored, 0.5–3.2× the
 // legend's size, elongated glyphs stretched); a place two rows' glyphs
-// both match goes to the better match, and nothing inside a legend table
-// counts. Rows naming no catalog class claim their instances and report
-// none.
+// both match goes to the better match, a row keeps its instances at one
+// size, and nothing inside a legend table counts. Rows naming no catalog
+// class claim their instances and report none.
 func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
 	page, err := glyphsearch.NewPage(ctx, p.Raster)
 	if err != nil {
 		return nil, fmt.Errorf("engine: page %d: %w", p.Index, err)
 	}
 	type found struct {
-		m   glyphsearch.Match
-		row imageRow
+		m      glyphsearch.Match
+		row    imageRow
+		search int // index into ts
+	}
+	// compete keeps, of matches best first, those whose place no better
+	// match (of any row) holds.
+	compete := func(all []found) []found {
+		var kept []found
+		for _, f := range all {
+			clash := false
+			for _, k := range kept {
+				if f.m.Box.IoU(k.m.Box) > 0.3 || centreIn(f.m.Box, k.m.Box) || centreIn(k.m.Box, f.m.Box) {
+					clash = true
+					break
+				}
+			}
+			if !clash {
+				kept = append(kept, f)
+			}
+		}
+		return kept
 	}
 	var (
 		ts   []*glyphsearch.Template
@@ -153,41 +183,62 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 		}
 		ts, rows = append(ts, t), append(rows, r)
 	}
-	// The rows' glyphs are searched together: they share the pass over
-	// the page that proposes places.
-	res, err := page.SearchAll(ctx, ts, glyphsearch.Options{MinScore: imageMinScore})
-	if err != nil {
-		return nil, fmt.Errorf("engine: page %d: legend glyphs: %w", p.Index, err)
+	// The rows' glyphs are searched together (they share the pass over
+	// the page that proposes places), over each range of sizes; a row's
+	// instances on a page share one size.
+	perRow := make([][]glyphsearch.Match, len(ts))
+	for _, sr := range imageSizeRanges {
+		res, err := page.SearchAll(ctx, ts, glyphsearch.Options{MinScale: sr[0], MaxScale: sr[1], MinScore: imageMinScore})
+		if err != nil {
+			return nil, fmt.Errorf("engine: page %d: legend glyphs: %w", p.Index, err)
+		}
+		for i, ms := range res {
+			perRow[i] = append(perRow[i], ms...)
+		}
+	}
+	// Nothing inside a legend table counts, nor sets a row's size (its
+	// own glyph there is drawn at the legend's).
+	inTable := func(b detect.Box) bool {
+		c := image.Pt(int(b.X+b.W/2), int(b.Y+b.H/2))
+		for _, t := range l.Tables[p.Index] {
+			if c.In(t) {
+				return true
+			}
+		}
+		return false
 	}
 	var all []found
-	for i, ms := range res {
+	for i, ms := range perRow {
 		for _, m := range ms {
-			all = append(all, found{m, rows[i]})
+			if !inTable(m.Box) {
+				all = append(all, found{m, rows[i], i})
+			}
 		}
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].m.Score > all[b].m.Score })
-	var kept []found
-	for _, f := range all {
-		c := image.Pt(int(f.m.Box.X+f.m.Box.W/2), int(f.m.Box.Y+f.m.Box.H/2))
-		inTable := false
-		for _, t := range l.Tables[p.Index] {
-			if c.In(t) {
-				inTable = true
+	kept := compete(all)
+	// A row's instances on a page share one size: what it kept at
+	// another size is a look-alike (a corner of a larger glyph, a circle
+	// of another symbol). Those are dropped and the places decided again.
+	byRow := map[int][]glyphsearch.Match{}
+	for _, f := range kept {
+		byRow[f.search] = append(byRow[f.search], f.m)
+	}
+	drop := map[glyphsearch.Match]bool{}
+	for _, ms := range byRow {
+		same := map[glyphsearch.Match]bool{}
+		for _, m := range glyphsearch.SameSize(ms) {
+			same[m] = true
+		}
+		for _, m := range ms {
+			if !same[m] {
+				drop[m] = true
 			}
 		}
-		if inTable {
-			continue
-		}
-		clash := false
-		for _, k := range kept {
-			if f.m.Box.IoU(k.m.Box) > 0.3 || centreIn(f.m.Box, k.m.Box) || centreIn(k.m.Box, f.m.Box) {
-				clash = true
-				break
-			}
-		}
-		if !clash {
-			kept = append(kept, f)
-		}
+	}
+	if len(drop) > 0 {
+		all = slices.DeleteFunc(all, func(f found) bool { return drop[f.m] })
+		kept = compete(all)
 	}
 	out := make([]detect.Detection, 0, len(kept))
 	for _, f := range kept {

@@ -40,9 +40,18 @@ func (vf *verifier) fit(fg, bg []tpoint, fgInk *plane, m mat2, scale, cx, cy flo
 	if len(fg) == 0 {
 		return 0, 0
 	}
+	return vf.cover(fg, fgInk, m, cx, cy), vf.clear(bg, m, scale, cx, cy)
+}
+
+// cover is fit's cover: the mean ink of fgInk under the fg points.
+func (vf *verifier) cover(fg []tpoint, fgInk *plane, m mat2, cx, cy float64) float64 {
+	if len(fg) == 0 {
+		return 0
+	}
 	// nearest pixels: the climb's steps end at a quarter pixel, and the
 	// likeness that judges the result allows a pixel
 	cx, cy = cx+0.5, cy+0.5
+	cover := 0.0
 	for _, p := range fg {
 		x, y := m.apply(p.x, p.y)
 		xi, yi := int(cx+x), int(cy+y)
@@ -50,9 +59,16 @@ func (vf *verifier) fit(fg, bg []tpoint, fgInk *plane, m mat2, scale, cx, cy flo
 			cover += float64(fgInk.pix[yi*fgInk.w+xi])
 		}
 	}
-	cover = min(1, cover/float64(len(fg))/coverFull)
+	return min(1, cover/float64(len(fg))/coverFull)
+}
+
+// clear is fit's clear: 1 less the mean page ink under the bg points a
+// page stroke cannot reach at this scale (1 with none).
+func (vf *verifier) clear(bg []tpoint, m mat2, scale, cx, cy float64) float64 {
+	cx, cy = cx+0.5, cy+0.5
 	ink := vf.lv.ink
 	reach := vf.pl.vwidth/2 + 1
+	clear := 0.0
 	n := 0
 	for _, p := range bg {
 		if p.w*scale < reach {
@@ -66,9 +82,9 @@ func (vf *verifier) fit(fg, bg []tpoint, fgInk *plane, m mat2, scale, cx, cy flo
 		n++
 	}
 	if n == 0 {
-		return cover, 1
+		return 1
 	}
-	return cover, 1 - min(1, clear/float64(n)/255)
+	return 1 - min(1, clear/float64(n)/255)
 }
 
 // coverFull: page ink at which a centre-line point counts fully.
@@ -96,8 +112,13 @@ func (vf *verifier) start(s state, posSlack int) (state, float64) {
 			c := s
 			c.x += float64(dx)
 			c.y += float64(dy)
-			cover, clear := vf.fit(pl.vfgSparse, pl.vbgSparse, vf.dil, m, s.scale, c.x, c.y)
-			if f := cover * clear; f > bf {
+			// clear ≤ 1: a place whose cover alone cannot beat the
+			// best so far is not looked at further.
+			cover := vf.cover(pl.vfgSparse, vf.dil, m, c.x, c.y)
+			if cover <= bf {
+				continue
+			}
+			if f := cover * vf.clear(pl.vbgSparse, m, s.scale, c.x, c.y); f > bf {
 				best, bf = c, f
 			}
 		}

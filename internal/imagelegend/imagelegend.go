@@ -16,12 +16,15 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/draw"
 	"math"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	xdraw "golang.org/x/image/draw"
 
 	"blueprint/internal/legend"
 	"blueprint/internal/ocr"
@@ -573,15 +576,18 @@ func (r *Reader) read(ctx context.Context, g *image.Gray, lay *pageLayout, col [
 				end = max(end, w.Box.Max.X)
 			}
 		}
-		if row.Quantity == nil && !math.IsNaN(qtyX) {
-			// Sparse OCR drops a lone digit in a cell: the row's cell
-			// under the quantity header is read again as one line.
+		if !math.IsNaN(qtyX) {
+			// Sparse OCR drops a lone digit in a cell, or reads a "1" as
+			// "4": the row's cell under the quantity header is read again
+			// on its own, enlarged.
 			cell := image.Rect(int(qtyX-3*h), lb.Min.Y-hi/2, int(qtyX+3*h), lb.Max.Y+hi/2).Intersect(g.Rect)
 			n, err := r.quantityIn(ctx, g.SubImage(cell))
 			if err != nil {
 				return Table{}, false, err
 			}
-			row.Quantity = n
+			if n != nil {
+				row.Quantity = n
+			}
 		}
 		row.Description = strings.Join(desc, " ")
 		row.Class, row.Mapped = r.Vocab.Class(row.Description)
@@ -635,7 +641,11 @@ func (r *Reader) quantityIn(ctx context.Context, cell image.Image) (*int, error)
 	if cell.Bounds().Empty() {
 		return nil, nil
 	}
-	lines, err := r.OCR.Lines(ctx, cell, ocr.SingleLine)
+	clean := withoutRules(cell)
+	// Tesseract reads digits best well over 20 pixels high.
+	big := image.NewGray(image.Rect(0, 0, quantityZoom*clean.Rect.Dx(), quantityZoom*clean.Rect.Dy()))
+	xdraw.CatmullRom.Scale(big, big.Rect, clean, clean.Rect, xdraw.Src, nil)
+	lines, err := r.OCR.Lines(ctx, big, ocr.SingleLine)
 	if err != nil {
 		return nil, fmt.Errorf("imagelegend: read quantity at %v: %w", cell.Bounds(), err)
 	}
@@ -654,6 +664,54 @@ func (r *Reader) quantityIn(ctx context.Context, cell image.Image) (*int, error)
 		}
 	}
 	return found, nil
+}
+
+// quantityZoom enlarges a quantity cell before OCR.
+const quantityZoom = 3
+
+// withoutRules returns a copy of a table cell with its ruling (pixel
+// columns and rows dark over nearly their whole length) turned to paper:
+// OCR reads a rule beside a lone "1" as "4".
+func withoutRules(cell image.Image) *image.Gray {
+	b := cell.Bounds()
+	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(g, g.Bounds(), cell, b.Min, draw.Src)
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	dark := func(v uint8) bool { return v < inkCeiling }
+	var cols, rows []int
+	for x := range w {
+		n := 0
+		for y := range h {
+			if dark(g.Pix[y*g.Stride+x]) {
+				n++
+			}
+		}
+		if float64(n) >= 0.85*float64(h) {
+			cols = append(cols, x)
+		}
+	}
+	for y := range h {
+		n := 0
+		for x := range w {
+			if dark(g.Pix[y*g.Stride+x]) {
+				n++
+			}
+		}
+		if float64(n) >= 0.85*float64(w) {
+			rows = append(rows, y)
+		}
+	}
+	for _, x := range cols {
+		for y := range h {
+			g.Pix[y*g.Stride+x] = 255
+		}
+	}
+	for _, y := range rows {
+		for x := range w {
+			g.Pix[y*g.Stride+x] = 255
+		}
+	}
+	return g
 }
 
 // ocrMode reads a table region: sparse text, as table cells are.

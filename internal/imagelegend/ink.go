@@ -55,31 +55,38 @@ func grayOf(img image.Image) *image.Gray {
 }
 
 // binarise marks ink: pixels darker than the mean of the window around
-// them by inkContrast, and darker than inkCeiling.
+// them by inkContrast, and darker than inkCeiling. The window's sums come
+// from column sums over its rows, slid down the page (an integral image of
+// an A0 page at 200 DPI would take 250 MB).
 func binarise(g *image.Gray) *inkMap {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
-	// Integral image of gray values (uint64: an A0 page at 300 DPI sums
-	// past 2^32).
-	sum := make([]uint64, (w+1)*(h+1))
-	for y := 0; y < h; y++ {
-		var row uint64
-		for x := 0; x < w; x++ {
-			row += uint64(g.Pix[y*g.Stride+x])
-			sum[(y+1)*(w+1)+x+1] = sum[y*(w+1)+x+1] + row
-		}
-	}
 	m := &inkMap{w: w, h: h, ink: make([]bool, w*h), gray: g.Pix}
 	r := inkWindow / 2
+	col := make([]uint32, w)   // sums over rows cy0..cy1-1 of each column
+	pre := make([]uint32, w+1) // prefix sums of col
+	cy0, cy1 := 0, 0
 	for y := 0; y < h; y++ {
 		y0, y1 := max(0, y-r), min(h, y+r+1)
+		for ; cy1 < y1; cy1++ {
+			for x, v := range g.Pix[cy1*g.Stride : cy1*g.Stride+w] {
+				col[x] += uint32(v)
+			}
+		}
+		for ; cy0 < y0; cy0++ {
+			for x, v := range g.Pix[cy0*g.Stride : cy0*g.Stride+w] {
+				col[x] -= uint32(v)
+			}
+		}
+		for x, v := range col {
+			pre[x+1] = pre[x] + v
+		}
 		for x := 0; x < w; x++ {
 			v := int(g.Pix[y*g.Stride+x])
 			if v >= inkCeiling {
 				continue
 			}
 			x0, x1 := max(0, x-r), min(w, x+r+1)
-			s := sum[y1*(w+1)+x1] - sum[y0*(w+1)+x1] - sum[y1*(w+1)+x0] + sum[y0*(w+1)+x0]
-			mean := int(s / uint64((x1-x0)*(y1-y0)))
+			mean := int((pre[x1] - pre[x0]) / uint32((x1-x0)*(y1-y0)))
 			if v <= mean-inkContrast {
 				m.ink[y*w+x] = true
 			}

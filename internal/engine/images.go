@@ -110,15 +110,18 @@ func cropPNG(img image.Image, r image.Rectangle) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// imageSizeRanges are the sizes, relative to a legend's glyph, its
-// instances on an image page are searched at. Legends draw every glyph in
+// imageMinScale and imageMaxScale bound the sizes, relative to a legend's
+// glyph, its instances on an image page are searched at. Legends draw every glyph in
 // a cell of one height, while plans draw each symbol at its own size: on
 // the two development sets the vector matcher's instances are 1.3–1.7
 // times their legend glyph (US fire alarm) and 0.75–2.5 times (South
 // African electrical); generated scanned legends put a motion sensor at
-// 0.65 of its glyph. The ranges meet at 1.5, each searched on its own
-// level of the page.
-var imageSizeRanges = [...][2]float64{{0.5, glyphsearch.DefaultMaxScale}, {glyphsearch.DefaultMaxScale, 3.2}}
+// 0.65 of its glyph. Two ranges meet at the search's default largest
+// size, each searched on its own level of the page.
+const (
+	imageMinScale = 0.5
+	imageMaxScale = 3.2
+)
 
 // imageMinScore is the least glyph-search score an instance of a legend
 // glyph is counted at.
@@ -187,7 +190,7 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 	// the page that proposes places), over each range of sizes; a row's
 	// instances on a page share one size.
 	perRow := make([][]glyphsearch.Match, len(ts))
-	for _, sr := range imageSizeRanges {
+	for _, sr := range [...][2]float64{{imageMinScale, glyphsearch.DefaultMaxScale}, {glyphsearch.DefaultMaxScale, imageMaxScale}} {
 		res, err := page.SearchAll(ctx, ts, glyphsearch.Options{MinScale: sr[0], MaxScale: sr[1], MinScore: imageMinScore})
 		if err != nil {
 			return nil, fmt.Errorf("engine: page %d: legend glyphs: %w", p.Index, err)

@@ -17,10 +17,12 @@
 //     each size (and stretch) of the template: the sum over rings of the
 //     smaller ink over the larger. Rings do not change when a glyph turns
 //     or is mirrored about its centre. Local best places above a floor
-//     are candidates (cifi.go).
+//     are candidates (cifi.go). Templates searched together (SearchAll,
+//     a legend's rows) share this pass over the page.
 //  3. Rays: at a candidate, the ink along 72 rays from the centre, lined
 //     up with the template's (and with their reverse, for the mirror) by
-//     circular correlation, gives the likely angles (rafi.go).
+//     circular correlation, gives the likely angles (rafi.go); the
+//     exemplar's four right angles, mirrored and not, are tried too.
 //  4. Verification: each angle is refined by hill climbing over position,
 //     angle, size and stretch on a finer level, judged by the template's
 //     stroke centre lines lying on ink and the points of its box away from

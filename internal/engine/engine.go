@@ -189,6 +189,15 @@ func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engin
 // learned (Prepare, Resume). The image pages' legend rows follow the PDF
 // legends' in DocumentInfo.Legend.
 func (e *Engine) prepared(ld *legend.Document, il *imageLegends) (detect.Engine, detect.DocumentInfo, error) {
+	if il != nil {
+		// Image pages read as text sheets are not counted, as PDF
+		// pages of those kinds are not.
+		for i, k := range il.Kinds {
+			if i < len(ld.Kinds) {
+				ld.Kinds[i] = k
+			}
+		}
+	}
 	info := detect.DocumentInfo{Kinds: ld.Kinds, Legend: make([]detect.LegendRow, len(ld.Rows))}
 	classes := make([]string, len(ld.Rows))
 	for i, r := range ld.Rows {
@@ -250,11 +259,11 @@ type docEngine struct {
 // docs/decisions.md), or the detection (d non-nil) lies inside a legend
 // table.
 func (e *docEngine) skip(p detect.Page, d *detect.Detection) bool {
+	if p.Index < len(e.doc.Kinds) && !detect.Counted(e.doc.Kinds[p.Index]) {
+		return true // an image page read as a text sheet too
+	}
 	if p.PDF == nil {
 		return false
-	}
-	if p.Index < len(e.doc.Kinds) && !detect.Counted(e.doc.Kinds[p.Index]) {
-		return true
 	}
 	return d != nil && e.doc.InTable(p.Index, glyph.Point{X: d.Box.X + d.Box.W/2, Y: d.Box.Y + d.Box.H/2})
 }

@@ -91,6 +91,9 @@ type verifier interface {
 // glyphs neither the catalog nor a legend knows), and on images, the
 // detector searches the page.
 func (f *fused) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	if f.skip != nil && f.skip(p, nil) {
+		return nil, nil // a page not counted
+	}
 	if f.images != nil && p.Raster != nil && (f.skip == nil || !f.skip(p, nil)) {
 		img, err := isImagePage(ctx, p)
 		if err != nil {

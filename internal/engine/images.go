@@ -39,11 +39,16 @@ type imageRow struct {
 type imageLegends struct {
 	Rows   []imageRow
 	Tables map[int][]image.Rectangle // per page: the tables, whose glyphs are not instances
+	// Kinds are the image pages read as text sheets: detect.KindLegend
+	// where a legend table is on it, else detect.KindSchedule (notes,
+	// schedules). Their symbols are not counted, as on PDF pages.
+	Kinds map[int]string
 }
 
 // readImageLegends reads the legends on the document's image pages (pages
-// without a drawing, or drawn as one scanned image). It returns nil when
-// the engine has no OCR, no page is an image or no legend is found there.
+// without a drawing, or drawn as one scanned image), and which of them are
+// text sheets. It returns nil when the engine has no OCR, no page is an
+// image, or no legend and no text sheet is found there.
 func (e *Engine) readImageLegends(ctx context.Context, doc detect.Drawings) (*imageLegends, error) {
 	pg, ok := doc.(pager)
 	if !ok || e.images == nil {
@@ -65,14 +70,20 @@ func (e *Engine) readImageLegends(ctx context.Context, doc detect.Drawings) (*im
 		if p.Raster == nil {
 			continue
 		}
-		tables, err := e.images.Find(ctx, p.Raster)
+		read, err := e.images.Find(ctx, p.Raster)
 		if err != nil {
 			return nil, fmt.Errorf("engine: legend on page %d: %w", i, err)
 		}
-		for _, t := range tables {
-			if out == nil {
-				out = &imageLegends{Tables: map[int][]image.Rectangle{}}
+		if out == nil && (read.Text || len(read.Tables) > 0) {
+			out = &imageLegends{Tables: map[int][]image.Rectangle{}, Kinds: map[int]string{}}
+		}
+		if read.Text {
+			out.Kinds[i] = detect.KindSchedule
+			if len(read.Tables) > 0 {
+				out.Kinds[i] = detect.KindLegend
 			}
+		}
+		for _, t := range read.Tables {
 			out.Tables[i] = append(out.Tables[i], t.Box)
 			for _, r := range t.Rows {
 				class := r.Class

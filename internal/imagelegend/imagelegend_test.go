@@ -89,13 +89,16 @@ func TestScannedLegendsReadLikeThePDF(t *testing.T) {
 			sdoc.Close()
 			t.Fatal(err)
 		}
-		tables, err := r.Find(ctx, page.Raster)
+		read, err := r.Find(ctx, page.Raster)
 		sdoc.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
+		if read.Text {
+			t.Errorf("set %d: a plan taken for a text sheet", i)
+		}
 		var got []Row
-		for _, tb := range tables {
+		for _, tb := range read.Tables {
 			got = append(got, tb.Rows...)
 		}
 		if os.Getenv("IL_ROWS") != "" {
@@ -262,12 +265,12 @@ func ruledLegend(t *testing.T) (image.Image, []string) {
 func TestRuledLegendWithFaintGlyphs(t *testing.T) {
 	r := newReader(t)
 	img, want := ruledLegend(t)
-	tables, err := r.Find(context.Background(), img)
+	found, err := r.Find(context.Background(), img)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []Row
-	for _, tb := range tables {
+	for _, tb := range found.Tables {
 		got = append(got, tb.Rows...)
 	}
 	classes := []string{"fire_alarm_panel", "power_supply", "manual_call_point", "smoke_detector", "duct_detector", "io_module"}

@@ -148,15 +148,34 @@ func (r *Reader) Find(ctx context.Context, img image.Image) (Page, error) {
 func textSheet(cs []component, h float64) bool {
 	var chars, other int
 	for _, c := range cs {
-		ch, cw := float64(c.box.Dy()), float64(c.box.Dx())
 		switch {
-		case ch >= 0.45*h && ch <= 1.6*h && cw <= 2.2*h:
+		case letterHigh(c.box, h) && float64(c.box.Dx()) <= maxLetterW*h:
 			chars += c.area
-		case float64(max(c.box.Dx(), c.box.Dy())) >= 0.3*h:
+		case !speck(c.box, h):
 			other += c.area
 		}
 	}
 	return float64(chars) >= textInk*float64(other) && chars > 0
+}
+
+// Character pieces, in text heights: a letter is 0.45–1.6 high and at
+// most maxLetterW wide (wider only when letters run together); a piece
+// under speckSize in both directions is a speck or dot.
+const (
+	minLetterH, maxLetterH = 0.45, 1.6
+	maxLetterW             = 2.2
+	speckSize              = 0.3
+)
+
+// letterHigh reports whether r is as high as a letter of text height h.
+func letterHigh(r image.Rectangle, h float64) bool {
+	ch := float64(r.Dy())
+	return ch >= minLetterH*h && ch <= maxLetterH*h
+}
+
+// speck reports whether r is a speck or dot at text height h.
+func speck(r image.Rectangle, h float64) bool {
+	return float64(max(r.Dx(), r.Dy())) < speckSize*h
 }
 
 // textHeight returns the median height of the character-sized pieces of
@@ -215,22 +234,22 @@ func layout(cs []component, h float64, m *inkMap) *pageLayout {
 		return false
 	}
 	isChar := func(c component) bool {
-		ch, cw := float64(c.box.Dy()), float64(c.box.Dx())
-		if ch < 0.45*h || ch > 1.6*h {
+		if !letterHigh(c.box, h) {
 			return false
 		}
+		cw := float64(c.box.Dx())
 		// Letters run together by blur or bold type: a flat piece
 		// crossed by many strokes along its middle is text; a frame
 		// round text (a boxed tag, a glyph such as "FACP" in a
 		// rectangle) is crossed by the letters inside it, and is not.
-		return cw <= 2.2*h || (float64(m.crossings(c.box)) >= textStrokes*cw/h && !encloses(c.box))
+		return cw <= maxLetterW*h || (float64(m.crossings(c.box)) >= textStrokes*cw/h && !encloses(c.box))
 	}
 	var chars, other []image.Rectangle
 	for _, c := range cs {
 		switch {
 		case isChar(c):
 			chars = append(chars, c.box)
-		case float64(max(c.box.Dx(), c.box.Dy())) < 0.3*h:
+		case speck(c.box, h):
 			// specks and dots: neither text nor glyph
 		case float64(max(c.box.Dx(), c.box.Dy())) > 15*h:
 			// rules, walls, table grids
@@ -710,26 +729,23 @@ func withoutRules(cell image.Image) *image.Gray {
 	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
 	draw.Draw(g, g.Bounds(), cell, b.Min, draw.Src)
 	w, h := g.Rect.Dx(), g.Rect.Dy()
-	dark := func(v uint8) bool { return v < inkCeiling }
-	var cols, rows []int
-	for x := range w {
-		n := 0
-		for y := range h {
-			if dark(g.Pix[y*g.Stride+x]) {
-				n++
+	// dark pixels per column and per row
+	colDark, rowDark := make([]int, w), make([]int, h)
+	for y := range h {
+		for x, v := range g.Pix[y*g.Stride : y*g.Stride+w] {
+			if v < inkCeiling {
+				colDark[x]++
+				rowDark[y]++
 			}
 		}
+	}
+	var cols, rows []int
+	for x, n := range colDark {
 		if float64(n) >= 0.85*float64(h) {
 			cols = append(cols, x)
 		}
 	}
-	for y := range h {
-		n := 0
-		for x := range w {
-			if dark(g.Pix[y*g.Stride+x]) {
-				n++
-			}
-		}
+	for y, n := range rowDark {
 		if float64(n) >= 0.85*float64(w) {
 			rows = append(rows, y)
 		}

@@ -122,9 +122,12 @@ func TestImageLegendCounts(t *testing.T) {
 	}
 }
 
-func imageLegendCounts(t *testing.T, plan float64, calls bool) {
-	ctx := context.Background()
-	o, err := ocr.New(ctx, "tesseract", "")
+// ocrEngine returns an engine reading image legends with this machine's
+// tesseract, skipping where it is not installed unless
+// BLUEPRINT_REQUIRE_OCR is set (.ci/run).
+func ocrEngine(t *testing.T) *Engine {
+	t.Helper()
+	o, err := ocr.New(context.Background(), "tesseract", "")
 	if err != nil {
 		if os.Getenv("BLUEPRINT_REQUIRE_OCR") != "" {
 			t.Fatalf("tesseract is required here: %v", err)
@@ -139,6 +142,12 @@ func imageLegendCounts(t *testing.T, plan float64, calls bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e
+}
+
+func imageLegendCounts(t *testing.T, plan float64, calls bool) {
+	ctx := context.Background()
+	e := ocrEngine(t)
 	data, want := legendImage(t, plan)
 	doc, err := document.Open(ctx, data, document.MimePNG, document.DefaultLimits())
 	if err != nil {
@@ -206,21 +215,7 @@ func imageLegendCounts(t *testing.T, plan float64, calls bool) {
 // is counted, as on a PDF legend sheet.
 func TestImageTextSheetNotCounted(t *testing.T) {
 	ctx := context.Background()
-	o, err := ocr.New(ctx, "tesseract", "")
-	if err != nil {
-		if os.Getenv("BLUEPRINT_REQUIRE_OCR") != "" {
-			t.Fatalf("tesseract is required here: %v", err)
-		}
-		t.Skipf("tesseract not installed: %v", err)
-	}
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(cat, Options{RasterOff: true, OCR: o})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := ocrEngine(t)
 	data, _ := legendImage(t, 1)
 	src, err := png.Decode(bytes.NewReader(data))
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"blueprint/internal/catalog"
-	"blueprint/internal/detect"
 	"blueprint/internal/document"
 	"blueprint/internal/synth"
 )
@@ -67,22 +66,14 @@ func TestLegendLayouts(t *testing.T) {
 			t.Fatal(err)
 		}
 		truth, found := map[string]int{}, map[string]int{}
-		for i, tp := range s.Truth.Pages {
+		for _, tp := range s.Truth.Pages {
 			for _, sym := range tp.Symbols {
 				truth[sym.Class]++
 			}
-			pg, err := doc.Drawing(ctx, i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := pe.Detect(ctx, detect.Page{Index: i, PDF: drawingPage{pg}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range ds {
-				if th, _ := cat.Threshold(d.Class); d.Class != "" && d.Confidence >= th {
-					found[d.Class]++
-				}
+		}
+		for _, pc := range countPages(t, cat, pe, doc) {
+			for c, n := range pc {
+				found[c] += n
 			}
 		}
 		doc.Close()

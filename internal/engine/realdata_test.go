@@ -55,7 +55,23 @@ func countRealDataPages(t *testing.T, name string) (map[string]int, []map[string
 	if err != nil {
 		t.Fatal(err)
 	}
+	pages := countPages(t, cat, pe, doc)
 	counts := map[string]int{}
+	for _, pc := range pages {
+		for c, n := range pc {
+			counts[c] += n
+		}
+	}
+	return counts, pages, info
+}
+
+// countPages runs the page pass of pe over every page of doc (its
+// drawings, no raster) and returns each page's detections per class at
+// the catalog's default thresholds. Detections of no class (legend rows
+// naming none) are left out.
+func countPages(t *testing.T, cat *catalog.Catalog, pe detect.Engine, doc *document.Document) []map[string]int {
+	t.Helper()
+	ctx := context.Background()
 	pages := make([]map[string]int, doc.NumPages())
 	for i := range doc.NumPages() {
 		pages[i] = map[string]int{}
@@ -68,16 +84,12 @@ func countRealDataPages(t *testing.T, name string) (map[string]int, []map[string
 			t.Fatal(err)
 		}
 		for _, d := range ds {
-			if d.Class == "" {
-				continue // a legend row of no class: counted under its row
-			}
-			if th, _ := cat.Threshold(d.Class); d.Confidence >= th {
-				counts[d.Class]++
+			if th, _ := cat.Threshold(d.Class); d.Class != "" && d.Confidence >= th {
 				pages[i][d.Class]++
 			}
 		}
 	}
-	return counts, pages, info
+	return pages
 }
 
 // within is the tolerance on a printed quantity: exact below 10,

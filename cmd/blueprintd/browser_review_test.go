@@ -485,13 +485,7 @@ func TestReviewPageFindMoreLikeThis(t *testing.T) {
 		t.Fatalf("n never reached detection %s", probe.ID)
 	}
 	navAt(t, ctx) // the view has moved to it
-	r := boxAt(t, ctx, `#boxes .box.selected`)
-	pad := 0.1 * max(r.W, r.H)
-	browse(t, ctx, append([]chromedp.Action[chromedp.Void]{chromedp.KeyEvent("d")}, drag(r.X-pad, r.Y-pad, r.X+r.W+pad, r.Y+r.H+pad)...)...)
-	shown(t, ctx, "draw-menu")
-	browse(t, ctx, chromedp.Click(chromedp.ID("draw-search")))
-	shown(t, ctx, "search-panel")
-	caughtUp(t, ctx)
+	searchAroundSelected(t, ctx)
 
 	// The page shows what the API answers to the same request.
 	sent := sr.last()
@@ -1075,13 +1069,7 @@ func TestReviewPageSearchOutOfTime(t *testing.T) {
 	settled(t, ctx, "default", time.Minute)
 	key(t, ctx, "n")
 	navAt(t, ctx)
-	r := boxAt(t, ctx, `#boxes .box.selected`)
-	pad := 0.1 * max(r.W, r.H)
-	browse(t, ctx, append([]chromedp.Action[chromedp.Void]{chromedp.KeyEvent("d")}, drag(r.X-pad, r.Y-pad, r.X+r.W+pad, r.Y+r.H+pad)...)...)
-	shown(t, ctx, "draw-menu")
-	browse(t, ctx, chromedp.Click(chromedp.ID("draw-search")))
-	shown(t, ctx, "search-panel")
-	caughtUp(t, ctx)
+	searchAroundSelected(t, ctx)
 
 	sr.mu.Lock()
 	bodies := slices.Clone(sr.bodies)
@@ -1098,4 +1086,18 @@ func TestReviewPageSearchOutOfTime(t *testing.T) {
 	if msg := eval[string](t, ctx, `document.getElementById('message').textContent`); !strings.Contains(msg, "not searched") {
 		t.Errorf("the page says %q after a search that searched no page", msg)
 	}
+}
+
+// searchAroundSelected draws a box a tenth larger round the selected
+// detection and asks for "find more like this", waiting until the search
+// panel shows the answer.
+func searchAroundSelected(t *testing.T, ctx context.Context) {
+	t.Helper()
+	r := boxAt(t, ctx, `#boxes .box.selected`)
+	pad := 0.1 * max(r.W, r.H)
+	browse(t, ctx, append([]chromedp.Action[chromedp.Void]{chromedp.KeyEvent("d")}, drag(r.X-pad, r.Y-pad, r.X+r.W+pad, r.Y+r.H+pad)...)...)
+	shown(t, ctx, "draw-menu")
+	browse(t, ctx, chromedp.Click(chromedp.ID("draw-search")))
+	shown(t, ctx, "search-panel")
+	caughtUp(t, ctx)
 }

@@ -411,3 +411,70 @@ func TestSameSize(t *testing.T) {
 		t.Errorf("no strong match: kept %+v, want both", got)
 	}
 }
+
+// line draws a straight stroke of width px and gray level v on page.
+func line(page *image.Gray, x0, y0, x1, y1, width float64, v uint8) {
+	n := int(math.Hypot(x1-x0, y1-y0)*2) + 1
+	for i := 0; i <= n; i++ {
+		f := float64(i) / float64(n)
+		cx, cy := x0+f*(x1-x0), y0+f*(y1-y0)
+		for y := int(cy - width); y <= int(cy+width); y++ {
+			for x := int(cx - width); x <= int(cx+width); x++ {
+				if math.Hypot(float64(x)+0.5-cx, float64(y)+0.5-cy) <= width/2 && (image.Point{x, y}).In(page.Bounds()) {
+					page.Pix[y*page.Stride+x] = min(page.Pix[y*page.Stride+x], v)
+				}
+			}
+		}
+	}
+}
+
+// TestWiresThroughTheExemplarBox boxes a glyph on a plan as a reviewer
+// does, with the wires that run to it crossing the box, and expects the
+// instances whose wires run elsewhere found, and the exemplar's own match
+// boxing the glyph, not its wires.
+func TestWiresThroughTheExemplarBox(t *testing.T) {
+	page := blank(1300, 700)
+	w, h, ink := icon(t, "motion_detector", 44)
+	// wire directions from each instance's box: left, right, up, down
+	type wire struct{ dx, dy float64 }
+	sets := [][]wire{
+		{{-1, 0}, {0, 1}}, // the exemplar
+		{{1, 0}, {0, -1}},
+		{{0, -1}},
+		{{1, 0}, {-1, 0}},
+		{{0, 1}, {1, 0}},
+		{},
+	}
+	var want []detect.Box
+	for i, ws := range sets {
+		b := paint(page, w, h, ink, placement{cx: 150 + 200*float64(i), cy: 200 + 200*float64(i%2), scale: 1})
+		want = append(want, b)
+		cx, cy := b.X+b.W/2, b.Y+b.H/2
+		for _, d := range ws {
+			// from the glyph's edge outwards, and a little into it
+			x0, y0 := cx+d.dx*(b.W/2-2), cy+d.dy*(b.H/2-2)
+			line(page, x0, y0, x0+d.dx*90, y0+d.dy*90, 2.5, 40)
+		}
+	}
+	img := scan(t, page, 11)
+	ex := want[0]
+	pad := math.Max(3, 0.2*math.Max(ex.W, ex.H))
+	box := image.Rect(int(ex.X-pad), int(ex.Y-pad), int(ex.X+ex.W+pad), int(ex.Y+ex.H+pad))
+	ms, err := Search(context.Background(), img, box, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range want {
+		m, ok := matched(ms, b)
+		if !ok {
+			t.Errorf("instance %d (wires %v) not found; matches %+v", i, sets[i], ms)
+			continue
+		}
+		if u := m.Box.IoU(b); u < 0.75 {
+			t.Errorf("instance %d: box %+v, IoU %.2f with the glyph %+v", i, m.Box, u, b)
+		}
+	}
+	if len(ms) != len(want) {
+		t.Errorf("%d matches, want %d: %+v", len(ms), len(want), ms)
+	}
+}

@@ -104,6 +104,7 @@ type plan struct {
 	vdist          []float64 // distance to the template's strokes, vw×vh
 	vink, vinkDil  *plane    // the template's ink, and within a pixel
 	vblur          *fgrid    // the template's ink blurred by blurSigma
+	vignore        *plane    // the template's stray strokes (nil: none), not judged
 	vw, vh         int
 	vcx, vcy       float64    // centre in the template's level raster
 	vrect          [4]float64 // template box (x0, y0, x1, y1) around the centre
@@ -275,6 +276,10 @@ func (pl *plan) prepareVerify(full *plane) {
 	}
 	pl.vblur.pix = blurFloat(pl.vblur.pix, ink.w, ink.h, gaussKernel(blurSigma))
 	pl.vw, pl.vh = ink.w, ink.h
+	pl.vignore = nil
+	if t.ignore != nil {
+		pl.vignore = downsample(t.ignore, k)
+	}
 	kf := float64(k)
 	pl.vrect = [4]float64{
 		(-t.width/2 - 1) / kf, (-t.height/2 - 1) / kf,
@@ -288,6 +293,7 @@ func (pl *plan) prepareVerify(full *plane) {
 			switch {
 			case centre.on[i]:
 				fg = append(fg, tpoint{px, py, 1})
+			case pl.vignore != nil && pl.vignore.pix[i] != 0:
 			case px >= pl.vrect[0] && px <= pl.vrect[2] && py >= pl.vrect[1] && py <= pl.vrect[3] && pl.vdist[i] >= pl.vwidth/2+1:
 				bg = append(bg, tpoint{px, py, pl.vdist[i]})
 			}
@@ -295,6 +301,19 @@ func (pl *plan) prepareVerify(full *plane) {
 	}
 	pl.vfg, pl.vfgSparse = spread(fg, maxPoints), spread(fg, sparsePoints)
 	pl.vbg, pl.vbgSparse = spread(bg, maxPoints), spread(bg, sparsePoints)
+}
+
+// ignored reports whether the template's pixel nearest (x, y), in the
+// verification level's raster, belongs to a stray stroke. Beyond the
+// template's edge (the correlation looks a little further) the nearest
+// edge pixel answers: a stray stroke runs on out of the box.
+func (pl *plan) ignored(x, y float64) bool {
+	if pl.vignore == nil {
+		return false
+	}
+	xi := min(max(int(math.Floor(x+0.5)), 0), pl.vignore.w-1)
+	yi := min(max(int(math.Floor(y+0.5)), 0), pl.vignore.h-1)
+	return pl.vignore.pix[yi*pl.vignore.w+xi] != 0
 }
 
 // spread returns at most n of pts, every so many.

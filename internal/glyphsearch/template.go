@@ -45,6 +45,9 @@ type Template struct {
 	elong  float64 // extent along the long axis over extent across
 	width  float64 // exemplar box's size, for reference
 	height float64
+	// ignore (ink's size, 255: ignored, or nil) marks the stray strokes
+	// left out of the template: a pose is not judged there.
+	ignore *plane
 	// onPage: the exemplar is a box of the page searched, at box (page
 	// pixels from the page's corner); its own match does not vote in the
 	// consensus.
@@ -89,49 +92,43 @@ func TemplateFromImage(ctx context.Context, img image.Image) (*Template, error) 
 	return newTemplate(ink, image.Rect(0, 0, b.Dx(), b.Dy()))
 }
 
-// newTemplate builds the template of the strokes in r of ink.
+// newTemplate builds the template of the strokes in r of ink, less the
+// stray strokes that cross r's edge from outside (wires, walls).
 func newTemplate(ink *plane, r image.Rectangle) (*Template, error) {
-	// Trim blank edges.
-	on := func(x, y int) bool { return ink.pix[y*ink.w+x] >= inkOn }
-	rowOn := func(y int) bool {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			if on(x, y) {
-				return true
-			}
-		}
-		return false
-	}
-	colOn := func(x int) bool {
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			if on(x, y) {
-				return true
-			}
-		}
-		return false
-	}
-	for r.Min.Y < r.Max.Y && !rowOn(r.Min.Y) {
-		r.Min.Y++
-	}
-	for r.Max.Y > r.Min.Y && !rowOn(r.Max.Y-1) {
-		r.Max.Y--
-	}
-	for r.Min.X < r.Max.X && !colOn(r.Min.X) {
-		r.Min.X++
-	}
-	for r.Max.X > r.Min.X && !colOn(r.Max.X-1) {
-		r.Max.X--
-	}
+	r = trimBlank(ink, r)
 	if r.Empty() {
 		return nil, ErrNoGlyph
 	}
-	// A stroke whose centre line is on the box's edge reaches over it by
-	// half its width: grow the crop a little.
-	pad := max(1, int(math.Round(0.04*float64(max(r.Dx(), r.Dy())))))
-	c := r.Inset(-pad).Intersect(image.Rect(0, 0, ink.w, ink.h))
+	c := templateCrop(ink, r)
+	var ignore *plane
+	if stray := strayStrokes(ink, r, c); stray != nil {
+		sub := newPlane(c.Dx(), c.Dy())
+		for y := c.Min.Y; y < c.Max.Y; y++ {
+			copy(sub.pix[(y-c.Min.Y)*sub.w:], ink.pix[y*ink.w+c.Min.X:y*ink.w+c.Max.X])
+		}
+		if strayMinor(sub, stray) {
+			// Without them the box may be smaller: trimmed again.
+			for i, v := range stray.pix {
+				if v != 0 {
+					sub.pix[i] = 0
+				}
+			}
+			r = trimBlank(sub, r.Sub(c.Min))
+			if r.Empty() {
+				return nil, ErrNoGlyph
+			}
+			ink, c = sub, templateCrop(sub, r)
+			ignore = newPlane(c.Dx(), c.Dy())
+			for y := c.Min.Y; y < c.Max.Y; y++ {
+				copy(ignore.pix[(y-c.Min.Y)*ignore.w:], stray.pix[y*stray.w+c.Min.X:y*stray.w+c.Max.X])
+			}
+		}
+	}
 	t := &Template{
 		ink:    newPlane(c.Dx(), c.Dy()),
 		width:  float64(r.Dx()),
 		height: float64(r.Dy()),
+		ignore: ignore,
 	}
 	for y := c.Min.Y; y < c.Max.Y; y++ {
 		copy(t.ink.pix[(y-c.Min.Y)*t.ink.w:], ink.pix[y*ink.w+c.Min.X:y*ink.w+c.Max.X])
@@ -165,6 +162,70 @@ func newTemplate(ink *plane, r image.Rectangle) (*Template, error) {
 	t.hull = convexHull(inner)
 	t.axis, t.elong = principalAxis(t.pts)
 	return t, nil
+}
+
+// strayMaxShare: stray strokes that would take more than this share of
+// the centre lines of the exemplar's strokes are kept in the template: a
+// glyph whose own stroke runs on as a wire (a switch's lever), or that
+// sits against a wall, is more its strokes than what is left.
+const strayMaxShare = 0.2
+
+// strayMinor reports whether the stray pixels (255 in stray) take at
+// most strayMaxShare of the centre lines of ink's strokes.
+func strayMinor(ink, stray *plane) bool {
+	centre := thin(threshold(ink, inkOn))
+	total, cut := 0, 0
+	for i, on := range centre.on {
+		if on {
+			total++
+			if stray.pix[i] != 0 {
+				cut++
+			}
+		}
+	}
+	return float64(cut) <= strayMaxShare*float64(total)
+}
+
+// trimBlank returns r less its blank rows and columns at the edges.
+func trimBlank(ink *plane, r image.Rectangle) image.Rectangle {
+	on := func(x, y int) bool { return ink.pix[y*ink.w+x] >= inkOn }
+	rowOn := func(y int) bool {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if on(x, y) {
+				return true
+			}
+		}
+		return false
+	}
+	colOn := func(x int) bool {
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			if on(x, y) {
+				return true
+			}
+		}
+		return false
+	}
+	for r.Min.Y < r.Max.Y && !rowOn(r.Min.Y) {
+		r.Min.Y++
+	}
+	for r.Max.Y > r.Min.Y && !rowOn(r.Max.Y-1) {
+		r.Max.Y--
+	}
+	for r.Min.X < r.Max.X && !colOn(r.Min.X) {
+		r.Min.X++
+	}
+	for r.Max.X > r.Min.X && !colOn(r.Max.X-1) {
+		r.Max.X--
+	}
+	return r
+}
+
+// templateCrop returns the crop of ink a template of the strokes in r
+// keeps: r grown a little, as a stroke whose centre line is on the box's
+// edge reaches over it by half its width.
+func templateCrop(ink *plane, r image.Rectangle) image.Rectangle {
+	pad := max(1, int(math.Round(0.04*float64(max(r.Dx(), r.Dy())))))
+	return r.Inset(-pad).Intersect(image.Rect(0, 0, ink.w, ink.h))
 }
 
 // Size returns the exemplar's box size in pixels (after trimming).

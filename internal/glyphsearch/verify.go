@@ -238,6 +238,9 @@ func (vf *verifier) likeness(s state) (found, explained float64) {
 				continue
 			}
 			tx, ty := pl.vcx+ox, pl.vcy+oy
+			if pl.ignored(tx, ty) {
+				continue
+			}
 			e := min(1, pl.vink.bilinear(tx, ty)/coverFull)
 			ed := min(1, pl.vinkDil.bilinear(tx, ty)/coverFull)
 			i := py*ink.w + px
@@ -378,6 +381,9 @@ func (vf *verifier) correlation(p *corrPatch, s state) float64 {
 		for px := max(p.x0, int(math.Floor(s.x+lo.x))); px <= min(p.x0+p.w-1, int(math.Ceil(s.x+hi.x))); px++ {
 			ox, oy := inv.apply(float64(px)-s.x, float64(py)-s.y)
 			if ox < x0 || ox > x1 || oy < y0 || oy > y1 {
+				continue
+			}
+			if pl.ignored(pl.vcx+ox, pl.vcy+oy) {
 				continue
 			}
 			a := row[px-p.x0]

@@ -478,3 +478,48 @@ func TestWiresThroughTheExemplarBox(t *testing.T) {
 		t.Errorf("%d matches, want %d: %+v", len(ms), len(want), ms)
 	}
 }
+
+// TestFaintFrame searches for a dark letter in a faint frame (a light
+// gray box round an abbreviation, a pale hexagon round "S", as real
+// legends draw them) on a page that also writes the letter bare, and
+// expects the framed instances found and the bare letters not: the frame
+// is the glyph as much as the letter.
+func TestFaintFrame(t *testing.T) {
+	page := blank(1000, 500)
+	letter := func(cx, cy float64) {
+		line(page, cx-8, cy-10, cx+8, cy-10, 3, 20)
+		line(page, cx, cy-10, cx, cy+10, 3, 20)
+	}
+	var framed []detect.Box
+	for i := 0; i < 4; i++ {
+		cx, cy := 100+220*float64(i), 120.0
+		letter(cx, cy)
+		for _, s := range [][4]float64{{-18, -18, 18, -18}, {18, -18, 18, 18}, {18, 18, -18, 18}, {-18, 18, -18, -18}} {
+			line(page, cx+s[0], cy+s[1], cx+s[2], cy+s[3], 1.5, 205)
+		}
+		framed = append(framed, detect.Box{X: cx - 19, Y: cy - 19, W: 38, H: 38})
+	}
+	var bare []detect.Box
+	for i := 0; i < 6; i++ {
+		cx, cy := 80+150*float64(i), 350.0
+		letter(cx, cy)
+		bare = append(bare, detect.Box{X: cx - 10, Y: cy - 12, W: 20, H: 24})
+	}
+	img := scan(t, page, 5)
+	ms, err := Search(context.Background(), img, rect(framed[0]).Inset(-4), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range framed {
+		if _, ok := matched(ms, b); !ok {
+			t.Errorf("framed letter %d not found; matches %+v", i, ms)
+		}
+	}
+	for _, m := range ms {
+		for i, b := range bare {
+			if m.Box.IoU(b) > 0 {
+				t.Errorf("the bare letter %d matched: %+v", i, m)
+			}
+		}
+	}
+}

@@ -20,8 +20,12 @@ type Page struct {
 	bounds image.Rectangle
 
 	mu     sync.Mutex
-	levels map[int]*level
+	levels map[levelKey]*level
 }
+
+// levelKey names a level: its block size, and the gain (an index in
+// gainSteps) its ink was multiplied by.
+type levelKey struct{ gain, k int }
 
 // level is the page's ink averaged over k×k blocks, and what the searches
 // read from it.
@@ -51,22 +55,32 @@ func NewPage(ctx context.Context, img image.Image) (*Page, error) {
 		return nil, err
 	}
 	ink := inkOf(darkness(img, b))
-	p := &Page{ink: ink, bounds: b, levels: map[int]*level{}}
-	p.levels[1] = &level{k: 1, ink: ink}
+	p := &Page{ink: ink, bounds: b, levels: map[levelKey]*level{}}
+	p.levels[levelKey{0, 1}] = &level{k: 1, ink: ink}
 	return p, nil
 }
 
 // Bounds returns the page image's bounds.
 func (p *Page) Bounds() image.Rectangle { return p.bounds }
 
-// level returns the page averaged over k×k blocks, made on first use.
-func (p *Page) level(k int) *level {
+// level returns the page's ink, multiplied by gainSteps[gain], averaged
+// over k×k blocks, made on first use.
+func (p *Page) level(gain, k int) *level {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l, ok := p.levels[k]
+	return p.levelLocked(gain, k)
+}
+
+func (p *Page) levelLocked(gain, k int) *level {
+	key := levelKey{gain, k}
+	l, ok := p.levels[key]
 	if !ok {
-		l = &level{k: k, ink: downsample(p.ink, k)}
-		p.levels[k] = l
+		if k == 1 {
+			l = &level{k: 1, ink: gained(p.ink, gain)}
+		} else {
+			l = &level{k: k, ink: downsample(p.levelLocked(gain, 1).ink, k)}
+		}
+		p.levels[key] = l
 	}
 	return l
 }

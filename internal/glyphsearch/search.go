@@ -181,11 +181,11 @@ func (p *Page) SearchAll(ctx context.Context, ts []*Template, opt Options) ([][]
 		return nil, err
 	}
 	pls := make([]*plan, len(ts))
-	byLevel := map[int][]int{}
-	var levels []int
+	byLevel := map[levelKey][]int{}
+	var levels []levelKey
 	for i, t := range ts {
 		pls[i] = newPlan(t, opt)
-		k := pls[i].kc
+		k := levelKey{t.gain, pls[i].kc}
 		if byLevel[k] == nil {
 			levels = append(levels, k)
 		}
@@ -194,7 +194,7 @@ func (p *Page) SearchAll(ctx context.Context, ts []*Template, opt Options) ([][]
 	out := make([][]Match, len(ts))
 	for _, k := range levels {
 		idx := byLevel[k]
-		lc := p.level(k)
+		lc := p.level(k.gain, k.k)
 		for len(idx) > 0 {
 			n := min(len(idx), ringGroup)
 			group := make([]*plan, n)
@@ -225,7 +225,7 @@ func (p *Page) verify(ctx context.Context, pl *plan, lc *level, cands []candidat
 	if len(cands) > maxCandidates {
 		cands = cands[:maxCandidates]
 	}
-	vf := &verifier{pl: pl, lv: p.level(pl.kv)}
+	vf := &verifier{pl: pl, lv: p.level(pl.t.gain, pl.kv)}
 	vf.dil = vf.lv.dilated()
 	minScore := pl.opt.minScore()
 	floor := max(firstFloor, minScore*minScore-rescoreSlack)
@@ -547,7 +547,7 @@ func (pl *plan) consensus(ss []scored, p *Page) *plan {
 	if len(voters) < consensusVoters {
 		return nil
 	}
-	dil := p.level(1).dilated()
+	dil := p.level(t.gain, 1).dilated()
 	type placed struct {
 		m      mat2
 		cx, cy float64

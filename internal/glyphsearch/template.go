@@ -45,6 +45,9 @@ type Template struct {
 	elong  float64 // extent along the long axis over extent across
 	width  float64 // exemplar box's size, for reference
 	height float64
+	// gain (an index in gainSteps) is the gain its ink and the page's
+	// are searched with: its faint strokes count as fully as dark ones.
+	gain int
 	// ignore (ink's size, 255: ignored, or nil) marks the stray strokes
 	// left out of the template: a pose is not judged there.
 	ignore *plane
@@ -65,10 +68,12 @@ func (p *Page) Template(r image.Rectangle) (*Template, error) {
 		return nil, fmt.Errorf("glyphsearch: exemplar box outside the page %v: %w", p.bounds, ErrNoGlyph)
 	}
 	r = r.Sub(p.bounds.Min)
-	t, err := newTemplate(p.ink, r)
+	g := gainFor(p.ink, r)
+	t, err := newTemplate(p.level(g, 1).ink, r)
 	if err != nil {
 		return nil, err
 	}
+	t.gain = g
 	t.onPage = true
 	t.box = detect.Box{X: float64(r.Min.X), Y: float64(r.Min.Y), W: float64(r.Dx()), H: float64(r.Dy())}
 	return t, nil
@@ -89,7 +94,14 @@ func TemplateFromImage(ctx context.Context, img image.Image) (*Template, error) 
 		return nil, err
 	}
 	ink := inkOf(darkness(img, b))
-	return newTemplate(ink, image.Rect(0, 0, b.Dx(), b.Dy()))
+	r := image.Rect(0, 0, b.Dx(), b.Dy())
+	g := gainFor(ink, r)
+	t, err := newTemplate(gained(ink, g), r)
+	if err != nil {
+		return nil, err
+	}
+	t.gain = g
+	return t, nil
 }
 
 // newTemplate builds the template of the strokes in r of ink, less the

@@ -1,0 +1,105 @@
+package glyphsearch
+
+import (
+	"image"
+	"slices"
+)
+
+// Faint strokes. Many drawings draw part of a symbol faint: a pale
+// hexagon or a light gray box round dark letters ("S", "FACP"), a coloured
+// frame printed light. Measured against the page's typical stroke, such a
+// frame is a third of full ink: under the stroke threshold, so the
+// template would be its letters alone and every letter of the page's text
+// would match it. A template whose box holds a faint stroke is searched
+// with a gain: the page's ink (and its own) multiplied until that stroke
+// counts as fully as the dark ones. Gains come in a few steps, so the
+// templates of one page share the gained page's levels.
+var gainSteps = [...]float64{1, 1.5, 2, 3}
+
+const (
+	// faintOn is the ink from which a pixel may belong to a faint stroke
+	// (above JPEG ringing and the paper's noise, which the ink already
+	// leaves out).
+	faintOn = 40
+	// faintStrokeLevel is the ink a stroke should reach to count fully:
+	// coverFull.
+	faintStrokeLevel = coverFull
+	// faintMinLength: a stroke is a piece of at least this share of the
+	// box's larger side in pixels (a frame, an outline; not a speck).
+	faintMinLength = 0.5
+	// faintPeak is the percentile of a piece's ink taken for its level:
+	// its strokes' middle, not their anti-aliased edges.
+	faintPeak = 0.9
+)
+
+// gainFor returns the index in gainSteps of the gain a template of the
+// strokes in r of ink needs: the largest step that brings its faintest
+// stroke to at most faintStrokeLevel.
+func gainFor(ink *plane, r image.Rectangle) int {
+	r = r.Intersect(image.Rect(0, 0, ink.w, ink.h))
+	if r.Empty() {
+		return 0
+	}
+	w, h := r.Dx(), r.Dy()
+	label := make([]int32, w*h)
+	minLen := int(faintMinLength * float64(max(w, h)))
+	faintest := 255.0
+	var stack []int
+	var vals []uint8
+	for i := range label {
+		x, y := r.Min.X+i%w, r.Min.Y+i/w
+		if label[i] != 0 || ink.pix[y*ink.w+x] < faintOn {
+			continue
+		}
+		label[i] = 1
+		stack = append(stack[:0], i)
+		vals = vals[:0]
+		for len(stack) > 0 {
+			j := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			jx, jy := j%w, j/w
+			vals = append(vals, ink.pix[(r.Min.Y+jy)*ink.w+r.Min.X+jx])
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					nx, ny := jx+dx, jy+dy
+					if nx < 0 || ny < 0 || nx >= w || ny >= h {
+						continue
+					}
+					n := ny*w + nx
+					if label[n] == 0 && ink.pix[(r.Min.Y+ny)*ink.w+r.Min.X+nx] >= faintOn {
+						label[n] = 1
+						stack = append(stack, n)
+					}
+				}
+			}
+		}
+		if len(vals) < minLen {
+			continue
+		}
+		slices.Sort(vals)
+		faintest = min(faintest, float64(vals[int(faintPeak*float64(len(vals)-1))]))
+	}
+	g := 0
+	for i, s := range gainSteps {
+		if faintest*s <= faintStrokeLevel*1.05 {
+			g = i
+		}
+	}
+	return g
+}
+
+// gained returns ink multiplied by gainSteps[g], at most 255.
+func gained(ink *plane, g int) *plane {
+	if g == 0 {
+		return ink
+	}
+	var lut [256]uint8
+	for v := range lut {
+		lut[v] = uint8(min(255, float64(v)*gainSteps[g]))
+	}
+	out := newPlane(ink.w, ink.h)
+	for i, v := range ink.pix {
+		out.pix[i] = lut[v]
+	}
+	return out
+}

@@ -74,6 +74,10 @@ const (
 	wordGap = 1.1
 	// glyphJoin: pieces of one glyph lie at most this far apart.
 	glyphJoin = 0.3
+	// bandJoin: pieces spanning the same rows (within bandSlack pixels)
+	// join up to this share of their height apart.
+	bandJoin  = 0.5
+	bandSlack = 2
 	// maxPitch: rows of one table lie at most this far apart.
 	maxPitch = 6.0
 	// align: glyph centres (and text starts) of one column agree within
@@ -163,8 +167,15 @@ func textSheet(cs []component, h float64) bool {
 // under speckSize in both directions is a speck or dot.
 const (
 	minLetterH, maxLetterH = 0.45, 1.6
-	maxLetterW             = 2.2
-	speckSize              = 0.3
+	// smallMinH: the least height of a letter in small type (tags,
+	// ratings), in text heights.
+	smallMinH = 0.25
+	// smallMinChars: the fewest characters of a line in small type (a
+	// rating, "15CD 0.25W"; the two or three letters of an abbreviation
+	// inside a symbol, "AIM", stay with their glyph).
+	smallMinChars = 4
+	maxLetterW    = 2.2
+	speckSize     = 0.3
 )
 
 // letterHigh reports whether r is as high as a letter of text height h.
@@ -244,9 +255,23 @@ func layout(cs []component, h float64, m *inkMap) *pageLayout {
 		// rectangle) is crossed by the letters inside it, and is not.
 		return cw <= maxLetterW*h || (float64(m.crossings(c.box)) >= textStrokes*cw/h && !encloses(c.box))
 	}
+	// inside reports whether the box of another piece of glyph size holds
+	// r (a frame round it: text inside a glyph is the glyph's).
+	inside := func(r image.Rectangle) bool {
+		i := sort.Search(len(byX), func(i int) bool { return byX[i].Min.X > r.Min.X })
+		for j := i - 1; j >= 0 && float64(r.Min.X-byX[j].Min.X) <= maxGlyphW*h; j-- {
+			if o := byX[j]; o != r && r.In(o) && o.Dy() > r.Dy() && float64(o.Dy()) <= maxGlyphH*h {
+				return true
+			}
+		}
+		return false
+	}
+	small := smallText(cs, h, inside)
 	var chars, other []image.Rectangle
 	for _, c := range cs {
 		switch {
+		case small[c.box]:
+			// a tag or rating in small type beside a glyph: not the glyph
 		case isChar(c):
 			chars = append(chars, c.box)
 		case speck(c.box, h):
@@ -263,6 +288,39 @@ func layout(cs []component, h float64, m *inkMap) *pageLayout {
 	// drawn inside a glyph), joined when close.
 	lay.glyphs = clusterGlyphs(other, chars, h)
 	return lay
+}
+
+// smallText returns the pieces of a line of text in small type (a
+// device's rating or tag printed beside its glyph, "15CD 0.25W"): pieces
+// lower than a letter of text height h, at least smallMinH of it, no
+// wider than maxLetterW of their own height, that chain into a line of
+// at least smallMinChars, and that no other piece encloses.
+func smallText(cs []component, h float64, inside func(image.Rectangle) bool) map[image.Rectangle]bool {
+	var cand []image.Rectangle
+	var hs []int
+	for _, c := range cs {
+		ch := float64(c.box.Dy())
+		if ch >= smallMinH*h && ch < minLetterH*h && float64(c.box.Dx()) <= maxLetterW*ch && !inside(c.box) {
+			cand = append(cand, c.box)
+			hs = append(hs, c.box.Dy())
+		}
+	}
+	if len(cand) < 3 {
+		return nil
+	}
+	sort.Ints(hs)
+	out := map[image.Rectangle]bool{}
+	for _, l := range chainLines(slices.Clone(cand), float64(hs[len(hs)/2])) {
+		if l.chars < smallMinChars {
+			continue
+		}
+		for _, c := range cand {
+			if c.In(l.box) {
+				out[c] = true
+			}
+		}
+	}
+	return out
 }
 
 // chainLines joins character boxes that overlap vertically by half their
@@ -330,13 +388,24 @@ func clusterGlyphs(other, chars []image.Rectangle, h float64) []glyphPiece {
 	// cell its box (grown by join) touches, and meets only those pieces.
 	cell := max(int(4*h), 8)
 	grid := map[[2]int][]int{}
+	// Pieces spanning the same rows, at least a text height high, join
+	// further apart: a faint outline broken where it fades (a light box
+	// beside the dark mark it holds) keeps its pieces' tops and bottoms.
+	band := func(a, b image.Rectangle) bool {
+		return float64(a.Dy()) >= h && abs(a.Min.Y-b.Min.Y) <= bandSlack && abs(a.Max.Y-b.Max.Y) <= bandSlack
+	}
 	for i, b := range other {
 		g := b.Inset(-join)
-		for cy := g.Min.Y / cell; cy <= g.Max.Y/cell; cy++ {
-			for cx := g.Min.X / cell; cx <= g.Max.X/cell; cx++ {
+		reach := g
+		if float64(b.Dy()) >= h {
+			reach.Min.X = min(reach.Min.X, b.Min.X-int(bandJoin*float64(b.Dy())))
+			reach.Max.X = max(reach.Max.X, b.Max.X+int(bandJoin*float64(b.Dy())))
+		}
+		for cy := reach.Min.Y / cell; cy <= reach.Max.Y/cell; cy++ {
+			for cx := reach.Min.X / cell; cx <= reach.Max.X/cell; cx++ {
 				k := [2]int{cx, cy}
 				for _, j := range grid[k] {
-					if g.Overlaps(other[j]) {
+					if g.Overlaps(other[j]) || (reach.Overlaps(other[j]) && band(b, other[j])) {
 						sets.union(i, j)
 					}
 				}
@@ -589,6 +658,7 @@ func (r *Reader) read(ctx context.Context, g *image.Gray, lay *pageLayout, col [
 		}
 		row := Row{Glyph: gb, Box: gb}
 		var desc []string
+		var tagBox image.Rectangle
 		for bi, band := range bands {
 			row.Box = row.Box.Union(band)
 			top, bottom := band.Min.Y-hi/3, band.Max.Y+hi/3
@@ -606,6 +676,7 @@ func (r *Reader) read(ctx context.Context, g *image.Gray, lay *pageLayout, col [
 					in = append(in, w)
 				case bi == 0 && cx > gb.Max.X:
 					row.Tags = append(row.Tags, w.Text)
+					tagBox = tagBox.Union(w.Box)
 				}
 			}
 			sort.Slice(in, func(a, b int) bool { return in[a].Box.Min.X < in[b].Box.Min.X })
@@ -626,6 +697,17 @@ func (r *Reader) read(ctx context.Context, g *image.Gray, lay *pageLayout, col [
 				}
 				desc = append(desc, w.Text)
 				end = max(end, w.Box.Max.X)
+			}
+		}
+		if !tagBox.Empty() {
+			// Tags are often in small type, which the table's OCR reads
+			// poorly: read them again alone, enlarged.
+			tags, err := r.smallLine(ctx, g.SubImage(tagBox.Inset(-int(hi/4))))
+			if err != nil {
+				return Table{}, false, err
+			}
+			if len(tags) > 0 {
+				row.Tags = tags
 			}
 		}
 		if !math.IsNaN(qtyX) {
@@ -687,17 +769,41 @@ func (r *Reader) farQuantityHeader(ctx context.Context, g *image.Gray, lay *page
 	return math.NaN(), nil
 }
 
+// smallLine returns the words of one line of text in img (tags in small
+// type), read alone by enlargedLine.
+func (r *Reader) smallLine(ctx context.Context, img image.Image) ([]string, error) {
+	lines, err := r.enlargedLine(ctx, img)
+	if err != nil {
+		return nil, fmt.Errorf("imagelegend: read tags at %v: %w", img.Bounds(), err)
+	}
+	var out []string
+	for _, l := range lines {
+		for _, w := range l.Words {
+			if t := strings.Trim(w.Text, "|[]"); t != "" {
+				out = append(out, t)
+			}
+		}
+	}
+	return out, nil
+}
+
+// enlargedLine reads img as one line of text, its rules removed and
+// enlarged quantityZoom times: Tesseract reads small type and lone digits
+// best well over 20 pixels high.
+func (r *Reader) enlargedLine(ctx context.Context, img image.Image) ([]ocr.Line, error) {
+	if img.Bounds().Empty() {
+		return nil, nil
+	}
+	clean := withoutRules(img)
+	big := image.NewGray(image.Rect(0, 0, quantityZoom*clean.Rect.Dx(), quantityZoom*clean.Rect.Dy()))
+	xdraw.CatmullRom.Scale(big, big.Rect, clean, clean.Rect, xdraw.Src, nil)
+	return r.OCR.Lines(ctx, big, ocr.SingleLine)
+}
+
 // quantityIn reads a quantity cell: the number it holds, nil when it
 // holds none.
 func (r *Reader) quantityIn(ctx context.Context, cell image.Image) (*int, error) {
-	if cell.Bounds().Empty() {
-		return nil, nil
-	}
-	clean := withoutRules(cell)
-	// Tesseract reads digits best well over 20 pixels high.
-	big := image.NewGray(image.Rect(0, 0, quantityZoom*clean.Rect.Dx(), quantityZoom*clean.Rect.Dy()))
-	xdraw.CatmullRom.Scale(big, big.Rect, clean, clean.Rect, xdraw.Src, nil)
-	lines, err := r.OCR.Lines(ctx, big, ocr.SingleLine)
+	lines, err := r.enlargedLine(ctx, cell)
 	if err != nil {
 		return nil, fmt.Errorf("imagelegend: read quantity at %v: %w", cell.Bounds(), err)
 	}
@@ -791,4 +897,11 @@ func (u unionFind) union(a, b int) {
 	if ra, rb := u.find(a), u.find(b); ra != rb {
 		u[rb] = ra
 	}
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

@@ -163,7 +163,7 @@ func wordShare(a, b string) float64 {
 // column far right of its glyph, and a quantity column.
 func ruledLegend(t *testing.T) (image.Image, []string) {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 1700, 700))
+	img := image.NewRGBA(image.Rect(0, 0, 1700, 800))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
 	f, err := opentype.Parse(goregular.TTF)
 	if err != nil {
@@ -225,6 +225,29 @@ func ruledLegend(t *testing.T) (image.Image, []string) {
 		}
 		centred(s, body, cx, cy+8, ink)
 	}
+	// A speaker/strobe: a faint box round a circle, a dark triangle a
+	// few pixels right of it (the box fades there on real scans), and
+	// its rating in small type beside it.
+	tiny := face(9)
+	strobe := func(cx, cy int) {
+		x0, x1, y0, y1 := cx-25, cx+3, cy-14, cy+14
+		hline(x0, x1, y0, faint)
+		hline(x0, x1, y1, faint)
+		vline(x0, y0, y1, faint)
+		vline(x1, y0, y1, faint)
+		for k := range 24 {
+			a0, a1 := float64(k)*math.Pi/12, float64(k+1)*math.Pi/12
+			seg(float64(cx-11)+6*math.Cos(a0), float64(cy)+6*math.Sin(a0), float64(cx-11)+6*math.Cos(a1), float64(cy)+6*math.Sin(a1), faint)
+		}
+		for y := y0; y <= y1; y++ {
+			d := y - cy
+			if d < 0 {
+				d = -d
+			}
+			hline(cx+10+d/2, cx+24, y, color.RGBA{20, 20, 230, 255})
+		}
+		text("15CD 0.25W", tiny, cx+28, cy+4, color.RGBA{20, 20, 230, 255})
+	}
 	// columns: symbol 40–200, description 200–1250, quantity 1250–1400
 	rows := []struct {
 		glyph func(cx, cy int)
@@ -237,6 +260,7 @@ func ruledLegend(t *testing.T) (image.Image, []string) {
 		{func(cx, cy int) { hexagon("S", cx, cy, green, paleGreen) }, "SMOKE, PHOTO, ADDRESSABLE", "3"},
 		{func(cx, cy int) { hexagon("D", cx, cy, green, paleGreen) }, "INTELLIGENT DUCT DETECTOR HOUSING", "2"},
 		{func(cx, cy int) { boxed("AOM", cx, cy) }, "OUTPUT RELAY CONTROL MODULE, ADDRESSABLE", "4"},
+		{func(cx, cy int) { strobe(cx, cy) }, "L-SERIES SPEAKER/STROBE, WHITE, WALL", "5"},
 	}
 	centred("SYMBOL", body, 120, 70, color.Black)
 	centred("DESCRIPTION", body, 725, 70, color.Black)
@@ -273,8 +297,8 @@ func TestRuledLegendWithFaintGlyphs(t *testing.T) {
 	for _, tb := range found.Tables {
 		got = append(got, tb.Rows...)
 	}
-	classes := []string{"fire_alarm_panel", "power_supply", "manual_call_point", "smoke_detector", "duct_detector", "io_module"}
-	quantities := []int{1, 1, 11, 3, 2, 4}
+	classes := []string{"fire_alarm_panel", "power_supply", "manual_call_point", "smoke_detector", "duct_detector", "io_module", "speaker_visual"}
+	quantities := []int{1, 1, 11, 3, 2, 4, 5}
 	for i, d := range want {
 		var row *Row
 		for k := range got {
@@ -290,6 +314,15 @@ func TestRuledLegendWithFaintGlyphs(t *testing.T) {
 			t.Errorf("row %q: class %q, want %q", d, row.Class, classes[i])
 		case row.Quantity == nil || *row.Quantity != quantities[i]:
 			t.Errorf("row %q: quantity %v, want %d", d, row.Quantity, quantities[i])
+		case classes[i] == "speaker_visual":
+			// the glyph is the box and the triangle, not the rating
+			// beside them; the rating is the row's tag
+			if row.Glyph.Min.X > 120-25+2 || row.Glyph.Max.X > 120+28 {
+				t.Errorf("row %q: glyph %v, want the box and triangle (95–145)", d, row.Glyph)
+			}
+			if !strings.Contains(strings.Join(row.Tags, " "), "15CD") {
+				t.Errorf("row %q: tags %q, want the rating 15CD", d, row.Tags)
+			}
 		}
 	}
 }

@@ -24,13 +24,25 @@ const (
 	// faintStrokeLevel is the ink a stroke should reach to count fully:
 	// coverFull.
 	faintStrokeLevel = coverFull
-	// faintMinLength: a stroke is a piece of at least this share of the
-	// box's larger side in pixels (a frame, an outline; not a speck).
+	// faintMinLength: a stroke is a piece whose middle runs at least
+	// half this share of the box's larger side in pixels (a frame, an
+	// outline; not a speck).
 	faintMinLength = 0.5
-	// faintPeak is the percentile of a piece's ink taken for its level:
-	// its strokes' middle, not their anti-aliased edges.
-	faintPeak = 0.9
 )
+
+// ridge returns the ink at (x, y) when it is a stroke's middle there:
+// strictly darker than a neighbour on one side and no lighter than the
+// other, across or along the rows. A piece's level is the median of its
+// middles: a 1-pixel frame is as dark as its middle, not as its
+// anti-aliased edges, and its light long sides count as much as its
+// darker short ones.
+func ridge(ink *plane, x, y int) (uint8, bool) {
+	v := ink.at(x, y)
+	l, r, u, d := ink.at(x-1, y), ink.at(x+1, y), ink.at(x, y-1), ink.at(x, y+1)
+	across := (v > l && v >= r) || (v >= l && v > r)
+	along := (v > u && v >= d) || (v >= u && v > d)
+	return v, across || along
+}
 
 // gainFor returns the index in gainSteps of the gain a template of the
 // strokes in r of ink needs: the largest step that brings its faintest
@@ -58,7 +70,9 @@ func gainFor(ink *plane, r image.Rectangle) int {
 			j := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			jx, jy := j%w, j/w
-			vals = append(vals, ink.pix[(r.Min.Y+jy)*ink.w+r.Min.X+jx])
+			if v, ok := ridge(ink, r.Min.X+jx, r.Min.Y+jy); ok {
+				vals = append(vals, v)
+			}
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
 					nx, ny := jx+dx, jy+dy
@@ -73,11 +87,11 @@ func gainFor(ink *plane, r image.Rectangle) int {
 				}
 			}
 		}
-		if len(vals) < minLen {
+		if len(vals) < minLen/2 {
 			continue
 		}
 		slices.Sort(vals)
-		faintest = min(faintest, float64(vals[int(faintPeak*float64(len(vals)-1))]))
+		faintest = min(faintest, float64(vals[len(vals)/2]))
 	}
 	g := 0
 	for i, s := range gainSteps {

@@ -8,8 +8,9 @@
 // floor_plan) and their counts by class. Each plan page is rendered at
 // 200 DPI with `mutool draw` (Debian's mupdf-tools) and sent as a PNG job;
 // a reproducible scan-like copy (synth.ScanCopy: gray, turned 0.5–1.5°,
-// blurred, noise, 150 DPI, JPEG 70) is sent as a JPEG job. A third run
-// sends the whole set as a scanned PDF (every page a scan-like image), so
+// blurred, noise, 150 DPI, JPEG 70) is sent as a JPEG job. Then the whole
+// set is sent as a PDF of images twice, the renders as they are (JPEG
+// quality 95, "image-pdf") and as scan-like copies ("scanned-pdf"), so
 // that a legend on another page than the plans can be read. It prints,
 // per page and class, the PDF job's count beside each image job's, and
 // the share of (page, class) counts within tolerance of the PDF job's
@@ -26,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"image"
+	"image/jpeg"
 	"image/png"
 	"maps"
 	"math"
@@ -48,7 +50,7 @@ func main() {
 }
 
 // modes are the image forms each set is sent in, besides the PDF.
-var modes = []string{"png", "scan", "scanned-pdf"}
+var modes = []string{"png", "scan", "image-pdf", "scanned-pdf"}
 
 func run() error {
 	server := flag.String("server", "bin/blueprintd", "blueprintd binary")
@@ -134,6 +136,10 @@ func withinTolerance(got, want int) bool {
 	return d <= 0.05*float64(want)
 }
 
+// cleanJPEG is the JPEG quality of the set's renders sent as a PDF of
+// images: close to the renders, a tenth of their size as PNG.
+const cleanJPEG = 95
+
 func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string, total map[string]*tally) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -164,6 +170,7 @@ func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string,
 		return fmt.Errorf("mutool draw: %w: %s", err, msg)
 	}
 	scans := make([][]byte, pdfJob.PageCount)
+	clean := make([][]byte, pdfJob.PageCount)      // the renders as JPEG, quality cleanJPEG
 	sizes := make([]image.Point, pdfJob.PageCount) // pixels at 200 DPI
 	for i := range scans {
 		img, err := readPNG(filepath.Join(dir, fmt.Sprintf("page-%d.png", i+1)))
@@ -174,29 +181,47 @@ func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string,
 		if scans[i], err = synth.ScanCopy(img, uint64(i+1)); err != nil {
 			return err
 		}
+		var b bytes.Buffer
+		if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: cleanJPEG}); err != nil {
+			return fmt.Errorf("page %d as JPEG: %w", i+1, err)
+		}
+		clean[i] = b.Bytes()
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("scan-%d.jpg", i+1)), scans[i], 0o644); err != nil {
 			return err
 		}
 	}
-	pages := make([]synth.JPEGPage, len(scans))
-	for i := range scans {
-		pages[i] = synth.JPEGPage{Data: scans[i], WidthPt: float64(sizes[i].X) * 72 / 200, HeightPt: float64(sizes[i].Y) * 72 / 200}
+	// The whole set as one PDF of images, clean and scan-like: a legend
+	// on another page than the plans is there to read.
+	setJob := func(name string, images [][]byte) (apiclient.Job, error) {
+		pages := make([]synth.JPEGPage, len(images))
+		for i := range images {
+			pages[i] = synth.JPEGPage{Data: images[i], WidthPt: float64(sizes[i].X) * 72 / 200, HeightPt: float64(sizes[i].Y) * 72 / 200}
+		}
+		data, err := synth.JPEGPagesPDF(pages)
+		if err != nil {
+			return apiclient.Job{}, err
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return apiclient.Job{}, err
+		}
+		job, err := srv.Run(ctx, path, data, apiclient.RunOptions{Counts: true})
+		if err != nil {
+			return apiclient.Job{}, fmt.Errorf("%s job: %w", name, err)
+		}
+		return job, nil
 	}
-	scannedData, err := synth.JPEGPagesPDF(pages)
+	imageJob, err := setJob("images.pdf", clean)
 	if err != nil {
 		return err
 	}
-	scannedPDF := filepath.Join(dir, "scanned.pdf")
-	if err := os.WriteFile(scannedPDF, scannedData, 0o644); err != nil {
-		return err
-	}
-	scannedJob, err := srv.Run(ctx, scannedPDF, scannedData, apiclient.RunOptions{Counts: true})
+	scannedJob, err := setJob("scanned.pdf", scans)
 	if err != nil {
-		return fmt.Errorf("scanned PDF job: %w", err)
+		return err
 	}
 
-	fmt.Printf("\n%s: %d pages, PDF job %.1f s, scanned PDF job %.1f s\n", filepath.Base(file), pdfJob.PageCount, pdfJob.Seconds, scannedJob.Seconds)
-	fmt.Printf("%4s %-28s %5s %5s %5s %11s\n", "page", "class", "pdf", "png", "scan", "scanned-pdf")
+	fmt.Printf("\n%s: %d pages, PDF job %.1f s, image PDF job %.1f s, scanned PDF job %.1f s\n", filepath.Base(file), pdfJob.PageCount, pdfJob.Seconds, imageJob.Seconds, scannedJob.Seconds)
+	fmt.Printf("%4s %-28s %5s %5s %5s %9s %11s\n", "page", "class", "pdf", "png", "scan", "image-pdf", "scanned-pdf")
 	file_ := map[string]*tally{}
 	for _, m := range modes {
 		file_[m] = &tally{}
@@ -218,16 +243,17 @@ func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string,
 		got := map[string]map[string]int{
 			"png":         pngJob.Pages[0].Counts,
 			"scan":        scanJob.Pages[0].Counts,
+			"image-pdf":   imageJob.Pages[p.Index].Counts,
 			"scanned-pdf": scannedJob.Pages[p.Index].Counts,
 		}
 		classes := map[string]bool{}
-		for _, c := range []map[string]int{p.Counts, got["png"], got["scan"], got["scanned-pdf"]} {
+		for _, c := range []map[string]int{p.Counts, got["png"], got["scan"], got["image-pdf"], got["scanned-pdf"]} {
 			for k := range c {
 				classes[k] = true
 			}
 		}
 		for _, c := range slices.Sorted(maps.Keys(classes)) {
-			fmt.Printf("%4d %-28s %5d %5d %5d %11d\n", p.Index, c, p.Counts[c], got["png"][c], got["scan"][c], got["scanned-pdf"][c])
+			fmt.Printf("%4d %-28s %5d %5d %5d %9d %11d\n", p.Index, c, p.Counts[c], got["png"][c], got["scan"][c], got["image-pdf"][c], got["scanned-pdf"][c])
 			for _, m := range modes {
 				file_[m].add(p.Counts[c], got[m][c])
 				total[m].add(p.Counts[c], got[m][c])

@@ -46,7 +46,7 @@ func ridge(ink *plane, x, y int) (uint8, bool) {
 
 // gainFor returns the index in gainSteps of the gain a template of the
 // strokes in r of ink needs: the largest step that brings its faintest
-// stroke to at most faintStrokeLevel.
+// stroke to at most faintStrokeLevel (give or take 5 %).
 func gainFor(ink *plane, r image.Rectangle) int {
 	r = r.Intersect(image.Rect(0, 0, ink.w, ink.h))
 	if r.Empty() {

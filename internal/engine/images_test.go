@@ -64,14 +64,7 @@ func legendImage(t *testing.T, plan float64) ([]byte, map[string][]image.Point) 
 		line(p[2], p[0])
 		line([2]float64{cx, cy}, p[0])
 	}
-	f, err := opentype.Parse(goregular.TTF)
-	if err != nil {
-		t.Fatal(err)
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 26, DPI: 72})
-	if err != nil {
-		t.Fatal(err)
-	}
+	face := goFace(t, 26)
 	text := func(s string, x, y int) {
 		d := &font.Drawer{Dst: img, Src: image.Black, Face: face, Dot: fx.P(x, y)}
 		d.DrawString(s)
@@ -102,6 +95,20 @@ func legendImage(t *testing.T, plan float64) ([]byte, map[string][]image.Point) 
 		t.Fatal(err)
 	}
 	return b.Bytes(), want
+}
+
+// goFace returns the Go regular font at size points (72 DPI: pixels).
+func goFace(t *testing.T, size float64) font.Face {
+	t.Helper()
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return face
 }
 
 // An image upload with its own legend: the rows are read (OCR), their
@@ -225,14 +232,7 @@ func TestImageTextSheetNotCounted(t *testing.T) {
 	img := image.NewGray(src.Bounds())
 	draw.Draw(img, img.Bounds(), src, image.Point{}, draw.Src)
 	draw.Draw(img, image.Rect(0, 240, 1400, 1000), image.White, image.Point{}, draw.Src)
-	f, err := opentype.Parse(goregular.TTF)
-	if err != nil {
-		t.Fatal(err)
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 20, DPI: 72})
-	if err != nil {
-		t.Fatal(err)
-	}
+	face := goFace(t, 20)
 	for i := range 30 {
 		d := &font.Drawer{Dst: img, Src: image.Black, Face: face, Dot: fx.P(60, 280+i*24)}
 		d.DrawString(fmt.Sprintf("%d. ALL DEVICES SHALL BE INSTALLED AS SHOWN AND TESTED BEFORE HANDOVER TO THE OWNER.", i+1))

@@ -53,17 +53,17 @@ func gainFor(ink *plane, r image.Rectangle) int {
 		return 0
 	}
 	w, h := r.Dx(), r.Dy()
-	label := make([]int32, w*h)
+	seen := make([]bool, w*h)
 	minLen := int(faintMinLength * float64(max(w, h)))
 	faintest := 255.0
 	var stack []int
 	var vals []uint8
-	for i := range label {
+	for i := range seen {
 		x, y := r.Min.X+i%w, r.Min.Y+i/w
-		if label[i] != 0 || ink.pix[y*ink.w+x] < faintOn {
+		if seen[i] || ink.pix[y*ink.w+x] < faintOn {
 			continue
 		}
-		label[i] = 1
+		seen[i] = true
 		stack = append(stack[:0], i)
 		vals = vals[:0]
 		for len(stack) > 0 {
@@ -80,8 +80,8 @@ func gainFor(ink *plane, r image.Rectangle) int {
 						continue
 					}
 					n := ny*w + nx
-					if label[n] == 0 && ink.pix[(r.Min.Y+ny)*ink.w+r.Min.X+nx] >= faintOn {
-						label[n] = 1
+					if !seen[n] && ink.pix[(r.Min.Y+ny)*ink.w+r.Min.X+nx] >= faintOn {
+						seen[n] = true
 						stack = append(stack, n)
 					}
 				}

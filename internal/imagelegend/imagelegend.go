@@ -391,8 +391,9 @@ func clusterGlyphs(other, chars []image.Rectangle, h float64) []glyphPiece {
 	// Pieces spanning the same rows, at least a text height high, join
 	// further apart: a faint outline broken where it fades (a light box
 	// beside the dark mark it holds) keeps its pieces' tops and bottoms.
+	// (reach is g for a lower piece, so only tall pieces join this way.)
 	band := func(a, b image.Rectangle) bool {
-		return float64(a.Dy()) >= h && abs(a.Min.Y-b.Min.Y) <= bandSlack && abs(a.Max.Y-b.Max.Y) <= bandSlack
+		return abs(a.Min.Y-b.Min.Y) <= bandSlack && abs(a.Max.Y-b.Max.Y) <= bandSlack
 	}
 	for i, b := range other {
 		g := b.Inset(-join)

@@ -2,8 +2,9 @@ package glyphsearch
 
 import (
 	"image"
-	"image/color"
 	"slices"
+
+	dark "blueprint/internal/darkness"
 )
 
 // Ink measurement. A pixel's darkness is its smallest colour channel, so
@@ -61,64 +62,15 @@ func (p *plane) bilinear(x, y float64) float64 {
 	return (a*(1-fx)+b*fx)*(1-fy) + (c*(1-fx)+d*fx)*fy
 }
 
-// darkness converts an image to 255 minus its smallest channel per pixel
-// (composited on white): 0 white paper, 255 black or a fully saturated
-// colour.
+// darkness converts the rectangle r of an image to its darkness
+// (internal/darkness, the smallest channel): 0 white paper, 255 black or
+// a fully saturated colour. Faint strokes are found by gain (gain.go):
+// darkness.Restored, tried here, moved recall on generated scans from 0.67
+// to 0.64 (precision 0.65 to 0.69) and made a 39-Mpx page's preparation
+// 1.2 s instead of 0.3 s.
 func darkness(img image.Image, r image.Rectangle) *plane {
-	w, h := r.Dx(), r.Dy()
-	out := newPlane(w, h)
-	switch m := img.(type) {
-	case *image.Gray:
-		for y := 0; y < h; y++ {
-			row := m.Pix[m.PixOffset(r.Min.X, r.Min.Y+y):]
-			o := out.pix[y*w : (y+1)*w]
-			for x := range o {
-				o[x] = 255 - row[x]
-			}
-		}
-	case *image.RGBA:
-		for y := 0; y < h; y++ {
-			row := m.Pix[m.PixOffset(r.Min.X, r.Min.Y+y):]
-			o := out.pix[y*w : (y+1)*w]
-			for x := range o {
-				p := row[4*x : 4*x+4 : 4*x+4]
-				// premultiplied alpha: the white behind adds 255-a
-				v := int(min(p[0], p[1], p[2])) + 255 - int(p[3])
-				o[x] = uint8(255 - min(255, v))
-			}
-		}
-	case *image.NRGBA:
-		for y := 0; y < h; y++ {
-			row := m.Pix[m.PixOffset(r.Min.X, r.Min.Y+y):]
-			o := out.pix[y*w : (y+1)*w]
-			for x := range o {
-				p := row[4*x : 4*x+4 : 4*x+4]
-				v := int(min(p[0], p[1], p[2]))
-				o[x] = uint8((255 - v) * int(p[3]) / 255)
-			}
-		}
-	case *image.YCbCr:
-		for y := 0; y < h; y++ {
-			o := out.pix[y*w : (y+1)*w]
-			for x := range o {
-				yi := m.YOffset(r.Min.X+x, r.Min.Y+y)
-				ci := m.COffset(r.Min.X+x, r.Min.Y+y)
-				cr, cg, cb := color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
-				o[x] = 255 - min(cr, cg, cb)
-			}
-		}
-	default:
-		for y := 0; y < h; y++ {
-			o := out.pix[y*w : (y+1)*w]
-			for x := range o {
-				c := color.RGBA64Model.Convert(img.At(r.Min.X+x, r.Min.Y+y)).(color.RGBA64)
-				bg := 0xffff - uint32(c.A)
-				v := min(uint32(c.R), uint32(c.G), uint32(c.B)) + bg
-				o[x] = uint8(255 - min(0xffff, v)>>8)
-			}
-		}
-	}
-	return out
+	r = r.Intersect(img.Bounds())
+	return &plane{w: r.Dx(), h: r.Dy(), pix: dark.Of(img, r)}
 }
 
 // inkOf turns a darkness plane into ink: for each pixel, how much darker

@@ -2,6 +2,8 @@ package imagelegend
 
 import (
 	"image"
+
+	"blueprint/internal/darkness"
 )
 
 // inkMap is a page image binarised: true where ink is.
@@ -21,35 +23,24 @@ const (
 	inkWindow   = 41
 	inkContrast = 28
 	inkCeiling  = 230
+	// faintContrast and faintCeiling admit faint ink: it is ink where it
+	// touches ink (hysteresis), so a pale outline thinned by JPEG keeps
+	// its broken stretches joined.
+	faintContrast = 14
+	faintCeiling  = 242
 )
 
-// grayOf converts img to 8-bit darkness, each pixel its smallest colour
-// channel (a copy; Bounds().Min is moved to the origin): pale green and
-// pink symbol outlines read as ink as the glyph search reads them, and
-// coloured text is dark for the OCR.
+// grayOf converts img to 8-bit brightness, 255 minus its darkness
+// (internal/darkness: the smallest colour channel, with colour lost to
+// JPEG's subsampling given back), Bounds().Min moved to the origin: pale
+// green and pink symbol outlines read as ink as the glyph search reads
+// them, and coloured text is dark for the OCR.
 func grayOf(img image.Image) *image.Gray {
 	b := img.Bounds()
 	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
-	switch src := img.(type) {
-	case *image.Gray:
-		for y := 0; y < b.Dy(); y++ {
-			copy(g.Pix[y*g.Stride:y*g.Stride+b.Dx()], src.Pix[src.PixOffset(b.Min.X, b.Min.Y+y):])
-		}
-	case *image.RGBA:
-		for y := 0; y < b.Dy(); y++ {
-			o := src.PixOffset(b.Min.X, b.Min.Y+y)
-			for x := 0; x < b.Dx(); x++ {
-				p := src.Pix[o+4*x : o+4*x+3 : o+4*x+3]
-				g.Pix[y*g.Stride+x] = min(p[0], p[1], p[2])
-			}
-		}
-	default:
-		for y := 0; y < b.Dy(); y++ {
-			for x := 0; x < b.Dx(); x++ {
-				r, gg, bb, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
-				g.Pix[y*g.Stride+x] = uint8(min(r, gg, bb) >> 8)
-			}
-		}
+	g.Pix = darkness.Restored(img, b)
+	for i, v := range g.Pix {
+		g.Pix[i] = 255 - v
 	}
 	return g
 }
@@ -60,7 +51,8 @@ func grayOf(img image.Image) *image.Gray {
 // an A0 page at 200 DPI would take 250 MB).
 func binarise(g *image.Gray) *inkMap {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
-	m := &inkMap{w: w, h: h, ink: make([]bool, w*h), gray: g.Pix}
+	m := &inkMap{w: w, h: h, gray: g.Pix}
+	level := make([]uint8, w*h) // 2 ink, 1 faint ink
 	r := inkWindow / 2
 	col := make([]uint32, w)   // sums over rows cy0..cy1-1 of each column
 	pre := make([]uint32, w+1) // prefix sums of col
@@ -82,17 +74,109 @@ func binarise(g *image.Gray) *inkMap {
 		}
 		for x := 0; x < w; x++ {
 			v := int(g.Pix[y*g.Stride+x])
-			if v >= inkCeiling {
+			if v >= faintCeiling {
 				continue
 			}
 			x0, x1 := max(0, x-r), min(w, x+r+1)
 			mean := int((pre[x1] - pre[x0]) / uint32((x1-x0)*(y1-y0)))
-			if v <= mean-inkContrast {
-				m.ink[y*w+x] = true
+			switch {
+			case v < inkCeiling && v <= mean-inkContrast:
+				level[y*w+x] = 2
+			case v <= mean-faintContrast && ridge(g, x, y):
+				level[y*w+x] = 1
 			}
 		}
 	}
+	m.ink = hysteresis(level, w, h)
 	return m
+}
+
+// ridgeStep is how much lighter than a faint ink pixel the pixels
+// ridgeReach away on both sides of it must be: it lies on a thin line, not
+// on the shaded edge of a stroke or in a gap between two.
+const (
+	ridgeReach = 2
+	ridgeStep  = 4
+)
+
+// ridge reports whether pixel (x, y) of g is darker by ridgeStep than the
+// pixels ridgeReach away on both sides, across, down or along either
+// diagonal.
+func ridge(g *image.Gray, x, y int) bool {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	d := ridgeReach
+	if x < d || y < d || x >= w-d || y >= h-d {
+		return false
+	}
+	at := func(x, y int) int { return int(g.Pix[y*g.Stride+x]) }
+	v := at(x, y) + ridgeStep
+	for _, s := range [...][2]int{{1, 0}, {0, 1}, {1, 1}, {1, -1}} {
+		if at(x-d*s[0], y-d*s[1]) >= v && at(x+d*s[0], y+d*s[1]) >= v {
+			return true
+		}
+	}
+	return false
+}
+
+// hysteresis returns the ink of a level map (2 ink, 1 faint ink): the ink,
+// and the faint ink connected to it (8-connected), so a faded stretch of
+// a line joins the line while faint specks on their own stay paper.
+func hysteresis(level []uint8, w, h int) []bool {
+	type runT struct {
+		x0, x1, parent int
+		ink            bool
+	}
+	var runs []runT
+	find := func(i int) int {
+		for runs[i].parent != i {
+			runs[i].parent = runs[runs[i].parent].parent
+			i = runs[i].parent
+		}
+		return i
+	}
+	rowStart := make([]int, h+1)
+	prevStart, prevEnd := 0, 0
+	for y := 0; y < h; y++ {
+		start := len(runs)
+		rowStart[y] = start
+		row := level[y*w : (y+1)*w]
+		j := prevStart
+		for x := 0; x < w; {
+			if row[x] == 0 {
+				x++
+				continue
+			}
+			x0, ink := x, false
+			for x < w && row[x] != 0 {
+				ink = ink || row[x] == 2
+				x++
+			}
+			i := len(runs)
+			runs = append(runs, runT{x0: x0, x1: x, parent: i, ink: ink})
+			for j < prevEnd && runs[j].x1 < x0 {
+				j++
+			}
+			for k := j; k < prevEnd && runs[k].x0 <= x; k++ {
+				if a, b := find(k), find(i); a != b {
+					runs[b].parent = a
+					runs[a].ink = runs[a].ink || runs[b].ink
+				}
+			}
+		}
+		prevStart, prevEnd = start, len(runs)
+	}
+	rowStart[h] = len(runs)
+	out := make([]bool, w*h)
+	for y := 0; y < h; y++ {
+		for i := rowStart[y]; i < rowStart[y+1]; i++ {
+			if runs[find(i)].ink {
+				for x := runs[i].x0; x < runs[i].x1; x++ {
+					out[y*w+x] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 // component is a connected piece of ink (8-connected).

@@ -7,7 +7,9 @@ import (
 )
 
 // TestBinariseWindowMean checks the sliding window sums against each
-// pixel's window mean summed directly, on noisy gray with dark strokes.
+// pixel's window mean summed directly, on noisy gray with dark strokes:
+// every pixel dark enough against its window mean is ink, and any other
+// pixel taken for ink is faint ink on a ridge beside ink.
 func TestBinariseWindowMean(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 9))
 	g := image.NewGray(image.Rect(0, 0, 137, 91))
@@ -20,6 +22,7 @@ func TestBinariseWindowMean(t *testing.T) {
 	m := binarise(g)
 	w, h := 137, 91
 	rad := inkWindow / 2
+	faint := 0
 	for y := range h {
 		for x := range w {
 			var sum, n int
@@ -30,10 +33,121 @@ func TestBinariseWindowMean(t *testing.T) {
 				}
 			}
 			v := int(g.Pix[y*g.Stride+x])
-			want := v < inkCeiling && v <= sum/n-inkContrast
-			if m.ink[y*w+x] != want {
-				t.Fatalf("pixel (%d, %d): ink %v, want %v", x, y, m.ink[y*w+x], want)
+			ink := m.ink[y*w+x]
+			if v < inkCeiling && v <= sum/n-inkContrast {
+				if !ink {
+					t.Fatalf("pixel (%d, %d) of %d against a mean of %d: not ink", x, y, v, sum/n)
+				}
+				continue
 			}
+			if !ink {
+				continue
+			}
+			faint++
+			if v >= faintCeiling || v > sum/n-faintContrast || !ridge(g, x, y) {
+				t.Fatalf("pixel (%d, %d) of %d against a mean of %d: ink, but not faint ink on a ridge", x, y, v, sum/n)
+			}
+			beside := false
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					xx, yy := x+dx, y+dy
+					if (dx != 0 || dy != 0) && xx >= 0 && yy >= 0 && xx < w && yy < h && m.ink[yy*w+xx] {
+						beside = true
+					}
+				}
+			}
+			if !beside {
+				t.Fatalf("pixel (%d, %d): faint ink alone", x, y)
+			}
+		}
+	}
+	if faint == 0 {
+		t.Fatal("no faint ink joined: the test shows nothing")
+	}
+}
+
+// TestFaintInkJoinsInk: a faint line (a pale outline thinned by JPEG) is
+// ink where it runs on from a dark stroke, and paper where it stands
+// alone; the shaded edge of a dark stroke stays paper.
+func TestFaintInkJoinsInk(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 120, 60))
+	for i := range g.Pix {
+		g.Pix[i] = 250
+	}
+	for x := 10; x < 50; x++ {
+		for y := 19; y <= 21; y++ {
+			g.Pix[y*120+x] = 100 // a dark stroke 3 pixels wide
+		}
+		g.Pix[18*120+x] = 228 // its shaded edge: as faint, but not a ridge
+	}
+	for x := 50; x < 90; x++ {
+		g.Pix[20*120+x] = 228 // faint line running on from it
+	}
+	for x := 10; x < 90; x++ {
+		g.Pix[40*120+x] = 228 // the same faint line alone
+	}
+	m := binarise(g)
+	for x := 50; x < 90; x++ {
+		if !m.ink[20*120+x] {
+			t.Fatalf("faint line beside ink, x=%d: paper", x)
+		}
+	}
+	for x := 10; x < 90; x++ {
+		if m.ink[40*120+x] {
+			t.Fatalf("faint line alone, x=%d: ink", x)
+		}
+	}
+	for x := 12; x < 48; x++ {
+		if m.ink[18*120+x] {
+			t.Fatalf("shaded edge of the stroke, x=%d: ink", x)
+		}
+	}
+}
+
+// TestFrameRoundALetterIsAGlyph: a box as high as a line of text round a
+// letter (a pull station's "F" in a square) is a glyph, not a letter.
+func TestFrameRoundALetterIsAGlyph(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 900, 120))
+	for i := range g.Pix {
+		g.Pix[i] = 255
+	}
+	fill := func(x0, y0, x1, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*900+x] = 0
+			}
+		}
+	}
+	// a line of 30 "letters" 18 pixels high: the text height
+	for i := range 30 {
+		x := 200 + 20*i
+		fill(x, 50, x+3, 68)
+		fill(x, 50, x+10, 53)
+	}
+	// the frame, 27 pixels square, round a letter
+	fill(100, 46, 127, 47)
+	fill(100, 72, 127, 73)
+	fill(100, 46, 101, 73)
+	fill(126, 46, 127, 73)
+	fill(110, 52, 113, 67)
+	m := binarise(g)
+	cs := components(m)
+	h := textHeight(cs)
+	if h != 18 {
+		t.Fatalf("text height %v, want 18", h)
+	}
+	lay := layout(cs, h, m)
+	frame := image.Rect(100, 46, 127, 73)
+	found := false
+	for _, gl := range lay.glyphs {
+		found = found || gl.box == frame
+	}
+	if !found {
+		t.Errorf("frame %v not a glyph: glyphs %v", frame, lay.glyphs)
+	}
+	for _, l := range lay.lines {
+		if l.box.Overlaps(frame) {
+			t.Errorf("text line %v over the frame", l.box)
 		}
 	}
 }

@@ -229,10 +229,13 @@ type pageLayout struct {
 // layout chains character pieces into lines and clusters the other
 // pieces of ink into glyph candidates.
 func layout(cs []component, h float64, m *inkMap) *pageLayout {
-	// byX: the pieces' boxes by left edge, to find pieces inside another.
-	byX := make([]image.Rectangle, len(cs))
-	for i, c := range cs {
-		byX[i] = c.box
+	// byX: the boxes of the pieces larger than a speck by left edge, to
+	// find pieces inside another.
+	byX := make([]image.Rectangle, 0, len(cs))
+	for _, c := range cs {
+		if !speck(c.box, h) {
+			byX = append(byX, c.box)
+		}
 	}
 	sort.Slice(byX, func(a, b int) bool { return byX[a].Min.X < byX[b].Min.X })
 	encloses := func(r image.Rectangle) bool {
@@ -248,12 +251,17 @@ func layout(cs []component, h float64, m *inkMap) *pageLayout {
 		if !letterHigh(c.box, h) {
 			return false
 		}
+		// A frame round a letter (a hexagon round "S", a box round
+		// "F", as high as a line of text once whole) is a glyph.
+		if encloses(c.box) {
+			return false
+		}
 		cw := float64(c.box.Dx())
 		// Letters run together by blur or bold type: a flat piece
 		// crossed by many strokes along its middle is text; a frame
 		// round text (a boxed tag, a glyph such as "FACP" in a
 		// rectangle) is crossed by the letters inside it, and is not.
-		return cw <= maxLetterW*h || (float64(m.crossings(c.box)) >= textStrokes*cw/h && !encloses(c.box))
+		return cw <= maxLetterW*h || float64(m.crossings(c.box)) >= textStrokes*cw/h
 	}
 	// inside reports whether the box of another piece of glyph size holds
 	// r (a frame round it: text inside a glyph is the glyph's).
@@ -726,6 +734,11 @@ func (r *Reader) read(ctx context.Context, g *image.Gray, lay *pageLayout, col [
 		}
 		row.Description = strings.Join(desc, " ")
 		row.Class, row.Mapped = r.Vocab.Class(row.Description)
+		if codeLabel(desc) {
+			// a circuit or wire label beside a device on a plan
+			// ("FACP SLC1 #18"), not a legend's description
+			row.Class, row.Mapped = "", false
+		}
 		if row.Mapped {
 			mapped++
 		}
@@ -738,6 +751,21 @@ func (r *Reader) read(ctx context.Context, g *image.Gray, lay *pageLayout, col [
 		return Table{}, false, nil
 	}
 	return t, true, nil
+}
+
+// codeLabel reports whether words read as a row's description are mostly
+// codes, words with digits or "#" ("SLC1 #18", "NAC1-001"): a plan's
+// circuit and wire labels, which name devices ("FACP") without describing
+// a symbol. A legend's description is mostly words ("9 AMP NAC POWER
+// SUPPLY", "30A Isolator Switch 2000mm above FFL.").
+func codeLabel(words []string) bool {
+	codes := 0
+	for _, w := range words {
+		if strings.ContainsAny(w, "0123456789#") {
+			codes++
+		}
+	}
+	return len(words) > 0 && 2*codes > len(words)
 }
 
 // farQuantityHeader looks right of a table's region (up to farGlyphGap

@@ -326,3 +326,23 @@ func TestRuledLegendWithFaintGlyphs(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeLabel: plan labels made of codes are not legend descriptions;
+// descriptions with sizes and ratings are.
+func TestCodeLabel(t *testing.T) {
+	for _, c := range []struct {
+		desc string
+		want bool
+	}{
+		{"FACP SLC1 #18 FACP SPK1 #18 FAPS1 NAC1 #14", true},
+		{"FACP:SPK1-002 FAPS1:NAC1-001", true},
+		{"9 AMP NAC POWER SUPPLY W/SYNCH", false},
+		{"DOCUMENT STORAGE BOX, 12 IN. X 13 IN. X 2.25 IN. W/4GB FLASH DRIVE", false},
+		{"30A Isolator Switch@ 2000mm above FFL.", false},
+		{"", false},
+	} {
+		if got := codeLabel(strings.Fields(c.desc)); got != c.want {
+			t.Errorf("codeLabel(%q) = %v, want %v", c.desc, got, c.want)
+		}
+	}
+}

@@ -172,9 +172,16 @@ func ringSearch(ctx context.Context, lv *level, pls []*plan, workers int) ([][]c
 					}
 					src := ink.pix[y*ink.w : (y+1)*ink.w]
 					var acc uint32
-					for x, v := range src {
-						acc += uint32(v)
-						row[x+R+1] = acc
+					if g := ink.gain; g != nil {
+						for x, v := range src {
+							acc += uint32(g[v])
+							row[x+R+1] = acc
+						}
+					} else {
+						for x, v := range src {
+							acc += uint32(v)
+							row[x+R+1] = acc
+						}
 					}
 					for i := ink.w + R + 1; i < pw; i++ {
 						row[i] = acc

@@ -102,18 +102,15 @@ func gainFor(ink *plane, r image.Rectangle) int {
 	return g
 }
 
-// gained returns ink multiplied by gainSteps[g], at most 255.
+// gained returns ink multiplied by gainSteps[g], at most 255: a plane
+// sharing ink's pixels, read through the gain's table.
 func gained(ink *plane, g int) *plane {
 	if g == 0 {
 		return ink
 	}
-	var lut [256]uint8
+	lut := new([256]uint8)
 	for v := range lut {
 		lut[v] = uint8(min(255, float64(v)*gainSteps[g]))
 	}
-	out := newPlane(ink.w, ink.h)
-	for i, v := range ink.pix {
-		out.pix[i] = lut[v]
-	}
-	return out
+	return &plane{w: ink.w, h: ink.h, pix: ink.pix, gain: lut}
 }

@@ -523,3 +523,38 @@ func TestFaintFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestGainedLevelsShareInk: a page's gained levels read its ink through
+// the gain's table instead of copying it, and read the same values a
+// copy would: at full resolution, dilated and averaged.
+func TestGainedLevelsShareInk(t *testing.T) {
+	page := blank(300, 200)
+	w, h, ink := icon(t, "exit_sign", 56)
+	paint(page, w, h, ink, placement{cx: 150, cy: 100, scale: 1})
+	p, err := NewPage(context.Background(), scan(t, page, 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := 1; g < len(gainSteps); g++ {
+		lv := p.level(g, 1)
+		if &lv.ink.pix[0] != &p.ink.pix[0] {
+			t.Fatalf("gain %d: the level copies the page's ink", g)
+		}
+		want := newPlane(p.ink.w, p.ink.h)
+		for i, v := range p.ink.pix {
+			want.pix[i] = uint8(min(255, float64(v)*gainSteps[g]))
+		}
+		wantDil, wantDown := maxFilter3(want), downsample(want, 4)
+		gotDil, gotDown := lv.dilated(), p.level(g, 4).ink
+		for i := range want.pix {
+			if lv.ink.v(i) != want.pix[i] || gotDil.v(i) != wantDil.pix[i] {
+				t.Fatalf("gain %d, pixel %d: %d and dilated %d, want %d and %d", g, i, lv.ink.v(i), gotDil.v(i), want.pix[i], wantDil.pix[i])
+			}
+		}
+		for i := range wantDown.pix {
+			if gotDown.v(i) != wantDown.pix[i] {
+				t.Fatalf("gain %d, averaged pixel %d: %d, want %d", g, i, gotDown.v(i), wantDown.pix[i])
+			}
+		}
+	}
+}

@@ -28,20 +28,43 @@ const (
 	minSpan = 40
 )
 
-// plane is an 8-bit single-channel raster.
+// plane is an 8-bit single-channel raster. Its values are pix through
+// gain where gain is set: a page's ink multiplied by a gain step shares
+// the ink's pixels (gain.go) rather than copying a whole page.
 type plane struct {
 	w, h int
 	pix  []uint8
+	gain *[256]uint8
 }
 
 func newPlane(w, h int) *plane { return &plane{w: w, h: h, pix: make([]uint8, w*h)} }
+
+// v returns the value of pixel i (y*w+x).
+func (p *plane) v(i int) uint8 {
+	if p.gain != nil {
+		return p.gain[p.pix[i]]
+	}
+	return p.pix[i]
+}
 
 // at returns the value at (x, y), 0 outside.
 func (p *plane) at(x, y int) uint8 {
 	if x < 0 || y < 0 || x >= p.w || y >= p.h {
 		return 0
 	}
-	return p.pix[y*p.w+x]
+	return p.v(y*p.w + x)
+}
+
+// copyRow copies the values of row y from x0 to x1 into dst.
+func (p *plane) copyRow(dst []uint8, y, x0, x1 int) {
+	src := p.pix[y*p.w+x0 : y*p.w+x1]
+	if p.gain == nil {
+		copy(dst, src)
+		return
+	}
+	for i, v := range src[:min(len(src), len(dst))] {
+		dst[i] = p.gain[v]
+	}
 }
 
 // bilinear samples p at real coordinates (pixel centres at integer+0.5
@@ -57,8 +80,8 @@ func (p *plane) bilinear(x, y float64) float64 {
 	}
 	fx, fy := x-float64(x0), y-float64(y0)
 	i := y0*p.w + x0
-	a, b := float64(p.pix[i]), float64(p.pix[i+1])
-	c, d := float64(p.pix[i+p.w]), float64(p.pix[i+p.w+1])
+	a, b := float64(p.v(i)), float64(p.v(i+1))
+	c, d := float64(p.v(i+p.w)), float64(p.v(i+p.w+1))
 	return (a*(1-fx)+b*fx)*(1-fy) + (c*(1-fx)+d*fx)*fy
 }
 
@@ -197,6 +220,12 @@ func downsample(p *plane, k int) *plane {
 		y0, y1 := oy*k, min(oy*k+k, p.h)
 		for y := y0; y < y1; y++ {
 			row := p.pix[y*p.w : (y+1)*p.w]
+			if g := p.gain; g != nil {
+				for x, v := range row {
+					sums[x/k] += uint32(g[v])
+				}
+				continue
+			}
 			for x, v := range row {
 				sums[x/k] += uint32(v)
 			}

@@ -35,6 +35,10 @@ type level struct {
 
 	once sync.Once
 	dil  *plane // ink max-filtered over 3×3: ink within one pixel
+	// base is the ungained full-resolution level whose pixels a gained
+	// one shares: the maximum of gained ink is the gained maximum, so
+	// their dilated planes share pixels too.
+	base *level
 }
 
 // NewPage measures the ink of a page image (gray or colour, any size up to
@@ -76,7 +80,7 @@ func (p *Page) levelLocked(gain, k int) *level {
 	l, ok := p.levels[key]
 	if !ok {
 		if k == 1 {
-			l = &level{k: 1, ink: gained(p.ink, gain)}
+			l = &level{k: 1, ink: gained(p.ink, gain), base: p.levels[levelKey{0, 1}]}
 		} else {
 			l = &level{k: k, ink: downsample(p.levelLocked(gain, 1).ink, k)}
 		}
@@ -87,7 +91,14 @@ func (p *Page) levelLocked(gain, k int) *level {
 
 // dilated returns the level's ink max-filtered over 3×3 pixels.
 func (l *level) dilated() *plane {
-	l.once.Do(func() { l.dil = maxFilter3(l.ink) })
+	l.once.Do(func() {
+		if l.base != nil && l.ink.gain != nil {
+			d := l.base.dilated()
+			l.dil = &plane{w: d.w, h: d.h, pix: d.pix, gain: l.ink.gain}
+			return
+		}
+		l.dil = maxFilter3(l.ink)
+	})
 	return l.dil
 }
 

@@ -116,7 +116,7 @@ func newTemplate(ink *plane, r image.Rectangle) (*Template, error) {
 	if stray := strayStrokes(ink, r, c); stray != nil {
 		sub := newPlane(c.Dx(), c.Dy())
 		for y := c.Min.Y; y < c.Max.Y; y++ {
-			copy(sub.pix[(y-c.Min.Y)*sub.w:], ink.pix[y*ink.w+c.Min.X:y*ink.w+c.Max.X])
+			ink.copyRow(sub.pix[(y-c.Min.Y)*sub.w:], y, c.Min.X, c.Max.X)
 		}
 		if strayMinor(sub, stray) {
 			// Without them the box may be smaller: trimmed again.
@@ -143,7 +143,7 @@ func newTemplate(ink *plane, r image.Rectangle) (*Template, error) {
 		ignore: ignore,
 	}
 	for y := c.Min.Y; y < c.Max.Y; y++ {
-		copy(t.ink.pix[(y-c.Min.Y)*t.ink.w:], ink.pix[y*ink.w+c.Min.X:y*ink.w+c.Max.X])
+		ink.copyRow(t.ink.pix[(y-c.Min.Y)*t.ink.w:], y, c.Min.X, c.Max.X)
 	}
 	t.cx = float64(r.Min.X+r.Max.X-1)/2 - float64(c.Min.X)
 	t.cy = float64(r.Min.Y+r.Max.Y-1)/2 - float64(c.Min.Y)
@@ -200,7 +200,7 @@ func strayMinor(ink, stray *plane) bool {
 
 // trimBlank returns r less its blank rows and columns at the edges.
 func trimBlank(ink *plane, r image.Rectangle) image.Rectangle {
-	on := func(x, y int) bool { return ink.pix[y*ink.w+x] >= inkOn }
+	on := func(x, y int) bool { return ink.v(y*ink.w+x) >= inkOn }
 	rowOn := func(y int) bool {
 		for x := r.Min.X; x < r.Max.X; x++ {
 			if on(x, y) {

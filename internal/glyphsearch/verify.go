@@ -56,7 +56,7 @@ func (vf *verifier) cover(fg []tpoint, fgInk *plane, m mat2, cx, cy float64) flo
 		x, y := m.apply(p.x, p.y)
 		xi, yi := int(cx+x), int(cy+y)
 		if cx+x >= 0 && cy+y >= 0 && xi < fgInk.w && yi < fgInk.h {
-			cover += float64(fgInk.pix[yi*fgInk.w+xi])
+			cover += float64(fgInk.v(yi*fgInk.w + xi))
 		}
 	}
 	return min(1, cover/float64(len(fg))/coverFull)
@@ -77,7 +77,7 @@ func (vf *verifier) clear(bg []tpoint, m mat2, scale, cx, cy float64) float64 {
 		x, y := m.apply(p.x, p.y)
 		xi, yi := int(cx+x), int(cy+y)
 		if cx+x >= 0 && cy+y >= 0 && xi < ink.w && yi < ink.h {
-			clear += float64(ink.pix[yi*ink.w+xi])
+			clear += float64(ink.v(yi*ink.w + xi))
 		}
 		n++
 	}
@@ -244,8 +244,8 @@ func (vf *verifier) likeness(s state) (found, explained float64) {
 			e := min(1, pl.vink.bilinear(tx, ty)/coverFull)
 			ed := min(1, pl.vinkDil.bilinear(tx, ty)/coverFull)
 			i := py*ink.w + px
-			p := min(1, float64(ink.pix[i])/coverFull)
-			pd := min(1, float64(dil.pix[i])/coverFull)
+			p := min(1, float64(ink.v(i))/coverFull)
+			pd := min(1, float64(dil.v(i))/coverFull)
 			eSum += e
 			pSum += p
 			eFound += min(e, pd)

@@ -30,6 +30,9 @@ type imageRow struct {
 	Info  detect.LegendRow
 	Glyph image.Rectangle // on its page
 	Crop  []byte          // the glyph cut from its page (PNG), searched on other pages
+	// Plain says the glyph matches its own legend table's rules or text
+	// (plainGlyphs): it is not searched.
+	Plain bool
 	// row is the 1-based index into DocumentInfo.Legend (prepared sets it).
 	row int
 }
@@ -85,7 +88,15 @@ func (e *Engine) readImageLegends(ctx context.Context, doc detect.Drawings) (*im
 		}
 		for _, t := range read.Tables {
 			out.Tables[i] = append(out.Tables[i], t.Box)
-			for _, r := range t.Rows {
+			glyphs := make([]image.Rectangle, len(t.Rows))
+			for k, r := range t.Rows {
+				glyphs[k] = r.Glyph
+			}
+			plain, err := plainGlyphs(ctx, p.Raster, t.Box, glyphs)
+			if err != nil {
+				return nil, fmt.Errorf("engine: legend on page %d: %w", i, err)
+			}
+			for k, r := range t.Rows {
 				class := r.Class
 				if _, ok := e.cat.Model(class); !ok {
 					class = ""
@@ -96,7 +107,7 @@ func (e *Engine) readImageLegends(ctx context.Context, doc detect.Drawings) (*im
 				}
 				out.Rows = append(out.Rows, imageRow{
 					Info:  detect.LegendRow{PageIndex: i, Description: r.Description, Class: class, Quantity: r.Quantity, Tag: strings.Join(r.Tags, " "), GlyphBox: detect.RectBox(r.Glyph)},
-					Glyph: r.Glyph, Crop: crop,
+					Glyph: r.Glyph, Crop: crop, Plain: plain[k],
 				})
 			}
 		}
@@ -178,6 +189,9 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 	)
 	seen := map[string]bool{} // one search per glyph drawn on a page and place
 	for _, r := range l.Rows {
+		if r.Plain {
+			continue
+		}
 		key := fmt.Sprint(r.Info.PageIndex, r.Glyph)
 		if seen[key] {
 			continue
@@ -265,6 +279,73 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 		})
 	}
 	return out, nil
+}
+
+// plainMatches is the number of places, on its own legend table, that are
+// no row's glyph, from which a glyph is too plain to search: one may be
+// chance (a glyph drawn again in a note), two are rules or text.
+const plainMatches = 2
+
+// plainGlyphs reports, for each glyph of a legend table read on page
+// image img (its box table), whether the glyph is too plain to count on a
+// drawing: searched over the table as over a plan (any pose, the same
+// sizes and floor), it matches plainMatches places or more that lie in no
+// row's glyph. A filled triangle 11 pixels high (the South African set's
+// distribution board at 200 DPI) matches the ends and corners of the
+// table's rules there, as it matches the ends of walls and lines on the
+// plans, hundreds of times; the US fire-alarm set's glyphs match only
+// themselves and the rows drawn alike.
+func plainGlyphs(ctx context.Context, img image.Image, table image.Rectangle, glyphs []image.Rectangle) ([]bool, error) {
+	plain := make([]bool, len(glyphs))
+	region := table.Intersect(img.Bounds())
+	sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	})
+	if !ok || region.Empty() {
+		return plain, nil
+	}
+	page, err := glyphsearch.NewPage(ctx, sub.SubImage(region))
+	if err != nil {
+		return plain, nil // a table too small to search
+	}
+	var (
+		ts  []*glyphsearch.Template
+		idx []int
+	)
+	for i, g := range glyphs {
+		t, err := page.Template(g)
+		if err != nil {
+			continue // not searched on the plans either
+		}
+		ts, idx = append(ts, t), append(idx, i)
+	}
+	inGlyph := func(b detect.Box) bool {
+		c := image.Pt(int(b.X+b.W/2), int(b.Y+b.H/2))
+		for _, g := range glyphs {
+			if c.In(g.Inset(-2)) {
+				return true
+			}
+		}
+		return false
+	}
+	stray := make([]int, len(ts))
+	for _, sr := range [...][2]float64{{imageMinScale, glyphsearch.DefaultMaxScale}, {glyphsearch.DefaultMaxScale, imageMaxScale}} {
+		res, err := page.SearchAll(ctx, ts, glyphsearch.Options{MinScale: sr[0], MaxScale: sr[1], MinScore: imageMinScore})
+		if err != nil {
+			return nil, fmt.Errorf("glyphs of the table at %v: %w", table, err)
+		}
+		for k, ms := range res {
+			for _, m := range ms {
+				if !inGlyph(m.Box) {
+					stray[k]++
+				}
+			}
+		}
+	}
+	for k, n := range stray {
+		plain[idx[k]] = n >= plainMatches
+	}
+	return plain, nil
 }
 
 // newImageReader returns the legend reader for image pages, nil when the

@@ -268,3 +268,42 @@ func TestImageTextSheetNotCounted(t *testing.T) {
 		t.Errorf("%d detections on a legend sheet: %+v", len(ds), ds)
 	}
 }
+
+// TestPlainGlyphs: a glyph that matches its own legend table's rules (a
+// bar as thick as them) is plain; a circle with a cross, which matches
+// only itself, is not.
+func TestPlainGlyphs(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 600, 300))
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	black := image.NewUniform(color.Black)
+	fill := func(r image.Rectangle) { draw.Draw(img, r, black, image.Point{}, draw.Src) }
+	// the table's rules, 4 pixels thick, and its column rule
+	for _, y := range []int{40, 100, 160, 220} {
+		fill(image.Rect(20, y, 580, y+4))
+	}
+	fill(image.Rect(120, 40, 124, 224))
+	// row 1: a bar as thick as the rules
+	bar := image.Rect(50, 68, 90, 74)
+	fill(bar)
+	// row 2: a circle of radius 14 with a cross
+	cx, cy := 70, 190
+	for a := 0.0; a < 2*math.Pi; a += 0.01 {
+		x, y := cx+int(math.Round(14*math.Cos(a))), cy+int(math.Round(14*math.Sin(a)))
+		fill(image.Rect(x-1, y-1, x+1, y+1))
+	}
+	for d := -9; d <= 9; d++ {
+		fill(image.Rect(cx+d-1, cy+d-1, cx+d+1, cy+d+1))
+		fill(image.Rect(cx+d-1, cy-d-1, cx+d+1, cy-d+1))
+	}
+	circle := image.Rect(cx-16, cy-16, cx+17, cy+17)
+	plain, err := plainGlyphs(context.Background(), img, img.Bounds(), []image.Rectangle{bar, circle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plain[0] {
+		t.Error("the bar as thick as the rules is not plain")
+	}
+	if plain[1] {
+		t.Error("the circle with a cross is plain")
+	}
+}

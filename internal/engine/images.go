@@ -42,9 +42,11 @@ type imageRow struct {
 type imageLegends struct {
 	Rows   []imageRow
 	Tables map[int][]image.Rectangle // per page: the tables, whose glyphs are not instances
-	// Kinds are the image pages read as text sheets: detect.KindLegend
-	// where a legend table is on it, else detect.KindSchedule (notes,
-	// schedules). Their symbols are not counted, as on PDF pages.
+	// Kinds are the image pages read as text sheets (detect.KindLegend
+	// where a legend table is on it, else detect.KindSchedule: notes,
+	// schedules) and the drawings whose title names a kind not counted
+	// (a riser, a single-line diagram). Their symbols are not counted, as
+	// on PDF pages.
 	Kinds map[int]string
 }
 
@@ -77,14 +79,19 @@ func (e *Engine) readImageLegends(ctx context.Context, doc detect.Drawings) (*im
 		if err != nil {
 			return nil, fmt.Errorf("engine: legend on page %d: %w", i, err)
 		}
-		if out == nil && (read.Text || len(read.Tables) > 0) {
+		titled := read.Kind != "" && !detect.Counted(read.Kind)
+		if out == nil && (read.Text || titled || len(read.Tables) > 0) {
 			out = &imageLegends{Tables: map[int][]image.Rectangle{}, Kinds: map[int]string{}}
 		}
-		if read.Text {
+		switch {
+		case read.Text && len(read.Tables) > 0:
+			out.Kinds[i] = detect.KindLegend
+		case read.Text:
 			out.Kinds[i] = detect.KindSchedule
-			if len(read.Tables) > 0 {
-				out.Kinds[i] = detect.KindLegend
-			}
+		case titled:
+			// a riser, single-line diagram or schedule by its title: it
+			// repeats devices installed elsewhere
+			out.Kinds[i] = read.Kind
 		}
 		for _, t := range read.Tables {
 			out.Tables[i] = append(out.Tables[i], t.Box)

@@ -106,6 +106,9 @@ type Page struct {
 	// legend sheet) rather than a drawing: at least textInk as much of
 	// its ink lies in character-sized pieces as in the other pieces.
 	Text bool
+	// Kind is the kind of sheet its title names (legend.TitleKind: the
+	// tallest line of large type that names one), "" when none does.
+	Kind string
 }
 
 // textInk: a page whose ink in character-sized pieces is at least this
@@ -128,6 +131,13 @@ func (r *Reader) Find(ctx context.Context, img image.Image) (Page, error) {
 		return Page{}, nil
 	}
 	page := Page{Text: textSheet(cs, h)}
+	if !page.Text {
+		kind, err := r.titleKind(ctx, g, cs, h)
+		if err != nil {
+			return Page{}, err
+		}
+		page.Kind = kind
+	}
 	lay := layout(cs, h, m)
 	for _, col := range lay.columns() {
 		t, ok, err := r.read(ctx, g, lay, col)
@@ -145,6 +155,52 @@ func (r *Reader) Find(ctx context.Context, img image.Image) (Page, error) {
 		page.Tables = append(page.Tables, t)
 	}
 	return page, nil
+}
+
+// Titles: lines of large type, letters minTitleH to maxTitleH text
+// heights high, at least minTitleChars of them; at most maxTitles of the
+// tallest are read.
+const (
+	minTitleH, maxTitleH = 1.6, 8.0
+	minTitleChars        = 4
+	maxTitles            = 8
+)
+
+// titleKind reads the page's lines of large type (sheet titles: "RISER
+// DETAIL", "FIRST FLOOR PLAN"), tallest first, and returns the kind the
+// tallest one naming a kind of sheet names (legend.TitleKind), "" when
+// none does. Titles turned on their side (a title block's edge) are not
+// read.
+func (r *Reader) titleKind(ctx context.Context, g *image.Gray, cs []component, h float64) (string, error) {
+	var big []image.Rectangle
+	var hs []int
+	for _, c := range cs {
+		ch := float64(c.box.Dy())
+		if ch >= minTitleH*h && ch <= maxTitleH*h && c.box.Dx() <= int(maxLetterW*ch) && float64(c.area) >= 0.12*float64(c.box.Dx()*c.box.Dy()) {
+			big = append(big, c.box)
+			hs = append(hs, c.box.Dy())
+		}
+	}
+	if len(big) < minTitleChars {
+		return "", nil
+	}
+	slices.Sort(hs)
+	lines := chainLines(big, float64(hs[len(hs)/2]))
+	lines = slices.DeleteFunc(lines, func(l textLine) bool { return l.chars < minTitleChars })
+	sort.Slice(lines, func(a, b int) bool { return lines[a].box.Dy() > lines[b].box.Dy() })
+	for _, l := range lines[:min(len(lines), maxTitles)] {
+		pad := l.box.Dy() / 4
+		read, err := r.OCR.Lines(ctx, g.SubImage(l.box.Inset(-pad).Intersect(g.Rect)), ocr.SingleLine)
+		if err != nil {
+			return "", fmt.Errorf("imagelegend: read title at %v: %w", l.box, err)
+		}
+		for _, rl := range read {
+			if k, ok := legend.TitleKind(rl.Text()); ok {
+				return k, nil
+			}
+		}
+	}
+	return "", nil
 }
 
 // textSheet reports whether the ink of pieces cs (text height h) lies

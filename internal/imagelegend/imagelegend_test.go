@@ -346,3 +346,52 @@ func TestCodeLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestTitleNamesTheSheet: a drawing's title in large type names its kind
+// (a riser is not counted); a plan's title names a floor plan; a
+// drawing with no large type names none.
+func TestTitleNamesTheSheet(t *testing.T) {
+	r := newReader(t)
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face := func(size float64) font.Face {
+		fc, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fc
+	}
+	sheet := func(title string) image.Image {
+		img := image.NewRGBA(image.Rect(0, 0, 1600, 900))
+		draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+		small := face(18)
+		// labels in text type and boxes, as a drawing has
+		for i := range 12 {
+			x, y := 80+120*(i%6), 120+200*(i/6)
+			d := &font.Drawer{Dst: img, Src: image.Black, Face: small, Dot: fx.P(x, y)}
+			d.DrawString("SPK-" + string(rune('A'+i)))
+			draw.Draw(img, image.Rect(x, y+20, x+60, y+22), image.Black, image.Point{}, draw.Src)
+			draw.Draw(img, image.Rect(x, y+20, x+2, y+80), image.Black, image.Point{}, draw.Src)
+		}
+		if title != "" {
+			d := &font.Drawer{Dst: img, Src: image.Black, Face: face(64), Dot: fx.P(500, 800)}
+			d.DrawString(title)
+		}
+		return img
+	}
+	for _, c := range []struct{ title, want string }{
+		{"01 RISER DIAGRAM", "riser"},
+		{"FIRST FLOOR PLAN", "floor_plan"},
+		{"", ""},
+	} {
+		p, err := r.Find(context.Background(), sheet(c.title))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Kind != c.want {
+			t.Errorf("title %q: kind %q, want %q", c.title, p.Kind, c.want)
+		}
+	}
+}

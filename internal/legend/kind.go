@@ -22,6 +22,19 @@ var kindCues = []struct {
 	{detect.KindFloorPlan, []string{"FLOOR PLAN", "LAYOUT", "PLAN", "TASOPIIRUSTUS", "POHJAPIIRUSTUS", "SUUNNITELMA", "SÄHKÖSUUNNITELMA", "VALAISTUSSUUNNITELMA", "PALOILMOITINSUUNNITELMA"}},
 }
 
+// TitleKind says what kind of sheet a title names (one of detect's Kind
+// constants), by the same cues as the titles on PDF pages; ok is false
+// when it names none. Readers of page images use it on the lines of
+// large type they read.
+func TitleKind(title string) (kind string, ok bool) {
+	for _, c := range kindCues {
+		if hasWord(title, c.words) {
+			return c.kind, true
+		}
+	}
+	return "", false
+}
+
 // textHeavy: a page with this many characters per drawn piece or more is
 // text (schedules, notes, title sheets), not a drawing.
 const textHeavy = 2.5

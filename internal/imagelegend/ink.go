@@ -2,6 +2,7 @@ package imagelegend
 
 import (
 	"image"
+	"slices"
 
 	"blueprint/internal/darkness"
 )
@@ -37,12 +38,11 @@ const (
 // them, and coloured text is dark for the OCR.
 func grayOf(img image.Image) *image.Gray {
 	b := img.Bounds()
-	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
-	g.Pix = darkness.Restored(img, b)
-	for i, v := range g.Pix {
-		g.Pix[i] = 255 - v
+	pix := darkness.Restored(img, b)
+	for i, v := range pix {
+		pix[i] = 255 - v
 	}
-	return g
+	return &image.Gray{Pix: pix, Stride: b.Dx(), Rect: image.Rect(0, 0, b.Dx(), b.Dy())}
 }
 
 // binarise marks ink: pixels darker than the mean of the window around
@@ -122,61 +122,75 @@ func ridge(g *image.Gray, x, y int) bool {
 // and the faint ink connected to it (8-connected), so a faded stretch of
 // a line joins the line while faint specks on their own stay paper.
 func hysteresis(level []uint8, w, h int) []bool {
-	type runT struct {
-		x0, x1, parent int
-		ink            bool
+	runs, root := labelRuns(level, w, h)
+	ink := make([]bool, len(runs)) // by root: the piece holds ink
+	for i, r := range runs {
+		if slices.Contains(level[r.y*w+r.x0:r.y*w+r.x1], 2) {
+			ink[root[i]] = true
+		}
 	}
-	var runs []runT
+	out := make([]bool, w*h)
+	for i, r := range runs {
+		if ink[root[i]] {
+			for x := r.x0; x < r.x1; x++ {
+				out[r.y*w+x] = true
+			}
+		}
+	}
+	return out
+}
+
+// run is a row's stretch of set pixels, x0 to x1 (exclusive).
+type run struct{ y, x0, x1 int }
+
+// labelRuns finds the runs of non-zero pixels of pix (w×h, row by row)
+// and joins the 8-connected ones with a union-find: it returns the runs,
+// row by row in x order, and each run's root (the index of one run of its
+// piece).
+func labelRuns[T bool | uint8](pix []T, w, h int) ([]run, []int) {
+	var zero T
+	var runs []run
+	var parent []int
 	find := func(i int) int {
-		for runs[i].parent != i {
-			runs[i].parent = runs[runs[i].parent].parent
-			i = runs[i].parent
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
 		}
 		return i
 	}
-	rowStart := make([]int, h+1)
 	prevStart, prevEnd := 0, 0
 	for y := 0; y < h; y++ {
 		start := len(runs)
-		rowStart[y] = start
-		row := level[y*w : (y+1)*w]
-		j := prevStart
+		row := pix[y*w : (y+1)*w]
+		j := prevStart // runs of the row above, in x order
 		for x := 0; x < w; {
-			if row[x] == 0 {
+			if row[x] == zero {
 				x++
 				continue
 			}
-			x0, ink := x, false
-			for x < w && row[x] != 0 {
-				ink = ink || row[x] == 2
+			x0 := x
+			for x < w && row[x] != zero {
 				x++
 			}
 			i := len(runs)
-			runs = append(runs, runT{x0: x0, x1: x, parent: i, ink: ink})
+			runs = append(runs, run{y: y, x0: x0, x1: x})
+			parent = append(parent, i)
+			// 8-connected: a run above covering any of x0-1 .. x joins.
 			for j < prevEnd && runs[j].x1 < x0 {
 				j++
 			}
 			for k := j; k < prevEnd && runs[k].x0 <= x; k++ {
 				if a, b := find(k), find(i); a != b {
-					runs[b].parent = a
-					runs[a].ink = runs[a].ink || runs[b].ink
+					parent[b] = a
 				}
 			}
 		}
 		prevStart, prevEnd = start, len(runs)
 	}
-	rowStart[h] = len(runs)
-	out := make([]bool, w*h)
-	for y := 0; y < h; y++ {
-		for i := rowStart[y]; i < rowStart[y+1]; i++ {
-			if runs[find(i)].ink {
-				for x := runs[i].x0; x < runs[i].x1; x++ {
-					out[y*w+x] = true
-				}
-			}
-		}
+	for i := range parent {
+		parent[i] = find(i)
 	}
-	return out
+	return runs, parent
 }
 
 // component is a connected piece of ink (8-connected).
@@ -185,64 +199,22 @@ type component struct {
 	area int // ink pixels
 }
 
-// components labels the ink's connected pieces with a union-find over
-// runs of ink, row by row.
+// components labels the ink's connected pieces (labelRuns).
 func components(m *inkMap) []component {
-	type runT struct{ y, x0, x1, parent int }
-	var runs []runT
-	find := func(i int) int {
-		for runs[i].parent != i {
-			runs[i].parent = runs[runs[i].parent].parent
-			i = runs[i].parent
-		}
-		return i
-	}
-	union := func(a, b int) {
-		ra, rb := find(a), find(b)
-		if ra != rb {
-			runs[rb].parent = ra
-		}
-	}
-	prevStart, prevEnd := 0, 0
-	for y := 0; y < m.h; y++ {
-		start := len(runs)
-		row := m.ink[y*m.w : (y+1)*m.w]
-		j := prevStart // runs of the row above, in x order
-		for x := 0; x < m.w; {
-			if !row[x] {
-				x++
-				continue
-			}
-			x0 := x
-			for x < m.w && row[x] {
-				x++
-			}
-			i := len(runs)
-			runs = append(runs, runT{y: y, x0: x0, x1: x, parent: i})
-			// 8-connected: a run above covering any of x0-1 .. x joins.
-			for j < prevEnd && runs[j].x1 < x0 {
-				j++
-			}
-			for k := j; k < prevEnd && runs[k].x0 <= x; k++ {
-				union(k, i)
-			}
-		}
-		prevStart, prevEnd = start, len(runs)
-	}
+	runs, root := labelRuns(m.ink, m.w, m.h)
 	index := map[int]int{}
 	var out []component
-	for i := range runs {
-		root := find(i)
-		k, ok := index[root]
-		r := image.Rect(runs[i].x0, runs[i].y, runs[i].x1, runs[i].y+1)
+	for i, r := range runs {
+		k, ok := index[root[i]]
+		box := image.Rect(r.x0, r.y, r.x1, r.y+1)
 		if !ok {
 			k = len(out)
-			index[root] = k
-			out = append(out, component{box: r})
+			index[root[i]] = k
+			out = append(out, component{box: box})
 		} else {
-			out[k].box = out[k].box.Union(r)
+			out[k].box = out[k].box.Union(box)
 		}
-		out[k].area += runs[i].x1 - runs[i].x0
+		out[k].area += r.x1 - r.x0
 	}
 	return out
 }

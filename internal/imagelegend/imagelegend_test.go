@@ -156,6 +156,20 @@ func wordShare(a, b string) float64 {
 	return float64(n) / float64(len(wa))
 }
 
+// goFace returns Go Regular at size points (72 DPI), fully hinted.
+func goFace(t *testing.T, size float64) font.Face {
+	t.Helper()
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fc
+}
+
 // ruledLegend draws a legend as the US fire-alarm development set prints
 // one, at 200 DPI: a ruled table whose symbol column holds faint 1-pixel
 // outlines (light gray boxes round abbreviations, pale green and pink
@@ -165,18 +179,7 @@ func ruledLegend(t *testing.T) (image.Image, []string) {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, 1700, 800))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
-	f, err := opentype.Parse(goregular.TTF)
-	if err != nil {
-		t.Fatal(err)
-	}
-	face := func(size float64) font.Face {
-		fc, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fc
-	}
-	body, small := face(22), face(17)
+	body, small := goFace(t, 22), goFace(t, 17)
 	text := func(s string, fc font.Face, x, y int, c color.Color) int {
 		d := &font.Drawer{Dst: img, Src: image.NewUniform(c), Face: fc, Dot: fx.P(x, y)}
 		w := d.MeasureString(s).Ceil()
@@ -228,7 +231,7 @@ func ruledLegend(t *testing.T) (image.Image, []string) {
 	// A speaker/strobe: a faint box round a circle, a dark triangle a
 	// few pixels right of it (the box fades there on real scans), and
 	// its rating in small type beside it.
-	tiny := face(9)
+	tiny := goFace(t, 9)
 	strobe := func(cx, cy int) {
 		x0, x1, y0, y1 := cx-25, cx+3, cy-14, cy+14
 		hline(x0, x1, y0, faint)
@@ -352,21 +355,10 @@ func TestCodeLabel(t *testing.T) {
 // drawing with no large type names none.
 func TestTitleNamesTheSheet(t *testing.T) {
 	r := newReader(t)
-	f, err := opentype.Parse(goregular.TTF)
-	if err != nil {
-		t.Fatal(err)
-	}
-	face := func(size float64) font.Face {
-		fc, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fc
-	}
 	sheet := func(title string) image.Image {
 		img := image.NewRGBA(image.Rect(0, 0, 1600, 900))
 		draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
-		small := face(18)
+		small := goFace(t, 18)
 		// labels in text type and boxes, as a drawing has
 		for i := range 12 {
 			x, y := 80+120*(i%6), 120+200*(i/6)
@@ -376,7 +368,7 @@ func TestTitleNamesTheSheet(t *testing.T) {
 			draw.Draw(img, image.Rect(x, y+20, x+2, y+80), image.Black, image.Point{}, draw.Src)
 		}
 		if title != "" {
-			d := &font.Drawer{Dst: img, Src: image.Black, Face: face(64), Dot: fx.P(500, 800)}
+			d := &font.Drawer{Dst: img, Src: image.Black, Face: goFace(t, 64), Dot: fx.P(500, 800)}
 			d.DrawString(title)
 		}
 		return img

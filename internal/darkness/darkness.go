@@ -148,14 +148,14 @@ func Restored(img image.Image, r image.Rectangle) []uint8 {
 		}
 		l, d, in := lum[y%ring], def[y%ring], ink[y%3]
 		o := out[y*w : (y+1)*w]
+		rows := min(h-1, y+1) - max(0, y-1) + 1 // the window's rows
 		for x := range o {
 			x0, x1 := max(0, x-1), min(w-1, x+1)
-			sd, si, n := 0, 0, x1-x0+1
+			sd, si, n := 0, 0, (x1-x0+1)*rows
 			for k := x0; k <= x1; k++ {
 				sd += sumD[k]
 				si += sumI[k]
 			}
-			n *= min(h-1, y+1) - max(0, y-1) + 1
 			deficit := int(d[x])
 			if si > 0 && sd > 0 {
 				back := min(sd*int(in[x])/si, maxGain*sd/n, int(l[x]))

@@ -221,20 +221,14 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 	// The rows' glyphs are searched together (they share the pass over
 	// the page that proposes places), over each range of sizes; a row's
 	// instances on a page share one size.
-	perRow := make([][]glyphsearch.Match, len(ts))
-	for _, sr := range [...][2]float64{{imageMinScale, glyphsearch.DefaultMaxScale}, {glyphsearch.DefaultMaxScale, imageMaxScale}} {
-		res, err := page.SearchAll(ctx, ts, glyphsearch.Options{MinScale: sr[0], MaxScale: sr[1], MinScore: imageMinScore})
-		if err != nil {
-			return nil, fmt.Errorf("engine: page %d: legend glyphs: %w", p.Index, err)
-		}
-		for i, ms := range res {
-			perRow[i] = append(perRow[i], ms...)
-		}
+	perRow, err := searchImageSizes(ctx, page, ts)
+	if err != nil {
+		return nil, fmt.Errorf("engine: page %d: legend glyphs: %w", p.Index, err)
 	}
 	// Nothing inside a legend table counts, nor sets a row's size (its
 	// own glyph there is drawn at the legend's).
 	inTable := func(b detect.Box) bool {
-		c := image.Pt(int(b.X+b.W/2), int(b.Y+b.H/2))
+		c := centrePt(b)
 		for _, t := range l.Tables[p.Index] {
 			if c.In(t) {
 				return true
@@ -288,6 +282,29 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 	return out, nil
 }
 
+// searchImageSizes searches the legend glyphs ts together over page at
+// every size their instances are looked for on an image page (the two
+// ranges, each on its own level of the page), keeping matches from
+// imageMinScore; it returns each glyph's matches.
+func searchImageSizes(ctx context.Context, page *glyphsearch.Page, ts []*glyphsearch.Template) ([][]glyphsearch.Match, error) {
+	out := make([][]glyphsearch.Match, len(ts))
+	for _, sr := range [...][2]float64{{imageMinScale, glyphsearch.DefaultMaxScale}, {glyphsearch.DefaultMaxScale, imageMaxScale}} {
+		res, err := page.SearchAll(ctx, ts, glyphsearch.Options{MinScale: sr[0], MaxScale: sr[1], MinScore: imageMinScore})
+		if err != nil {
+			return nil, err
+		}
+		for i, ms := range res {
+			out[i] = append(out[i], ms...)
+		}
+	}
+	return out, nil
+}
+
+// centrePt returns the pixel holding b's centre.
+func centrePt(b detect.Box) image.Point {
+	return image.Pt(int(b.X+b.W/2), int(b.Y+b.H/2))
+}
+
 // plainMatches is the number of places, on its own legend table, that are
 // no row's glyph, from which a glyph is too plain to search: one may be
 // chance (a glyph drawn again in a note), two are rules or text.
@@ -327,7 +344,7 @@ func plainGlyphs(ctx context.Context, img image.Image, table image.Rectangle, gl
 		ts, idx = append(ts, t), append(idx, i)
 	}
 	inGlyph := func(b detect.Box) bool {
-		c := image.Pt(int(b.X+b.W/2), int(b.Y+b.H/2))
+		c := centrePt(b)
 		for _, g := range glyphs {
 			if c.In(g.Inset(-2)) {
 				return true
@@ -335,17 +352,15 @@ func plainGlyphs(ctx context.Context, img image.Image, table image.Rectangle, gl
 		}
 		return false
 	}
+	res, err := searchImageSizes(ctx, page, ts)
+	if err != nil {
+		return nil, fmt.Errorf("glyphs of the table at %v: %w", table, err)
+	}
 	stray := make([]int, len(ts))
-	for _, sr := range [...][2]float64{{imageMinScale, glyphsearch.DefaultMaxScale}, {glyphsearch.DefaultMaxScale, imageMaxScale}} {
-		res, err := page.SearchAll(ctx, ts, glyphsearch.Options{MinScale: sr[0], MaxScale: sr[1], MinScore: imageMinScore})
-		if err != nil {
-			return nil, fmt.Errorf("glyphs of the table at %v: %w", table, err)
-		}
-		for k, ms := range res {
-			for _, m := range ms {
-				if !inGlyph(m.Box) {
-					stray[k]++
-				}
+	for k, ms := range res {
+		for _, m := range ms {
+			if !inGlyph(m.Box) {
+				stray[k]++
 			}
 		}
 	}

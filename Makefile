@@ -26,7 +26,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -56,6 +56,12 @@ vet: mupdf-headers
 	$(GO) vet ./...
 	$(GO) vet -tags aws ./...
 
+# go.mod and go.sum as `go mod tidy` would write them (a test-only import such as chromedp's
+# cdproto is a direct requirement, not an indirect one): a dependency added or dropped without
+# tidying fails make test here and in CI. `go mod tidy` fixes it.
+tidy-check:
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy and commit the result"; exit 1; }
+
 staticcheck: mupdf-headers
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags aws ./...
@@ -66,7 +72,7 @@ openapi-lint:
 
 # The review page's browser tests (cmd/blueprintd/browser_test.go) drive a headless Chromium;
 # where none is installed they skip, and this says so (Debian: apt-get install chromium).
-test: vet staticcheck openapi-lint $(ORT_LIB)
+test: tidy-check vet staticcheck openapi-lint $(ORT_LIB)
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || test -n "$$BLUEPRINT_CHROMIUM" || \
 		echo "NOTE: no Chromium found: the review page's browser tests will be skipped (Debian: apt-get install chromium; .ci/run installs it)"
 	$(GO) test -count=1 ./...

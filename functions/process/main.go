@@ -5,6 +5,8 @@
 // starts it), the same image is the raster detector's real-time endpoint
 // instead (internal/rasterserve); BLUEPRINT_RASTER_ENDPOINT makes the
 // function send its pages' inference there (internal/sagemakerdetect).
+// With the argument "ocr-check" it checks that it can read text on images
+// (internal/ocrcheck) and exits.
 package main
 
 import (
@@ -26,6 +28,7 @@ import (
 	"blueprint/internal/job"
 	"blueprint/internal/lambdafn"
 	"blueprint/internal/ocr"
+	"blueprint/internal/ocrcheck"
 	"blueprint/internal/raster"
 	"blueprint/internal/rasterserve"
 	"blueprint/internal/sagemakerdetect"
@@ -41,6 +44,19 @@ func main() {
 			slog.Error("process: serve", "err", err)
 			os.Exit(1)
 		}
+		return
+	}
+	// `bootstrap ocr-check`: Tesseract found as below (BLUEPRINT_OCR, else
+	// PATH) reads English and Finnish (make process-rootfs-check runs it in
+	// the image's file system).
+	if len(os.Args) > 1 && os.Args[1] == ocrcheck.Arg {
+		read, err := ocrcheck.Run(context.Background(), os.Getenv)
+		fmt.Print(read)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println("ocr-check: ok")
 		return
 	}
 	files := func(c config.Config) job.Files { return docfiles.ForConfig(c) }

@@ -65,6 +65,9 @@ func New(ctx context.Context, path, langs string) (*Reader, error) {
 	return &Reader{path: exe, langs: langs}, nil
 }
 
+// Path returns the program the Reader runs.
+func (r *Reader) Path() string { return r.path }
+
 // Open returns the Reader a deployment's settings ask for (config's
 // BLUEPRINT_IMAGE_LEGENDS and BLUEPRINT_OCR): none when use is false or
 // setting is "off"; for "" tesseract from PATH when it is installed with

@@ -27,7 +27,7 @@ ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
 .PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
-	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup
+	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup tesseract-layer process-rootfs-check
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
 # the static MuPDF library it links (go-fitz v1.24.15: MuPDF 1.24.9), copied
@@ -405,6 +405,35 @@ lambda-process: $(ZIG_CC) mupdf-headers $(ORT_LIB)
 	mkdir -p $(LAMBDA_DIR)/process/lib
 	cp $(ORT_LIB) $(LAMBDA_DIR)/process/lib/
 	ln -sf $(notdir $(ORT_LIB)) $(LAMBDA_DIR)/process/lib/libonnxruntime.so
+
+# Tesseract for the processing image (scripts/tesseract-layer.sh): Debian bookworm's program with
+# every library it loads down to its own glibc and loader, and the English and Finnish data, for
+# TESSERACT_ROOT in the image (functions/process/Dockerfile copies it there; its interpreter and
+# RPATH name that folder). Needs Debian bookworm's apt (the image's build stage has it).
+TESSERACT_LAYER := layers/tesseract
+TESSERACT_ROOT  := /opt/tesseract
+tesseract-layer: $(TESSERACT_LAYER)/MANIFEST
+$(TESSERACT_LAYER)/MANIFEST: scripts/tesseract-layer.sh
+	scripts/tesseract-layer.sh $(TESSERACT_LAYER) $(TESSERACT_ROOT)
+
+# The processing image without Docker (needs root and Debian bookworm's apt): its final stage's
+# COPY and ENV applied to a folder (internal/awstest/imageroot), the build stage's /out and /src
+# mapped to LAMBDA_DIR and this checkout, on a stand-in for the Lambda base: Debian's glibc (the
+# binary is linked for 2.34, Amazon Linux 2023's; the base image itself cannot be fetched here).
+# Then under chroot: Tesseract --list-langs in a root holding nothing but its COPY, and
+# `bootstrap ocr-check` in the whole root (docs/deploy.md, "Reading text on images").
+PROCESS_BASE   := build/process-base
+PROCESS_ROOTFS := build/process-rootfs
+$(PROCESS_BASE)/.ok:
+	rm -rf $(PROCESS_BASE) && mkdir -p $(PROCESS_BASE)/.debs && chmod 755 $(PROCESS_BASE)/.debs
+	cd $(PROCESS_BASE)/.debs && apt-get download -q libc6:amd64 libgcc-s1:amd64 >/dev/null
+	for d in $(PROCESS_BASE)/.debs/*.deb; do dpkg-deb -x $$d $(PROCESS_BASE) || exit 1; done
+	rm -rf $(PROCESS_BASE)/.debs $(PROCESS_BASE)/usr/share
+	touch $@
+process-rootfs-check: lambda-process tesseract-layer $(PROCESS_BASE)/.ok
+	@test "$$(id -u)" = 0 || { echo "process-rootfs-check: chroot and mknod need root"; exit 1; }
+	$(GO) run ./internal/awstest/imageroot -dockerfile functions/process/Dockerfile -base $(PROCESS_BASE) \
+		-out $(PROCESS_ROOTFS) -map /out/=$(LAMBDA_DIR)/ -map /src/=$(CURDIR)/ -- ocr-check
 
 lambdas: lambda-process
 	$(MAKE) build-ApiFunction ARTIFACTS_DIR=$(LAMBDA_DIR)/api

@@ -27,7 +27,7 @@ ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
 .PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
-	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup tesseract-layer process-rootfs-check
+	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup tesseract-layer process-rootfs-check smoke
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
 # the static MuPDF library it links (go-fitz v1.24.15: MuPDF 1.24.9), copied
@@ -467,6 +467,12 @@ sam-check: sam-tools $(ZIG_CC)
 		LAMBDA_ARCH=arm64 $(SAM) build --build-in-source --region eu-north-1 $$fn --parameter-overrides PureGoArchitecture=arm64 || exit 1; \
 		$(call elf_machine,.aws-sam/build/$$fn/bootstrap,183); \
 	done
+
+# Smoke test of a running service, deployed or local (scripts/smoke.sh; docs/deploy.md, "Smoke
+# test"): make smoke API_URL=<the stack's ApiUrl> API_KEY=<a key> [SMOKE_FILE=a.pdf]
+smoke:
+	@test -n "$(API_URL)" && test -n "$(API_KEY)" || { echo "usage: make smoke API_URL=<base URL> API_KEY=<key> [SMOKE_FILE=<pdf, png or jpg>]"; exit 2; }
+	scripts/smoke.sh "$(API_URL)" "$(API_KEY)" $(SMOKE_FILE)
 
 # `sam local` (needs Docker; docs/deploy.md, "sam local"): make local-invoke-<Function>
 # [EVENT=events/x.json] runs `sam local invoke` of the built function (sam build first) with its

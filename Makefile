@@ -425,10 +425,10 @@ $(TESSERACT_LAYER)/MANIFEST: scripts/tesseract-layer.sh
 PROCESS_BASE   := build/process-base
 PROCESS_ROOTFS := build/process-rootfs
 $(PROCESS_BASE)/.ok:
-	rm -rf $(PROCESS_BASE) && mkdir -p $(PROCESS_BASE)/.debs && chmod 755 $(PROCESS_BASE)/.debs
-	cd $(PROCESS_BASE)/.debs && apt-get download -q libc6:amd64 libgcc-s1:amd64 >/dev/null
-	for d in $(PROCESS_BASE)/.debs/*.deb; do dpkg-deb -x $$d $(PROCESS_BASE) || exit 1; done
-	rm -rf $(PROCESS_BASE)/.debs $(PROCESS_BASE)/usr/share
+	rm -rf $(PROCESS_BASE) && mkdir -p $(PROCESS_BASE)
+	debs=$$(mktemp -d) && chmod 755 $$debs && (cd $$debs && apt-get download -q libc6:amd64 libgcc-s1:amd64 >/dev/null) && \
+		for d in $$debs/*.deb; do dpkg-deb -x $$d $(PROCESS_BASE) || exit 1; done; rm -rf $$debs
+	rm -rf $(PROCESS_BASE)/usr/share
 	touch $@
 process-rootfs-check: lambda-process tesseract-layer $(PROCESS_BASE)/.ok
 	@test "$$(id -u)" = 0 || { echo "process-rootfs-check: chroot and mknod need root"; exit 1; }

@@ -21,9 +21,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -125,8 +127,15 @@ func run(dockerfile, base, out string, m maps, args []string) error {
 		return err
 	}
 	fmt.Printf("== %s --list-langs in %s (the Tesseract COPY alone, no base image)\n", prog, only)
-	if err := chroot(only, env, prog, "--list-langs"); err != nil {
+	var langs strings.Builder
+	if err := chroot(only, env, &langs, prog, "--list-langs"); err != nil {
 		return err
+	}
+	fmt.Print(langs.String())
+	for _, l := range []string{"eng", "fin"} {
+		if !slices.Contains(strings.Fields(langs.String()), l) {
+			return fmt.Errorf("%s lists no %s data", prog, l)
+		}
 	}
 
 	// 2. The entry point in the whole image.
@@ -134,7 +143,7 @@ func run(dockerfile, base, out string, m maps, args []string) error {
 		return err
 	}
 	fmt.Printf("== %s in %s (base %s)\n", strings.Join(append(ep, args...), " "), out, base)
-	return chroot(out, env, ep[0], append(ep[1:], args...)...)
+	return chroot(out, env, os.Stdout, ep[0], append(ep[1:], args...)...)
 }
 
 // layout writes the root at dir: base's files, the stage's copies, /dev/null
@@ -168,10 +177,11 @@ func layout(dir, base string, s lambdaimage.Stage, local func(string, string) (s
 	return os.Chmod(null, 0o666)
 }
 
-// chroot runs prog with args and exactly env inside root.
-func chroot(root string, env []string, prog string, args ...string) error {
+// chroot runs prog with args and exactly env inside root, its output to
+// stdout.
+func chroot(root string, env []string, stdout io.Writer, prog string, args ...string) error {
 	cmd := &exec.Cmd{Path: prog, Args: append([]string{prog}, args...), Env: env, Dir: "/",
-		Stdout: os.Stdout, Stderr: os.Stderr, SysProcAttr: &syscall.SysProcAttr{Chroot: root}}
+		Stdout: stdout, Stderr: os.Stderr, SysProcAttr: &syscall.SysProcAttr{Chroot: root}}
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("%s %s in %s: %w", prog, strings.Join(args, " "), root, err)
 	}

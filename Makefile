@@ -472,7 +472,7 @@ sam-check: sam-tools $(ZIG_CC)
 # test"): make smoke API_URL=<the stack's ApiUrl> API_KEY=<a key> [SMOKE_FILE=a.pdf]
 smoke:
 	@test -n "$(API_URL)" && test -n "$(API_KEY)" || { echo "usage: make smoke API_URL=<base URL> API_KEY=<key> [SMOKE_FILE=<pdf, png or jpg>]"; exit 2; }
-	scripts/smoke.sh "$(API_URL)" "$(API_KEY)" $(SMOKE_FILE)
+	@scripts/smoke.sh "$(API_URL)" "$(API_KEY)" $(SMOKE_FILE) # @: the key stays out of the log
 
 # `sam local` (needs Docker; docs/deploy.md, "sam local"): make local-invoke-<Function>
 # [EVENT=events/x.json] runs `sam local invoke` of the built function (sam build first) with its

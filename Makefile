@@ -26,7 +26,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real real-eval bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup tesseract-layer process-rootfs-check smoke
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -305,6 +305,15 @@ bench-real: build $(ORT_LIB)
 	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat $(BENCH_REPEAT) -dense $(BENCH_DENSE) -heavy $(BENCH_DENSE) $(BENCH_REAL_FILES)
 
 # The clip-heavy A1 sheet alone (synth KIND=heavy); fails past 2× mutool draw -r 200 or 1 GiB peak RSS.
+# Issue 51's real-set evaluation: every set in ../shared/realdata with a count truth in
+# testdata/realtruth, through `blueprint takeoff` (the job service's path); per set and class the
+# truth, the count, within tolerance and error; per set and overall the within-tolerance share and
+# median error (docs/evaluation.md). Skips with a message where ../shared/realdata is absent.
+# make real-eval [REAL_EVAL_ARGS="-json"] [REAL_EVAL_SETS="voice_alarm_ro_floor1"]
+REAL_DATA ?= ../shared/realdata
+real-eval: build $(ORT_LIB)
+	$(GO) run ./cmd/realeval -data $(REAL_DATA) -blueprint $(BIN)/blueprint $(REAL_EVAL_ARGS) $(REAL_EVAL_SETS)
+
 bench-heavy: build $(ORT_LIB)
 	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat 2 -heavy $(BENCH_DENSE) -heavy-max-ratio 2 -heavy-max-rss 1024
 

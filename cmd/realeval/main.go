@@ -1,0 +1,167 @@
+// Command realeval measures the take-off on the real drawing sets: for
+// every count-truth fixture (testdata/realtruth/<set>.json) whose drawing
+// is in the real-data folder, it runs `blueprint takeoff --json` on the
+// drawing (the job service's whole path, in its own process) and prints,
+// per set and per class, the truth, the count, whether it is within
+// tolerance and its error; per set the within-tolerance share and median
+// error; and the same over every set. docs/evaluation.md ("Real sets")
+// defines them.
+//
+//	go run ./cmd/realeval [-data ../shared/realdata] [-truth testdata/realtruth] [-blueprint bin/blueprint] [-json] [SET...]
+//
+// SET names fixtures to run (file name, with or without extension); none
+// runs them all. Where the data folder is absent it says so and exits 0.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"blueprint/internal/eval/realset"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "realeval:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("realeval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "../shared/realdata", "folder of the real drawings")
+	truthDir := fs.String("truth", "testdata/realtruth", "folder of the count-truth fixtures")
+	bin := fs.String("blueprint", "bin/blueprint", "blueprint CLI whose takeoff is measured")
+	asJSON := fs.Bool("json", false, "write the report as JSON")
+	target := fs.Float64("target", 0.9, "within-tolerance share a set should reach (reported, not enforced)")
+	timeout := fs.Duration("timeout", 10*time.Minute, "time allowed for one drawing")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(*data); err != nil || !fi.IsDir() {
+		fmt.Fprintf(stdout, "realeval: skipped: no real-data folder at %s (the real sets are not redistributed; see docs/evaluation.md)\n", *data)
+		return nil
+	}
+	truths, err := realset.LoadTruths(*truthDir)
+	if err != nil {
+		return err
+	}
+	if len(truths) == 0 {
+		return fmt.Errorf("no count truth in %s", *truthDir)
+	}
+	truths, err = pick(truths, fs.Args())
+	if err != nil {
+		return err
+	}
+	var sets []realset.SetResult
+	var skipped []string
+	for _, t := range truths {
+		path := filepath.Join(*data, t.File)
+		if _, err := os.Stat(path); err != nil {
+			skipped = append(skipped, t.File)
+			continue
+		}
+		fmt.Fprintf(stderr, "realeval: %s ...\n", t.File)
+		start := time.Now()
+		counted, err := takeoff(ctx, *bin, path, *timeout)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r := realset.Score(t, counted)
+		r.Seconds = time.Since(start).Seconds()
+		if err != nil {
+			r.Error = err.Error()
+			fmt.Fprintf(stderr, "realeval: %s: %v\n", t.File, err)
+		}
+		sets = append(sets, r)
+	}
+	rep := realset.Summarise(sets, skipped, *target)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	_, err = io.WriteString(stdout, rep.Text())
+	return err
+}
+
+// pick keeps the truths named (by file name, with or without extension);
+// all of them when none is named.
+func pick(truths []realset.Truth, names []string) ([]realset.Truth, error) {
+	if len(names) == 0 {
+		return truths, nil
+	}
+	var out []realset.Truth
+	for _, n := range names {
+		found := false
+		for _, t := range truths {
+			if t.File == n || strings.TrimSuffix(t.File, filepath.Ext(t.File)) == n {
+				out = append(out, t)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("no count truth for %q", n)
+		}
+	}
+	return out, nil
+}
+
+// takeoff runs `bin takeoff --json path` and returns its count per class
+// (the summary's by_symbol: what the API reports at the default
+// thresholds).
+func takeoff(ctx context.Context, bin, path string, timeout time.Duration) (map[string]int, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "takeoff", "--json", path)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:]
+		}
+		return map[string]int{}, fmt.Errorf("%s takeoff: %w: %s", bin, err, msg)
+	}
+	return parseTakeoff(out.Bytes())
+}
+
+// parseTakeoff reads the count per class of one file's `takeoff --json`.
+func parseTakeoff(b []byte) (map[string]int, error) {
+	var files []struct {
+		Summary struct {
+			BySymbol []struct {
+				Class string `json:"class"`
+				Count int    `json:"count"`
+			} `json:"by_symbol"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(b, &files); err != nil {
+		return map[string]int{}, fmt.Errorf("read the take-off: %w", err)
+	}
+	if len(files) != 1 {
+		return map[string]int{}, fmt.Errorf("take-off of %d files, want 1", len(files))
+	}
+	counted := map[string]int{}
+	for _, s := range files[0].Summary.BySymbol {
+		counted[s.Class] += s.Count
+	}
+	return counted, nil
+}

@@ -260,7 +260,11 @@ func (rep Report) Text() string {
 			if *c.Within {
 				w = "yes"
 			}
-			fmt.Fprintf(&b, "  %-24s %6d %8d %7s %7.0f%%  %s\n", c.Class, c.Truth, c.Counted, w, 100**c.RelError, c.Confidence)
+			conf := c.Confidence
+			if conf == "" {
+				conf = "(not in the truth: 0)"
+			}
+			fmt.Fprintf(&b, "  %-24s %6d %8d %7s %7.0f%%  %s\n", c.Class, c.Truth, c.Counted, w, 100**c.RelError, conf)
 		}
 		fmt.Fprintf(&b, "  within tolerance %d of %d (%.0f %%), median error %.0f %%\n\n", s.WithinN, s.Scored, 100*s.Share, 100*s.MedianError)
 	}

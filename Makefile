@@ -309,10 +309,11 @@ bench-real: build $(ORT_LIB)
 # testdata/realtruth, through `blueprint takeoff` (the job service's path); per set and class the
 # truth, the count, within tolerance and error; per set and overall the within-tolerance share and
 # median error (docs/evaluation.md). Skips with a message where ../shared/realdata is absent.
-# make real-eval [REAL_EVAL_ARGS="-json"] [REAL_EVAL_SETS="voice_alarm_ro_floor1"]
-REAL_DATA ?= ../shared/realdata
+# make real-eval [REAL_EVAL_REPORT=/tmp/real-eval.json] [REAL_EVAL_SETS="voice_alarm_ro_floor1"] [REAL_EVAL_ARGS=-json]
+REAL_DATA        ?= ../shared/realdata
+REAL_EVAL_REPORT ?=
 real-eval: build $(ORT_LIB)
-	$(GO) run ./cmd/realeval -data $(REAL_DATA) -blueprint $(BIN)/blueprint $(REAL_EVAL_ARGS) $(REAL_EVAL_SETS)
+	@$(GO) run ./cmd/realeval -data $(REAL_DATA) -blueprint $(BIN)/blueprint $(if $(REAL_EVAL_REPORT),-report $(REAL_EVAL_REPORT)) $(REAL_EVAL_ARGS) $(REAL_EVAL_SETS)
 
 bench-heavy: build $(ORT_LIB)
 	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat 2 -heavy $(BENCH_DENSE) -heavy-max-ratio 2 -heavy-max-rss 1024

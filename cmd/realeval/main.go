@@ -7,7 +7,7 @@
 // error; and the same over every set. docs/evaluation.md ("Real sets")
 // defines them.
 //
-//	go run ./cmd/realeval [-data ../shared/realdata] [-truth testdata/realtruth] [-blueprint bin/blueprint] [-json] [SET...]
+//	go run ./cmd/realeval [-data ../shared/realdata] [-truth testdata/realtruth] [-blueprint bin/blueprint] [-json] [-report FILE] [SET...]
 //
 // SET names fixtures to run (file name, with or without extension); none
 // runs them all. Where the data folder is absent it says so and exits 0.
@@ -49,7 +49,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "../shared/realdata", "folder of the real drawings")
 	truthDir := fs.String("truth", "testdata/realtruth", "folder of the count-truth fixtures")
 	bin := fs.String("blueprint", "bin/blueprint", "blueprint CLI whose takeoff is measured")
-	asJSON := fs.Bool("json", false, "write the report as JSON")
+	asJSON := fs.Bool("json", false, "write the report as JSON instead of tables")
+	report := fs.String("report", "", "also write the report as JSON to `FILE`")
 	target := fs.Float64("target", 0.9, "within-tolerance share a set should reach (reported, not enforced)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time allowed for one drawing")
 	if err := fs.Parse(args); err != nil {
@@ -93,10 +94,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		sets = append(sets, r)
 	}
 	rep := realset.Summarise(sets, skipped, *target)
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	js = append(js, '\n')
+	if *report != "" {
+		if err := os.WriteFile(*report, js, 0o644); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		_, err = stdout.Write(js)
+		return err
 	}
 	_, err = io.WriteString(stdout, rep.Text())
 	return err

@@ -148,25 +148,9 @@ func rasterStartError(err error) error {
 // must call close. The returned devKey is non-empty when a development key
 // was created or loaded because none is configured.
 func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt options) (a *app, devKey apikey.Entry, err error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, devKey, fmt.Errorf("create data dir: %w", err)
-	}
-	entries := cfg.APIKeys
-	if len(entries) == 0 {
-		devKey, _, err = apikey.LoadOrCreateDevKey(cfg.DataDir)
-		if err != nil {
-			return nil, devKey, err
-		}
-		entries = []apikey.Entry{devKey}
-	}
-	keys, err := apikey.NewKeyring(entries)
-	if err != nil {
-		return nil, devKey, err
-	}
-	signer, err := signing.LoadOrCreate(cfg.DataDir)
-	if err != nil {
-		return nil, devKey, err
-	}
+	// What can refuse to start without touching the data directory (the
+	// catalog, OCR, ONNX Runtime) is checked first, so a server that
+	// refuses leaves no key files behind.
 	cat, err := catalog.Load(cfg.CatalogFile)
 	if err != nil {
 		return nil, devKey, fmt.Errorf("load catalog: %w", err)
@@ -192,6 +176,25 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 		if eng, err = engine.New(cat, eopt); err != nil {
 			return nil, devKey, rasterStartError(err)
 		}
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, devKey, fmt.Errorf("create data dir: %w", err)
+	}
+	entries := cfg.APIKeys
+	if len(entries) == 0 {
+		devKey, _, err = apikey.LoadOrCreateDevKey(cfg.DataDir)
+		if err != nil {
+			return nil, devKey, err
+		}
+		entries = []apikey.Entry{devKey}
+	}
+	keys, err := apikey.NewKeyring(entries)
+	if err != nil {
+		return nil, devKey, err
+	}
+	signer, err := signing.LoadOrCreate(cfg.DataDir)
+	if err != nil {
+		return nil, devKey, err
 	}
 	blobs, err := localblob.New(filepath.Join(cfg.DataDir, blobsDir))
 	if err != nil {

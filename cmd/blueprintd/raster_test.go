@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -87,6 +88,17 @@ func TestRefusesToStartWithoutRuntime(t *testing.T) {
 	if strings.Contains(msg, "\n") || !strings.Contains(msg, "raster detector") || !strings.Contains(msg, "libonnxruntime.so.1.24.1") ||
 		!strings.Contains(msg, config.EnvOnnxRuntimeLib) || !strings.Contains(msg, config.EnvRasterDetector+"=off") {
 		t.Fatalf("start error %q does not say what is missing and how to go on", msg)
+	}
+	// Refusing, it wrote nothing: no development key, no signing key, no
+	// store (issue 47: the key files were written before the refusal).
+	dir := t.TempDir()
+	env := map[string]string{config.EnvDataDir: dir, config.EnvListenAddr: "127.0.0.1:0", config.EnvOnnxRuntimeLib: cfg.Raster.Library}
+	var out bytes.Buffer
+	if err := run(context.Background(), func(k string) string { return env[k] }, &out, log); err == nil || !strings.Contains(err.Error(), "libonnxruntime.so.1.24.1") {
+		t.Fatalf("run without ONNX Runtime: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 || out.Len() != 0 {
+		t.Errorf("wrote %v and printed %q before refusing to start without ONNX Runtime", entries, out.String())
 	}
 	cfg.Raster.Off = true
 	a, _, err := newApp(context.Background(), cfg, log, options{})

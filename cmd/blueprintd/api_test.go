@@ -78,6 +78,14 @@ func TestUploadAttacks(t *testing.T) {
 			if r.Header.Get("RateLimit-Limit") != "" {
 				t.Fatal("rate limit headers on the upload PUT")
 			}
+			// A body over the declared size says what the most is: the
+			// declared size, not the 50 MB ceiling (issue 47).
+			if r.Status == 413 {
+				d, _ := r.JSON(t)["error"].(map[string]any)["details"].(map[string]any)
+				if d["max_bytes"] != float64(len(data)) || d["declared_size"] != float64(len(data)) {
+					t.Fatalf("413 details %v, want max_bytes and declared_size %d", d, len(data))
+				}
+			}
 		})
 	}
 	// Streaming more than the declared size without a Content-Length.
@@ -122,4 +130,40 @@ func TestUploadAttacks(t *testing.T) {
 	if r := e.upload(late, data, "application/pdf"); r.Status != 403 || r.Code(t) != "forbidden" {
 		t.Fatalf("expired upload URL: %d %s", r.Status, r.Body)
 	}
+}
+
+// TestNotDoneHints: what a new user meets (issue 47): a job uploaded and
+// never started answers its pages, take-off, search and reviews with a
+// message that says to call start; a one-page job's page 99 is "1 page".
+func TestNotDoneHints(t *testing.T) {
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
+	data := pdfDoc([2]int{144, 72})
+	created := e.initJob(keyA, map[string]any{"file_name": "a.pdf", "mime_type": "application/pdf", "size": len(data)})
+	id := created["job_id"].(string)
+	start := "call POST /v1/jobs/" + id + "/start"
+	check := func(method, path string, body []byte, status int, want string) {
+		t.Helper()
+		r := e.do(method, path, keyA, body, nil)
+		msg, _ := r.JSON(t)["error"].(map[string]any)["message"].(string)
+		if r.Status != status || !strings.Contains(msg, want) {
+			t.Errorf("%s %s: %d %q, want %d and a message saying %q", method, path, r.Status, msg, status, want)
+		}
+	}
+	// Not uploaded yet: upload, then start.
+	check("GET", "/v1/jobs/"+id+"/pages/0/detections", nil, 404, "PUT its file to the upload URL, then "+start)
+	if r := e.upload(created, data, "application/pdf"); r.Status != 200 {
+		t.Fatalf("PUT: %d %s", r.Status, r.Body)
+	}
+	// Uploaded, never started: start is the step left.
+	check("GET", "/v1/jobs/"+id+"/pages/0/detections", nil, 404, "never started: "+start)
+	check("GET", "/v1/jobs/"+id+"/takeoff.csv", nil, 404, start)
+	check("POST", "/v1/jobs/"+id+"/search", []byte(`{"page_index":0,"bbox_norm":{"x":0.1,"y":0.1,"width":0.1,"height":0.1}}`), 409, start)
+	check("POST", "/v1/jobs/"+id+"/pages/0/detections", []byte(`{"class":"socket_outlet","bbox_norm":{"x":0.1,"y":0.1,"width":0.1,"height":0.1}}`), 409, start)
+	if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
+		t.Fatalf("start: %d %s", r.Status, r.Body)
+	}
+	e.waitStatus(keyA, id, "done")
+	check("GET", "/v1/jobs/"+id+"/pages/99/detections", nil, 404, "page 99 not found; the job has 1 page, page 0")
+	two := doneJob(t, e, keyA, nil)
+	check("GET", "/v1/jobs/"+two+"/pages/99/detections", nil, 404, "the job has 2 pages, numbered from 0")
 }

@@ -291,7 +291,7 @@ func (s *Service) PageDetections(ctx context.Context, c Caller, jobID string, pa
 		return nil, err
 	}
 	if j.Status != Done {
-		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("job is %s; pages exist once it is done", j.Status)}
+		return nil, &Error{Code: CodeNotFound, Message: notDone(j, "pages exist once it is done")}
 	}
 	var p *Page
 	for i := range j.Pages {
@@ -300,7 +300,7 @@ func (s *Service) PageDetections(ctx context.Context, c Caller, jobID string, pa
 		}
 	}
 	if p == nil {
-		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("page %d not found; the job has %d pages, numbered from 0", page, len(j.Pages))}
+		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("page %d not found; the job has %s", page, pagesOf(len(j.Pages)))}
 	}
 	if o.Limit <= 0 {
 		o.Limit = DefaultPageLimit

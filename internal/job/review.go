@@ -185,14 +185,14 @@ func (s *Service) reviewable(ctx context.Context, c Caller, jobID string, page i
 		return nil, Page{}, err
 	}
 	if j.Status != Done {
-		return nil, Page{}, Errorf(CodeConflict, "job is %s; only a done job can be reviewed", j.Status)
+		return nil, Page{}, Errorf(CodeConflict, "%s", notDone(j, "only a done job can be reviewed"))
 	}
 	for _, p := range j.Pages {
 		if p.Index == page {
 			return j, p, nil
 		}
 	}
-	return nil, Page{}, Errorf(CodeNotFound, "page %d not found; the job has %d pages, numbered from 0", page, len(j.Pages))
+	return nil, Page{}, Errorf(CodeNotFound, "page %d not found; the job has %s", page, pagesOf(len(j.Pages)))
 }
 
 // writeReviews applies fn to the freshly loaded reviews of a page and

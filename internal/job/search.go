@@ -102,7 +102,7 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 		return nil, err
 	}
 	if j.Status != Done {
-		return nil, Errorf(CodeConflict, "job is %s; only a done job can be searched", j.Status)
+		return nil, Errorf(CodeConflict, "%s", notDone(j, "only a done job can be searched"))
 	}
 	q, box, pages, err := s.validateSearch(j, r)
 	if err != nil {
@@ -176,7 +176,7 @@ func (s *Service) validateSearch(j *Job, r SearchRequest) (Page, detect.Box, []i
 	q, ok := byIndex[*r.PageIndex]
 	if !ok {
 		return Page{}, detect.Box{}, nil, &Error{Code: CodeUnprocessable,
-			Message: fmt.Sprintf("page_index %d is not a page of the job; it has %d pages, numbered from 0", *r.PageIndex, len(j.Pages)),
+			Message: fmt.Sprintf("page_index %d is not a page of the job; it has %s", *r.PageIndex, pagesOf(len(j.Pages))),
 			Details: map[string]any{"field": "page_index", "page_count": len(j.Pages)}}
 	}
 	if r.BBoxNorm == nil {
@@ -206,7 +206,7 @@ func (s *Service) validateSearch(j *Job, r SearchRequest) (Page, detect.Box, []i
 		field := "pages[" + strconv.Itoa(i) + "]"
 		if _, ok := byIndex[p]; !ok {
 			return Page{}, detect.Box{}, nil, &Error{Code: CodeUnprocessable,
-				Message: fmt.Sprintf("%s: %d is not a page of the job; it has %d pages, numbered from 0", field, p, len(j.Pages)),
+				Message: fmt.Sprintf("%s: %d is not a page of the job; it has %s", field, p, pagesOf(len(j.Pages))),
 				Details: map[string]any{"field": field, "page_count": len(j.Pages)}}
 		}
 		if seen[p] {

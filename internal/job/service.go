@@ -524,7 +524,7 @@ func (s *Service) Upload(ctx context.Context, jobID, contentType string, content
 	}
 	if contentLength > j.Size || contentLength > MaxUploadBytes {
 		return nil, &Error{Code: CodePayloadTooLarge, Message: fmt.Sprintf("body of %d bytes exceeds the declared size of %d bytes", contentLength, j.Size),
-			Details: map[string]any{"declared_size": j.Size, "max_bytes": MaxUploadBytes}}
+			Details: map[string]any{"declared_size": j.Size, "max_bytes": j.Size}}
 	}
 	h := sha256.New()
 	key := UploadVersionKey(jobID, uuid.NewString())
@@ -533,7 +533,7 @@ func (s *Service) Upload(ctx context.Context, jobID, contentType string, content
 	switch {
 	case errors.Is(err, errTooLarge):
 		return nil, &Error{Code: CodePayloadTooLarge, Message: fmt.Sprintf("body exceeds the declared size of %d bytes; nothing was stored", j.Size),
-			Details: map[string]any{"declared_size": j.Size, "max_bytes": MaxUploadBytes}}
+			Details: map[string]any{"declared_size": j.Size, "max_bytes": j.Size}}
 	case errors.Is(err, errShort):
 		return nil, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("body has %d bytes, fewer than the declared size of %d; nothing was stored", sr.n, j.Size),
 			Details: map[string]any{"declared_size": j.Size, "received": sr.n}}

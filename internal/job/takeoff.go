@@ -2,7 +2,6 @@ package job
 
 import (
 	"context"
-	"fmt"
 )
 
 // Takeoff is the quantity take-off of a done job under one read filter,
@@ -75,7 +74,7 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 		return nil, err
 	}
 	if j.Status != Done {
-		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("job is %s; its take-off exists once it is done", j.Status)}
+		return nil, &Error{Code: CodeNotFound, Message: notDone(j, "its take-off exists once it is done")}
 	}
 	f := s.filter(j, o.Confidence)
 	t := &Takeoff{JobID: j.ID, FileName: j.FileName, ExternalRef: j.ExternalRef, CompletedAt: timestampPtr(j.CompletedAt),

@@ -146,8 +146,8 @@ func (v *symbolViews) of(class string) SymbolView {
 
 func (s *Service) detectionView(d storedDetection, p Page, syms *symbolViews) DetectionView {
 	v := DetectionView{
-		ID: d.ID, SymbolView: syms.of(d.Class), Confidence: d.Confidence,
-		BBoxPx: BoxView{X: d.Box.X, Y: d.Box.Y, Width: d.Box.W, Height: d.Box.H},
+		ID: d.ID, SymbolView: syms.of(d.Class), Confidence: confidenceView(d.Confidence),
+		BBoxPx: pxBoxView(d.Box),
 		Source: SourceView{Detector: d.Source.Detector, VectorMatching: d.Source.VectorMatching},
 	}
 	if d.Reviewed {
@@ -155,7 +155,7 @@ func (s *Service) detectionView(d storedDetection, p Page, syms *symbolViews) De
 	}
 	if p.Width > 0 && p.Height > 0 {
 		w, h := float64(p.Width), float64(p.Height)
-		v.BBoxNorm = BoxView{X: d.Box.X / w, Y: d.Box.Y / h, Width: d.Box.W / w, Height: d.Box.H / h}
+		v.BBoxNorm = normBoxView(d.Box, w, h)
 	}
 	return v
 }
@@ -419,8 +419,8 @@ func glyphBoxNorm(r LegendRow, pages []Page) *BoxView {
 			return nil
 		}
 		w, h := float64(p.Width), float64(p.Height)
-		b := r.GlyphBox
-		return &BoxView{X: b.X / w, Y: b.Y / h, Width: b.W / w, Height: b.H / h}
+		b := normBoxView(*r.GlyphBox, w, h)
+		return &b
 	}
 	return nil
 }

@@ -135,9 +135,8 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 		}
 		for _, m := range pm.Matches {
 			w, h := float64(p.Width), float64(p.Height)
-			sm := SearchMatch{PageIndex: pm.Page, Score: m.Score,
-				BBoxPx:   BoxView{X: m.Box.X, Y: m.Box.Y, Width: m.Box.W, Height: m.Box.H},
-				BBoxNorm: BoxView{X: m.Box.X / w, Y: m.Box.Y / h, Width: m.Box.W / w, Height: m.Box.H / h}}
+			sm := SearchMatch{PageIndex: pm.Page, Score: roundTo(m.Score, scoreDecimals),
+				BBoxPx: pxBoxView(m.Box), BBoxNorm: normBoxView(m.Box, w, h)}
 			best := SearchMatchIoU
 			for i := range dets {
 				if v := dets[i].Box.IoU(m.Box); v >= best {

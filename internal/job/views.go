@@ -1,6 +1,7 @@
 package job
 
 import (
+	"math"
 	"time"
 
 	"blueprint/internal/detect"
@@ -332,3 +333,50 @@ func (sp storedPage) filtered(f detect.Filter, withRejected bool) []storedDetect
 	}
 	return kept
 }
+
+// Numbers on the wire are rounded to what they can mean (issue 47:
+// 2513.4475708007812): a pixel box to 0.1 px of the 200-DPI raster, a box
+// in fractions of the page to 6 decimals (0.1 px of an A0 page at 200 DPI
+// is 1e-5 of its width), confidences and search scores to 4 decimals.
+// They stay JSON numbers. Stored results keep full precision; only views
+// round.
+const (
+	pxDecimals    = 1
+	normDecimals  = 6
+	scoreDecimals = 4
+)
+
+// roundTo rounds x to n decimals, half away from zero.
+func roundTo(x float64, n int) float64 {
+	p := math.Pow10(n)
+	return math.Round(x*p) / p
+}
+
+// floorTo rounds x down to n decimals, so that a rounded confidence
+// passes a floor of n decimals or fewer exactly when the stored one does.
+func floorTo(x float64, n int) float64 {
+	p := math.Pow10(n)
+	return math.Floor(x*p+1e-9) / p
+}
+
+// pxBoxView is b, in raster pixels, on the wire.
+func pxBoxView(b detect.Box) BoxView {
+	return BoxView{X: roundTo(b.X, pxDecimals), Y: roundTo(b.Y, pxDecimals), Width: roundTo(b.W, pxDecimals), Height: roundTo(b.H, pxDecimals)}
+}
+
+// normBoxView is b, in raster pixels of a w × h page, as fractions of the
+// page on the wire; rounding never takes it past the page's right or
+// bottom edge.
+func normBoxView(b detect.Box, w, h float64) BoxView {
+	v := BoxView{X: roundTo(b.X/w, normDecimals), Y: roundTo(b.Y/h, normDecimals), Width: roundTo(b.W/w, normDecimals), Height: roundTo(b.H/h, normDecimals)}
+	if v.X+v.Width > 1 && v.X <= 1 {
+		v.Width = floorTo(1-v.X, normDecimals)
+	}
+	if v.Y+v.Height > 1 && v.Y <= 1 {
+		v.Height = floorTo(1-v.Y, normDecimals)
+	}
+	return v
+}
+
+// confidenceView is a detection's confidence on the wire.
+func confidenceView(c float64) float64 { return floorTo(c, scoreDecimals) }

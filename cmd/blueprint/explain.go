@@ -59,7 +59,10 @@ func explain(ctx context.Context, files []string, o explainOptions, e env) error
 		return &usageError{cmd: "explain", msg: fmt.Sprintf("explain: takes one FILE, not %d", len(files))}
 	}
 	name := files[0]
-	r, err := o.read.newReader(e.getenv)
+	if err := checkFile(name); err != nil {
+		return fmt.Errorf("explain: %s: %w", name, err)
+	}
+	r, err := o.read.newReader(e)
 	if err != nil {
 		return err
 	}
@@ -104,11 +107,11 @@ func explainFile(ctx context.Context, r *reader, name string, flags readFlags) (
 	}
 	files := docfiles.ForConfig(r.cfg)
 	if err := files.Check(ctx, data, mime); err != nil {
-		return nil, unreadable(err)
+		return nil, r.unreadable(err)
 	}
 	f, err := files.Open(ctx, data, mime)
 	if err != nil {
-		return nil, unreadable(err)
+		return nil, r.unreadable(err)
 	}
 	defer f.Close()
 	x := &explainer{eng: r.eng}
@@ -118,7 +121,7 @@ func explainFile(ctx context.Context, r *reader, name string, flags readFlags) (
 		return nil
 	})
 	if err != nil {
-		return nil, unreadable(err)
+		return nil, r.unreadable(err)
 	}
 	if x.x == nil {
 		return nil, errors.New("the engine made no document pass")
@@ -126,11 +129,15 @@ func explainFile(ctx context.Context, r *reader, name string, flags readFlags) (
 	return newExplainReport(name, !r.cfg.Raster.Off, x.x, pages, flags.filter(r.cat.Threshold)), nil
 }
 
-// unreadable is the message of a file the reader refuses.
-func unreadable(err error) error {
+// unreadable is the message of a file the reader refuses, in the command
+// line's words.
+func (r *reader) unreadable(err error) error {
 	var inv *job.InvalidFile
 	if errors.As(err, &inv) {
-		return fmt.Errorf("the file cannot be read (%s): %s", inv.Reason, inv.Message)
+		return fmt.Errorf("the file cannot be read (%s): %s", inv.Reason, r.say(inv.Message))
+	}
+	if msg := r.say(err.Error()); msg != err.Error() {
+		return errors.New(msg)
 	}
 	return err
 }

@@ -5,16 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"blueprint/internal/boltstore"
 	"blueprint/internal/docfiles"
+	"blueprint/internal/document"
 	"blueprint/internal/job"
 	"blueprint/internal/localblob"
 )
@@ -30,6 +31,7 @@ const cliKeyID = "blueprint-cli"
 // the transport differs: no HTTP, no runner, no URLs. Its store and blobs
 // live in a temporary directory that Close removes.
 type localService struct {
+	r     *reader
 	dir   string
 	store *boltstore.Store
 	svc   *job.Service
@@ -58,7 +60,7 @@ func newLocalService(r *reader) (_ *localService, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	l := &localService{dir: dir, store: store}
+	l := &localService{r: r, dir: dir, store: store}
 	l.svc, err = job.NewService(job.Config{
 		Store: progressStore{Store: store, l: l}, Blobs: blobs, Flow: noFlow{}, Catalog: r.cat,
 		Files: docfiles.ForConfig(r.cfg), Engine: r.eng, Links: noLinks{},
@@ -100,14 +102,14 @@ func (l *localService) takeoff(ctx context.Context, name string, data []byte, op
 	base, size := filepath.Base(name), int64(len(data))
 	created, _, err := l.svc.Init(ctx, c, job.InitRequest{FileName: &base, MimeType: &mime, Size: &size}, "")
 	if err != nil {
-		return nil, refusal(err)
+		return nil, l.refusal(err)
 	}
 	id := created.JobID
 	if _, err := l.svc.Upload(ctx, id, mime, size, bytes.NewReader(data)); err != nil {
-		return nil, refusal(err)
+		return nil, l.refusal(err)
 	}
 	if _, err := l.svc.Start(ctx, c, id); err != nil {
-		return nil, refusal(err)
+		return nil, l.refusal(err)
 	}
 	l.onProgress = progress
 	err = l.svc.Process(ctx, id)
@@ -117,52 +119,84 @@ func (l *localService) takeoff(ctx context.Context, name string, data []byte, op
 	}
 	v, err := l.svc.Get(ctx, c, id, opt)
 	if err != nil {
-		return nil, refusal(err)
+		return nil, l.refusal(err)
 	}
 	switch v := v.(type) {
 	case *job.DoneView:
 		t, err := l.svc.Takeoff(ctx, c, id, opt)
 		if err != nil {
-			return nil, refusal(err)
+			return nil, l.refusal(err)
 		}
 		return &result{File: name, Done: v, Takeoff: t}, nil
 	case *job.FailedView:
 		// The service's message, less its advice to partners.
 		msg, _, _ := strings.Cut(v.Error.Message, " Upload the file again as a new job")
-		return nil, errors.New(strings.TrimSuffix(msg, "."))
+		return nil, errors.New(l.r.say(strings.TrimSuffix(msg, ".")))
 	default:
 		return nil, fmt.Errorf("the job ended %T, not done", v)
 	}
 }
 
 // refusal is the message of an error of the service: a partner's
-// message for a refusal, the whole chain for an internal error.
-func refusal(err error) error {
+// message for a refusal, in the command line's words, the whole chain for
+// an internal error.
+func (l *localService) refusal(err error) error {
 	var je *job.Error
 	if errors.As(err, &je) && je.Code != job.CodeInternal {
-		return errors.New(je.Message)
+		return errors.New(l.r.say(je.Message))
 	}
 	return err
 }
 
-// mimeOf names the type of a file as a partner would declare it: from
-// its first bytes, else from its name's extension (the start check then
-// says what is wrong with it).
+// mimeOf names the type of a file by its first bytes, as the service's
+// start check tells them apart: a file of none of the four types is
+// refused here, in the command line's words, rather than as a job whose
+// declared type its content does not match.
 func mimeOf(name string, data []byte) (string, error) {
-	if m := http.DetectContentType(data); slices.Contains(job.AcceptedMimes(), m) {
+	if m := document.Sniff(data); m != "" {
 		return m, nil
 	}
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".pdf":
-		return job.MimePDF, nil
-	case ".png":
-		return job.MimePNG, nil
-	case ".jpg", ".jpeg":
-		return job.MimeJPEG, nil
-	case ".webp":
-		return job.MimeWebP, nil
+	ext := strings.ToLower(filepath.Ext(name))
+	switch ext {
+	case ".pdf", ".png", ".jpg", ".jpeg", ".webp":
+		return "", fmt.Errorf("not a PDF, PNG, JPEG or WebP file: its name ends in %s but its content is none of these (a damaged or renamed file?)", ext)
 	}
 	return "", errors.New("not a PDF, PNG, JPEG or WebP file")
+}
+
+// checkFile refuses, before anything is loaded, a file that cannot be
+// read: missing, a directory, empty, larger than the service takes (the
+// API's upload limit, 50 MB), or not a PDF, PNG, JPEG or WebP file.
+func checkFile(name string) error {
+	fi, err := os.Stat(name)
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err // the command's message names the file
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return errors.New("is a directory, not a file")
+	case fi.Size() == 0:
+		return errors.New("the file is empty")
+	case fi.Size() > job.MaxUploadBytes:
+		return fmt.Errorf("the file is %d bytes; at most %d (50 MB) are read, as by the service", fi.Size(), job.MaxUploadBytes)
+	}
+	f, err := os.Open(name)
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 2048) // the start check finds %PDF- within the first 1024 bytes
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return err
+	}
+	_, err = mimeOf(name, head[:n])
+	return err
 }
 
 // progressStore tells the localService's onProgress the pages of the job

@@ -40,6 +40,9 @@ type env struct {
 	// terminal says whether stderr is a terminal: progress is drawn only
 	// there.
 	terminal bool
+	// libraryDirs lists where to look for ONNX Runtime when no flag or
+	// variable names it (nil: nowhere).
+	libraryDirs func() []string
 }
 
 // command is one subcommand.
@@ -59,7 +62,7 @@ func commands() []command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], env{getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr, terminal: isTerminal(os.Stderr)})
+	code := run(ctx, os.Args[1:], env{getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr, terminal: isTerminal(os.Stderr), libraryDirs: libraryDirs})
 	stop()
 	os.Exit(code)
 }

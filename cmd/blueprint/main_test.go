@@ -7,18 +7,27 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"blueprint/internal/config"
+	"blueprint/internal/raster/rastertest"
 )
 
 // cli runs the command line args with the environment vars (nothing
 // else of the process's) and returns its exit status, stdout and stderr.
 func cli(t *testing.T, vars map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	return cliDirs(t, vars, nil, args...)
+}
+
+// cliDirs is cli with ONNX Runtime looked for under dirs where no flag or
+// variable names it.
+func cliDirs(t *testing.T, vars map[string]string, dirs []string, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	e := env{getenv: func(k string) string { return vars[k] }, stdout: &stdout, stderr: &stderr}
+	e := env{getenv: func(k string) string { return vars[k] }, stdout: &stdout, stderr: &stderr, libraryDirs: func() []string { return dirs }}
 	code := run(context.Background(), args, e)
 	return code, stdout.String(), stderr.String()
 }
@@ -86,6 +95,17 @@ func TestFailures(t *testing.T) {
 	if err := os.WriteFile(text, []byte("not a drawing"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	empty := filepath.Join(t.TempDir(), "empty.pdf")
+	renamed := filepath.Join(t.TempDir(), "renamed.pdf")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(renamed, []byte("not a drawing"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sheet := filepath.Join("..", "..", "testdata", "synth", "sheet-00003.pdf")
+	scan := filepath.Join("..", "..", "testdata", "raster", "scan-00003.webp")
+	rasterOn := map[string]string{config.EnvRasterDetector: "on"}
 	for _, c := range []struct {
 		vars map[string]string
 		args []string
@@ -94,14 +114,65 @@ func TestFailures(t *testing.T) {
 		{rasterOff, []string{"takeoff", missing}, "no such file"},
 		{rasterOff, []string{"takeoff", text}, "not a PDF, PNG, JPEG or WebP file"},
 		{rasterOff, []string{"explain", missing}, "no such file"},
-		// The raster detector on, ONNX Runtime nowhere: say what to do.
-		{nil, []string{"takeoff", missing}, config.EnvOnnxRuntimeLib},
-		{nil, []string{"explain", "--onnxruntime-lib", "/nonexistent/libonnxruntime.so", missing}, "--raster off"},
+		// A missing file is told before anything is loaded: no word of
+		// ONNX Runtime, whatever the configuration (issue 47).
+		{nil, []string{"takeoff", missing}, ": no such file or directory"},
+		{rasterOn, []string{"explain", "--onnxruntime-lib", "/nonexistent/libonnxruntime.so", missing}, ": no such file or directory"},
+		// In the command line's words, not the API job's.
+		{nil, []string{"takeoff", empty}, "the file is empty"},
+		{nil, []string{"takeoff", renamed}, "its name ends in .pdf but its content is none of these"},
+		{nil, []string{"explain", renamed}, "its name ends in .pdf but its content is none of these"},
+		{nil, []string{"takeoff", "--raster", "off", scan}, "page 1 cannot be processed: the raster detector is off (--raster off)"},
+		{rasterOff, []string{"takeoff", scan}, "the raster detector is off ($BLUEPRINT_RASTER_DETECTOR=off)"},
+		{nil, []string{"explain", "--raster", "off", scan}, "the raster detector is off (--raster off)"},
+		// The raster detector asked for, ONNX Runtime nowhere: say what to do.
+		{rasterOn, []string{"takeoff", sheet}, config.EnvOnnxRuntimeLib},
+		{nil, []string{"takeoff", "--raster", "on", sheet}, "make ort fetches into layers/onnxruntime/lib"},
+		{nil, []string{"explain", "--onnxruntime-lib", "/nonexistent/libonnxruntime.so", sheet}, "--raster off"},
 	} {
 		code, stdout, stderr := cli(t, c.vars, c.args...)
 		if code != exitFailure || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 1 and a line saying %q", c.args, code, stdout, stderr, c.want)
 		}
+		for _, api := range []string{"job", "declared", "upload", "size must be", "page_index"} {
+			if strings.Contains(stderr, api) {
+				t.Errorf("%q: %q speaks of the API (%q)", c.args, stderr, api)
+			}
+		}
+		if slices.Contains(c.args, "--raster") && strings.Contains(stderr, config.EnvRasterDetector) {
+			t.Errorf("%q: %q names the variable, not the flag", c.args, stderr)
+		}
+	}
+}
+
+// TestFindsONNXRuntime: with no variable or flag naming ONNX Runtime, the
+// command finds it where make ort puts it (layers/onnxruntime/lib of the
+// checkout it runs from: after make run, blueprint runs as make takeoff
+// does); not there, it reads without the raster detector, saying so in
+// one line (issue 47).
+func TestFindsONNXRuntime(t *testing.T) {
+	lib := rastertest.Library(t)
+	root := t.TempDir()
+	dir := filepath.Join(root, "layers", "onnxruntime", "lib")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(lib, filepath.Join(dir, filepath.Base(lib))); err != nil {
+		t.Fatal(err)
+	}
+	sheet := filepath.Join("..", "..", "testdata", "synth", "sheet-00005.pdf")
+	code, stdout, stderr := cliDirs(t, nil, []string{t.TempDir(), root}, "explain", "--json", sheet)
+	if code != exitOK || stderr != "" || !strings.Contains(stdout, `"raster_detector": true`) {
+		t.Fatalf("found under %s: exit %d, stderr %q, stdout %.200q; want the raster detector on", root, code, stderr, stdout)
+	}
+	code, stdout, stderr = cliDirs(t, nil, []string{t.TempDir()}, "takeoff", sheet)
+	if code != exitOK || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "ONNX Runtime not found") ||
+		!strings.Contains(stderr, "without the raster detector") || !strings.Contains(stdout, "182 symbols") {
+		t.Fatalf("not found: exit %d, stderr %q, stdout %.200q; want the take-off and a note", code, stderr, stdout)
+	}
+	// --raster off asks for no note.
+	if code, _, stderr = cliDirs(t, nil, nil, "takeoff", "--raster", "off", sheet); code != exitOK || stderr != "" {
+		t.Fatalf("--raster off: exit %d, stderr %q", code, stderr)
 	}
 }
 

@@ -110,7 +110,25 @@ func takeoff(ctx context.Context, files []string, o takeoffOptions, e env) error
 			return &usageError{cmd: "takeoff", msg: fmt.Sprintf("takeoff: with several files --xlsx names a directory, and %s is none", o.xlsx)}
 		}
 	}
-	r, err := o.read.newReader(e.getenv)
+	// Files that cannot be read are told first, before ONNX Runtime and
+	// the engine are loaded.
+	failed := 0
+	var readable []string
+	for _, f := range files {
+		if err := checkFile(f); err != nil {
+			if len(files) == 1 {
+				return fmt.Errorf("takeoff: %s: %w", f, err)
+			}
+			fmt.Fprintf(e.stderr, "blueprint: takeoff: %s: %s\n", f, oneLine(err.Error()))
+			failed++
+			continue
+		}
+		readable = append(readable, f)
+	}
+	if len(readable) == 0 {
+		return fmt.Errorf("takeoff: %d of %d files failed", failed, len(files))
+	}
+	r, err := o.read.newReader(e)
 	if err != nil {
 		return err
 	}
@@ -120,8 +138,7 @@ func takeoff(ctx context.Context, files []string, o takeoffOptions, e env) error
 	}
 	defer l.Close()
 	var results []*result
-	failed := 0
-	for _, f := range files {
+	for _, f := range readable {
 		res, err := takeoffFile(ctx, l, f, o.readOptions(), e)
 		if err != nil && (ctx.Err() != nil || len(files) == 1) {
 			return fmt.Errorf("takeoff: %s: %w", f, err)

@@ -24,7 +24,7 @@ type serviceParts struct {
 	cfg   job.Config // Store, Blobs, Catalog, Links and Logger set
 }
 
-func newServiceParts(t *testing.T) serviceParts {
+func newServiceParts(t testing.TB) serviceParts {
 	t.Helper()
 	dir := t.TempDir()
 	store, err := boltstore.Open(filepath.Join(dir, "jobs.db"))

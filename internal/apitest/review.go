@@ -165,6 +165,8 @@ func contractReviews(t *testing.T, newSvc NewService) {
 		{"unknown class on patch", "PATCH", fmt.Sprintf("/pages/0/detections/%s", weak), KeyA, map[string]any{"class": "no_such"}, 422},
 		{"box off the page", "POST", "/pages/0/detections", KeyA, map[string]any{"class": "socket_outlet", "bbox_norm": map[string]any{"x": 0.95, "y": 0, "width": 0.1, "height": 0.1}}, 422},
 		{"box of no size", "POST", "/pages/0/detections", KeyA, map[string]any{"class": "socket_outlet", "bbox_norm": map[string]any{"x": 0.1, "y": 0.1, "width": 0, "height": 0.1}}, 422},
+		{"box 1e-308 wide", "POST", "/pages/0/detections", KeyA, map[string]any{"class": "socket_outlet", "bbox_norm": map[string]any{"x": 0.1, "y": 0.1, "width": 1e-308, "height": 0.1}}, 422},
+		{"box under 2 pixels high", "POST", "/pages/0/detections", KeyA, map[string]any{"class": "socket_outlet", "bbox_norm": map[string]any{"x": 0.1, "y": 0.1, "width": 0.1, "height": 1e-5}}, 422},
 		{"no box", "POST", "/pages/0/detections", KeyA, map[string]any{"class": "socket_outlet"}, 422},
 		{"empty list", "POST", "/pages/0/detections", KeyA, map[string]any{"detections": []any{}}, 422},
 		{"one bad of two", "POST", "/pages/0/detections", KeyA, map[string]any{"detections": []any{add, map[string]any{"class": "x", "bbox_norm": add["bbox_norm"]}}}, 422},

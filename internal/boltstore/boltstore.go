@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -33,7 +34,8 @@ const LockTimeout = time.Second
 //	webhooks: next_attempt_at(12 bytes) id -> empty (pending deliveries only)
 //	byOwner:  len(owner)(4 bytes) owner created_at(12 bytes) id -> empty
 //	idem:     len(owner)(4 bytes) owner key -> record JSON
-//	reviews:  job id 0x00 page(4 bytes) -> page reviews JSON
+//	reviews:  job id 0x00 page(4 bytes) [...] -> a page's reviews, a review
+//	          to a key (see reviewsHead)
 var (
 	bucketJobs     = []byte("jobs")
 	bucketByState  = []byte("jobs_by_state")
@@ -505,8 +507,12 @@ func reviewsKey(jobID string, page int) []byte {
 
 // deleteReviews removes every page's reviews of a job.
 func deleteReviews(tx *bolt.Tx, jobID string) error {
-	prefix := append([]byte(jobID), 0)
-	c := tx.Bucket(bucketReviews).Cursor()
+	return deletePrefix(tx.Bucket(bucketReviews), append([]byte(jobID), 0))
+}
+
+// deletePrefix removes every key of b that starts with prefix.
+func deletePrefix(b *bolt.Bucket, prefix []byte) error {
+	c := b.Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
 		if err := c.Delete(); err != nil {
 			return err
@@ -515,66 +521,268 @@ func deleteReviews(tx *bolt.Tx, jobID string) error {
 	return nil
 }
 
-// GetPageReviews returns the stored reviews of a page of a job, or an
-// error wrapping job.ErrNotFound.
-func (s *Store) GetPageReviews(ctx context.Context, jobID string, page int) (*job.PageReviews, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("boltstore: get reviews of job %s page %d: %w", jobID, page, err)
+// A page's reviews are stored a review to a key, so that a review writes
+// what it changes and not the page (issue 47: rewriting 60 000 reviews a
+// time took each write to 2-3 s). Under the page's key (reviewsKey):
+//
+//	key                  -> head: reviewsFormat, version, next sequence
+//	                        number, added (3 × 8 bytes, big-endian)
+//	key 0x01 seq(8)      -> one review's JSON, in the order first stored
+//	key 0x02 detectionID -> seq(8) of the detection's review
+//
+// A head that is JSON ('{') is a page written before, all its reviews in
+// one record; its first update rewrites it in this layout.
+const (
+	reviewsFormat = 2
+	rowReview     = 1
+	rowIndex      = 2
+	headLen       = 1 + 3*8
+)
+
+type reviewsHead struct {
+	version, next int64
+	added         int
+}
+
+func (h reviewsHead) encode() []byte {
+	b := []byte{reviewsFormat}
+	b = binary.BigEndian.AppendUint64(b, uint64(h.version))
+	b = binary.BigEndian.AppendUint64(b, uint64(h.next))
+	return binary.BigEndian.AppendUint64(b, uint64(h.added))
+}
+
+func decodeHead(v []byte) (reviewsHead, error) {
+	if len(v) != headLen || v[0] != reviewsFormat {
+		return reviewsHead{}, fmt.Errorf("stored reviews head of %d bytes is not of format %d", len(v), reviewsFormat)
+	}
+	return reviewsHead{
+		version: int64(binary.BigEndian.Uint64(v[1:])),
+		next:    int64(binary.BigEndian.Uint64(v[9:])),
+		added:   int(binary.BigEndian.Uint64(v[17:])),
+	}, nil
+}
+
+func reviewRowKey(page []byte, seq int64) []byte {
+	return binary.BigEndian.AppendUint64(append(bytes.Clone(page), rowReview), uint64(seq))
+}
+
+func reviewIndexKey(page []byte, id string) []byte {
+	return append(append(bytes.Clone(page), rowIndex), id...)
+}
+
+// isLegacy tells a head holding a whole page's reviews as JSON.
+func isLegacy(v []byte) bool { return len(v) > 0 && v[0] == '{' }
+
+// pageReviews reads the reviews of the page key from b: all, or those of
+// the IDs in only; nil when none are stored.
+func pageReviews(b *bolt.Bucket, key []byte, only []string) (*job.PageReviews, error) {
+	v := b.Get(key)
+	if v == nil {
+		return nil, nil
 	}
 	var pr job.PageReviews
-	err := s.db.View(func(tx *bolt.Tx) error {
-		data := tx.Bucket(bucketReviews).Get(reviewsKey(jobID, page))
-		if data == nil {
-			return job.ErrNotFound
+	if isLegacy(v) {
+		if err := json.Unmarshal(v, &pr); err != nil {
+			return nil, fmt.Errorf("decode: %w", err)
 		}
-		if err := json.Unmarshal(data, &pr); err != nil {
-			return fmt.Errorf("decode: %w", err)
+		pr.CountAdded()
+		if only != nil {
+			pr.Reviews = slices.DeleteFunc(pr.Reviews, func(r job.Review) bool { return !slices.Contains(only, r.DetectionID) })
 		}
-		return nil
-	})
+		return &pr, nil
+	}
+	h, err := decodeHead(v)
 	if err != nil {
-		return nil, fmt.Errorf("boltstore: get reviews of job %s page %d: %w", jobID, page, err)
+		return nil, err
+	}
+	pr.Version, pr.Added = h.version, h.added
+	decode := func(row []byte) error {
+		var r job.Review
+		if err := json.Unmarshal(row, &r); err != nil {
+			return fmt.Errorf("decode review: %w", err)
+		}
+		pr.Reviews = append(pr.Reviews, r)
+		return nil
+	}
+	if only == nil {
+		prefix := append(bytes.Clone(key), rowReview)
+		c := b.Cursor()
+		for k, row := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, row = c.Next() {
+			if err := decode(row); err != nil {
+				return nil, err
+			}
+		}
+		return &pr, nil
+	}
+	seqs := make([]int64, 0, len(only))
+	for _, id := range only {
+		if seq := b.Get(reviewIndexKey(key, id)); seq != nil {
+			seqs = append(seqs, int64(binary.BigEndian.Uint64(seq)))
+		}
+	}
+	slices.Sort(seqs)
+	for _, seq := range slices.Compact(seqs) { // an ID asked for twice is read once
+		if err := decode(b.Get(reviewRowKey(key, seq))); err != nil {
+			return nil, err
+		}
 	}
 	return &pr, nil
 }
 
-// PutPageReviews stores r if the stored reviews of its page have
-// r.Version (0: none stored), then sets r.Version to the new version.
-// Errors wrap job.ErrVersionConflict otherwise; on error r is unchanged.
-func (s *Store) PutPageReviews(ctx context.Context, r *job.PageReviews) error {
+// GetPageReviews returns the stored reviews of a page of a job (all, or
+// those of the IDs in only), or an error wrapping job.ErrNotFound.
+func (s *Store) GetPageReviews(ctx context.Context, jobID string, page int, only []string) (*job.PageReviews, error) {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("boltstore: put reviews: %w", err)
+		return nil, fmt.Errorf("boltstore: get reviews of job %s page %d: %w", jobID, page, err)
 	}
-	if r == nil || r.JobID == "" {
-		return errors.New("boltstore: put reviews: no job ID")
-	}
-	rec := *r
-	rec.Version = r.Version + 1
-	data, err := json.Marshal(&rec)
-	if err != nil {
-		return fmt.Errorf("boltstore: put reviews of job %s page %d: encode: %w", r.JobID, r.Page, err)
-	}
-	key := reviewsKey(r.JobID, r.Page)
-	err = s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketReviews)
-		var stored int64
-		if old := b.Get(key); old != nil {
-			var o job.PageReviews
-			if err := json.Unmarshal(old, &o); err != nil {
-				return fmt.Errorf("decode stored reviews: %w", err)
-			}
-			stored = o.Version
+	var pr *job.PageReviews
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		pr, err = pageReviews(tx.Bucket(bucketReviews), reviewsKey(jobID, page), only)
+		if err == nil && pr == nil {
+			err = job.ErrNotFound
 		}
-		if stored != r.Version {
-			return fmt.Errorf("%w: stored version %d, update based on %d", job.ErrVersionConflict, stored, r.Version)
-		}
-		return b.Put(key, data)
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("boltstore: put reviews of job %s page %d: %w", r.JobID, r.Page, err)
+		return nil, fmt.Errorf("boltstore: get reviews of job %s page %d: %w", jobID, page, err)
 	}
-	r.Version = rec.Version
-	return nil
+	pr.JobID, pr.Page = jobID, page
+	return pr, nil
+}
+
+// UpdatePageReviews applies u if the stored reviews of its page have
+// u.Version (0: none stored) and returns the new version; errors wrap
+// job.ErrVersionConflict otherwise. It writes the head and the reviews u
+// names, nothing else.
+func (s *Store) UpdatePageReviews(ctx context.Context, u job.PageReviewsUpdate) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("boltstore: update reviews: %w", err)
+	}
+	if u.JobID == "" {
+		return 0, errors.New("boltstore: update reviews: no job ID")
+	}
+	rows := make([][]byte, len(u.Put))
+	for i := range u.Put {
+		var err error
+		if rows[i], err = json.Marshal(&u.Put[i]); err != nil {
+			return 0, fmt.Errorf("boltstore: update reviews of job %s page %d: encode: %w", u.JobID, u.Page, err)
+		}
+	}
+	key := reviewsKey(u.JobID, u.Page)
+	var h reviewsHead
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketReviews)
+		var err error
+		switch v := b.Get(key); {
+		case v == nil:
+		case isLegacy(v):
+			h, err = splitLegacy(b, key, v)
+		default:
+			h, err = decodeHead(v)
+		}
+		if err != nil {
+			return err
+		}
+		if h.version != u.Version {
+			return fmt.Errorf("%w: stored version %d, update based on %d", job.ErrVersionConflict, h.version, u.Version)
+		}
+		for i, r := range u.Put {
+			if err := putReview(b, key, &h, r, rows[i]); err != nil {
+				return err
+			}
+		}
+		for _, id := range u.Delete {
+			if err := deleteReview(b, key, &h, id); err != nil {
+				return err
+			}
+		}
+		h.version++
+		return b.Put(key, h.encode())
+	})
+	if err != nil {
+		return 0, fmt.Errorf("boltstore: update reviews of job %s page %d: %w", u.JobID, u.Page, err)
+	}
+	return h.version, nil
+}
+
+// putReview stores the review r (encoded: row) of the page key in place
+// of the detection's stored one, or after the others.
+func putReview(b *bolt.Bucket, key []byte, h *reviewsHead, r job.Review, row []byte) error {
+	ik := reviewIndexKey(key, r.DetectionID)
+	if seq := b.Get(ik); seq != nil {
+		rk := reviewRowKey(key, int64(binary.BigEndian.Uint64(seq)))
+		was, err := hasBox(b.Get(rk))
+		if err != nil {
+			return err
+		}
+		h.added += boolInt(r.Box != nil) - boolInt(was)
+		return b.Put(rk, row)
+	}
+	seq := h.next
+	h.next++
+	h.added += boolInt(r.Box != nil)
+	if err := b.Put(reviewRowKey(key, seq), row); err != nil {
+		return err
+	}
+	return b.Put(ik, binary.BigEndian.AppendUint64(nil, uint64(seq)))
+}
+
+// deleteReview removes the review of detection id from the page key.
+func deleteReview(b *bolt.Bucket, key []byte, h *reviewsHead, id string) error {
+	ik := reviewIndexKey(key, id)
+	seq := b.Get(ik)
+	if seq == nil {
+		return nil
+	}
+	rk := reviewRowKey(key, int64(binary.BigEndian.Uint64(seq)))
+	was, err := hasBox(b.Get(rk))
+	if err != nil {
+		return err
+	}
+	h.added -= boolInt(was)
+	if err := b.Delete(rk); err != nil {
+		return err
+	}
+	return b.Delete(ik)
+}
+
+// splitLegacy rewrites the one-record reviews v of the page key a review
+// to a key and returns the head it wrote.
+func splitLegacy(b *bolt.Bucket, key, v []byte) (reviewsHead, error) {
+	var pr job.PageReviews
+	if err := json.Unmarshal(v, &pr); err != nil {
+		return reviewsHead{}, fmt.Errorf("decode stored reviews: %w", err)
+	}
+	h := reviewsHead{version: pr.Version}
+	for _, r := range pr.Reviews {
+		row, err := json.Marshal(&r)
+		if err != nil {
+			return h, err
+		}
+		if err := putReview(b, key, &h, r, row); err != nil {
+			return h, err
+		}
+	}
+	return h, b.Put(key, h.encode())
+}
+
+// hasBox tells whether a stored review is of an added detection.
+func hasBox(row []byte) (bool, error) {
+	var r struct {
+		Box json.RawMessage `json:"box"`
+	}
+	if err := json.Unmarshal(row, &r); err != nil {
+		return false, fmt.Errorf("decode stored review: %w", err)
+	}
+	return len(r.Box) > 0 && string(r.Box) != "null", nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // DeletePageReviews removes the reviews of a page of a job; deleting
@@ -584,7 +792,7 @@ func (s *Store) DeletePageReviews(ctx context.Context, jobID string, page int) e
 		return fmt.Errorf("boltstore: delete reviews of job %s page %d: %w", jobID, page, err)
 	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketReviews).Delete(reviewsKey(jobID, page))
+		return deletePrefix(tx.Bucket(bucketReviews), reviewsKey(jobID, page))
 	})
 	if err != nil {
 		return fmt.Errorf("boltstore: delete reviews of job %s page %d: %w", jobID, page, err)

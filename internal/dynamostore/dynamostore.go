@@ -33,6 +33,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -401,8 +402,20 @@ func reviewsKey(jobID string, page int) map[string]types.AttributeValue {
 }
 
 // GetPageReviews reads the reviews of a page of a job with a strongly
-// consistent read; ErrNotFound if none are stored.
-func (s *Store) GetPageReviews(ctx context.Context, jobID string, page int) (*job.PageReviews, error) {
+// consistent read, all or those of the IDs in only; ErrNotFound if none
+// are stored.
+func (s *Store) GetPageReviews(ctx context.Context, jobID string, page int, only []string) (*job.PageReviews, error) {
+	pr, err := s.getPageReviews(ctx, jobID, page)
+	if err != nil {
+		return nil, err
+	}
+	if only != nil {
+		pr.Reviews = slices.DeleteFunc(pr.Reviews, func(r job.Review) bool { return !slices.Contains(only, r.DetectionID) })
+	}
+	return pr, nil
+}
+
+func (s *Store) getPageReviews(ctx context.Context, jobID string, page int) (*job.PageReviews, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
 		Key:            reviewsKey(jobID, page),
@@ -427,46 +440,59 @@ func (s *Store) GetPageReviews(ctx context.Context, jobID string, page int) (*jo
 		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: %w", jobID, page, err)
 	}
 	pr.Version = v
+	pr.CountAdded()
 	return &pr, nil
 }
 
-// PutPageReviews stores r if the stored reviews of its page have version
-// r.Version (0: none stored), then sets r.Version to the new version;
-// ErrVersionConflict otherwise, and r is unchanged.
-func (s *Store) PutPageReviews(ctx context.Context, r *job.PageReviews) error {
-	if r == nil || r.JobID == "" {
-		return errors.New("dynamostore: put reviews: no job ID")
+// UpdatePageReviews applies u if the stored reviews of its page have
+// version u.Version (0: none stored) and returns the new version;
+// ErrVersionConflict otherwise, and nothing changes. A page's reviews are
+// one item, read and written whole (so within DynamoDB's 400 KB item
+// size: about 2 000 reviews of added detections).
+func (s *Store) UpdatePageReviews(ctx context.Context, u job.PageReviewsUpdate) (int64, error) {
+	if u.JobID == "" {
+		return 0, errors.New("dynamostore: update reviews: no job ID")
 	}
-	rec := *r
-	rec.Version = r.Version + 1
-	data, err := json.Marshal(&rec)
+	pr := &job.PageReviews{JobID: u.JobID, Page: u.Page}
+	if u.Version > 0 {
+		var err error
+		if pr, err = s.getPageReviews(ctx, u.JobID, u.Page); errors.Is(err, job.ErrNotFound) {
+			return 0, fmt.Errorf("dynamostore: update reviews of job %s page %d based on version %d, none stored: %w", u.JobID, u.Page, u.Version, job.ErrVersionConflict)
+		} else if err != nil {
+			return 0, err
+		}
+		if pr.Version != u.Version {
+			return 0, fmt.Errorf("dynamostore: update reviews of job %s page %d based on version %d, stored %d: %w", u.JobID, u.Page, u.Version, pr.Version, job.ErrVersionConflict)
+		}
+	}
+	pr.Apply(u)
+	data, err := json.Marshal(pr)
 	if err != nil {
-		return fmt.Errorf("dynamostore: put reviews of job %s page %d: encode: %w", r.JobID, r.Page, err)
+		return 0, fmt.Errorf("dynamostore: update reviews of job %s page %d: encode: %w", u.JobID, u.Page, err)
 	}
-	item := reviewsKey(r.JobID, r.Page)
-	item[attrVersion] = number(rec.Version)
+	item := reviewsKey(u.JobID, u.Page)
+	item[attrVersion] = number(pr.Version)
 	item[attrRecord] = str(string(data))
 	in := &dynamodb.PutItemInput{
 		TableName:                 aws.String(s.table),
 		Item:                      item,
 		ConditionExpression:       aws.String("#v = :v"),
 		ExpressionAttributeNames:  map[string]string{"#v": attrVersion},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":v": number(r.Version)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": number(u.Version)},
 	}
-	if r.Version == 0 {
+	if u.Version == 0 {
 		in.ConditionExpression = aws.String("attribute_not_exists(#pk)")
 		in.ExpressionAttributeNames = map[string]string{"#pk": attrPK}
 		in.ExpressionAttributeValues = nil
 	}
 	_, err = s.db.PutItem(ctx, in)
 	if isConditionFailed(err) {
-		return fmt.Errorf("dynamostore: put reviews of job %s page %d based on version %d: %w", r.JobID, r.Page, r.Version, job.ErrVersionConflict)
+		return 0, fmt.Errorf("dynamostore: update reviews of job %s page %d based on version %d: %w", u.JobID, u.Page, u.Version, job.ErrVersionConflict)
 	}
 	if err != nil {
-		return fmt.Errorf("dynamostore: put reviews of job %s page %d: %w", r.JobID, r.Page, err)
+		return 0, fmt.Errorf("dynamostore: update reviews of job %s page %d: %w", u.JobID, u.Page, err)
 	}
-	r.Version = rec.Version
-	return nil
+	return pr.Version, nil
 }
 
 // DeletePageReviews removes the reviews of a page of a job; deleting

@@ -85,6 +85,11 @@ type Job struct {
 	// the time of the last review.
 	ReviewedPages []int      `json:"reviewed_pages,omitempty"`
 	ReviewedAt    *time.Time `json:"reviewed_at,omitempty"`
+	// AddedDetections counts the detections reviewers added to the job's
+	// pages, rejected ones included (capped at MaxAddedPerJob); it may
+	// count a few whose write failed. Jobs reviewed before it existed
+	// count from 0.
+	AddedDetections int `json:"added_detections,omitempty"`
 
 	// Version increases by one on every successful Store.UpdateJob; updates
 	// are conditional on it (optimistic concurrency).

@@ -49,13 +49,19 @@ type Store interface {
 	// Expired records count as absent and are replaced.
 	PutIdempotency(ctx context.Context, rec IdempotencyRecord, now time.Time) (*IdempotencyRecord, error)
 
-	// GetPageReviews returns the reviews stored for one page of a job.
-	// ErrNotFound if none are.
-	GetPageReviews(ctx context.Context, jobID string, page int) (*PageReviews, error)
-	// PutPageReviews stores r if the stored version of the page's reviews
-	// equals r.Version (0: none stored), and then sets r.Version to the
-	// new version (old+1). ErrVersionConflict otherwise.
-	PutPageReviews(ctx context.Context, r *PageReviews) error
+	// GetPageReviews returns the reviews stored for one page of a job:
+	// all of them when only is nil, else just those of the detection IDs
+	// in only (IDs without a review left out), in the stored order;
+	// Version and Added are the page's either way. ErrNotFound if none
+	// are stored.
+	GetPageReviews(ctx context.Context, jobID string, page int, only []string) (*PageReviews, error)
+	// UpdatePageReviews applies u if the stored version of the page's
+	// reviews equals u.Version (0: none stored) and returns the new
+	// version (old+1); ErrVersionConflict otherwise, and nothing changes.
+	// A review of u.Put replaces the stored review of its DetectionID in
+	// place, or is stored after the others; an ID of u.Delete loses its
+	// review. Only what u names is written, whatever the page holds.
+	UpdatePageReviews(ctx context.Context, u PageReviewsUpdate) (int64, error)
 	// DeletePageReviews removes the reviews of one page of a job;
 	// deleting absent reviews is not an error.
 	DeletePageReviews(ctx context.Context, jobID string, page int) error

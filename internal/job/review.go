@@ -27,6 +27,26 @@ const (
 // MaxAddDetections is the most detections one request may add to a page.
 const MaxAddDetections = 500
 
+// MaxAddedPerPage and MaxAddedPerJob cap the detections reviewers add to
+// one page and to one job; those later rejected still count, as they stay
+// stored. A request that would pass either is refused whole (422,
+// details field and limit). The densest sheets the service has read hold
+// about 1 000 symbols a page (docs/accuracy.md), and a reviewer adds only
+// what the detector missed: 5 000 on a page is five such sheets drawn again
+// by hand, 20 000 a job twenty. They keep what one key can make the
+// service store, and what every read of a page decodes, bounded (issue
+// 47: 60 000 additions on one page took each write to 2-3 s).
+const (
+	MaxAddedPerPage = 5000
+	MaxAddedPerJob  = 20000
+)
+
+// MinAddedBoxPx is the smallest width and height, in pixels of the page
+// (raster pixels at detect.RenderDPI, an image's own pixels), of a box a
+// reviewer adds: a narrower or lower box holds no symbol at any
+// resolution the service reads.
+const MinAddedBoxPx = 2
+
 // maxReviewWriteAttempts bounds the retries of a review write that lost a
 // race with another review of the same page.
 const maxReviewWriteAttempts = 50
@@ -54,9 +74,54 @@ type PageReviews struct {
 	JobID   string   `json:"job_id"`
 	Page    int      `json:"page"`
 	Reviews []Review `json:"reviews"`
-	// Version increases by one on every successful Store.PutPageReviews;
-	// 0 is reviews not stored yet.
+	// Version increases by one on every successful
+	// Store.UpdatePageReviews; 0 is reviews not stored yet.
 	Version int64 `json:"version"`
+	// Added counts the page's stored reviews of added detections (Box
+	// set), however few reviews were read.
+	Added int `json:"-"`
+}
+
+// PageReviewsUpdate is one write to the reviews of a page
+// (Store.UpdatePageReviews): reviews to store, replacing those of the same
+// detection, and detections whose reviews go.
+type PageReviewsUpdate struct {
+	JobID string
+	Page  int
+	// Version is the version the update was made from (0: none stored).
+	Version int64
+	Put     []Review
+	Delete  []string
+}
+
+// Apply makes to pr in memory what Store.UpdatePageReviews makes of the
+// stored reviews when u.Version matches (a store that keeps a page's
+// reviews as one record uses it), setting Version and Added.
+func (pr *PageReviews) Apply(u PageReviewsUpdate) {
+	for _, r := range u.Put {
+		if i := pr.find(r.DetectionID); i >= 0 {
+			pr.Reviews[i] = r
+		} else {
+			pr.Reviews = append(pr.Reviews, r)
+		}
+	}
+	for _, id := range u.Delete {
+		if i := pr.find(id); i >= 0 {
+			pr.Reviews = slices.Delete(pr.Reviews, i, i+1)
+		}
+	}
+	pr.Version = u.Version + 1
+	pr.CountAdded()
+}
+
+// CountAdded sets Added from Reviews, for a store that reads them all.
+func (pr *PageReviews) CountAdded() {
+	pr.Added = 0
+	for _, r := range pr.Reviews {
+		if r.Box != nil {
+			pr.Added++
+		}
+	}
 }
 
 func (pr *PageReviews) find(id string) int {
@@ -128,7 +193,7 @@ func (s *Service) pageReviews(ctx context.Context, j *Job, page int) (*PageRevie
 	if !slices.Contains(j.ReviewedPages, page) {
 		return nil, nil
 	}
-	pr, err := s.cfg.Store.GetPageReviews(ctx, j.ID, page)
+	pr, err := s.cfg.Store.GetPageReviews(ctx, j.ID, page, nil)
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil // listed by a review that did not get to store it
 	}
@@ -195,22 +260,37 @@ func (s *Service) reviewable(ctx context.Context, c Caller, jobID string, page i
 	return nil, Page{}, Errorf(CodeNotFound, "page %d not found; the job has %s", page, pagesOf(len(j.Pages)))
 }
 
-// writeReviews applies fn to the freshly loaded reviews of a page and
-// stores them conditionally, retrying when another review of the page won
-// a race. fn returning errNoChange stores nothing. The job records the page
-// as reviewed (and the time) before its reviews are stored: a crash in
-// between leaves a listed page without reviews, which reads as none.
-func (s *Service) writeReviews(ctx context.Context, j *Job, page int, fn func(pr *PageReviews) error) (*PageReviews, error) {
+// reviewChange is what a review request makes of the reviews of a page:
+// reviews to store and detections whose reviews go; added counts the
+// reviews of added detections it stores that were not stored before.
+type reviewChange struct {
+	put   []Review
+	del   []string
+	added int
+}
+
+// writeReviews reads the stored reviews of the detections ids of a page,
+// has fn work out the change from them and stores it conditionally,
+// retrying when another review of the page won a race. fn returning
+// errNoChange stores nothing. Only those reviews are read and written, so
+// a review costs the same on a page of ten reviews as on one of ten
+// thousand. The job records the page as reviewed (and the time, and the
+// detections added to it, refused past MaxAddedPerJob) before its reviews
+// are stored: a crash in between leaves a listed page without those
+// reviews, which reads as none, and additions counted that were not made,
+// which only brings the job's cap nearer.
+func (s *Service) writeReviews(ctx context.Context, j *Job, page int, ids []string, fn func(pr *PageReviews) (reviewChange, error)) (*PageReviews, error) {
 	marked := false
 	for attempt := 1; ; attempt++ {
-		pr, err := s.cfg.Store.GetPageReviews(ctx, j.ID, page)
+		pr, err := s.cfg.Store.GetPageReviews(ctx, j.ID, page, ids)
 		if errors.Is(err, ErrNotFound) {
 			pr, err = &PageReviews{JobID: j.ID, Page: page}, nil
 		}
 		if err != nil {
 			return nil, internal("load reviews", err)
 		}
-		if err := fn(pr); errors.Is(err, errNoChange) {
+		ch, err := fn(pr)
+		if errors.Is(err, errNoChange) {
 			return pr, nil
 		} else if err != nil {
 			return nil, err
@@ -220,6 +300,10 @@ func (s *Service) writeReviews(ctx context.Context, j *Job, page int, fn func(pr
 				if j.Status != Done {
 					return Errorf(CodeConflict, "job is %s; only a done job can be reviewed", j.Status)
 				}
+				if ch.added > 0 && j.AddedDetections+ch.added > MaxAddedPerJob {
+					return addedCapError(MaxAddedPerJob, j.AddedDetections, ch.added, "job")
+				}
+				j.AddedDetections += ch.added
 				if !slices.Contains(j.ReviewedPages, page) {
 					j.ReviewedPages = append(j.ReviewedPages, page)
 				}
@@ -236,15 +320,24 @@ func (s *Service) writeReviews(ctx context.Context, j *Job, page int, fn func(pr
 			}
 			marked = true
 		}
-		err = s.cfg.Store.PutPageReviews(ctx, pr)
+		v, err := s.cfg.Store.UpdatePageReviews(ctx, PageReviewsUpdate{JobID: j.ID, Page: page, Version: pr.Version, Put: ch.put, Delete: ch.del})
 		if errors.Is(err, ErrVersionConflict) && attempt < maxReviewWriteAttempts {
 			continue
 		}
 		if err != nil {
 			return nil, internal("store reviews", err)
 		}
+		pr.Apply(PageReviewsUpdate{Version: v - 1, Put: ch.put, Delete: ch.del})
 		return pr, nil
 	}
+}
+
+// addedCapError is the 422 of an addition of n detections that would
+// take the had detections added to a page or job past limit.
+func addedCapError(limit, had, n int, of string) *Error {
+	return &Error{Code: CodeUnprocessable,
+		Message: fmt.Sprintf("a %s holds at most %d added detections (rejected ones included); it has %d, and these %d would pass that", of, limit, had, n),
+		Details: map[string]any{"field": "detections", "limit": limit, "limit_of": of, "added": had}}
 }
 
 // NewDetection is one detection a reviewer adds: a catalog class and a box
@@ -304,6 +397,13 @@ func (s *Service) validateAdd(r AddDetectionsRequest, p Page) ([]addition, error
 			return nil, invalidField(field("bbox_norm"), "%s must lie within the page: x, y, width and height are fractions from 0 to 1, width and height above 0, x+width and y+height at most 1", field("bbox_norm"))
 		}
 		w, h := float64(p.Width), float64(p.Height)
+		// (1-1e-9): a box given as MinAddedBoxPx/width may round below it.
+		if b.Width*w < MinAddedBoxPx*(1-1e-9) || b.Height*h < MinAddedBoxPx*(1-1e-9) {
+			return nil, &Error{Code: CodeUnprocessable,
+				Message: fmt.Sprintf("%s is %.3g × %.3g pixels of the page (%d × %d); an added detection is at least %d pixels wide and high",
+					field("bbox_norm"), b.Width*w, b.Height*h, p.Width, p.Height, MinAddedBoxPx),
+				Details: map[string]any{"field": field("bbox_norm"), "min_px": MinAddedBoxPx}}
+		}
 		out = append(out, addition{Class: *it.Class, Box: detect.Box{X: b.X * w, Y: b.Y * h, W: b.Width * w, H: b.Height * h}})
 	}
 	return out, nil
@@ -389,37 +489,34 @@ func (s *Service) AddDetections(ctx context.Context, c Caller, jobID string, pag
 		}
 	}
 	now := s.now()
-	pr, err := s.writeReviews(ctx, j, page, func(pr *PageReviews) error {
-		changed := false
+	pr, err := s.writeReviews(ctx, j, page, ids, func(pr *PageReviews) (reviewChange, error) {
+		var ch reviewChange
 		for i, a := range adds {
 			if pr.find(ids[i]) >= 0 {
 				continue
 			}
 			box := a.Box
-			pr.Reviews = append(pr.Reviews, Review{DetectionID: ids[i], Decision: DecisionAdded, Class: a.Class, Box: &box, At: now})
-			changed = true
+			ch.put = append(ch.put, Review{DetectionID: ids[i], Decision: DecisionAdded, Class: a.Class, Box: &box, At: now})
 		}
-		if !changed {
-			return errNoChange
+		if len(ch.put) == 0 {
+			return ch, errNoChange
 		}
-		return nil
+		if pr.Added+len(ch.put) > MaxAddedPerPage {
+			return ch, addedCapError(MaxAddedPerPage, pr.Added, len(ch.put), "page")
+		}
+		ch.added = len(ch.put)
+		return ch, nil
 	})
 	if err != nil {
 		return nil, false, err
 	}
-	sp, err := s.loadPage(ctx, jobID, page)
-	if err != nil {
-		return nil, false, internal("load results", err)
-	}
-	all := sp.reviewed(pr, j.Legend)
 	syms := s.symbolViews(lang)
 	out = &AddedDetections{Detections: make([]DetectionView, 0, len(ids))}
 	for _, id := range ids {
-		for _, d := range all.Detections {
-			if d.ID == id {
-				out.Detections = append(out.Detections, s.detectionView(d, p, syms))
-				break
-			}
+		if i := pr.find(id); i >= 0 {
+			r := pr.Reviews[i]
+			d := applyReview(storedDetection{ID: r.DetectionID, Confidence: 1, Box: *r.Box}, r, j.Legend)
+			out.Detections = append(out.Detections, s.detectionView(d, p, syms))
 		}
 	}
 	return out, replayed, nil
@@ -465,17 +562,18 @@ func (s *Service) ReviewDetection(ctx context.Context, c Caller, jobID string, p
 	}
 	detected := slices.IndexFunc(sp.Detections, func(d storedDetection) bool { return d.ID == detectionID })
 	now := s.now()
-	pr, err := s.writeReviews(ctx, j, page, func(pr *PageReviews) error {
+	pr, err := s.writeReviews(ctx, j, page, []string{detectionID}, func(pr *PageReviews) (reviewChange, error) {
+		var ch reviewChange
 		i := pr.find(detectionID)
-		if i < 0 {
-			if detected < 0 {
-				return Errorf(CodeNotFound, "detection %q not found on page %d", detectionID, page)
-			}
-			pr.Reviews = append(pr.Reviews, Review{DetectionID: detectionID})
-			i = len(pr.Reviews) - 1
+		var rv Review
+		if i >= 0 {
+			rv = pr.Reviews[i]
+		} else if detected < 0 {
+			return ch, Errorf(CodeNotFound, "detection %q not found on page %d", detectionID, page)
+		} else {
+			rv = Review{DetectionID: detectionID}
 		}
-		rv := &pr.Reviews[i]
-		before := *rv
+		before := rv
 		added := rv.Box != nil
 		if setDecision {
 			rv.Decision = decision
@@ -489,31 +587,39 @@ func (s *Service) ReviewDetection(ctx context.Context, c Caller, jobID string, p
 				rv.Class = "" // the detector's own class
 			}
 		}
-		isNew := before.At.IsZero()
+		isNew := i < 0
 		empty := !added && rv.Decision == "" && rv.Class == ""
 		switch {
 		case isNew && empty:
-			pr.Reviews = slices.Delete(pr.Reviews, i, i+1)
-			return errNoChange
+			return ch, errNoChange
 		case !isNew && rv.Decision == before.Decision && rv.Class == before.Class:
-			return errNoChange
+			return ch, errNoChange
 		case empty:
-			pr.Reviews = slices.Delete(pr.Reviews, i, i+1) // nothing left of the review
+			ch.del = []string{detectionID} // nothing left of the review
 		default:
 			rv.At = now
+			ch.put = []Review{rv}
 		}
-		return nil
+		return ch, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range sp.reviewed(pr, j.Legend).Detections {
-		if d.ID == detectionID {
-			v := s.detectionView(d, p, s.symbolViews(lang))
-			return &v, nil
-		}
+	var d storedDetection
+	if detected >= 0 {
+		d = sp.Detections[detected]
 	}
-	return nil, internal("review detection", fmt.Errorf("detection %s vanished from page %d", detectionID, page))
+	if i := pr.find(detectionID); i >= 0 {
+		rv := pr.Reviews[i]
+		if rv.Box != nil {
+			d = storedDetection{ID: rv.DetectionID, Confidence: 1, Box: *rv.Box}
+		}
+		d = applyReview(d, rv, j.Legend)
+	} else if detected < 0 {
+		return nil, internal("review detection", fmt.Errorf("detection %s vanished from page %d", detectionID, page))
+	}
+	v := s.detectionView(d, p, s.symbolViews(lang))
+	return &v, nil
 }
 
 // deleteReviews removes the stored reviews of the given pages of a job.

@@ -15,15 +15,19 @@ import (
 	"blueprint/internal/runner"
 )
 
-// reviewBenchDetections is how many detections the page of
-// BenchmarkReview holds from the detector; as many again are added, and
-// every one is reviewed: 10 000 reviewed detections on one page.
-const reviewBenchDetections = 5000
+// The page of BenchmarkReview holds reviewBenchDetections detections from
+// the detector and reviewBenchAdded added ones, every one reviewed: 10 000
+// reviewed detections, with room under job.MaxAddedPerPage for the
+// additions the benchmark makes.
+const (
+	reviewBenchDetections = 6000
+	reviewBenchAdded      = 4000
+)
 
 // BenchmarkReview measures one review (PATCH .../detections/{id}) and one
 // addition of a box (POST .../detections) through the service, on the real
 // bbolt store (fsynced), on a page holding 10 000 reviewed detections:
-// 5 000 of the detector's, each accepted or rejected, and 5 000 added.
+// 6 000 of the detector's, each accepted or rejected, and 4 000 added.
 // Issue 47 asks for under 100 ms on the service's machine.
 func BenchmarkReview(b *testing.B) {
 	ctx := context.Background()
@@ -98,8 +102,8 @@ func BenchmarkReview(b *testing.B) {
 }
 
 // seedReviews stores, straight into the store, an acceptance or rejection
-// of every detector detection of page 0 of the job and as many added
-// detections, and marks the page reviewed.
+// of every detector detection of page 0 of the job and reviewBenchAdded
+// added detections, and marks the page reviewed.
 func seedReviews(b *testing.B, store job.Store, id, class string, at time.Time) {
 	b.Helper()
 	ctx := context.Background()
@@ -111,11 +115,11 @@ func seedReviews(b *testing.B, store job.Store, id, class string, at time.Time) 
 		}
 		pr.Reviews = append(pr.Reviews, job.Review{DetectionID: fmt.Sprintf("d%05d", i), Decision: d, At: at})
 	}
-	for i := range reviewBenchDetections {
+	for i := range reviewBenchAdded {
 		box := detect.Box{X: float64(i%90) * 60, Y: float64(i/90%90) * 40, W: 30, H: 20}
 		pr.Reviews = append(pr.Reviews, job.Review{DetectionID: uuid.NewString(), Decision: job.DecisionAdded, Class: class, Box: &box, At: at})
 	}
-	if err := store.PutPageReviews(ctx, pr); err != nil {
+	if _, err := store.UpdatePageReviews(ctx, job.PageReviewsUpdate{JobID: id, Page: 0, Put: pr.Reviews}); err != nil {
 		b.Fatal(err)
 	}
 	j, err := store.GetJob(ctx, id)

@@ -52,6 +52,7 @@ func RunStoreConformance(t *testing.T, newStore func(t *testing.T) job.Store) {
 		{"IdempotencyConcurrentOneWinner", storeIdempotencyConcurrent},
 		{"CanceledContext", storeCanceledContext},
 		{"PageReviewsRoundTrip", storePageReviewsRoundTrip},
+		{"PageReviewsUpdate", storePageReviewsUpdate},
 		{"PageReviewsStaleVersion", storePageReviewsStaleVersion},
 		{"PageReviewsConcurrentLoseNothing", storePageReviewsConcurrent},
 		{"PageReviewsDelete", storePageReviewsDelete},

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -104,7 +105,7 @@ func (g Guard) CheckURL(ctx context.Context, raw string) error {
 	}
 	addrs, err := g.resolver().LookupNetIP(ctx, "ip", host)
 	if err != nil {
-		return &URLError{ReasonUnresolvable, fmt.Sprintf("host %q does not resolve: %v", host, err)}
+		return &URLError{ReasonUnresolvable, fmt.Sprintf("host %q does not resolve (%s)", host, lookupFailure(err))}
 	}
 	if len(addrs) == 0 {
 		return &URLError{ReasonUnresolvable, fmt.Sprintf("host %q has no addresses", host)}
@@ -115,6 +116,21 @@ func (g Guard) CheckURL(ctx context.Context, raw string) error {
 		}
 	}
 	return nil
+}
+
+// lookupFailure says why a lookup failed without the error's text, which
+// names the service's own DNS resolver (issue 47).
+func lookupFailure(err error) string {
+	var de *net.DNSError
+	switch {
+	case errors.As(err, &de) && de.IsNotFound:
+		return "no such host"
+	case errors.As(err, &de) && de.IsTimeout:
+		return "the lookup timed out"
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return "the lookup was cut short"
+	}
+	return "the lookup failed"
 }
 
 func (g Guard) checkAddr(addr netip.Addr, host string) error {

@@ -285,6 +285,11 @@ func TestCheckURL(t *testing.T) {
 			if ue.Reason != c.reason {
 				t.Fatalf("CheckURL reason %s (%s), want %s", ue.Reason, ue.Message, c.reason)
 			}
+			// The message goes to the partner: it must not name the
+			// service's resolver (issue 47), here on 127.0.0.1.
+			if strings.Contains(ue.Message, "127.0.0.1:") || strings.Contains(ue.Message, " on ") {
+				t.Errorf("CheckURL message names the resolver: %s", ue.Message)
+			}
 		})
 	}
 }

@@ -185,6 +185,24 @@ func contractReviews(t *testing.T, newSvc NewService) {
 		}
 	}
 	checkReviewState(t, api, id, reviewed)
+	// A key given twice is refused, naming it (issue 47: the last won).
+	for _, c := range []struct{ name, method, path, body, field string }{
+		{"decision twice", "PATCH", fmt.Sprintf("/v1/jobs/%s/pages/0/detections/%s", id, weak), `{"decision":"accepted","decision":"rejected"}`, "decision"},
+		{"class twice in a list", "POST", "/v1/jobs/" + id + "/pages/0/detections",
+			`{"detections":[{"class":"socket_outlet","bbox_norm":{"x":0.1,"y":0.1,"width":0.1,"height":0.1}},{"class":"socket_outlet","class":"power_supply","bbox_norm":{"x":0.1,"y":0.1,"width":0.1,"height":0.1}}]}`, "detections[1].class"},
+		{"init size twice", "POST", "/v1/jobs/init", `{"file_name":"a.pdf","mime_type":"application/pdf","size":10,"size":20}`, "size"},
+		{"search box width twice", "POST", "/v1/jobs/" + id + "/search", `{"page_index":0,"bbox_norm":{"x":0.1,"y":0.1,"width":0.1,"height":0.1,"width":0.2}}`, "bbox_norm.width"},
+	} {
+		r := api.Do(c.method, c.path, KeyA, []byte(c.body), nil)
+		if r.Status != 422 || r.Code(t) != "unprocessable" {
+			t.Errorf("%s: %d %s, want 422", c.name, r.Status, r.Body)
+			continue
+		}
+		if got, _ := r.JSON(t)["error"].(map[string]any)["details"].(map[string]any)["field"].(string); got != c.field {
+			t.Errorf("%s: details.field %q, want %q (%s)", c.name, got, c.field, r.Body)
+		}
+	}
+	checkReviewState(t, api, id, reviewed)
 
 	// A job that is not done cannot be reviewed.
 	waiting := api.InitJob(KeyA, map[string]any{"file_name": "w.pdf", "mime_type": "application/pdf", "size": 10})

@@ -17,7 +17,11 @@ import (
 
 func (s *Server) handleInit(w http.ResponseWriter, r *http.Request, c job.Caller) {
 	var req job.InitRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxInitBody))
+	dec, err := bodyDecoder(w, r, maxInitBody)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	if err := dec.Decode(&req); err != nil {
 		s.writeError(w, r, decodeError(err))
 		return
@@ -243,7 +247,11 @@ func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
 	if !s.verifySigned(w, r) {
 		return
 	}
-	out, err := s.cfg.Service.Upload(r.Context(), r.PathValue("job_id"), r.Header.Get("Content-Type"), r.ContentLength, r.Body)
+	body := newPacedBody(w, r.Body, s.uploadPace)
+	out, err := s.cfg.Service.Upload(r.Context(), r.PathValue("job_id"), r.Header.Get("Content-Type"), r.ContentLength, body)
+	if err != nil && body.slow {
+		err = body.tooSlow()
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

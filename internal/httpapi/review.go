@@ -28,7 +28,10 @@ func pageIndex(r *http.Request) (int, error) {
 // decodeReviewBody decodes one JSON object into v, refusing unknown fields
 // (a misspelt field would otherwise change nothing and say so nowhere).
 func decodeReviewBody(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxReviewBody))
+	dec, err := bodyDecoder(w, r, maxReviewBody)
+	if err != nil {
+		return err
+	}
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError

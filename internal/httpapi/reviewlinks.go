@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -159,7 +158,10 @@ func (hs *handoffs) take(token string, now time.Time) (handoff, string) {
 // decodeBody decodes a review-link endpoint's JSON body into v; an empty
 // body leaves v as it is when emptyOK.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxReviewLinkBody))
+	dec, err := bodyDecoder(w, r, maxReviewLinkBody)
+	if err != nil {
+		return err
+	}
 	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {
 			if emptyOK {

@@ -85,6 +85,8 @@ type Server struct {
 	mux      *http.ServeMux
 	log      *slog.Logger
 	handoffs *handoffs // of review links, in this process's memory
+	// uploadPace is what an upload body must keep up (upload.go).
+	uploadPace uploadPace
 }
 
 // New returns the handler with every route registered.
@@ -95,7 +97,7 @@ func New(cfg Config) *Server {
 	if cfg.Clock == nil {
 		cfg.Clock = job.SystemClock{}
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger, handoffs: newHandoffs(maxReviewLinks)}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger, handoffs: newHandoffs(maxReviewLinks), uploadPace: defaultUploadPace}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

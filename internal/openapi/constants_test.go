@@ -85,6 +85,21 @@ func TestDocumentAgreesWithCode(t *testing.T) {
 		}
 	}
 
+	// The bounds of additions and of an upload's pace, stated in words.
+	add := "/paths/~1v1~1jobs~1{job_id}~1pages~1{page_index}~1detections/post/responses/422/description"
+	upload := "/paths/~1uploads~1{job_id}/put/responses/422/description"
+	for ptr, figures := range map[string][]int{
+		add:    {job.MaxAddDetections, job.MaxAddedPerPage, job.MaxAddedPerJob, job.MinAddedBoxPx},
+		upload: {int(httpapi.UploadGrace / time.Second), httpapi.MinUploadRate, int(httpapi.MaxUploadTime / time.Minute)},
+	} {
+		got, _ := at(t, doc, ptr).(string)
+		for _, n := range figures {
+			if !strings.Contains(got, fmt.Sprintf(" %d ", n)) {
+				t.Errorf("%s = %q, want it to say %d", ptr, got, n)
+			}
+		}
+	}
+
 	for _, ev := range []string{webhook.EventDone, webhook.EventFailed} {
 		post := "/webhooks/" + ev + "/post/parameters/"
 		str(post+"0/name", webhook.SignatureHeader)

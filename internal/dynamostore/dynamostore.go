@@ -11,8 +11,10 @@
 //	              and webhook_due S (<next_attempt_at>#<id>)
 //	idempotency:  pk "idem#<len(owner)>#<owner>#<key>", rec S (JSON),
 //	              expires_at N (Unix nanoseconds), ttl N (Unix seconds)
-//	reviews:      pk "review#<job id>#<page>", version N, rec S (the
-//	              page's reviews as JSON)
+//	reviews:      pk "review#<job id>#<page>", version N, recz B (the
+//	              page's reviews as gzipped JSON, at most
+//	              maxReviewsItemBytes; items written before hold rec S,
+//	              the JSON itself)
 //	rate:         pk "rate#<len(key)>#<key>#<minute>", count N, ttl N
 //	              (RateLimiter, ratelimit.go)
 //
@@ -29,10 +31,13 @@
 package dynamostore
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +62,7 @@ const (
 	attrWebhookPending = "webhook_pending"
 	attrWebhookDue     = "webhook_due"
 	attrRecord         = "rec"
+	attrRecordGzip     = "recz"
 	attrExpiresAt      = "expires_at"
 	attrTTL            = "ttl"
 
@@ -397,6 +403,10 @@ func isConditionFailed(err error) bool {
 	return errors.As(err, &cf)
 }
 
+// maxReviewsItemBytes bounds the gzipped reviews of a page, below
+// DynamoDB's 400 KB item size with room for the key and the version.
+const maxReviewsItemBytes = 380 << 10
+
 func reviewsKey(jobID string, page int) map[string]types.AttributeValue {
 	return key(reviewPrefix + jobID + "#" + strconv.Itoa(page))
 }
@@ -411,6 +421,9 @@ func (s *Store) GetPageReviews(ctx context.Context, jobID string, page int, only
 	}
 	if only != nil {
 		pr.Reviews = slices.DeleteFunc(pr.Reviews, func(r job.Review) bool { return !slices.Contains(only, r.DetectionID) })
+		if len(pr.Reviews) == 0 {
+			pr.Reviews = nil
+		}
 	}
 	return pr, nil
 }
@@ -427,12 +440,22 @@ func (s *Store) getPageReviews(ctx context.Context, jobID string, page int) (*jo
 	if out.Item == nil {
 		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: %w", jobID, page, job.ErrNotFound)
 	}
-	raw, ok := strAttr(out.Item, attrRecord)
-	if !ok {
-		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: stored item has no %s attribute", jobID, page, attrRecord)
+	var raw []byte
+	if z, ok := out.Item[attrRecordGzip].(*types.AttributeValueMemberB); ok {
+		zr, err := gzip.NewReader(bytes.NewReader(z.Value))
+		if err == nil {
+			raw, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: gunzip: %w", jobID, page, err)
+		}
+	} else if s, ok := strAttr(out.Item, attrRecord); ok {
+		raw = []byte(s)
+	} else {
+		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: stored item has no %s attribute", jobID, page, attrRecordGzip)
 	}
 	var pr job.PageReviews
-	if err := json.Unmarshal([]byte(raw), &pr); err != nil {
+	if err := json.Unmarshal(raw, &pr); err != nil {
 		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: decode: %w", jobID, page, err)
 	}
 	v, err := intAttr(out.Item, attrVersion)
@@ -447,8 +470,9 @@ func (s *Store) getPageReviews(ctx context.Context, jobID string, page int) (*jo
 // UpdatePageReviews applies u if the stored reviews of its page have
 // version u.Version (0: none stored) and returns the new version;
 // ErrVersionConflict otherwise, and nothing changes. A page's reviews are
-// one item, read and written whole (so within DynamoDB's 400 KB item
-// size: about 2 000 reviews of added detections).
+// one item, read and written whole, gzipped to fit DynamoDB's 400 KB item
+// size (10 000 reviews, 4 000 of them additions, take about 300 KB); a
+// page that would need more is job.ErrPageReviewsFull.
 func (s *Store) UpdatePageReviews(ctx context.Context, u job.PageReviewsUpdate) (int64, error) {
 	if u.JobID == "" {
 		return 0, errors.New("dynamostore: update reviews: no job ID")
@@ -470,9 +494,19 @@ func (s *Store) UpdatePageReviews(ctx context.Context, u job.PageReviewsUpdate) 
 	if err != nil {
 		return 0, fmt.Errorf("dynamostore: update reviews of job %s page %d: encode: %w", u.JobID, u.Page, err)
 	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	_, _ = zw.Write(data) // a bytes.Buffer takes every write
+	if err := zw.Close(); err != nil {
+		return 0, fmt.Errorf("dynamostore: update reviews of job %s page %d: gzip: %w", u.JobID, u.Page, err)
+	}
+	if z.Len() > maxReviewsItemBytes {
+		return 0, fmt.Errorf("dynamostore: update reviews of job %s page %d: %d reviews take %d bytes gzipped, over %d: %w",
+			u.JobID, u.Page, len(pr.Reviews), z.Len(), maxReviewsItemBytes, job.ErrPageReviewsFull)
+	}
 	item := reviewsKey(u.JobID, u.Page)
 	item[attrVersion] = number(pr.Version)
-	item[attrRecord] = str(string(data))
+	item[attrRecordGzip] = &types.AttributeValueMemberB{Value: z.Bytes()}
 	in := &dynamodb.PutItemInput{
 		TableName:                 aws.String(s.table),
 		Item:                      item,

@@ -112,3 +112,38 @@ func TestAddedDetectionCaps(t *testing.T) {
 		t.Errorf("the refused page: %v, %+v", err, out)
 	}
 }
+
+// fullStore is a store whose pages' reviews are full.
+type fullStore struct{ job.Store }
+
+func (fullStore) UpdatePageReviews(context.Context, job.PageReviewsUpdate) (int64, error) {
+	return 0, fmt.Errorf("store: %w", job.ErrPageReviewsFull)
+}
+
+// TestPageReviewsFull: a store that cannot hold more of a page (DynamoDB's
+// item size) gives a 422 that says so, not a 500.
+func TestPageReviewsFull(t *testing.T) {
+	ctx := context.Background()
+	parts := newServiceParts(t)
+	cfg := parts.cfg
+	cfg.Store = fullStore{parts.store}
+	cfg.Flow = runner.New(parts.store, runner.Options{})
+	cfg.Engine = detect.EngineFunc(func(context.Context, detect.Page) ([]detect.Detection, error) { return nil, nil })
+	cfg.WebhookSecret = func(string) ([]byte, bool) { return nil, false }
+	svc, err := job.NewService(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	if err := parts.store.CreateJob(ctx, &job.Job{ID: "job-full", Owner: "owner", Status: job.Done, FileName: "a.pdf", MimeType: "application/pdf",
+		Models: cfg.Catalog.Models(), CreatedAt: now, CompletedAt: &now, Pages: []job.Page{{Index: 0, Width: 6000, Height: 4000}}}); err != nil {
+		t.Fatal(err)
+	}
+	class := cfg.Catalog.Symbols()[0].Class
+	one := job.NewDetection{Class: &class, BBoxNorm: &job.BoxView{X: 0.1, Y: 0.1, Width: 0.01, Height: 0.01}}
+	_, _, err = svc.AddDetections(ctx, job.Caller{KeyID: "owner"}, "job-full", 0, job.AddDetectionsRequest{NewDetection: one}, "", "en")
+	var e *job.Error
+	if !errors.As(err, &e) || e.Code != job.CodeUnprocessable || e.Details["limit_of"] != "page_storage" {
+		t.Fatalf("add to a full page: %v", err)
+	}
+}

@@ -14,6 +14,10 @@ var (
 	ErrNotFound        = errors.New("not found")
 	ErrExists          = errors.New("already exists")
 	ErrVersionConflict = errors.New("version conflict")
+	// ErrPageReviewsFull is a review write that would take a page's
+	// reviews past what the store holds of one page (the DynamoDB item
+	// size); nothing was written.
+	ErrPageReviewsFull = errors.New("the page's reviews are as large as the store holds")
 )
 
 // Store persists jobs and idempotency records. Every write is conditional so

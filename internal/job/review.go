@@ -324,6 +324,11 @@ func (s *Service) writeReviews(ctx context.Context, j *Job, page int, ids []stri
 		if errors.Is(err, ErrVersionConflict) && attempt < maxReviewWriteAttempts {
 			continue
 		}
+		if errors.Is(err, ErrPageReviewsFull) {
+			return nil, &Error{Code: CodeUnprocessable, Err: err,
+				Message: fmt.Sprintf("page %d holds as many reviews as this deployment stores for a page; nothing was changed", page),
+				Details: map[string]any{"field": "detections", "limit_of": "page_storage"}}
+		}
 		if err != nil {
 			return nil, internal("store reviews", err)
 		}

@@ -56,6 +56,7 @@ func RunStoreConformance(t *testing.T, newStore func(t *testing.T) job.Store) {
 		{"PageReviewsStaleVersion", storePageReviewsStaleVersion},
 		{"PageReviewsConcurrentLoseNothing", storePageReviewsConcurrent},
 		{"PageReviewsDelete", storePageReviewsDelete},
+		{"PageReviewsLargePage", storePageReviewsLargePage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,10 +11,10 @@
 //	              and webhook_due S (<next_attempt_at>#<id>)
 //	idempotency:  pk "idem#<len(owner)>#<owner>#<key>", rec S (JSON),
 //	              expires_at N (Unix nanoseconds), ttl N (Unix seconds)
-//	reviews:      pk "review#<job id>#<page>", version N, recz B (the
-//	              page's reviews as gzipped JSON, at most
-//	              maxReviewsItemBytes; items written before hold rec S,
-//	              the JSON itself)
+//	reviews:      pk "review#<job id>#<page>", version N, added N (the
+//	              count of added detections), recz B (the page's reviews
+//	              as gzipped JSON, at most maxReviewsItemBytes; items
+//	              written before hold rec S, the JSON itself, and no added)
 //	rate:         pk "rate#<len(key)>#<key>#<minute>", count N, ttl N
 //	              (RateLimiter, ratelimit.go)
 //
@@ -63,6 +63,7 @@ const (
 	attrWebhookDue     = "webhook_due"
 	attrRecord         = "rec"
 	attrRecordGzip     = "recz"
+	attrAdded          = "added"
 	attrExpiresAt      = "expires_at"
 	attrTTL            = "ttl"
 
@@ -415,6 +416,11 @@ func reviewsKey(jobID string, page int) map[string]types.AttributeValue {
 // consistent read, all or those of the IDs in only; ErrNotFound if none
 // are stored.
 func (s *Store) GetPageReviews(ctx context.Context, jobID string, page int, only []string) (*job.PageReviews, error) {
+	if only != nil && len(only) == 0 {
+		if pr, err := s.getPageReviewsHead(ctx, jobID, page); pr != nil || err != nil {
+			return pr, err
+		}
+	}
 	pr, err := s.getPageReviews(ctx, jobID, page)
 	if err != nil {
 		return nil, err
@@ -426,6 +432,37 @@ func (s *Store) GetPageReviews(ctx context.Context, jobID string, page int, only
 		}
 	}
 	return pr, nil
+}
+
+// getPageReviewsHead reads only the version and the count of added
+// detections of a page's reviews; nil, nil for an item written before it
+// held the count.
+func (s *Store) getPageReviewsHead(ctx context.Context, jobID string, page int) (*job.PageReviews, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      reviewsKey(jobID, page),
+		ConsistentRead:           aws.Bool(true),
+		ProjectionExpression:     aws.String("#v, #a"),
+		ExpressionAttributeNames: map[string]string{"#v": attrVersion, "#a": attrAdded},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: %w", jobID, page, err)
+	}
+	if out.Item == nil {
+		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: %w", jobID, page, job.ErrNotFound)
+	}
+	if _, ok := out.Item[attrAdded]; !ok {
+		return nil, nil
+	}
+	v, err := intAttr(out.Item, attrVersion)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: %w", jobID, page, err)
+	}
+	added, err := intAttr(out.Item, attrAdded)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: get reviews of job %s page %d: %w", jobID, page, err)
+	}
+	return &job.PageReviews{JobID: jobID, Page: page, Version: v, Added: int(added)}, nil
 }
 
 func (s *Store) getPageReviews(ctx context.Context, jobID string, page int) (*job.PageReviews, error) {
@@ -506,6 +543,7 @@ func (s *Store) UpdatePageReviews(ctx context.Context, u job.PageReviewsUpdate) 
 	}
 	item := reviewsKey(u.JobID, u.Page)
 	item[attrVersion] = number(pr.Version)
+	item[attrAdded] = number(int64(pr.Added))
 	item[attrRecordGzip] = &types.AttributeValueMemberB{Value: z.Bytes()}
 	in := &dynamodb.PutItemInput{
 		TableName:                 aws.String(s.table),

@@ -147,3 +147,65 @@ func TestPageReviewsFull(t *testing.T) {
 		t.Fatalf("add to a full page: %v", err)
 	}
 }
+
+// TestReviewCacheNotStale has two services on one store, as two processes
+// of the AWS deployment: each reads what the other wrote, though both keep
+// decoded reviews in memory.
+func TestReviewCacheNotStale(t *testing.T) {
+	ctx := context.Background()
+	parts := newServiceParts(t)
+	cfg := parts.cfg
+	cfg.Flow = runner.New(parts.store, runner.Options{})
+	cfg.Engine = detect.EngineFunc(func(context.Context, detect.Page) ([]detect.Detection, error) { return nil, nil })
+	cfg.WebhookSecret = func(string) ([]byte, bool) { return nil, false }
+	a, err := job.NewService(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := job.NewService(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "job-cache"
+	c := job.Caller{KeyID: "owner"}
+	now := time.Now().UTC()
+	if err := parts.store.CreateJob(ctx, &job.Job{ID: id, Owner: c.KeyID, Status: job.Done, FileName: "a.pdf", MimeType: "application/pdf",
+		Models: cfg.Catalog.Models(), CreatedAt: now, CompletedAt: &now, Pages: []job.Page{{Index: 0, Width: 6000, Height: 4000}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parts.blobs.Put(ctx, job.ResultKey(id, 0), strings.NewReader(`{"detections":[]}`)); err != nil {
+		t.Fatal(err)
+	}
+	class := cfg.Catalog.Symbols()[0].Class
+	one := job.NewDetection{Class: &class, BBoxNorm: &job.BoxView{X: 0.1, Y: 0.1, Width: 0.01, Height: 0.01}}
+	decisions := func(svc *job.Service) []string {
+		t.Helper()
+		out, err := svc.PageDetections(ctx, c, id, 0, job.PageOptions{Limit: 10, WithRejected: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ds []string
+		for _, d := range out.Detections {
+			if d.Review != nil && d.Review.Decision != nil {
+				ds = append(ds, *d.Review.Decision)
+			}
+		}
+		return ds
+	}
+	added, _, err := a.AddDetections(ctx, c, id, 0, job.AddDetectionsRequest{NewDetection: one}, "", "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(decisions(a), decisions(b)); got != "[added] [added]" {
+		t.Fatalf("after A added: A and B read %s", got)
+	}
+	if _, err := b.ReviewDetection(ctx, c, id, 0, added.Detections[0].ID, job.ReviewRequest{Decision: []byte(`"rejected"`)}, "en"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.AddDetections(ctx, c, id, 0, job.AddDetectionsRequest{NewDetection: one}, "", "en"); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(decisions(a), decisions(b)); got != "[rejected added] [rejected added]" {
+		t.Fatalf("after B rejected and added: A and B read %s", got)
+	}
+}

@@ -98,8 +98,22 @@ type PageReviewsUpdate struct {
 // stored reviews when u.Version matches (a store that keeps a page's
 // reviews as one record uses it), setting Version and Added.
 func (pr *PageReviews) Apply(u PageReviewsUpdate) {
+	find := pr.find
+	if len(u.Put) > 8 { // an index, rather than a scan of the page a review
+		at := make(map[string]int, len(pr.Reviews)+len(u.Put))
+		for i, r := range pr.Reviews {
+			at[r.DetectionID] = i
+		}
+		find = func(id string) int {
+			if i, ok := at[id]; ok {
+				return i
+			}
+			at[id] = len(pr.Reviews) // appended next
+			return -1
+		}
+	}
 	for _, r := range u.Put {
-		if i := pr.find(r.DetectionID); i >= 0 {
+		if i := find(r.DetectionID); i >= 0 {
 			pr.Reviews[i] = r
 		} else {
 			pr.Reviews = append(pr.Reviews, r)
@@ -188,19 +202,52 @@ func legendRowOf(legend []LegendRow, row int, class string) int {
 }
 
 // pageReviews returns the stored reviews of a page of j, nil when it has
-// none.
+// none; the result is shared and must not be modified. It reads the
+// page's version and decodes the reviews only when the cache does not
+// hold that version.
 func (s *Service) pageReviews(ctx context.Context, j *Job, page int) (*PageReviews, error) {
 	if !slices.Contains(j.ReviewedPages, page) {
 		return nil, nil
 	}
-	pr, err := s.cfg.Store.GetPageReviews(ctx, j.ID, page, nil)
+	key := reviewCacheKey(j.ID, page)
+	head, err := s.cfg.Store.GetPageReviews(ctx, j.ID, page, []string{})
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil // listed by a review that did not get to store it
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load reviews of page %d: %w", page, err)
 	}
+	if pr, ok := s.reviews.get(key); ok && pr.Version == head.Version {
+		return pr, nil
+	}
+	pr, err := s.cfg.Store.GetPageReviews(ctx, j.ID, page, nil)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load reviews of page %d: %w", page, err)
+	}
+	s.reviews.put(key, pr)
 	return pr, nil
+}
+
+// reviewsWritten brings the cached reviews of a page up to date after u
+// was stored as version v: the entry of u.Version gets u applied (on a
+// copy: entries are shared), any other goes.
+func (s *Service) reviewsWritten(u PageReviewsUpdate, v int64) {
+	key := reviewCacheKey(u.JobID, u.Page)
+	old, ok := s.reviews.get(key)
+	if !ok {
+		return
+	}
+	if old.Version != u.Version || v != u.Version+1 {
+		s.reviews.drop(key)
+		return
+	}
+	pr := *old
+	pr.Reviews = slices.Clone(old.Reviews)
+	pr.Apply(u)
+	s.reviews.put(key, &pr)
 }
 
 // reviewedPage is a page's detections with its reviews applied.
@@ -320,7 +367,11 @@ func (s *Service) writeReviews(ctx context.Context, j *Job, page int, ids []stri
 			}
 			marked = true
 		}
-		v, err := s.cfg.Store.UpdatePageReviews(ctx, PageReviewsUpdate{JobID: j.ID, Page: page, Version: pr.Version, Put: ch.put, Delete: ch.del})
+		u := PageReviewsUpdate{JobID: j.ID, Page: page, Version: pr.Version, Put: ch.put, Delete: ch.del}
+		v, err := s.cfg.Store.UpdatePageReviews(ctx, u)
+		if err == nil {
+			s.reviewsWritten(u, v)
+		}
 		if errors.Is(err, ErrVersionConflict) && attempt < maxReviewWriteAttempts {
 			continue
 		}

@@ -94,6 +94,17 @@ func BenchmarkReview(b *testing.B) {
 			k++
 		}
 	})
+	// Reading the page with its reviews: the detections endpoint's first
+	// 2 000.
+	b.Run("read", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out, err := svc.PageDetections(ctx, caller, id, 0, job.PageOptions{Limit: job.MaxPageLimit})
+			if err != nil || out.Total < reviewBenchDetections {
+				b.Fatal(out.Total, err)
+			}
+		}
+	})
 	// The page has room for MaxAddedPerPage-reviewBenchAdded (1 000)
 	// additions in all runs together: -benchtime up to 1000x.
 	class := syms[1].Class

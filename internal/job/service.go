@@ -175,8 +175,9 @@ type Service struct {
 	clock   Clock
 	log     *slog.Logger
 	webhook *http.Client
-	pages   *pageCache // decoded results of done jobs' pages
-	renders renders    // lazy page images being rendered (Config.LazyPageImages)
+	pages   *pageCache   // decoded results of done jobs' pages
+	reviews *reviewCache // decoded reviews of pages, checked against the store's version
+	renders renders      // lazy page images being rendered (Config.LazyPageImages)
 }
 
 // NewService checks cfg and returns a Service.
@@ -199,7 +200,8 @@ func NewService(cfg Config) (*Service, error) {
 	if err := cfg.WebhookRetries.Check(); err != nil {
 		return nil, fmt.Errorf("job: NewService: %w", err)
 	}
-	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, pages: newPageCache(maxCachedDetections)}
+	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, pages: newPageCache(maxCachedDetections),
+		reviews: newReviewCache(maxCachedReviews)}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}

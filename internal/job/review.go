@@ -383,7 +383,9 @@ func (s *Service) writeReviews(ctx context.Context, j *Job, page int, ids []stri
 		if err != nil {
 			return nil, internal("store reviews", err)
 		}
+		added := pr.Added + ch.added // the page's, not just of the reviews read
 		pr.Apply(PageReviewsUpdate{Version: v - 1, Put: ch.put, Delete: ch.del})
+		pr.Added = added
 		return pr, nil
 	}
 }

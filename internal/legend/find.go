@@ -103,6 +103,11 @@ var qtyWords = []string{"QTY", "QTYS", "QTY.", "QUANTITY", "KPL", "KPL.", "MÄÄ
 
 var intRe = regexp.MustCompile(`^\(?\s*(\d{1,5})\s*\)?$`)
 
+// qtyReachEm: a printed quantity lies under its column's head, reaching
+// at most this many em past either end of it (a number right-aligned in
+// a cell wider than its head).
+const qtyReachEm = 4.0
+
 // piece is a drawn segment or arc with its box.
 type piece struct {
 	seg  int // index into Segments, or -1
@@ -898,8 +903,8 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, others []Re
 		}
 		return Table{}, false
 	}
-	// Quantities: an integer in the band under the quantity header
-	// nearest to the right of the descriptions.
+	// Quantities: an integer in the row's band under the quantity header
+	// nearest to the right of the descriptions, inside the table.
 	// Where the table heads its columns, the quantity is the one under
 	// its own quantity head (a bill of quantities beside it has another).
 	var qh *run
@@ -915,25 +920,44 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, others []Re
 		}
 	}
 	if qh != nil {
+		// The column's cells: under the head, give or take 2 em, or,
+		// where the table heads its columns, qtyReachEm and no further
+		// than halfway to the neighbouring heads.
+		cx0, cx1 := qh.min.X-2*em, qh.max.X+2*em
+		if headed {
+			cx0, cx1 = math.Max(qh.min.X-qtyReachEm*em, qc.x0), math.Min(qh.max.X+qtyReachEm*em, qc.x1)
+		}
 		for i := range rows {
 			y0, y1 := band(kept[i])
-			cx0, cx1 := qh.min.X-2*em, qh.max.X+2*em
-			if headed {
-				cx0, cx1 = qc.x0, qc.x1
+			// A ruled table ends where its rules around the row end:
+			// a number past them (a grid label on the sheet's border,
+			// a plan's dimension) is not the row's.
+			right := math.Inf(1)
+			if end, ok := ix.ruledEnd(rows[i].GlyphBox, y0, y1, em); ok {
+				right = math.Max(end, qh.max.X) + 0.5*em
 			}
+			// Of the integers in the cell, the one nearest under the
+			// head.
+			best, bestD := -1, math.Inf(1)
 			for k := range ix.runs {
 				r := &ix.runs[k]
 				c := r.centre()
-				if !r.upright() || c.Y < y0 || c.Y > y1 || c.X < cx0 || c.X > cx1 {
+				if !r.upright() || c.Y < y0 || c.Y > y1 || r.max.X < cx0 || r.min.X > cx1 || c.X > right || c.X >= limit {
 					continue
 				}
-				if m := intRe.FindStringSubmatch(r.text); m != nil {
-					v, err := strconv.Atoi(m[1])
-					if err == nil {
-						rows[i].Quantity = &v
-						rows[i].Box = rows[i].Box.union(Rect{r.min, r.max})
+				if intRe.MatchString(r.text) {
+					if d := math.Abs(c.X - qh.centre().X); d < bestD {
+						best, bestD = k, d
 					}
 				}
+			}
+			if best < 0 {
+				continue
+			}
+			r := &ix.runs[best]
+			if v, err := strconv.Atoi(intRe.FindStringSubmatch(r.text)[1]); err == nil {
+				rows[i].Quantity = &v
+				rows[i].Box = rows[i].Box.union(Rect{r.min, r.max})
 			}
 		}
 		tableBox = tableBox.union(Rect{qh.min, qh.max})
@@ -943,6 +967,52 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, others []Re
 	}
 	tableBox = tableBox.union(Rect{glyph.Point{X: tableBox.Min.X, Y: hdrBox.Min.Y}, tableBox.Min})
 	return Table{Page: page, Box: tableBox, Rows: rows}, true
+}
+
+// ruledEnd returns where the rules of a ruled table end on the right
+// around the row whose glyph is g and whose band is [y0, y1]: the nearest
+// horizontal rules above and below the glyph's middle, in the band give
+// or take a quarter em, that run under the glyph, each followed along
+// its line through the breaks of a table ruled cell by cell. ok is false
+// where the row is not ruled above and below.
+func (ix *pageIndex) ruledEnd(g Rect, y0, y1, em float64) (end float64, ok bool) {
+	cx, cy := g.centre().X, g.centre().Y
+	above, below := -1, -1
+	lo := sort.Search(len(ix.hrules), func(i int) bool { return ix.hrules[i].y >= y0-0.25*em })
+	for i := lo; i < len(ix.hrules) && ix.hrules[i].y <= y1+0.25*em; i++ {
+		h := ix.hrules[i]
+		if h.x0 > cx || h.x1 < cx {
+			continue
+		}
+		if h.y < cy {
+			above = i // the last above is the nearest
+		} else if below < 0 {
+			below = i
+		}
+	}
+	if above < 0 || below < 0 {
+		return 0, false
+	}
+	return math.Min(ix.ruleEnd(above, em), ix.ruleEnd(below, em)), true
+}
+
+// ruleEnd follows rule i rightwards along its line (rules within 1.5 px
+// of its y) across gaps of at most half an em, and returns where it ends.
+func (ix *pageIndex) ruleEnd(i int, em float64) float64 {
+	y := ix.hrules[i].y
+	lo := sort.Search(len(ix.hrules), func(k int) bool { return ix.hrules[k].y >= y-1.5 })
+	var line []hrule
+	for k := lo; k < len(ix.hrules) && ix.hrules[k].y <= y+1.5; k++ {
+		line = append(line, ix.hrules[k])
+	}
+	sort.Slice(line, func(a, b int) bool { return line[a].x0 < line[b].x0 })
+	end := ix.hrules[i].x1
+	for _, h := range line {
+		if h.x0 <= end+0.5*em {
+			end = math.Max(end, h.x1)
+		}
+	}
+	return end
 }
 
 // blocked reports whether one of others (the rows of another column of

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"sort"
+	"strings"
 
 	"blueprint/internal/detect"
 )
@@ -175,9 +176,13 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 		FileName: strPtr(j.FileName), PageCount: len(j.Pages), ConfidenceMode: f.Mode(),
 		InferenceThresholds: s.thresholds(j), Pages: []PageView{}, Legend: make([]LegendView, len(j.Legend)),
 	}
+	reps := Repeats(j.Legend)
 	for i, r := range j.Legend {
 		v.Legend[i] = LegendView{PageIndex: r.PageIndex, Description: r.Description, Class: strPtr(r.Class), PrintedQuantity: r.Quantity,
 			PartNumber: strPtr(r.PartNumber), Tag: strPtr(r.Tag), GlyphBBoxNorm: glyphBoxNorm(r, j.Pages)}
+		if reps[i] >= 0 {
+			v.Legend[i].RepeatOf = &reps[i]
+		}
 	}
 	counts := map[string]int{}
 	syms := s.symbolViews(o.Lang)
@@ -402,6 +407,35 @@ func (s *Service) PageImage(ctx context.Context, jobID string, page int) (*PageI
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// Repeats returns, for each of rows, the index of the first row it
+// repeats, -1 for none: a row repeats an earlier row of the same
+// description (words compared without regard to case and spacing),
+// class, tag and part number drawn on another page, where no row of its
+// own page repeats that one already (one legend drawn on several sheets;
+// two like rows of one table stay two rows).
+func Repeats(rows []LegendRow) []int {
+	type key struct{ desc, class, tag, part string }
+	norm := func(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), " ")) }
+	out := make([]int, len(rows))
+	first := map[key]int{}
+	pages := map[int]map[int]bool{} // per first row: the pages drawing it
+	for i, r := range rows {
+		out[i] = -1
+		k := key{norm(r.Description), r.Class, norm(r.Tag), norm(r.PartNumber)}
+		f, ok := first[k]
+		if !ok {
+			first[k] = i
+			pages[i] = map[int]bool{r.PageIndex: true}
+			continue
+		}
+		if !pages[f][r.PageIndex] {
+			out[i] = f
+			pages[f][r.PageIndex] = true
+		}
+	}
+	return out
 }
 
 // glyphBoxNorm is the box of legend row r's glyph as fractions of its

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 	"testing/iotest"
 )
@@ -93,5 +94,28 @@ func TestPrinted(t *testing.T) {
 	}
 	if got := printed(rows, 2); got != nil {
 		t.Errorf("page without rows: %v, want nil", got)
+	}
+}
+
+// TestRepeats: a legend drawn on several sheets is one set of rows
+// repeated: each copy on a later page points at the first; rows that
+// differ by tag, part number or class, and a like row on the same page,
+// repeat nothing.
+func TestRepeats(t *testing.T) {
+	rows := []LegendRow{
+		{PageIndex: 3, Description: "Distribution Board", Class: "distribution_board"},
+		{PageIndex: 3, Description: "HORN/STROBE", Class: "sounder_visual", Tag: "15CD"},
+		{PageIndex: 3, Description: "HORN/STROBE", Class: "sounder_visual", Tag: "30CD"},
+		{PageIndex: 3, Description: "Distribution Board", Class: "distribution_board"}, // same page: a row of its own
+		{PageIndex: 4, Description: "distribution  board", Class: "distribution_board"},
+		{PageIndex: 4, Description: "HORN/STROBE", Class: "sounder_visual", Tag: "30CD"},
+		{PageIndex: 4, Description: "HORN/STROBE", Class: "sounder_visual", Tag: "75CD"},
+		{PageIndex: 4, Description: "Distribution Board", Class: "distribution_board", PartNumber: "DB-2"},
+		{PageIndex: 5, Description: "Distribution Board", Class: "distribution_board"},
+		{PageIndex: 5, Description: "Distribution Board", Class: ""},
+	}
+	want := []int{-1, -1, -1, -1, 0, 2, -1, -1, 0, -1}
+	if got := Repeats(rows); !slices.Equal(got, want) {
+		t.Errorf("Repeats: %v, want %v", got, want)
 	}
 }

@@ -199,6 +199,12 @@ type LegendView struct {
 	// (page_index), as fractions of that page's width and height,
 	// top-left origin; null where the row has no glyph box.
 	GlyphBBoxNorm *BoxView `json:"glyph_bbox_norm"`
+	// RepeatOf is additive: where the row repeats one on an earlier page
+	// (the same description, class, tag and part number: one legend
+	// drawn on several sheets), the index in the legend of the first of
+	// them; null for a row that repeats none. Each copy's printed
+	// quantity and detected are its own sheet's.
+	RepeatOf *int `json:"repeat_of"`
 }
 
 // DoneView is the poll response (and webhook payload) of a done job.

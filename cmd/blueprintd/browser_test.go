@@ -442,6 +442,90 @@ func TestReviewPageLegend(t *testing.T) {
 	}
 }
 
+// TestReviewPageLegendOfThePage checks that the legend panel follows the
+// page shown: on a page that draws a legend, that page's rows with its
+// printed quantities and counts; on a page that draws none, each row of
+// the document's legend once (repeat_of joins the copies a legend drawn
+// on several sheets makes), with the pages it is drawn on and its counts
+// summed over them. The poll gets the legend of a set whose first two
+// sheets each draw one of two rows (the second a copy of the first), in
+// the service's shape.
+func TestReviewPageLegendOfThePage(t *testing.T) {
+	repeated := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/v1/jobs/") || strings.Count(r.URL.Path, "/") != 3 {
+				h.ServeHTTP(w, r)
+				return
+			}
+			rw := httptest.NewRecorder()
+			h.ServeHTTP(rw, r)
+			body := rw.Body.Bytes()
+			var m map[string]any
+			if json.Unmarshal(body, &m) == nil && m["status"] == "done" {
+				var legend []any
+				for p := range 2 {
+					for k, d := range []string{"Smoke detector", "Manual call point"} {
+						row := map[string]any{"page_index": p, "description": d, "class": []string{"smoke_detector", "manual_call_point"}[k],
+							"printed_quantity": 1 + p + 10*k, "detected": 1 + p + 10*k, "tag": nil, "part_number": nil, "glyph_bbox_norm": nil, "repeat_of": nil}
+						if p > 0 {
+							row["repeat_of"] = k
+						}
+						legend = append(legend, row)
+					}
+				}
+				legend[3].(map[string]any)["detected"] = 15 // the second sheet's call points: 12 printed, 15 found
+				m["legend"] = legend
+				body, _ = json.Marshal(m)
+			}
+			for k, v := range rw.Header() {
+				w.Header()[k] = v
+			}
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rw.Code)
+			_, _ = io.Copy(w, bytes.NewReader(body))
+		})
+	}
+	ctx := browser(t, "en-US")
+	e := startEnvWrapped(t, t.TempDir(), options{runner: runnerOpts()}, repeated)
+	id := processFile(t, e, "sheet-00003.pdf") // 3 pages
+	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
+	settled(t, ctx, "default", time.Minute)
+	type panel struct {
+		Scope string   `json:"scope"`
+		Rows  []string `json:"rows"`
+		Open  []string `json:"open"`
+	}
+	read := func() panel {
+		return eval[panel](t, ctx, `({scope: document.getElementById('legend-scope').textContent,
+			rows: [...document.querySelectorAll('#legend tbody tr')].map((r) => r.dataset.row + ' ' + r.innerText.replace(/\s+/g, ' ').trim() + (r.classList.contains('mismatch') ? ' !' : '')),
+			open: [...document.querySelectorAll('#legend tbody tr.open')].map((r) => r.dataset.row)})`)
+	}
+	for _, c := range []struct {
+		page  int
+		scope string
+		rows  []string
+	}{
+		{0, "this page", []string{"0 Smoke detector Optical smoke detector 1 1", "1 Manual call point Manual call point 11 11"}},
+		{1, "this page", []string{"0 Smoke detector Optical smoke detector 2 2", "1 Manual call point Manual call point 12 ⚠ 15 !"}},
+		{2, "no legend", []string{"0 Pages 1–2: Smoke detector Optical smoke detector 3 3", "1 Pages 1–2: Manual call point Manual call point 23 ⚠ 26 !"}},
+	} {
+		showPage(t, ctx, c.page)
+		got := read()
+		if !strings.Contains(got.Scope, c.scope) || !slices.Equal(got.Rows, c.rows) {
+			t.Errorf("page %d: legend panel %q %q, want %q (%q)", c.page, got.Scope, got.Rows, c.rows, c.scope)
+		}
+	}
+	// A row opened stays marked on every page, in its copy there.
+	browse(t, ctx, chromedp.Click(chromedp.CSS(`#legend tbody tr[data-row='1']`)))
+	caughtUp(t, ctx)
+	for _, p := range []int{0, 2} {
+		showPage(t, ctx, p)
+		if got := read(); !slices.Equal(got.Open, []string{"1"}) {
+			t.Errorf("page %d: rows marked open %q, want the call points' (1)", p, got.Open)
+		}
+	}
+}
+
 // withLegend returns the done poll m with a legend and page kinds in the
 // shape legend reading adds: the first two classes of the summary (the
 // first printed one more than found) and a row mapped to no class.

@@ -450,6 +450,7 @@ async function showPage(index, seq) {
   performance.measure('draw', 'draw-start');
   showMatches();
   renderPageCount();
+  renderLegend();
   showDetails(null);
   ready();
 }
@@ -619,25 +620,30 @@ function renderLegend() {
   $('legend-section').hidden = !Array.isArray(rows) || rows.length === 0;
   if ($('legend-section').hidden) return;
   const names = new Map(state.job.summary.by_symbol.map((r) => [r.class, r.display_name]));
+  const view = legendView(rows);
   const multi = state.job.pages.length > 1;
+  $('legend-scope').hidden = !multi;
+  $('legend-scope').textContent = view.here ? t('legendHere') : t('legendAll');
   const body = $('legend').tBodies[0];
   body.replaceChildren();
-  rows.forEach((r, i) => {
+  for (const g of view.groups) {
+    const r = g.row;
     const tr = document.createElement('tr');
-    tr.dataset.row = i;
+    tr.dataset.row = g.first;
+    tr.dataset.pages = g.pages.join(' ');
     const glyph = document.createElement('td');
     glyph.className = 'glyph-cell';
     glyph.appendChild(legendGlyph(r));
     const desc = document.createElement('td');
     const d = document.createElement('div');
-    d.textContent = (multi ? `${t('page')} ${r.page_index + 1}: ` : '') + r.description;
+    d.textContent = (multi && !view.here ? `${pagesLabel(g.pages)}: ` : '') + r.description;
     const c = document.createElement('div');
     c.className = 'sub';
     if (r.class) {
       const sym = state.catalog.get(r.class);
       c.textContent = names.get(r.class) || (sym && sym.display_name) || r.class;
       tr.dataset.class = r.class;
-      tr.addEventListener('click', () => openLegendRow(i));
+      tr.addEventListener('click', () => openLegendRow(g.first));
     } else {
       c.textContent = t('noClass');
       c.classList.add('unmapped');
@@ -658,19 +664,62 @@ function renderLegend() {
     }
     const printed = document.createElement('td');
     printed.className = 'num';
-    printed.textContent = r.printed_quantity == null ? '—' : r.printed_quantity;
+    printed.textContent = g.printed == null ? '—' : g.printed;
     const found = document.createElement('td');
     found.className = 'num';
-    found.textContent = r.detected;
-    if (r.printed_quantity != null && r.printed_quantity !== r.detected) {
+    found.textContent = g.detected;
+    if (g.printed != null && g.printed !== g.detected) {
       tr.classList.add('mismatch');
       found.title = t('mismatch');
-      found.textContent = `⚠ ${r.detected}`;
+      found.textContent = `⚠ ${g.detected}`;
     }
     tr.append(glyph, desc, printed, found);
     body.appendChild(tr);
-  });
+  }
   markFilter();
+}
+
+// legendView is what the legend panel lists: the rows drawn on the page
+// shown (here), each with that sheet's printed quantity and count; on a
+// page that draws none, each distinct row of the document once (a legend
+// drawn on several sheets repeats its rows: repeat_of, an additive field,
+// points a copy at the first), with the pages it is drawn on, its found
+// summed over them and its printed quantity summed where every copy
+// prints one. A group is known by its first row's index (first).
+function legendView(rows) {
+  const firstOf = (r, i) => (Number.isInteger(r.repeat_of) ? r.repeat_of : i);
+  const here = [];
+  rows.forEach((r, i) => {
+    if (r.page_index === state.page) here.push({ first: firstOf(r, i), row: r, pages: [r.page_index], printed: r.printed_quantity, detected: r.detected });
+  });
+  if (here.length) return { here: true, groups: here };
+  const groups = new Map();
+  rows.forEach((r, i) => {
+    const f = firstOf(r, i);
+    let g = groups.get(f);
+    if (!g) {
+      g = { first: f, row: rows[f] || r, pages: [], printed: 0, detected: 0 };
+      groups.set(f, g);
+    }
+    if (!g.pages.includes(r.page_index)) g.pages.push(r.page_index);
+    g.detected += r.detected;
+    g.printed = g.printed == null || r.printed_quantity == null ? null : g.printed + r.printed_quantity;
+  });
+  return { here: false, groups: [...groups.values()] };
+}
+
+// pagesLabel names pages (indexes from 0) as runs from 1: "Page 2",
+// "Pages 4–7", "Pages 1, 3".
+function pagesLabel(ps) {
+  const s = [...ps].sort((a, b) => a - b);
+  const parts = [];
+  for (let i = 0; i < s.length;) {
+    let j = i;
+    while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
+    parts.push(j > i ? `${s[i] + 1}–${s[j] + 1}` : `${s[i] + 1}`);
+    i = j + 1;
+  }
+  return `${t(s.length === 1 ? 'page' : 'pagesTitle')} ${parts.join(', ')}`;
 }
 
 // legendGlyph shows a legend row's glyph cut from its page's image, where

@@ -10,6 +10,8 @@ const texts = {
     detections: 'detections', onPage: 'on this page', downloadCSV: 'Download CSV', downloadXLSX: 'Download XLSX',
     bySymbol: 'By symbol', byCategory: 'By category', showAll: 'Show all', symbol: 'Symbol', category: 'Category',
     count: 'Count', legend: 'Legend on the drawing', legendRow: 'Legend row', printed: 'Printed', found: 'Found',
+    legendHere: 'The rows drawn on this page, with its counts.', pagesTitle: 'Pages',
+    legendAll: 'This page draws no legend: each row of the document\'s once, with the pages it is drawn on, counts summed over them.',
     fit: 'Fit', empty: 'Paste an API key, or open a review link, then upload a drawing or open a job.',
     noKey: 'Enter an API key first.', keySaved: 'Key kept for this browser tab.', keyForgotten: 'Key forgotten.',
     noJobs: 'No jobs yet.', page: 'Page', pages: 'pages', onePage: 'page', status: {
@@ -58,6 +60,8 @@ const texts = {
     detections: 'tunnistusta', onPage: 'tällä sivulla', downloadCSV: 'Lataa CSV', downloadXLSX: 'Lataa XLSX',
     bySymbol: 'Symboleittain', byCategory: 'Ryhmittäin', showAll: 'Näytä kaikki', symbol: 'Symboli', category: 'Ryhmä',
     count: 'Määrä', legend: 'Piirustuksen selite', legendRow: 'Selitteen rivi', printed: 'Selitteessä', found: 'Löydetty',
+    legendHere: 'Tälle sivulle piirretyt rivit ja sivun määrät.', pagesTitle: 'Sivut',
+    legendAll: 'Tällä sivulla ei ole selitettä: asiakirjan jokainen rivi kerran, sivut joille se on piirretty ja niiden määrät yhteensä.',
     fit: 'Sovita', empty: 'Liitä API-avain tai avaa tarkastuslinkki, ja lähetä piirustus tai avaa työ.',
     noKey: 'Anna ensin API-avain.', keySaved: 'Avain säilyy tässä välilehdessä.', keyForgotten: 'Avain unohdettu.',
     noJobs: 'Ei vielä töitä.', page: 'Sivu', pages: 'sivua', onePage: 'sivu', status: {

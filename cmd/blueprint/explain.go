@@ -159,6 +159,9 @@ type explainPage struct {
 	KindReason   string `json:"kind_reason"`
 	Searched     bool   `json:"searched_for_legends"`
 	SearchReason string `json:"search_reason"`
+	// Image: an image page (no drawing, or a scan), whose legends are
+	// read by OCR where legends on images are on.
+	Image bool `json:"image"`
 	// TextRuns looked for a glyph to their left; NoGlyph found none.
 	TextRuns   int                `json:"text_runs"`
 	NoGlyph    int                `json:"text_runs_without_glyph"`
@@ -199,6 +202,10 @@ type explainRow struct {
 	PrintedQuantity *int       `json:"printed_quantity"`
 	PartNumber      *string    `json:"part_number"`  // the row's cell under a part-number head, null for none
 	Template        int        `json:"template_row"` // the row whose template finds this row's symbols
+	// RepeatOf is the row this one repeats (the same description, class,
+	// tag and part number on an earlier page: one legend drawn on several
+	// sheets), as the API's repeat_of; null for none.
+	RepeatOf *int `json:"repeat_of"`
 	// Matches are the symbols its template found for it, by page; Counted
 	// of them pass the take-off's filters.
 	Matches []pageCount `json:"matches"`
@@ -252,6 +259,27 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 			GlyphMM:  [2]float64{round1((r.GlyphBox.Max.X - r.GlyphBox.Min.X) * mmPerPixel), round1((r.GlyphBox.Max.Y - r.GlyphBox.Min.Y) * mmPerPixel)},
 			Template: x.Document.TemplateRow(i) + 1, Matches: []pageCount{}})
 	}
+	// The rows read on image pages follow, as in the job's legend; each
+	// glyph is its own template.
+	for _, r := range x.ImageRows {
+		er := explainRow{Row: len(rep.Rows) + 1, PageIndex: r.PageIndex, Description: r.Description, Class: nullable(r.Class),
+			Tags: append([]string{}, strings.Fields(r.Tag)...), PrintedQuantity: r.Quantity, PartNumber: optional(r.PartNumber), Matches: []pageCount{}}
+		er.Template = er.Row
+		if b := r.GlyphBox; b != nil {
+			er.GlyphMM = [2]float64{round1(b.W * mmPerPixel), round1(b.H * mmPerPixel)}
+		}
+		rep.Rows = append(rep.Rows, er)
+	}
+	same := make([]job.LegendRow, len(rep.Rows))
+	for i, r := range rep.Rows {
+		same[i] = job.LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: deref(r.Class), Tag: strings.Join(r.Tags, " "), PartNumber: deref(r.PartNumber)}
+	}
+	for i, f := range job.Repeats(same) {
+		if f >= 0 {
+			n := f + 1
+			rep.Rows[i].RepeatOf = &n
+		}
+	}
 	for _, t := range x.Templates {
 		et := explainTemplate{Row: t.Row + 1, Class: nullable(t.Class), MinScale: t.MinScale, MaxScale: t.MaxScale}
 		for _, i := range t.Rows {
@@ -289,7 +317,7 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 		ep := explainPage{PageIndex: p.Index, Kind: p.Kind, Candidates: []explainCandidate{}, Columns: []explainColumn{}, Tables: []box{}, Rows: []int{}, Matches: []classCount{}}
 		if p.Index < len(x.Legend.Pages) {
 			lp := x.Legend.Pages[p.Index]
-			ep.Kind, ep.KindReason, ep.Searched, ep.SearchReason = lp.Kind, lp.KindReason, lp.Searched, lp.SearchReason
+			ep.Kind, ep.KindReason, ep.Searched, ep.SearchReason, ep.Image = lp.Kind, lp.KindReason, lp.Searched, lp.SearchReason, lp.Image
 			ep.TextRuns, ep.NoGlyph, ep.Singles = lp.TextRuns, lp.NoGlyph, lp.Singles
 			for _, c := range lp.Candidates {
 				ep.Candidates = append(ep.Candidates, explainCandidate{Text: c.Text, Glyph: boxOf(c.Glyph), Rejected: c.Rejected})
@@ -302,6 +330,11 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 			}
 			for _, r := range lp.Rows {
 				ep.Rows = append(ep.Rows, r+1)
+			}
+			for k, r := range x.ImageRows {
+				if r.PageIndex == p.Index {
+					ep.Rows = append(ep.Rows, len(rows)+k+1)
+				}
 			}
 		}
 		for c, n := range other {
@@ -338,9 +371,12 @@ func (rep *explainReport) write(w io.Writer) error {
 	for _, p := range rep.Pages {
 		fmt.Fprintf(tw, "\npage %d: %s\n", p.PageIndex+1, p.Kind)
 		fmt.Fprintf(tw, "  why: %s\n", p.KindReason)
-		if !p.Searched {
+		switch {
+		case !p.Searched:
 			fmt.Fprintf(tw, "  legends: not searched: %s\n", p.SearchReason)
-		} else {
+		case p.Image && p.TextRuns == 0:
+			fmt.Fprintf(tw, "  legends: searched: %s\n", p.SearchReason) // by OCR: no drawing's account
+		default:
 			fmt.Fprintf(tw, "  legends: searched: %s\n", p.SearchReason)
 			rejected := 0
 			for _, c := range p.Candidates {
@@ -365,7 +401,17 @@ func (rep *explainReport) write(w io.Writer) error {
 			}
 		}
 		if len(p.Rows) > 0 {
-			fmt.Fprintf(tw, "  legend rows read here: %s\n", ranges(p.Rows))
+			var firsts []int
+			for _, r := range p.Rows {
+				if f := rep.Rows[r-1].RepeatOf; f != nil {
+					firsts = append(firsts, *f)
+				}
+			}
+			if len(firsts) > 0 {
+				fmt.Fprintf(tw, "  legend rows read here: %s (%d repeating rows %s of an earlier page)\n", ranges(p.Rows), len(firsts), ranges(firsts))
+			} else {
+				fmt.Fprintf(tw, "  legend rows read here: %s\n", ranges(p.Rows))
+			}
 		}
 		if len(p.Matches) > 0 {
 			var ms []string
@@ -384,29 +430,99 @@ func (rep *explainReport) write(w io.Writer) error {
 		fmt.Fprintln(tw, "\nno legend rows read")
 		return tw.Flush()
 	}
-	fmt.Fprintf(tw, "\nlegend rows read: %d\n", len(rep.Rows))
+	// A legend drawn on several sheets repeats its rows: each is written
+	// once, with the pages it is drawn on.
+	groups := rep.rowGroups()
+	if n := len(rep.Rows) - len(groups); n > 0 {
+		fmt.Fprintf(tw, "\nlegend rows read: %d, %d of them repeating a row of an earlier page (a legend drawn on several sheets): %d distinct, each once with the pages it is drawn on, its printed quantity and matches summed over them\n", len(rep.Rows), n, len(groups))
+	} else {
+		fmt.Fprintf(tw, "\nlegend rows read: %d\n", len(rep.Rows))
+	}
 	fmt.Fprintln(tw, "  ROW\tPAGE\tGLYPH MM\tINSIDE\tTAGS\tDESCRIPTION\tCLASS\tPART NUMBER\tPRINTED")
-	for _, r := range rep.Rows {
-		fmt.Fprintf(tw, "  %d\t%d\t%.1f × %.1f\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Row, r.PageIndex+1, r.GlyphMM[0], r.GlyphMM[1], orDash(r.GlyphText),
-			orDash(strings.Join(r.Tags, " ")), r.Description, orDash(deref(r.Class)), orDash(deref(r.PartNumber)), quantity(r.PrintedQuantity))
+	for _, g := range groups {
+		r := rep.Rows[g[0]]
+		var pages []int
+		printed := 0
+		all := true
+		for _, i := range g {
+			pages = append(pages, rep.Rows[i].PageIndex+1)
+			if q := rep.Rows[i].PrintedQuantity; q != nil {
+				printed += *q
+			} else {
+				all = false
+			}
+		}
+		q := "-"
+		if all {
+			q = strconv.Itoa(printed)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%.1f × %.1f\t%s\t%s\t%s\t%s\t%s\t%s\n", rep.rowNumbers(g), ranges(pages), r.GlyphMM[0], r.GlyphMM[1], orDash(r.GlyphText),
+			orDash(strings.Join(r.Tags, " ")), r.Description, orDash(deref(r.Class)), orDash(deref(r.PartNumber)), q)
+	}
+	first := map[int]int{} // row number: its group's first row number
+	for _, g := range groups {
+		for _, i := range g {
+			first[i+1] = g[0] + 1
+		}
 	}
 	fmt.Fprintf(tw, "\ntemplates: %d of legend glyphs, beside %d of the catalog's\n", len(rep.Templates), rep.CatalogTemplates)
 	fmt.Fprintln(tw, "  ROW\tCLASS\tSCALES\tFINDS ROWS")
 	for _, t := range rep.Templates {
-		fmt.Fprintf(tw, "  %d\t%s\t%g–%g×\t%s\n", t.Row, orDash(deref(t.Class)), t.MinScale, t.MaxScale, ranges(t.Rows))
+		var finds []int
+		for _, r := range t.Rows {
+			if f := first[r]; !slices.Contains(finds, f) {
+				finds = append(finds, f)
+			}
+		}
+		slices.Sort(finds)
+		fmt.Fprintf(tw, "  %d\t%s\t%g–%g×\t%s\n", t.Row, orDash(deref(t.Class)), t.MinScale, t.MaxScale, ranges(finds))
 	}
 	fmt.Fprintf(tw, "\nmatches per legend row (counted: what the take-off counts, %s):\n", rep.ConfidenceMode)
 	fmt.Fprintln(tw, "  ROW\tCLASS\tMATCHES\tCOUNTED\tBY PAGE")
-	for _, r := range rep.Rows {
-		total := 0
+	for _, g := range groups {
+		total, counted := 0, 0
+		var ms []pageCount
+		for _, i := range g {
+			counted += rep.Rows[i].Counted
+			ms = append(ms, rep.Rows[i].Matches...)
+		}
+		slices.SortStableFunc(ms, func(a, b pageCount) int { return a.PageIndex - b.PageIndex })
 		var by []string
-		for _, m := range r.Matches {
+		for _, m := range ms {
 			total += m.Count
 			by = append(by, fmt.Sprintf("page %d: %d", m.PageIndex+1, m.Count))
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%d\t%d\t%s\n", r.Row, orDash(deref(r.Class)), total, r.Counted, orDash(strings.Join(by, ", ")))
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\n", rep.rowNumbers(g), orDash(deref(rep.Rows[g[0]].Class)), total, counted, orDash(strings.Join(by, ", ")))
 	}
 	return tw.Flush()
+}
+
+// rowGroups lists the rows as groups of indexes into rep.Rows: a row and
+// the rows that repeat it (RepeatOf), in the order of their first rows.
+func (rep *explainReport) rowGroups() [][]int {
+	var out [][]int
+	at := map[int]int{} // first row number: its group
+	for i, r := range rep.Rows {
+		if r.RepeatOf != nil {
+			if g, ok := at[*r.RepeatOf]; ok {
+				out[g] = append(out[g], i)
+				continue
+			}
+		}
+		at[i+1] = len(out)
+		out = append(out, []int{i})
+	}
+	return out
+}
+
+// rowNumbers names a group of rows by their numbers: "3", or "1, 21, 41,
+// 61" for a row repeated on later sheets.
+func (rep *explainReport) rowNumbers(g []int) string {
+	ns := make([]string, len(g))
+	for k, i := range g {
+		ns[k] = strconv.Itoa(rep.Rows[i].Row)
+	}
+	return strings.Join(ns, ", ")
 }
 
 func quantity(q *int) string {

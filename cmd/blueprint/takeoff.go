@@ -29,7 +29,8 @@ The output, on stdout, is one of:
 
 	(default)   a table per file: the count of each symbol class (display
 	            name, class, category, count), then each legend row read
-	            (page, description, class, printed quantity, detected)
+	            (page, description, tag, class, printed quantity,
+	            detected)
 	--csv       the API's takeoff.csv (class, display_name, category,
 	            talo2010_code, count, printed_quantity); with several
 	            files one CSV with a "file" column first
@@ -296,13 +297,14 @@ func writeTables(w io.Writer, results []*result) error {
 			fmt.Fprintln(tw, "\nno legend read")
 			continue
 		}
-		fmt.Fprintln(tw, "\nPAGE\tLEGEND ROW\tCLASS\tPRINTED\tDETECTED")
+		// The tag tells apart rows drawing one glyph (15CD / 30CD).
+		fmt.Fprintln(tw, "\nPAGE\tLEGEND ROW\tTAG\tCLASS\tPRINTED\tDETECTED")
 		for _, r := range d.Legend {
 			q := "-"
 			if r.PrintedQuantity != nil {
 				q = strconv.Itoa(*r.PrintedQuantity)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\n", r.PageIndex+1, r.Description, orDash(deref(r.Class)), q, r.Detected)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\n", r.PageIndex+1, r.Description, orDash(deref(r.Tag)), orDash(deref(r.Class)), q, r.Detected)
 		}
 	}
 	return tw.Flush()

@@ -352,3 +352,30 @@ func TestProgressOnATerminal(t *testing.T) {
 		t.Errorf("progress on stdout: %q", stdout.String())
 	}
 }
+
+// TestTakeoffTableTags: legend rows that differ only by their tag (one
+// glyph, 15CD and 30CD) are told apart in the table by its TAG column.
+func TestTakeoffTableTags(t *testing.T) {
+	s := func(v string) *string { return &v }
+	q := func(n int) *int { return &n }
+	res := &result{File: "set.pdf", Done: &job.DoneView{PageCount: 1, Pages: []job.PageView{{Kind: "floor_plan"}}, Legend: []job.LegendView{
+		{PageIndex: 0, Description: "HORN/STROBE, WALL", Class: s("sounder_visual"), Tag: s("15CD"), PrintedQuantity: q(4), Detected: 4},
+		{PageIndex: 0, Description: "HORN/STROBE, WALL", Class: s("sounder_visual"), Tag: s("30CD"), PrintedQuantity: q(2), Detected: 1},
+		{PageIndex: 0, Description: "SMOKE DETECTOR", Class: s("smoke_detector"), Detected: 3},
+	}}}
+	var b strings.Builder
+	if err := writeTables(&b, []*result{res}); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && (f[0] == "PAGE" || f[0] == "1") {
+			rows = append(rows, strings.Join(f, " "))
+		}
+	}
+	want := []string{"PAGE LEGEND ROW TAG CLASS PRINTED DETECTED", "1 HORN/STROBE, WALL 15CD sounder_visual 4 4",
+		"1 HORN/STROBE, WALL 30CD sounder_visual 2 1", "1 SMOKE DETECTOR - smoke_detector - 3"}
+	if !slices.Equal(rows, want) {
+		t.Errorf("legend table:\n%s\nwant rows %q", b.String(), want)
+	}
+}

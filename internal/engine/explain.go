@@ -23,7 +23,15 @@ type Explanation struct {
 	// beside CatalogTemplates templates of the catalog's own glyphs.
 	Templates        []LegendTemplate
 	CatalogTemplates int
+	// ImageLegends says whether legends on image pages are read (with
+	// OCR: BLUEPRINT_IMAGE_LEGENDS); ImageRows are the rows read there,
+	// which follow Document's in DocumentInfo.Legend.
+	ImageLegends bool
+	ImageRows    []detect.LegendRow
 }
+
+// imageLegendsOff says why an image page's legends were not read.
+const imageLegendsOff = "legends on images are off: BLUEPRINT_IMAGE_LEGENDS=on (with Tesseract installed) reads the legend tables of image and scanned pages and searches their glyphs (docs/raster.md, \"Legends on images\")"
 
 // LegendTemplate is a template Prepare made of a legend row's glyph.
 type LegendTemplate struct {
@@ -60,7 +68,37 @@ func (e *Engine) Explain(ctx context.Context, doc detect.Drawings) (detect.Engin
 	if err != nil {
 		return nil, info, nil, fmt.Errorf("engine: explain: %w", err)
 	}
-	x := &Explanation{Document: de.doc, Legend: lx, Classes: de.classes, CatalogTemplates: len(e.catalog)}
+	x := &Explanation{Document: de.doc, Legend: lx, Classes: de.classes, CatalogTemplates: len(e.catalog), ImageLegends: e.images != nil}
+	if f.images != nil {
+		for _, r := range f.images.Rows {
+			x.ImageRows = append(x.ImageRows, r.Info)
+		}
+	}
+	// Image pages: their legends are the engine's to read (or not).
+	for i := range lx.Pages {
+		p := &lx.Pages[i]
+		switch {
+		case !p.Image:
+		case !x.ImageLegends && p.Searched:
+			p.SearchReason += "; as an image, not read: " + imageLegendsOff
+		case !x.ImageLegends:
+			p.SearchReason = "an image page, and " + imageLegendsOff
+		default:
+			n := 0
+			if f.images != nil {
+				n = len(f.images.Tables[i])
+			}
+			read := "read as an image with OCR (legends on images on): no legend table found"
+			if n > 0 {
+				read = fmt.Sprintf("read as an image with OCR (legends on images on): legend tables found: %d", n)
+			}
+			if p.Searched {
+				p.SearchReason += "; " + read
+			} else {
+				p.Searched, p.SearchReason = true, "an image page, "+read
+			}
+		}
+	}
 	// As Prepare makes them.
 	for _, l := range de.doc.Leaders() {
 		t := LegendTemplate{Row: l, Class: de.classes[l], MinScale: legendMinScale, MaxScale: legendMaxScale}

@@ -42,6 +42,10 @@ type PageExplanation struct {
 	// Rows the indexes into Document.Rows of the rows read there.
 	Tables []Rect
 	Rows   []int
+	// Image says the page is an image: no drawing (an image upload) or a
+	// scan (drawing.Page.Scan). Its legends are read from its pixels
+	// where the engine reads legends on images, not here.
+	Image bool
 }
 
 // Candidate is a run of text with drawing to its left.
@@ -102,8 +106,12 @@ func Explain(ctx context.Context, doc detect.Drawings, vocab *Vocabulary, d *Doc
 // explainPage searches one page as find does (find records what it
 // looks at and rejects), saying why the page is searched or not.
 func explainPage(pg *drawing.Page, rs []run, page int, vocab *Vocabulary) PageExplanation {
-	pe := PageExplanation{Page: page}
-	if pg == nil || len(pg.Chars) == 0 {
+	pe := PageExplanation{Page: page, Image: pg == nil || pg.Scan()}
+	switch {
+	case pg == nil:
+		pe.SearchReason = "an image page: no drawing to search"
+		return pe
+	case len(pg.Chars) == 0:
 		pe.SearchReason = "the page writes no text"
 		return pe
 	}

@@ -82,3 +82,16 @@ func TestExplainRejectedCandidates(t *testing.T) {
 		t.Errorf("searched %v (%s), candidates %+v; want MANUAL CALL POINT rejected for the line through it", pe.Searched, pe.SearchReason, pe.Candidates)
 	}
 }
+
+// TestExplainImagePage: a page without a drawing is an image page, not
+// one that "writes no text": the engine says what became of its legends.
+func TestExplainImagePage(t *testing.T) {
+	pe := explainPage(nil, nil, 0, nil)
+	if !pe.Image || pe.Searched || strings.Contains(pe.SearchReason, "writes no text") {
+		t.Errorf("image page: %+v", pe)
+	}
+	pe = explainPage(&drawing.Page{Width: 100, Height: 100}, nil, 0, nil)
+	if pe.Image || pe.SearchReason != "the page writes no text" {
+		t.Errorf("a drawing without text: %+v", pe)
+	}
+}

@@ -525,13 +525,6 @@ func (rep *explainReport) rowNumbers(g []int) string {
 	return strings.Join(ns, ", ")
 }
 
-func quantity(q *int) string {
-	if q == nil {
-		return "-"
-	}
-	return strconv.Itoa(*q)
-}
-
 // span names a column by its first and last texts.
 func span(texts []string) string {
 	if len(texts) == 0 {

@@ -282,7 +282,7 @@ explain: build $(ORT_LIB)
 # Issue 34's fair-sharing check (not in make test): key B's one-page drawing
 # beside three heavy jobs of key A must end within 3x its time alone + 15 s.
 fairness: mupdf-headers $(ORT_LIB)
-	BLUEPRINT_FAIRNESS_TEST=1 $(GO) test -count=1 -timeout 20m -run '^TestFairShare$$' -v ./cmd/blueprintd/ | grep -v "^=== \|level="
+	BLUEPRINT_FAIRNESS_TEST=1 $(GO) test -count=1 -timeout 20m -run '^(TestFairShare|TestSearchFairShare)$$' -v ./cmd/blueprintd/ | grep -v "^=== \|level="
 
 # Issue 11's load check (not in make test): 16 clients read a page of 200
 # detections, a page of 2000, and poll, LOAD_SECONDS each; prints req/s and

@@ -11,6 +11,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
@@ -556,5 +557,50 @@ func TestGainedLevelsShareInk(t *testing.T) {
 				t.Fatalf("gain %d, averaged pixel %d: %d, want %d", g, i, gotDown.v(i), wantDown.pix[i])
 			}
 		}
+	}
+}
+
+// TestExemplarTooLarge: a box over MaxExemplarSide pixels a side, or one
+// holding more than MaxExemplarPieces pieces of ink (a room, a sheet), is
+// ErrTooLarge at once instead of a template that costs minutes to look
+// for; a box round one symbol among them is a template.
+func TestExemplarTooLarge(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 2000, 1200))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	// 12 × 8 small squares 40 px apart: 96 pieces.
+	for gy := range 8 {
+		for gx := range 12 {
+			x0, y0 := 100+gx*40, 100+gy*40
+			for y := y0; y < y0+12; y++ {
+				for x := x0; x < x0+12; x++ {
+					if x == x0 || y == y0 || x == x0+11 || y == y0+11 {
+						img.SetGray(x, y, color.Gray{})
+					}
+				}
+			}
+		}
+	}
+	ctx := context.Background()
+	p, err := NewPage(ctx, img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := p.Template(img.Bounds()); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("the whole page: %v, want ErrTooLarge", err)
+	}
+	if _, err := p.Template(image.Rect(90, 90, 600, 440)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a box of 96 pieces: %v, want ErrTooLarge", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("refusing two large boxes took %v", d)
+	}
+	if _, err := p.Template(image.Rect(95, 95, 118, 118)); err != nil {
+		t.Errorf("a box round one square: %v", err)
+	}
+	if _, err := p.Template(image.Rect(95, 95, 400, 200)); err != nil {
+		t.Errorf("a box of 24 pieces: %v", err)
 	}
 }

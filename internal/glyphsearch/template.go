@@ -22,6 +22,23 @@ const minTemplateInk = 12
 // a few specks.
 var ErrNoGlyph = errors.New("glyphsearch: the exemplar holds no glyph")
 
+// ErrTooLarge is the error of an exemplar box that holds far more than one
+// symbol: a side over MaxExemplarSide pixels, or over MaxExemplarPieces
+// pieces of ink. Such a template (a room, a sheet) matches nothing and
+// costs minutes to look for.
+var ErrTooLarge = errors.New("glyphsearch: the exemplar holds more than one symbol")
+
+// Bounds of an exemplar box. A symbol at the 300 DPI of the finest sheets
+// partners send is at most a few hundred pixels a side (a 40 mm panel is
+// 470); one symbol with its tag and the ends of its wires is a handful of
+// pieces of ink, a dozen with a long label.
+const (
+	MaxExemplarSide   = 1024
+	MaxExemplarPieces = 60
+	// minPiecePixels: smaller specks (scan noise) are not pieces.
+	minPiecePixels = 4
+)
+
 // vec is a 2-D vector in pixels.
 type vec struct{ x, y float64 }
 
@@ -68,6 +85,12 @@ func (p *Page) Template(r image.Rectangle) (*Template, error) {
 		return nil, fmt.Errorf("glyphsearch: exemplar box outside the page %v: %w", p.bounds, ErrNoGlyph)
 	}
 	r = r.Sub(p.bounds.Min)
+	if r.Dx() > MaxExemplarSide || r.Dy() > MaxExemplarSide {
+		return nil, fmt.Errorf("exemplar box of %d×%d pixels, more than %d a side: %w", r.Dx(), r.Dy(), MaxExemplarSide, ErrTooLarge)
+	}
+	if n := pieces(p.ink, r, MaxExemplarPieces+1); n > MaxExemplarPieces {
+		return nil, fmt.Errorf("exemplar box holds more than %d pieces of ink: %w", MaxExemplarPieces, ErrTooLarge)
+	}
 	g := gainFor(p.ink, r)
 	t, err := newTemplate(p.level(g, 1).ink, r)
 	if err != nil {
@@ -77,6 +100,49 @@ func (p *Page) Template(r image.Rectangle) (*Template, error) {
 	t.onPage = true
 	t.box = detect.Box{X: float64(r.Min.X), Y: float64(r.Min.Y), W: float64(r.Dx()), H: float64(r.Dy())}
 	return t, nil
+}
+
+// pieces counts the 8-connected pieces of ink (at least inkOn) in r of ink
+// that hold minPiecePixels pixels or more, stopping at limit.
+func pieces(ink *plane, r image.Rectangle, limit int) int {
+	w, h := r.Dx(), r.Dy()
+	seen := make([]bool, w*h)
+	on := func(x, y int) bool { return ink.v((y+r.Min.Y)*ink.w+x+r.Min.X) >= inkOn }
+	var stack []int
+	n := 0
+	for i := range seen {
+		if seen[i] || !on(i%w, i/w) {
+			continue
+		}
+		seen[i] = true
+		stack = append(stack[:0], i)
+		size := 0
+		for len(stack) > 0 {
+			j := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			size++
+			x, y := j%w, j/w
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					nx, ny := x+dx, y+dy
+					if nx < 0 || ny < 0 || nx >= w || ny >= h {
+						continue
+					}
+					k := ny*w + nx
+					if !seen[k] && on(nx, ny) {
+						seen[k] = true
+						stack = append(stack, k)
+					}
+				}
+			}
+		}
+		if size >= minPiecePixels {
+			if n++; n >= limit {
+				return n
+			}
+		}
+	}
+	return n
 }
 
 // TemplateFromImage makes a template of a separate glyph image, such as a

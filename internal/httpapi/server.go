@@ -328,8 +328,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		de = &job.Error{Code: job.CodeInternal, Message: "internal error", Err: err}
 	}
 	status := StatusOf(de.Code)
-	if status >= 500 {
+	switch {
+	case status >= 500 && r.Context().Err() != nil:
+		// The client went away and its work stopped: nothing failed.
+		s.log.Info("request ended: the client went away", "method", r.Method, "path", r.URL.Path, "err", err, "request_id", w.Header().Get(HeaderRequestID))
+	case status >= 500:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err, "request_id", w.Header().Get(HeaderRequestID))
+	}
+	if secs, ok := de.Details["retry_after_seconds"].(int); ok && de.Code == job.CodeRateLimited && w.Header().Get(HeaderRetryAfter) == "" {
+		w.Header().Set(HeaderRetryAfter, strconv.Itoa(secs))
 	}
 	msg := de.Message
 	if de.Code == job.CodeInternal {

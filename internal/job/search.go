@@ -14,6 +14,7 @@ import (
 	"blueprint/internal/detect"
 	"blueprint/internal/drawing"
 	"blueprint/internal/search"
+	"blueprint/internal/turns"
 )
 
 // SearchMatchIoU is the least intersection over union at which a match of a
@@ -58,11 +59,32 @@ type SearchMatch struct {
 	DetectionID *string `json:"detection_id"`
 }
 
-// DefaultSearchBudget is how long a search runs before it answers with the
-// pages it finished: under API Gateway's 29 s, with room for reading the
-// upload and writing the answer. A long document is searched in several
-// requests, each naming the pages the last one did not reach.
+// DefaultSearchBudget is how long a search takes at most, from its
+// request's arrival (waiting for its turn and reading the upload
+// included), before it answers with the pages it finished: under API
+// Gateway's 29 s, with room for writing the answer and for the work in
+// hand when the budget runs out to stop. A long document is searched in
+// several requests, each naming the pages the last one did not reach.
 const DefaultSearchBudget = 20 * time.Second
+
+// Searches' share of the service (Config.Searches): DefaultSearchSlots
+// searches run at once, one of a key at a time, and DefaultSearchWaiting
+// more of a key wait for their turn; a key's search past that is refused
+// at once (429, searchesBusyReason). Two slots and one a key: a key alone
+// always finds a slot beside any other key's search, and a search keeps
+// the machine's cores busy enough that more at once would only slow each.
+const (
+	DefaultSearchSlots   = 2
+	DefaultSearchWaiting = 2
+)
+
+// searchesBusyReason is details.reason of a search refused or timed out
+// waiting for its turn.
+const searchesBusyReason = "searches_busy"
+
+// searchRetrySeconds is the Retry-After of a search refused for its turn:
+// about one search's time.
+const searchRetrySeconds = 5
 
 // SearchResult is the 200 response of a search: every match, page by page
 // in the order the pages were asked for, best first within a page.
@@ -97,6 +119,9 @@ func (s *Service) searchBudget() time.Duration {
 // or far more than one symbol, is unprocessable. Each match carries the id of the
 // job's detection it overlaps, among those the page lists by default.
 func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRequest) (*SearchResult, error) {
+	// The budget runs from the request's arrival: waiting for a turn and
+	// reading the upload spend it too.
+	arrived := time.Now()
 	j, err := s.owned(ctx, c, jobID)
 	if err != nil {
 		return nil, err
@@ -108,7 +133,7 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 	if err != nil {
 		return nil, err
 	}
-	found, err := s.searchFile(ctx, j, q.Index, box, pages)
+	found, err := s.searchFile(ctx, c, j, arrived, q.Index, box, pages)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +212,9 @@ func (s *Service) validateSearch(j *Job, r SearchRequest) (Page, detect.Box, []i
 	}
 	w, h := float64(q.Width), float64(q.Height)
 	box := detect.Box{X: b.X * w, Y: b.Y * h, W: b.Width * w, H: b.Height * h}
+	if box.W > search.MaxBoxSide || box.H > search.MaxBoxSide {
+		return Page{}, detect.Box{}, nil, invalidField("bbox_norm", "bbox_norm is %.0f × %.0f pixels of the page, more than %d a side: far more than one symbol; draw the box around a single symbol", box.W, box.H, search.MaxBoxSide)
+	}
 	var pages []int
 	if r.Pages == nil {
 		for _, p := range j.Pages {
@@ -217,31 +245,54 @@ func (s *Service) validateSearch(j *Job, r SearchRequest) (Page, detect.Box, []i
 	return q, box, pages, nil
 }
 
-// searchFile opens the job's stored upload within the memory budget and
-// searches its pages (search.InDocument).
-func (s *Service) searchFile(ctx context.Context, j *Job, query int, box detect.Box, pages []int) ([]search.PageMatches, error) {
+// searchFile takes a turn of the caller's searches (Config.Searches),
+// opens the job's stored upload, charging its memory to the budget, and
+// searches its pages (search.InDocument) until the search budget, counted
+// from arrived, runs out.
+func (s *Service) searchFile(ctx context.Context, c Caller, j *Job, arrived time.Time, query int, box detect.Box, pages []int) ([]search.PageMatches, error) {
 	if s.cfg.Files == nil {
 		return nil, internal("search", errors.New("Config.Files is nil"))
 	}
 	if j.Upload == nil {
 		return nil, internal("search", errors.New("the job has no stored upload"))
 	}
+	// Past the deadline the search answers with the pages it finished;
+	// the caller's own cancellation (the client gone) still ends it as an
+	// error.
+	sctx, cancel := context.WithDeadline(ctx, arrived.Add(s.searchBudget()))
+	defer cancel()
 	start := time.Now()
-	data, err := s.readBlob(ctx, j.Upload.BlobKey, MaxUploadBytes+1)
+	end, err := s.cfg.Searches.Acquire(sctx, c.KeyID)
+	switch {
+	case errors.Is(err, turns.ErrBusy):
+		return nil, errSearchesBusy("this key already has a search running and %d waiting; retry when one has answered", DefaultSearchWaiting)
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("wait for a search turn: %w", ctx.Err())
+	case err != nil:
+		return nil, errSearchesBusy("the service is busy with other keys' searches; retry in %d s", searchRetrySeconds)
+	}
+	defer end()
+	data, err := s.readBlob(sctx, j.Upload.BlobKey, MaxUploadBytes+1)
 	if errors.Is(err, ErrNotFound) {
 		return nil, errJobNotFound(j.ID) // purged by expiry meanwhile
+	}
+	if err != nil && sctx.Err() != nil {
+		return s.searchOutOfTime(ctx, j, nil, pages)
 	}
 	if err != nil {
 		return nil, internal("read the upload for a search", err)
 	}
 	mime := CanonicalMime(j.MimeType)
-	held := s.cfg.Files.OpenBytes(data, mime)
-	release, err := s.cfg.Admission.Acquire(ctx, held)
-	if err != nil {
-		return nil, internal("wait for memory to search", err)
-	}
+	// A search charges its memory without waiting for a document slot:
+	// it never holds a slot a start check or a job waits for, and while
+	// it holds its memory new document work waits instead.
+	held := max(s.cfg.Files.OpenBytes(data, mime), 0)
+	release := s.cfg.Admission.Charge(held)
 	defer func() { release() }()
-	f, err := s.cfg.Files.Open(ctx, data, mime)
+	f, err := s.cfg.Files.Open(sctx, data, mime)
+	if err != nil && sctx.Err() != nil {
+		return s.searchOutOfTime(ctx, j, nil, pages)
+	}
 	if err != nil {
 		return nil, internal("open the upload for a search", err)
 	}
@@ -251,16 +302,10 @@ func (s *Service) searchFile(ctx context.Context, j *Job, query int, box detect.
 		return nil, internal("search", errors.New("the open file reads no page drawings"))
 	}
 	if need := f.PeakBytes(); need > held {
-		release()
-		if release, err = s.cfg.Admission.Acquire(ctx, need); err != nil {
-			release = func() {}
-			return nil, internal("wait for memory to search", err)
-		}
+		more := s.cfg.Admission.Charge(need - held)
+		first := release
+		release = func() { more(); first() }
 	}
-	// The search stops at its budget with the pages it finished; the
-	// caller's own cancellation is still an error.
-	sctx, cancel := context.WithTimeout(ctx, s.searchBudget())
-	defer cancel()
 	var found []search.PageMatches
 	if mime == MimePDF {
 		found, err = search.InDocument(sctx, drawings{f: f, pd: pd}, query, box, pages)
@@ -270,9 +315,8 @@ func (s *Service) searchFile(ctx context.Context, j *Job, query int, box detect.
 	if errors.Is(err, search.ErrImagePage) {
 		found, err = searchImages(sctx, f, query, box, pages)
 	}
-	if err != nil && sctx.Err() != nil && ctx.Err() == nil {
-		s.log.Info("search out of time", "job_id", j.ID, "pages_searched", len(found), "pages", len(pages), "budget_seconds", s.searchBudget().Seconds())
-		err = nil // found holds the pages finished in time
+	if err != nil && sctx.Err() != nil {
+		return s.searchOutOfTime(ctx, j, found, pages)
 	}
 	switch {
 	case errors.Is(err, search.ErrEmptyRegion):
@@ -288,6 +332,23 @@ func (s *Service) searchFile(ctx context.Context, j *Job, query int, box detect.
 	}
 	s.log.Info("search", "job_id", j.ID, "page_index", query, "pages", len(pages), "matches", n, "seconds", time.Since(start).Seconds())
 	return found, nil
+}
+
+// searchOutOfTime is the end of a search whose budget ran out: the pages
+// it finished (found), or the caller's cancellation as an error when the
+// client has gone.
+func (s *Service) searchOutOfTime(ctx context.Context, j *Job, found []search.PageMatches, pages []int) ([]search.PageMatches, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	s.log.Info("search out of time", "job_id", j.ID, "pages_searched", len(found), "pages", len(pages), "budget_seconds", s.searchBudget().Seconds())
+	return found, nil
+}
+
+// errSearchesBusy is the 429 of a search that found no turn.
+func errSearchesBusy(format string, args ...any) *Error {
+	return &Error{Code: CodeRateLimited, Message: fmt.Sprintf(format, args...),
+		Details: map[string]any{"reason": searchesBusyReason, "retry_after_seconds": searchRetrySeconds}}
 }
 
 // drawings is an open file as detect.Drawings.

@@ -17,6 +17,7 @@ func TestValidateSearch(t *testing.T) {
 		{Index: 0, Width: 800, Height: 600, Kind: detect.KindFloorPlan},
 		{Index: 1, Width: 800, Height: 600, Kind: detect.KindLegend},
 		{Index: 2, Width: 400, Height: 200},
+		{Index: 3, Width: 7016, Height: 4964, Kind: detect.KindImage},
 	}}
 	ptr := func(i int) *int { return &i }
 	box := &BoxView{X: 0.5, Y: 0.25, Width: 0.1, Height: 0.2}
@@ -25,22 +26,24 @@ func TestValidateSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Index != 2 || b != (detect.Box{X: 200, Y: 50, W: 40, H: 40}) || !slices.Equal(pages, []int{0, 2}) {
-		t.Errorf("page %d, box %+v, pages %v; want page 2, box {200 50 40 40}, the counted pages [0 2]", p.Index, b, pages)
+	if p.Index != 2 || b != (detect.Box{X: 200, Y: 50, W: 40, H: 40}) || !slices.Equal(pages, []int{0, 2, 3}) {
+		t.Errorf("page %d, box %+v, pages %v; want page 2, box {200 50 40 40}, the counted pages [0 2 3]", p.Index, b, pages)
 	}
 	listed := []int{1, 0}
 	if _, _, pages, err := s.validateSearch(j, SearchRequest{PageIndex: ptr(0), BBoxNorm: box, Pages: &listed}); err != nil || !slices.Equal(pages, listed) {
 		t.Errorf("pages [1 0]: %v %v", pages, err)
 	}
 
-	empty, twice, outside := []int{}, []int{0, 2, 0}, []int{0, 3}
+	empty, twice, outside := []int{}, []int{0, 2, 0}, []int{0, 4}
 	for _, c := range []struct {
 		name  string
 		r     SearchRequest
 		field string
 	}{
 		{"no page", SearchRequest{BBoxNorm: box}, "page_index"},
-		{"page out of range", SearchRequest{PageIndex: ptr(3), BBoxNorm: box}, "page_index"},
+		{"page out of range", SearchRequest{PageIndex: ptr(4), BBoxNorm: box}, "page_index"},
+		{"the whole of an A1 image page", SearchRequest{PageIndex: ptr(3), BBoxNorm: &BoxView{Width: 1, Height: 1}}, "bbox_norm"},
+		{"a box of a sixth of an A1 page", SearchRequest{PageIndex: ptr(3), BBoxNorm: &BoxView{X: 0.5, Y: 0.5, Width: 0.16, Height: 0.1}}, "bbox_norm"},
 		{"negative page", SearchRequest{PageIndex: ptr(-1), BBoxNorm: box}, "page_index"},
 		{"no box", SearchRequest{PageIndex: ptr(0)}, "bbox_norm"},
 		{"box off the page", SearchRequest{PageIndex: ptr(0), BBoxNorm: &BoxView{X: 0.95, Y: 0, Width: 0.1, Height: 0.1}}, "bbox_norm"},

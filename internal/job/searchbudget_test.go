@@ -2,12 +2,16 @@ package job_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
+	"time"
 
+	"blueprint/internal/budget"
 	"blueprint/internal/docfiles"
 	"blueprint/internal/engine"
 	"blueprint/internal/job"
+	"blueprint/internal/turns"
 )
 
 // TestSearchBudget: a search that runs out of its time answers 200 with
@@ -81,5 +85,93 @@ func TestSearchBudget(t *testing.T) {
 	cancel()
 	if _, err := e.svc.Search(gone, owner, "doc", req); err == nil {
 		t.Error("search with the caller's context cancelled: no error")
+	}
+}
+
+// TestSearchTurns: searches wait for their own turns (Config.Searches),
+// not the document slots; the budget counts the wait, so a search that
+// finds no turn in time answers 429 searches_busy, as does a key's search
+// past its waiting share, at once; a search never takes a document slot.
+func TestSearchTurns(t *testing.T) {
+	ctx := context.Background()
+	e := newBatchEnv(t, 100)
+	e.queue(t, "doc", batchDoc(t, 1))
+	if err := e.svc.Process(ctx, "doc"); err != nil {
+		t.Fatal(err)
+	}
+	owner := job.Caller{KeyID: "owner"}
+	d, err := e.svc.PageDetections(ctx, owner, "doc", 0, job.PageOptions{Limit: 1})
+	if err != nil || len(d.Detections) == 0 {
+		t.Fatalf("no detection to search from: %v", err)
+	}
+	b := d.Detections[0].BBoxNorm
+	zero := 0
+	req := job.SearchRequest{PageIndex: &zero, BBoxNorm: &job.BoxView{X: b.X, Y: b.Y, Width: b.Width, Height: b.Height}}
+
+	parts := newServiceParts(t)
+	cfg := parts.cfg
+	cfg.Store, cfg.Blobs = e.store, e.blobs
+	eng, err := engine.New(cfg.Catalog, engine.Options{RasterOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := turns.New(1, 1, 1)
+	// One document slot, held throughout: a search must not wait for it.
+	gate := budget.New(1<<40, 1)
+	held, err := gate.Acquire(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held()
+	cfg.Files, cfg.Engine, cfg.Searches, cfg.Admission = docfiles.New(0, 0), eng, q, gate
+	cfg.SearchBudget = 5 * time.Second
+	cfg.WebhookSecret = func(string) ([]byte, bool) { return nil, false }
+	svc, err := job.NewService(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := svc.Search(ctx, owner, "doc", req); err != nil || !r.Complete {
+		t.Fatalf("search beside a held document slot: %v, %+v", err, r)
+	}
+
+	// Another search of the key runs: the next waits, and finds no turn
+	// within its budget.
+	running, err := q.Acquire(ctx, owner.KeyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := func(err error) bool {
+		var je *job.Error
+		return errors.As(err, &je) && je.Code == job.CodeRateLimited && je.Details["reason"] == "searches_busy"
+	}
+	start := time.Now()
+	if _, err := svc.Search(ctx, owner, "doc", req); !busy(err) {
+		t.Errorf("search waiting past its budget: %v, want 429 searches_busy", err)
+	}
+	if waited := time.Since(start); waited < 4500*time.Millisecond || waited > 10*time.Second {
+		t.Errorf("search waited %v for a turn, want about its 5 s budget", waited)
+	}
+	// With one of the key's searches waiting, the next is refused at once.
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := svc.Search(ctx, owner, "doc", req)
+		waiting <- err
+	}()
+	done, cancel := context.WithCancel(ctx)
+	cancel() // a probe that never waits: busy, or out at once
+	for range 5000 {
+		if _, err := q.Acquire(done, owner.KeyID); errors.Is(err, turns.ErrBusy) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	start = time.Now()
+	if _, err := svc.Search(ctx, owner, "doc", req); !busy(err) || time.Since(start) > 100*time.Millisecond {
+		t.Errorf("search past the key's waiting share: %v after %v, want 429 at once", err, time.Since(start))
+	}
+	// Another key still has the slot's turn after the key's waiter.
+	running()
+	if err := <-waiting; err != nil {
+		t.Errorf("the waiting search, once its turn came: %v", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
+	"blueprint/internal/turns"
 	"blueprint/internal/webhook"
 )
 
@@ -95,6 +96,14 @@ type Admission interface {
 	Charge(bytes int64) (release func())
 }
 
+// SearchTurns admits searches key by key (*turns.Queue implements it).
+type SearchTurns interface {
+	// Acquire waits for a turn of key's search and returns the function
+	// that ends it; it fails at once with turns.ErrBusy when the key has
+	// its share of searches running and waiting, or when ctx ends first.
+	Acquire(ctx context.Context, key string) (release func(), err error)
+}
+
 // noAdmission admits everything at once.
 type noAdmission struct{}
 
@@ -151,10 +160,17 @@ type Config struct {
 	// ends failed, saying so (0: no limit of its own; the AWS deployment
 	// has the processing function's timeout).
 	JobTimeout time.Duration
-	// SearchBudget is how long one search may run before it answers with
-	// the pages it finished (SearchResult.Complete false). 0:
+	// SearchBudget is how long one search may take, from the request's
+	// arrival (waiting for its turn included), before it answers with the
+	// pages it finished (SearchResult.Complete false). 0:
 	// DefaultSearchBudget.
 	SearchBudget time.Duration
+	// Searches gives searches their turns, apart from the document slots
+	// of Admission: a search never holds a slot that a start check or a
+	// job waits for (it charges its memory to Admission without waiting).
+	// nil: a turns.Queue of DefaultSearchSlots, one search of a key at
+	// once and DefaultSearchWaiting more waiting.
+	Searches SearchTurns
 	// BatchPages is the most pages processed in one go: a document of
 	// more is processed in batches of this many pages after one document
 	// pass (Begin, ProcessBatch, MergeBatches). 0: DefaultBatchPages.
@@ -193,6 +209,9 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	if cfg.Admission == nil {
 		cfg.Admission = noAdmission{}
+	}
+	if cfg.Searches == nil {
+		cfg.Searches = turns.New(DefaultSearchSlots, 1, DefaultSearchWaiting)
 	}
 	if cfg.WebhookRetries == (webhook.Schedule{}) {
 		cfg.WebhookRetries = webhook.RetrySchedule

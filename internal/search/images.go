@@ -22,7 +22,8 @@ var _ ImageSearcher = Images{}
 
 // Search finds the ink inside box on query on each of pages. A page that is
 // query itself (the same image value) is read once. A box holding no ink
-// gives ErrEmptyRegion.
+// gives ErrEmptyRegion, one holding far more than a symbol
+// (glyphsearch.ErrTooLarge) ErrRegionTooLarge.
 func (s Images) Search(ctx context.Context, query image.Image, box detect.Box, pages []image.Image) ([][]Match, error) {
 	qp, err := glyphsearch.NewPage(ctx, query)
 	if err != nil {
@@ -32,6 +33,9 @@ func (s Images) Search(ctx context.Context, query image.Image, box detect.Box, p
 	t, err := qp.Template(r)
 	if errors.Is(err, glyphsearch.ErrNoGlyph) {
 		return nil, ErrEmptyRegion
+	}
+	if errors.Is(err, glyphsearch.ErrTooLarge) {
+		return nil, ErrRegionTooLarge
 	}
 	if err != nil {
 		return nil, fmt.Errorf("search: exemplar: %w", err)

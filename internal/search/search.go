@@ -18,6 +18,7 @@ import (
 	"blueprint/internal/detect"
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
+	"blueprint/internal/glyphsearch"
 	"blueprint/internal/legend"
 	"blueprint/internal/vector"
 )
@@ -28,6 +29,11 @@ var ErrEmptyRegion = errors.New("the box holds no drawing to search for")
 // ErrRegionTooLarge is the error of a box that holds far more drawing than
 // one symbol (legend.MaxCutPieces, legend.MaxCutChars): a room, a sheet.
 var ErrRegionTooLarge = errors.New("the box holds more drawing than one symbol")
+
+// MaxBoxSide is the longest side, in raster pixels of its page, of a box
+// searched for: more is never one symbol (glyphsearch.MaxExemplarSide: a
+// 40 mm panel is 470 pixels at 300 DPI), and is refused before any work.
+const MaxBoxSide = glyphsearch.MaxExemplarSide
 
 // Match is one instance found on a page.
 type Match struct {

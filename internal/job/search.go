@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -110,14 +111,16 @@ func (s *Service) searchBudget() time.Duration {
 // Search finds every instance of what a box on one page of a done job holds
 // ("find more like this"), on the pages asked for. The job must be the
 // caller's (not_found otherwise) and done (conflict otherwise); page_index
-// must be one of its pages and bbox_norm a box of some area within it,
-// pages (when given) its pages, each once (unprocessable otherwise, naming
-// the field). On a page drawn as vectors the drawing inside the box is cut
-// into a template and matched (package search); a box on an image page (an
-// image upload, a scanned PDF page) is searched for on the rendered page
-// images of the pages asked for (search.Images). A box holding no drawing,
-// or far more than one symbol, is unprocessable. Each match carries the id of the
-// job's detection it overlaps, among those the page lists by default.
+// must be one of its pages and bbox_norm a box of some area on it (clipped
+// to the page: a symbol at the sheet's edge), pages (when given) its pages,
+// each once (unprocessable otherwise, naming the field). On a page drawn as
+// vectors the drawing inside the box is cut into a template and matched
+// (package search); a box on an image page (an image upload, a scanned PDF
+// page) is searched for on the rendered page images of the pages asked for
+// (search.Images). A box holding no drawing, or far more than one symbol,
+// is unprocessable. A match on a legend row's glyph (a key, not an
+// instance) is left out. Each match carries the id of the job's detection
+// it overlaps, among those the page lists by default.
 func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRequest) (*SearchResult, error) {
 	// The budget runs from the request's arrival: waiting for a turn and
 	// reading the upload spend it too.
@@ -159,6 +162,9 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 			dets = sp.visible(s.filter(j, nil))
 		}
 		for _, m := range pm.Matches {
+			if inLegend(j.Legend, pm.Page, m.Box) {
+				continue
+			}
 			w, h := float64(p.Width), float64(p.Height)
 			sm := SearchMatch{PageIndex: pm.Page, Score: roundTo(m.Score, scoreDecimals),
 				BBoxPx: pxBoxView(m.Box), BBoxNorm: normBoxView(m.Box, w, h)}
@@ -206,9 +212,9 @@ func (s *Service) validateSearch(j *Job, r SearchRequest) (Page, detect.Box, []i
 	if r.BBoxNorm == nil {
 		return Page{}, detect.Box{}, nil, invalidField("bbox_norm", "bbox_norm is required")
 	}
-	b := *r.BBoxNorm
-	if !validNormBox(b) {
-		return Page{}, detect.Box{}, nil, invalidField("bbox_norm", "bbox_norm must lie within the page: x, y, width and height are fractions from 0 to 1, width and height above 0, x+width and y+height at most 1")
+	b, ok := clipNormBox(*r.BBoxNorm)
+	if !ok {
+		return Page{}, detect.Box{}, nil, invalidField("bbox_norm", "bbox_norm must overlap the page: x, y, width and height are fractions of the page, width and height above 0; the part past the page's edge is left out")
 	}
 	w, h := float64(q.Width), float64(q.Height)
 	box := detect.Box{X: b.X * w, Y: b.Y * h, W: b.Width * w, H: b.Height * h}
@@ -243,6 +249,44 @@ func (s *Service) validateSearch(j *Job, r SearchRequest) (Page, detect.Box, []i
 		pages = append(pages, p)
 	}
 	return q, box, pages, nil
+}
+
+// clipNormBox clips b (fractions of a page) to the page, as a box drawn
+// round a symbol at the sheet's edge reaches past it; ok is false when no
+// part of b of any size lies on the page, or b holds a NaN or an infinity.
+func clipNormBox(b BoxView) (BoxView, bool) {
+	for _, v := range []float64{b.X, b.Y, b.Width, b.Height} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return BoxView{}, false
+		}
+	}
+	if b.Width <= 0 || b.Height <= 0 {
+		return BoxView{}, false
+	}
+	x0, y0 := max(b.X, 0), max(b.Y, 0)
+	x1, y1 := min(b.X+b.Width, 1), min(b.Y+b.Height, 1)
+	if x1-x0 <= 0 || y1-y0 <= 0 {
+		return BoxView{}, false
+	}
+	return BoxView{X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0}, true
+}
+
+// inLegend reports whether box (raster pixels of page) is a legend row's
+// glyph: its centre lies in the glyph box of one of the rows read on that
+// page, grown by half its size. A key to the drawing is not an instance,
+// so a search never offers it.
+func inLegend(rows []LegendRow, page int, box detect.Box) bool {
+	cx, cy := box.X+box.W/2, box.Y+box.H/2
+	for _, r := range rows {
+		if r.PageIndex != page || r.GlyphBox == nil {
+			continue
+		}
+		g := r.GlyphBox
+		if cx >= g.X-g.W/2 && cx <= g.X+g.W*1.5 && cy >= g.Y-g.H/2 && cy <= g.Y+g.H*1.5 {
+			return true
+		}
+	}
+	return false
 }
 
 // searchFile takes a turn of the caller's searches (Config.Searches),

@@ -2,6 +2,7 @@ package job
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"testing"
 
@@ -26,8 +27,12 @@ func TestValidateSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Index != 2 || b != (detect.Box{X: 200, Y: 50, W: 40, H: 40}) || !slices.Equal(pages, []int{0, 2, 3}) {
+	if p.Index != 2 || !near(b, detect.Box{X: 200, Y: 50, W: 40, H: 40}) || !slices.Equal(pages, []int{0, 2, 3}) {
 		t.Errorf("page %d, box %+v, pages %v; want page 2, box {200 50 40 40}, the counted pages [0 2 3]", p.Index, b, pages)
+	}
+	// A box round a symbol at the sheet's edge reaches past it: clipped.
+	if _, b, _, err := s.validateSearch(j, SearchRequest{PageIndex: ptr(2), BBoxNorm: &BoxView{X: 0.95, Y: -0.1, Width: 0.1, Height: 0.3}}); err != nil || !near(b, detect.Box{X: 380, Y: 0, W: 20, H: 40}) {
+		t.Errorf("a box past the corner: %+v %v, want it clipped to {380 0 20 40}", b, err)
 	}
 	listed := []int{1, 0}
 	if _, _, pages, err := s.validateSearch(j, SearchRequest{PageIndex: ptr(0), BBoxNorm: box, Pages: &listed}); err != nil || !slices.Equal(pages, listed) {
@@ -46,7 +51,8 @@ func TestValidateSearch(t *testing.T) {
 		{"a box of a sixth of an A1 page", SearchRequest{PageIndex: ptr(3), BBoxNorm: &BoxView{X: 0.5, Y: 0.5, Width: 0.16, Height: 0.1}}, "bbox_norm"},
 		{"negative page", SearchRequest{PageIndex: ptr(-1), BBoxNorm: box}, "page_index"},
 		{"no box", SearchRequest{PageIndex: ptr(0)}, "bbox_norm"},
-		{"box off the page", SearchRequest{PageIndex: ptr(0), BBoxNorm: &BoxView{X: 0.95, Y: 0, Width: 0.1, Height: 0.1}}, "bbox_norm"},
+		{"box off the page", SearchRequest{PageIndex: ptr(0), BBoxNorm: &BoxView{X: 1.05, Y: 0, Width: 0.1, Height: 0.1}}, "bbox_norm"},
+		{"box left of the page", SearchRequest{PageIndex: ptr(0), BBoxNorm: &BoxView{X: -0.2, Y: 0.5, Width: 0.2, Height: 0.1}}, "bbox_norm"},
 		{"box of no area", SearchRequest{PageIndex: ptr(0), BBoxNorm: &BoxView{X: 0.1, Y: 0.1, Width: 0.1, Height: 0}}, "bbox_norm"},
 		{"no pages", SearchRequest{PageIndex: ptr(0), BBoxNorm: box, Pages: &empty}, "pages"},
 		{"a page twice", SearchRequest{PageIndex: ptr(0), BBoxNorm: box, Pages: &twice}, "pages[2]"},
@@ -58,4 +64,29 @@ func TestValidateSearch(t *testing.T) {
 			t.Errorf("%s: %v, want unprocessable naming %s", c.name, err, c.field)
 		}
 	}
+}
+
+// TestInLegend: a match on a legend row's glyph, on the row's page, is a
+// key to the drawing; a match beside it, or on another page, is not.
+func TestInLegend(t *testing.T) {
+	rows := []LegendRow{{PageIndex: 1, GlyphBox: &detect.Box{X: 100, Y: 100, W: 20, H: 20}}, {PageIndex: 1}}
+	for _, c := range []struct {
+		page int
+		box  detect.Box
+		want bool
+	}{
+		{1, detect.Box{X: 101, Y: 99, W: 19, H: 22}, true},
+		{1, detect.Box{X: 96, Y: 96, W: 30, H: 30}, true},
+		{1, detect.Box{X: 140, Y: 100, W: 20, H: 20}, false},
+		{0, detect.Box{X: 100, Y: 100, W: 20, H: 20}, false},
+	} {
+		if got := inLegend(rows, c.page, c.box); got != c.want {
+			t.Errorf("page %d box %+v: in legend %v, want %v", c.page, c.box, got, c.want)
+		}
+	}
+}
+
+// near reports whether two boxes agree within a millionth of a pixel.
+func near(a, b detect.Box) bool {
+	return math.Abs(a.X-b.X) < 1e-6 && math.Abs(a.Y-b.Y) < 1e-6 && math.Abs(a.W-b.W) < 1e-6 && math.Abs(a.H-b.H) < 1e-6
 }

@@ -252,6 +252,8 @@ type fileTakeoff struct {
 	ConfidenceMode string           `json:"confidence_mode"`
 	Summary        job.Summary      `json:"summary"`
 	Legend         []job.LegendView `json:"legend"`
+	// Warnings are the poll's: what the take-off cannot stand behind.
+	Warnings []job.WarningView `json:"warnings"`
 }
 
 type pageTakeoff struct {
@@ -264,7 +266,7 @@ func writeJSON(w io.Writer, results []*result) error {
 	out := make([]fileTakeoff, 0, len(results))
 	for _, res := range results {
 		d := res.Done
-		ft := fileTakeoff{File: res.File, PageCount: d.PageCount, ConfidenceMode: d.ConfidenceMode, Summary: d.Summary, Legend: d.Legend}
+		ft := fileTakeoff{File: res.File, PageCount: d.PageCount, ConfidenceMode: d.ConfidenceMode, Summary: d.Summary, Legend: d.Legend, Warnings: d.Warnings}
 		for _, p := range d.Pages {
 			ft.Pages = append(ft.Pages, pageTakeoff{PageIndex: p.PageIndex, Kind: p.Kind, DetectionCount: p.DetectionCount})
 		}
@@ -295,16 +297,26 @@ func writeTables(w io.Writer, results []*result) error {
 		fmt.Fprintf(tw, "total\t\t\t%d\n", d.Summary.TotalDetections)
 		if len(d.Legend) == 0 {
 			fmt.Fprintln(tw, "\nno legend read")
-			continue
-		}
-		// The tag tells apart rows drawing one glyph (15CD / 30CD).
-		fmt.Fprintln(tw, "\nPAGE\tLEGEND ROW\tTAG\tCLASS\tPRINTED\tDETECTED")
-		for _, r := range d.Legend {
-			q := "-"
-			if r.PrintedQuantity != nil {
-				q = strconv.Itoa(*r.PrintedQuantity)
+		} else {
+			// The tag tells apart rows drawing one glyph (15CD / 30CD).
+			fmt.Fprintln(tw, "\nPAGE\tLEGEND ROW\tTAG\tCLASS\tPRINTED\tDETECTED")
+			for _, r := range d.Legend {
+				q := "-"
+				if r.PrintedQuantity != nil {
+					q = strconv.Itoa(*r.PrintedQuantity)
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\n", r.PageIndex+1, r.Description, orDash(deref(r.Tag)), orDash(deref(r.Class)), q, r.Detected)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\n", r.PageIndex+1, r.Description, orDash(deref(r.Tag)), orDash(deref(r.Class)), q, r.Detected)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		// Warnings are sentences, outside the table's columns.
+		for k, wv := range d.Warnings {
+			if k == 0 {
+				fmt.Fprintln(w, "\nwarnings:")
+			}
+			fmt.Fprintf(w, "  %s: %s\n", wv.Code, wv.Message)
 		}
 	}
 	return tw.Flush()

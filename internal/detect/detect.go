@@ -136,11 +136,42 @@ func RectBox(r image.Rectangle) *Box {
 }
 
 // DocumentInfo is what the document pass learned about a document: its
-// legend rows and what each page is.
+// legend rows, what each page is, and what it could not read.
 type DocumentInfo struct {
 	Legend []LegendRow
 	Kinds  []string // per page, one of the Kind constants
+	// Warnings say where the pass could not read what a page says it
+	// holds (text drawn as outlines, legends on images not read).
+	Warnings []Warning
 }
+
+// Warning is something a take-off cannot stand behind, said to the
+// partner with the job (its warnings[]): a code from the Warn constants,
+// the page it concerns (-1: the whole document) and a message in words.
+type Warning struct {
+	Code    string
+	Page    int
+	Message string
+}
+
+// Warning codes.
+const (
+	// WarnTextNotRead: a page draws its words as outlines (no text layer)
+	// or is an image whose text was not read: no legend, schedule, tag or
+	// title on it was read.
+	WarnTextNotRead = "text_not_read"
+	// WarnNoLegend: a counted page was read without any legend: its
+	// detections come from the catalog glyphs and the raster detector,
+	// which do not know the drawing's own symbols.
+	WarnNoLegend = "no_legend"
+	// WarnCatalogOnly: a class was found on a page only by the catalog
+	// glyphs or the raster detector, though the job's legends name other
+	// classes and not this one.
+	WarnCatalogOnly = "catalog_only"
+	// WarnFlood: a legend row matched far more places than its printed
+	// quantity: its glyph is plain enough to match lines and corners.
+	WarnFlood = "flood"
+)
 
 // Drawings reads a document's pages' drawings without rendering them.
 type Drawings interface {

@@ -198,7 +198,7 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends) (detect.Engine,
 			}
 		}
 	}
-	info := detect.DocumentInfo{Kinds: ld.Kinds, Legend: make([]detect.LegendRow, len(ld.Rows))}
+	info := detect.DocumentInfo{Kinds: ld.Kinds, Legend: make([]detect.LegendRow, len(ld.Rows)), Warnings: e.unreadPages(ld)}
 	classes := make([]string, len(ld.Rows))
 	for i, r := range ld.Rows {
 		c := ld.Classes[i]
@@ -236,6 +236,27 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends) (detect.Engine,
 		f.images = il
 	}
 	return f, info, nil
+}
+
+// unreadPages are the warnings of the pages whose text the document pass
+// could not read: vector pages that draw their words as outlines, and
+// image pages where legends on images are off.
+func (e *Engine) unreadPages(ld *legend.Document) []detect.Warning {
+	var out []detect.Warning
+	for _, i := range ld.Textless {
+		out = append(out, detect.Warning{Code: detect.WarnTextNotRead, Page: i, Message: fmt.Sprintf(
+			"page %d writes no text (its words are drawn as outlines): no legend, schedule, tag or title on it was read, so it is counted by glyph shapes alone", i)})
+	}
+	if e.images != nil {
+		return out
+	}
+	for i, k := range ld.Kinds {
+		if k == detect.KindImage {
+			out = append(out, detect.Warning{Code: detect.WarnTextNotRead, Page: i, Message: fmt.Sprintf(
+				"page %d is an image and legends on images are off (BLUEPRINT_IMAGE_LEGENDS): no legend, schedule or tag on it was read", i)})
+		}
+	}
+	return out
 }
 
 // glyphBox is a legend row's glyph extent as a detect.Box, nil when the

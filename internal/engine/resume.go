@@ -13,7 +13,7 @@ import (
 
 // stateMagic starts every saved document pass; a state of another format
 // (an older or newer deployment's) is refused, not misread.
-const stateMagic = "blueprint-document-pass/2\n"
+const stateMagic = "blueprint-document-pass/3\n"
 
 // PrepareSaved is Prepare that also returns what the document pass
 // learned as bytes (the legend rows with their glyphs, table boxes and

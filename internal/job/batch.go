@@ -76,6 +76,8 @@ type batchPlan struct {
 	Batches []Batch     `json:"batches"`
 	Kinds   []string    `json:"kinds,omitempty"`
 	Legend  []LegendRow `json:"legend,omitempty"`
+	// Warnings are the document pass's (detect.DocumentInfo.Warnings).
+	Warnings []Warning `json:"warnings,omitempty"`
 	// EngineState is the engine's saved document pass (ResumableEngine).
 	EngineState []byte `json:"engine_state,omitempty"`
 	// Prepare: the engine is a detect.DocumentEngine that cannot save its
@@ -140,9 +142,8 @@ func (s *Service) planBatches(ctx context.Context, j *Job, doc OpenFile) ([]Batc
 		return nil, documentPassFailure(err)
 	}
 	plan.Kinds = info.Kinds
-	for _, r := range info.Legend {
-		plan.Legend = append(plan.Legend, legendRowOfInfo(r))
-	}
+	found := findingsOf(info)
+	plan.Legend, plan.Warnings = found.Legend, found.Warnings
 	b, err := json.Marshal(plan)
 	if err != nil {
 		return nil, fmt.Errorf("encode the batch plan of job %s: %w", j.ID, err)
@@ -343,7 +344,7 @@ func (s *Service) failProcessing(ctx context.Context, jobID string, perr error) 
 		if j.Status != Processing {
 			return errNoChange
 		}
-		s.finish(j, perr, nil, nil)
+		s.finish(j, perr, nil, findings{})
 		return nil
 	})
 	if err != nil {
@@ -377,7 +378,7 @@ func (s *Service) MergeBatches(ctx context.Context, jobID string) error {
 		return err
 	}
 	var pages []Page
-	var found [][]detect.Detection
+	var dets [][]detect.Detection
 	for _, b := range plan.Batches {
 		data, err := s.readBlob(ctx, BatchKey(jobID, b), MaxUploadBytes*4)
 		if errors.Is(err, ErrNotFound) {
@@ -395,13 +396,13 @@ func (s *Service) MergeBatches(ctx context.Context, jobID string) error {
 				return fmt.Errorf("merge job %s: batch %d-%d holds page %d in place of %d", jobID, b.First, b.End-1, p.Page.Index, b.First+k)
 			}
 			pages = append(pages, p.Page)
-			found = append(found, p.Detections)
+			dets = append(dets, p.Detections)
 		}
 		if len(res.Pages) != b.End-b.First {
 			return fmt.Errorf("merge job %s: batch %d-%d holds %d pages", jobID, b.First, b.End-1, len(res.Pages))
 		}
 	}
-	if err := s.storeResults(ctx, jobID, pages, found); err != nil {
+	if err := s.storeResults(ctx, jobID, pages, dets); err != nil {
 		var f *failure
 		if errors.As(err, &f) {
 			return s.failProcessing(ctx, jobID, err)
@@ -412,7 +413,9 @@ func (s *Service) MergeBatches(ctx context.Context, jobID string) error {
 		if j.Status != Processing {
 			return errNoChange
 		}
-		s.finish(j, nil, pages, plan.Legend)
+		found := findings{Legend: plan.Legend, Warnings: plan.Warnings}
+		found.withholdFloods(pages, dets, s.filter(j, nil))
+		s.finish(j, nil, pages, found)
 		j.BatchPagesDone = nil
 		return nil
 	})

@@ -76,7 +76,15 @@ type Job struct {
 	// Legend holds the rows of the legends the document pass found (see
 	// LegendRow); their detections carry the row's number.
 	Legend []LegendRow `json:"legend,omitempty"`
-	Error  *Failure    `json:"error,omitempty"` // set when Failed
+	// Warnings are what the document pass could not read (text drawn as
+	// outlines, legends on images off); the poll adds those it works out
+	// from the detections (Service.warnings).
+	Warnings []Warning `json:"warnings,omitempty"`
+	// Withheld are the legend rows (1-based, as storedDetection's
+	// LegendRow) whose matches were a flood (floodedRows): not counted
+	// until a reviewer accepts them.
+	Withheld []int    `json:"withheld,omitempty"`
+	Error    *Failure `json:"error,omitempty"` // set when Failed
 
 	Webhook *Delivery `json:"webhook,omitempty"` // pending or finished webhook delivery
 
@@ -128,6 +136,14 @@ type LegendRow struct {
 	// (detect.LegendRow.GlyphBox); nil when the row has none, and for
 	// jobs processed before it was kept.
 	GlyphBox *detect.Box `json:"glyph_box,omitempty"`
+}
+
+// Warning is a stored warning of a done job (detect.Warning): Page -1
+// concerns the whole document.
+type Warning struct {
+	Code    string `json:"code"`
+	Page    int    `json:"page"`
+	Message string `json:"message"`
 }
 
 // Failure is the error reported by a failed job.

@@ -58,7 +58,7 @@ func (s *Service) Begin(ctx context.Context, jobID string) ([]Batch, error) {
 				// let one file take the service down in a loop.
 				gaveUp = true
 				s.finish(j, &failure{msg: fmt.Sprintf("processing was interrupted %d times; the file may exhaust the service's memory or time limits", j.ProcessingAttempts),
-					err: errors.New("too many interrupted attempts")}, nil, nil)
+					err: errors.New("too many interrupted attempts")}, nil, findings{})
 				return nil
 			}
 			j.ProcessingAttempts++
@@ -81,7 +81,7 @@ func (s *Service) Begin(ctx context.Context, jobID string) ([]Batch, error) {
 	if s.cfg.JobTimeout > 0 {
 		pctx, cancel = context.WithTimeout(ctx, s.cfg.JobTimeout)
 	}
-	pages, legend, batches, perr := s.run(pctx, j)
+	pages, found, batches, perr := s.run(pctx, j)
 	cancel()
 	if perr != nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded) {
 		perr = s.timeoutFailure(perr)
@@ -100,7 +100,7 @@ func (s *Service) Begin(ctx context.Context, jobID string) ([]Batch, error) {
 		if j.Status != Processing {
 			return errSkip
 		}
-		s.finish(j, perr, pages, legend)
+		s.finish(j, perr, pages, found)
 		return nil
 	})
 	if errors.Is(err, errSkip) {
@@ -147,7 +147,7 @@ func (s *Service) releaseAttempt(ctx context.Context, jobID string) {
 
 // finish moves a processing job to done (perr nil) or failed and schedules
 // its webhook event.
-func (s *Service) finish(j *Job, perr error, pages []Page, legend []LegendRow) {
+func (s *Service) finish(j *Job, perr error, pages []Page, found findings) {
 	now := s.now()
 	j.CompletedAt = &now
 	j.PagesFinished = nil // progress is over: the pages are the record
@@ -155,11 +155,11 @@ func (s *Service) finish(j *Job, perr error, pages []Page, legend []LegendRow) {
 	if perr != nil {
 		j.Status = Failed
 		j.Error = &Failure{Code: CodeProcessingFailed, Message: failureMessage(perr)}
-		j.Pages, j.Legend = nil, nil
+		j.Pages, j.Legend, j.Warnings, j.Withheld = nil, nil, nil, nil
 		ev = webhook.EventFailed
 	} else {
 		j.Status = Done
-		j.Pages, j.Legend = pages, legend
+		j.Pages, j.Legend, j.Warnings, j.Withheld = pages, found.Legend, found.Warnings, found.Withheld
 		n := len(pages)
 		j.PagesTotal, j.PagesDone = &n, &n
 	}
@@ -263,10 +263,30 @@ func (s *Service) openUpload(ctx context.Context, j *Job) (doc OpenFile, release
 // run does the work of Begin and returns the pages and legend rows to
 // record, or for a document of more than Config.BatchPages pages the
 // batches to process.
-func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, []Batch, error) {
+// findings is what the document pass found that a done job keeps: its
+// legend rows, and the warnings of what it could not read.
+type findings struct {
+	Legend   []LegendRow `json:"legend,omitempty"`
+	Warnings []Warning   `json:"warnings,omitempty"`
+	Withheld []int       `json:"withheld,omitempty"`
+}
+
+// findingsOf converts the document pass's findings.
+func findingsOf(info detect.DocumentInfo) findings {
+	var f findings
+	for _, r := range info.Legend {
+		f.Legend = append(f.Legend, legendRowOfInfo(r))
+	}
+	for _, w := range info.Warnings {
+		f.Warnings = append(f.Warnings, warningOf(w))
+	}
+	return f
+}
+
+func (s *Service) run(ctx context.Context, j *Job) ([]Page, findings, []Batch, error) {
 	doc, release, err := s.openUpload(ctx, j)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, findings{}, nil, err
 	}
 	defer release()
 	defer doc.Close()
@@ -277,14 +297,14 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, []Batch
 		j.BatchPagesDone, j.PagesFinished = nil, nil
 		return nil
 	}); err != nil {
-		return nil, nil, nil, err
+		return nil, findings{}, nil, err
 	}
 	if total > s.batchPages() {
 		batches, err := s.planBatches(ctx, j, doc)
-		return nil, nil, batches, err
+		return nil, findings{}, batches, err
 	}
 	var pages []Page
-	var found [][]detect.Detection
+	var dets [][]detect.Detection
 	// progress records pages_done and the page finished (PagesFinished)
 	// when the count grows: told by the reader as each page finishes, in
 	// any order (RunOptions.Progress), and by each as results arrive in
@@ -319,10 +339,10 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, []Batch
 			}
 		}
 		pages = append(pages, Page{Index: r.Index, Width: r.Width, Height: r.Height, Kind: r.Kind})
-		found = append(found, s.ofModels(j, r.Detections))
+		dets = append(dets, s.ofModels(j, r.Detections))
 		return progress(r.Index, len(pages))
 	}
-	var legend []LegendRow
+	var found findings
 	var eng detect.Engine = stepEngine{s.cfg.Engine}
 	if de, ok := s.cfg.Engine.(detect.DocumentEngine); ok {
 		eng = stepDocEngine{stepEngine{s.cfg.Engine}, de}
@@ -330,23 +350,22 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, []LegendRow, []Batch
 	charges := &drawingCharges{admission: s.cfg.Admission}
 	defer charges.release()
 	opt := RunOptions{Engine: eng, KeepPNG: !s.cfg.LazyPageImages, Charge: charges.charge, Progress: progress, Document: func(info detect.DocumentInfo) error {
-		for _, r := range info.Legend {
-			legend = append(legend, legendRowOfInfo(r))
-		}
+		found = findingsOf(info)
 		return nil
 	}}
 	if err := doc.Run(ctx, opt, each); err != nil {
 		var step *stepError
 		var inv *InvalidFile
 		if errors.As(err, &step) && step.step == stepDocument && !errors.As(err, &inv) {
-			return nil, nil, nil, documentPassFailure(err)
+			return nil, findings{}, nil, documentPassFailure(err)
 		}
-		return nil, nil, nil, pageFailure(len(pages), err)
+		return nil, findings{}, nil, pageFailure(len(pages), err)
 	}
-	if err := s.storeResults(ctx, j.ID, pages, found); err != nil {
-		return nil, nil, nil, err
+	if err := s.storeResults(ctx, j.ID, pages, dets); err != nil {
+		return nil, findings{}, nil, err
 	}
-	return pages, legend, nil, nil
+	found.withholdFloods(pages, dets, s.filter(j, nil))
+	return pages, found, nil, nil
 }
 
 // documentPassFailure is the failure of a document pass that failed on
@@ -454,6 +473,10 @@ func (s *Service) ofModels(j *Job, ds []detect.Detection) []detect.Detection {
 
 // legendRowOfInfo is the stored form of a legend row the document pass
 // read.
+func warningOf(w detect.Warning) Warning {
+	return Warning{Code: w.Code, Page: w.Page, Message: w.Message}
+}
+
 func legendRowOfInfo(r detect.LegendRow) LegendRow {
 	return LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity, PartNumber: r.PartNumber, Tag: r.Tag, GlyphBox: r.GlyphBox}
 }

@@ -76,7 +76,7 @@ func (s *Service) FailJob(ctx context.Context, jobID, message string) (bool, err
 		if j.Status != Queued && j.Status != Processing {
 			return errNoChange
 		}
-		s.finish(j, &failure{msg: message, err: errors.New("failed outside processing")}, nil, nil)
+		s.finish(j, &failure{msg: message, err: errors.New("failed outside processing")}, nil, findings{})
 		changed = true
 		return nil
 	})

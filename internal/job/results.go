@@ -187,7 +187,9 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 	counts := map[string]int{}
 	syms := s.symbolViews(o.Lang)
 	expires := s.now().Add(SignedGetTTL)
+	ws := newWarnings(j)
 	err := s.eachPage(ctx, j, f, func(p Page, kept, unclassed []storedDetection) error {
+		ws.page(p, kept)
 		countRows(v.Legend, unclassed, func(l *LegendView) { l.Detected++ })
 		pv := PageView{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
 			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index), Kind: p.Kind}
@@ -220,6 +222,7 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 		return nil, err
 	}
 	v.Summary = s.summary(counts, o.Lang)
+	v.Warnings = ws.views()
 	if v.Review, err = s.reviewSummary(ctx, j); err != nil {
 		return nil, err
 	}

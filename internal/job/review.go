@@ -260,7 +260,21 @@ func (s *Service) reviewedPage(ctx context.Context, j *Job, page int) (storedPag
 	if err != nil {
 		return sp, err
 	}
-	return sp.reviewed(pr, j.Legend), nil
+	return sp.reviewed(pr, j.Legend).withheld(j.Withheld), nil
+}
+
+// withheld marks the detections of the withheld legend rows (1-based).
+func (sp storedPage) withheld(rows []int) storedPage {
+	if len(rows) == 0 {
+		return sp
+	}
+	out := storedPage{Detections: slices.Clone(sp.Detections), Unclassed: slices.Clone(sp.Unclassed)}
+	for _, ds := range [][]storedDetection{out.Detections, out.Unclassed} {
+		for i := range ds {
+			ds[i].Withheld = ds[i].LegendRow > 0 && slices.Contains(rows, ds[i].LegendRow)
+		}
+	}
+	return out
 }
 
 // reviewSummary counts the decisions of j's reviews.

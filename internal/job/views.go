@@ -207,6 +207,14 @@ type LegendView struct {
 	RepeatOf *int `json:"repeat_of"`
 }
 
+// WarningView is one warning of a done job: a code (detect.Warn…), the
+// page it concerns (null: the whole document) and what it means, in words.
+type WarningView struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	PageIndex *int   `json:"page_index"`
+}
+
 // DoneView is the poll response (and webhook payload) of a done job.
 type DoneView struct {
 	JobID               string                `json:"job_id"`
@@ -227,6 +235,11 @@ type DoneView struct {
 	Legend []LegendView `json:"legend"`
 	// Review counts the reviewers' decisions on the job's detections.
 	Review ReviewSummary `json:"review"`
+	// Warnings (additive) say what the take-off cannot stand behind:
+	// pages whose text was not read, pages counted without a legend,
+	// classes found only by the catalog glyphs or the detector, legend
+	// rows that matched far more than they print. Empty when none.
+	Warnings []WarningView `json:"warnings"`
 }
 
 // FailureView is the error object of a failed job.
@@ -301,6 +314,10 @@ type storedDetection struct {
 	// storedPage.reviewed), never stored in the result blob.
 	Reviewed bool   `json:"-"`
 	Decision string `json:"-"`
+	// Withheld: its legend row is a flood (Job.Withheld), applied at
+	// read time: not counted unless a reviewer accepts it, listed with
+	// the rejected (review=all) for review.
+	Withheld bool `json:"-"`
 }
 
 // storedPage is the content of a page's result blob.
@@ -315,8 +332,9 @@ type storedPage struct {
 // visible returns the page's detections that pass the read-time filter f,
 // in stored order: what the poll counts and the per-page endpoint lists.
 // A reviewed page (storedPage.reviewed) keeps what a reviewer accepted or
-// added whatever its confidence, and drops what a reviewer rejected
-// unless withRejected.
+// added whatever its confidence, and drops what a reviewer rejected, and
+// the unreviewed matches of a flooded legend row (withheld), unless
+// withRejected.
 func (sp storedPage) visible(f detect.Filter) []storedDetection {
 	return sp.filtered(f, false)
 }
@@ -325,11 +343,13 @@ func (sp storedPage) filtered(f detect.Filter, withRejected bool) []storedDetect
 	kept := make([]storedDetection, 0, len(sp.Detections))
 	for _, d := range sp.Detections {
 		var keep bool
-		switch d.Decision {
-		case DecisionRejected:
+		switch {
+		case d.Decision == DecisionRejected:
 			keep = withRejected
-		case DecisionAccepted, DecisionAdded:
+		case d.Decision == DecisionAccepted || d.Decision == DecisionAdded:
 			keep = true
+		case d.Withheld:
+			keep = withRejected && f.Keep(detect.Detection{Class: d.Class, Confidence: d.Confidence})
 		default:
 			keep = f.Keep(detect.Detection{Class: d.Class, Confidence: d.Confidence})
 		}

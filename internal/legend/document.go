@@ -31,6 +31,10 @@ type Document struct {
 	// siblings[l] are the leaders drawing leader l's shape in another
 	// colour.
 	siblings map[int][]int
+	// Textless are the pages that draw but write no text: their words
+	// are drawn as outlines (or absent), so no legend, schedule, tag or
+	// title on them could be read.
+	Textless []int
 }
 
 // Read is the document pass: it reads every page's drawing once, finds
@@ -65,11 +69,19 @@ func Read(ctx context.Context, doc detect.Drawings, vocab *Vocabulary) (*Documen
 	return d, nil
 }
 
+// minTextlessDrawing is the least drawing (segments and arcs) of a page
+// without text that is reported as Textless: a blank or near-blank page
+// has nothing to read anyway.
+const minTextlessDrawing = 200
+
 // addPage reads page i's legends and kind; it reports whether the page
 // is a plan only by default (kindOf).
 func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 	var rs []run
 	var tables []Table
+	if pg != nil && len(pg.Chars) == 0 && !pg.Scan() && len(pg.Segments)+len(pg.Arcs) >= minTextlessDrawing {
+		d.Textless = append(d.Textless, i)
+	}
 	if pg != nil && len(pg.Chars) > 0 {
 		rs = runs(pg)
 		tables = find(pg, i, rs, vocab.maps(), nil)

@@ -1,0 +1,105 @@
+package job
+
+import (
+	"strings"
+	"testing"
+
+	"blueprint/internal/detect"
+)
+
+// TestWarnings: a done job says what its take-off cannot stand behind:
+// the document pass's stored warnings, a counted page without any legend,
+// classes only the catalog or the detector found beside a legend that
+// names others, and legend rows that matched far more than they print or
+// than a plan draws; pages not counted and pages with nothing found say
+// nothing.
+func TestWarnings(t *testing.T) {
+	plan := Page{Index: 1, Kind: detect.KindFloorPlan}
+	codes := func(vs []WarningView) string {
+		var s []string
+		for _, v := range vs {
+			p := "doc"
+			if v.PageIndex != nil {
+				p = string(rune('0' + *v.PageIndex))
+			}
+			s = append(s, v.Code+"@"+p)
+			if v.Message == "" {
+				t.Errorf("warning %s without a message", v.Code)
+			}
+		}
+		return strings.Join(s, " ")
+	}
+
+	// No legend anywhere: each counted page with detections says so.
+	bare := newWarnings(&Job{Warnings: []Warning{{Code: detect.WarnTextNotRead, Page: 0, Message: "page 0 writes no text"}}})
+	bare.page(Page{Index: 0, Kind: detect.KindLegend}, []storedDetection{{Class: "smoke_detector"}})
+	bare.page(plan, []storedDetection{{Class: "smoke_detector"}, {Class: "push_button"}})
+	bare.page(Page{Index: 2, Kind: detect.KindFloorPlan}, nil)
+	if got, want := codes(bare.views()), "text_not_read@0 no_legend@1"; got != want {
+		t.Errorf("no legend: %s, want %s", got, want)
+	}
+
+	// A legend naming smoke detectors and sounders: a push button found by
+	// the catalog alone is flagged, a catalog smoke detector is not.
+	q := 3
+	j := &Job{Legend: []LegendRow{{PageIndex: 0, Class: "smoke_detector", Quantity: &q}, {PageIndex: 0, Class: "sounder"}}}
+	w := newWarnings(j)
+	w.page(plan, []storedDetection{{Class: "smoke_detector", LegendRow: 1}, {Class: "smoke_detector"}, {Class: "push_button"}, {Class: "push_button"}})
+	if got, want := codes(w.views()), "catalog_only@1"; got != want {
+		t.Errorf("legend and a catalog-only class: %s, want %s", got, want)
+	}
+}
+
+// TestWithholdFloods: a legend row whose matches pass far over its
+// printed quantity, or over what one plan draws, is withheld with a flood
+// warning; one within them, matches on a page not counted, and matches
+// under the class's threshold are not counted against it.
+func TestWithholdFloods(t *testing.T) {
+	q := 3
+	fd := findings{Legend: []LegendRow{
+		{PageIndex: 0, Description: "smoke", Class: "smoke_detector", Quantity: &q},
+		{PageIndex: 0, Description: "sounder", Class: "sounder"},
+		{PageIndex: 0, Description: "bell", Class: "sounder", Quantity: &q},
+	}}
+	pages := []Page{{Index: 0, Kind: detect.KindLegend}, {Index: 1, Kind: detect.KindFloorPlan}, {Index: 2, Kind: detect.KindFloorPlan}}
+	dets := make([][]detect.Detection, 3)
+	add := func(page, row, n int, conf float64) {
+		for range n {
+			dets[page] = append(dets[page], detect.Detection{Class: fd.Legend[row-1].Class, Confidence: conf, LegendRow: row})
+		}
+	}
+	add(0, 1, 500, 0.9)                        // the legend page: not counted
+	add(1, 1, floodFactor*q+floodSlack, 0.9)   // at the bound: counted
+	add(1, 1, 50, 0.01)                        // under any threshold
+	add(1, 2, floodPerPage/2, 0.9)             // two pages of many: each plausible
+	add(2, 2, floodPerPage/2, 0.9)             //
+	add(2, 3, floodFactor*q+floodSlack+1, 0.9) // past its printed quantity
+	floor := 0.25
+	f := detect.Filter{Flat: &floor}
+	fd.withholdFloods(pages, dets, f)
+	if len(fd.Withheld) != 1 || fd.Withheld[0] != 3 || len(fd.Warnings) != 1 || fd.Warnings[0].Code != detect.WarnFlood {
+		t.Fatalf("withheld %v, warnings %+v; want row 3 withheld with one flood warning", fd.Withheld, fd.Warnings)
+	}
+	add(2, 2, floodPerPage, 0.9) // page 2 now past what a plan draws
+	fd = findings{Legend: fd.Legend}
+	fd.withholdFloods(pages, dets, f)
+	if len(fd.Withheld) != 2 || fd.Withheld[0] != 2 || fd.Warnings[0].Page != 2 {
+		t.Errorf("withheld %v, warnings %+v; want rows 2 (on page 2) and 3", fd.Withheld, fd.Warnings)
+	}
+
+	// Withheld matches are not counted, are listed for review, and count
+	// once a reviewer accepts them.
+	sp := storedPage{Detections: []storedDetection{{ID: "a", Class: "sounder", Confidence: 0.9, LegendRow: 3}, {ID: "b", Class: "sounder", Confidence: 0.9, LegendRow: 3}, {ID: "c", Class: "sounder", Confidence: 0.9}}}
+	pr := &PageReviews{Reviews: []Review{{DetectionID: "b", Decision: DecisionAccepted}}}
+	rv := sp.reviewed(pr, fd.Legend).withheld([]int{3})
+	var ids []string
+	for _, d := range rv.visible(detect.Filter{}) {
+		ids = append(ids, d.ID)
+	}
+	if strings.Join(ids, ",") != "b,c" {
+		t.Errorf("counted %v, want the accepted b and the catalog c", ids)
+	}
+	if n := len(rv.filtered(detect.Filter{}, true)); n != 3 {
+		t.Errorf("listed for review: %d, want 3", n)
+	}
+}

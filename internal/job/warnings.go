@@ -3,6 +3,7 @@ package job
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"blueprint/internal/detect"
 )
@@ -70,16 +71,35 @@ func (w *warnings) page(p Page, kept []storedDetection) {
 			"page %d was counted without a legend: its %d detections come from the catalog's glyphs and the raster detector, which do not know this drawing's own symbols; check them", p.Index, len(kept)))
 		return
 	}
+	if len(unexplained) == 0 {
+		return
+	}
 	classes := make([]string, 0, len(unexplained))
-	for c := range unexplained {
+	n := 0
+	for c, k := range unexplained {
 		classes = append(classes, c)
+		n += k
 	}
-	sort.Strings(classes)
-	for _, c := range classes {
-		w.add(detect.WarnCatalogOnly, p.Index, fmt.Sprintf(
-			"page %d: %d %s found by the catalog's glyphs or the raster detector alone; no legend row of the job names this class", p.Index, unexplained[c], c))
+	sort.Slice(classes, func(a, b int) bool {
+		if unexplained[classes[a]] != unexplained[classes[b]] {
+			return unexplained[classes[a]] > unexplained[classes[b]]
+		}
+		return classes[a] < classes[b]
+	})
+	listed := make([]string, 0, maxListed+1)
+	for k, c := range classes {
+		if k == maxListed {
+			listed = append(listed, fmt.Sprintf("and %d more", len(classes)-maxListed))
+			break
+		}
+		listed = append(listed, fmt.Sprintf("%s %d", c, unexplained[c]))
 	}
+	w.add(detect.WarnCatalogOnly, p.Index, fmt.Sprintf(
+		"page %d: %d detections of classes no legend row of the job names were found by the catalog's glyphs or the raster detector alone (%s); check them", p.Index, n, strings.Join(listed, ", ")))
 }
+
+// maxListed bounds the classes a catalog_only warning names.
+const maxListed = 8
 
 // views returns every warning.
 func (w *warnings) views() []WarningView {

@@ -1101,3 +1101,31 @@ func searchAroundSelected(t *testing.T, ctx context.Context) {
 	shown(t, ctx, "search-panel")
 	caughtUp(t, ctx)
 }
+
+// TestReviewPageWarnings: the warnings of the page shown (issue 51: what
+// the take-off cannot stand behind) are listed in the service's words
+// above the legend; a page without any hides the list.
+func TestReviewPageWarnings(t *testing.T) {
+	ctx := browser(t, "en-US")
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
+	id := processFile(t, e, "sheet-00003.pdf")
+	job := e.api.WaitStatus(keyA, id, "done")
+	var want []string
+	for _, w := range job["warnings"].([]any) {
+		wm := w.(map[string]any)
+		if p, ok := wm["page_index"].(float64); !ok || p == 0 {
+			want = append(want, wm["message"].(string))
+		}
+	}
+	if len(want) == 0 {
+		t.Fatalf("sheet-00003.pdf has no warning on page 0: %v", job["warnings"])
+	}
+	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
+	settled(t, ctx, "default", time.Minute)
+	showPage(t, ctx, 0)
+	got := eval[[]string](t, ctx, `[...document.querySelectorAll('#warnings li')].map((li) => li.textContent)`)
+	hidden := eval[bool](t, ctx, `document.getElementById('warnings-section').hidden`)
+	if hidden || !slices.Equal(got, want) {
+		t.Errorf("page 0 shows warnings %q (hidden %v), want %q", got, hidden, want)
+	}
+}

@@ -346,6 +346,7 @@ function renderJob() {
   renderPages();
   renderTakeoff();
   renderLegend();
+  renderWarnings();
   renderConfidence();
 }
 
@@ -451,6 +452,7 @@ async function showPage(index, seq) {
   showMatches();
   renderPageCount();
   renderLegend();
+  renderWarnings();
   showDetails(null);
   ready();
 }
@@ -498,6 +500,7 @@ function setConfidence(v) {
       dropPages();
       renderTakeoff();
       renderLegend();
+  renderWarnings();
       renderConfidence();
       renderPages();
       await showPage(state.page, seq);
@@ -611,6 +614,24 @@ function showTab(which) {
   $('tab-category').setAttribute('aria-selected', String(!sym));
   $('by-symbol').hidden = !sym;
   $('by-category').hidden = sym;
+}
+
+// ---- warnings (an additive field: what the take-off cannot stand behind) ----
+
+// renderWarnings lists the job's warnings of the page shown and of the
+// whole document (page_index null), in the service's words.
+function renderWarnings() {
+  const all = Array.isArray(state.job.warnings) ? state.job.warnings : [];
+  const shown = all.filter((w) => w.page_index == null || w.page_index === state.page);
+  $('warnings-section').hidden = shown.length === 0;
+  const list = $('warnings');
+  list.replaceChildren();
+  for (const w of shown) {
+    const li = document.createElement('li');
+    li.dataset.code = w.code;
+    li.textContent = w.message;
+    list.appendChild(li);
+  }
 }
 
 // ---- legend (an additive field: shown only where the service sends it) ----
@@ -916,6 +937,7 @@ function bump(page, cls, category, k) {
 function renderCounts() {
   renderTakeoff();
   renderLegend();
+  renderWarnings();
   renderConfidence();
   renderBadges();
   renderReviewCounts();

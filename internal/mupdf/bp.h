@@ -61,7 +61,8 @@ int bp_caught(fz_context *ctx, char *err, int errlen);
 typedef struct {
 	int64_t max_bytes; // decoded content bytes of all pages
 	int64_t max_uses;  // form XObject invocations on one page
-	int max_depth;     // forms nested in forms
+	int max_depth;     // forms and patterns nested in forms and patterns
+	int64_t max_ops;   // drawing operations of one page, every repetition counted
 } bp_cost_limits;
 
 typedef struct {
@@ -70,6 +71,8 @@ typedef struct {
 	int depth;      // deepest form nesting
 	int worst_page; // the page with the most uses, or where a limit was passed
 	int stopped;    // a limit was passed: the counts are lower bounds
+	int64_t ops;    // most drawing operations of one page
+	int ops_page;   // the page with the most operations, or where a limit was passed
 } bp_cost;
 
 int bp_document_cost(bp_doc *d, bp_cost_limits lim, bp_cost *out, char *err, int errlen);

@@ -11,12 +11,13 @@ import (
 )
 
 // CostLimits bound what Cost reads before it stops: the decoded content
-// bytes of all pages, the form XObject invocations of one page and how
-// deep forms nest.
+// bytes of all pages, the form XObject invocations of one page, how deep
+// forms and patterns nest, and the drawing operations of one page.
 type CostLimits struct {
 	MaxBytes int64
 	MaxUses  int64
 	MaxDepth int
+	MaxOps   int64
 }
 
 // Cost is what the pages of a document run, counting every use: a content
@@ -28,19 +29,32 @@ type Cost struct {
 	Depth     int   // the deepest nesting of forms
 	WorstPage int   // the page with the most invocations, or where a limit was passed
 	Stopped   bool  // a limit was passed; the counts are lower bounds
+	// Ops is the most drawing operations of one page, counted as the walk
+	// counts them (List.Walk): each painting operator, clip, image,
+	// shading and glyph is one, every repetition counted; a glyph of a
+	// Type 3 font costs the operations of its glyph procedure (the most of
+	// the font's); a tiling pattern costs its cell's operations (at least
+	// one) times the cells that cover the box it fills (the painted path's
+	// box within the clip and the page's MediaBox, in the pattern's cell
+	// steps, one more cell each way), text in a pattern the whole clip.
+	Ops     int64
+	OpsPage int // the page with the most operations
 }
 
-// Cost measures what the document's pages run without interpreting them:
-// it decodes each page's content streams, and those of the form XObjects
-// they invoke with Do (each form once per resources it runs with), reading
-// no operator but Do. It stops once lim is passed.
+// Cost measures what the document's pages run without drawing them: it
+// decodes each page's content streams, and those of the form XObjects
+// they invoke with Do, of the tiling patterns they paint with and of the
+// Type 3 fonts they show (each once per resources it runs with), following
+// only the operators that count: Do, painting and clipping, the transform
+// (q, Q, cm) and path points that give a painted box, colours and
+// patterns, fonts and text. It stops once lim is passed.
 func (d *Document) Cost(lim CostLimits) (Cost, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		return Cost{}, fmt.Errorf("mupdf: cost: document is closed")
 	}
-	cl := C.bp_cost_limits{max_bytes: C.int64_t(orMax(lim.MaxBytes)), max_uses: C.int64_t(orMax(lim.MaxUses)), max_depth: C.int(lim.MaxDepth)}
+	cl := C.bp_cost_limits{max_bytes: C.int64_t(orMax(lim.MaxBytes)), max_uses: C.int64_t(orMax(lim.MaxUses)), max_depth: C.int(lim.MaxDepth), max_ops: C.int64_t(orMax(lim.MaxOps))}
 	if lim.MaxDepth <= 0 {
 		cl.max_depth = math.MaxInt32
 	}
@@ -49,7 +63,8 @@ func (d *Document) Cost(lim CostLimits) (Cost, error) {
 	if rc := C.bp_document_cost(d.d, cl, &out, &msg[0], errLen); rc != C.BP_OK {
 		return Cost{}, fmt.Errorf("mupdf: cost: %s", C.GoString(&msg[0]))
 	}
-	return Cost{Bytes: int64(out.bytes), Uses: int64(out.uses), Depth: int(out.depth), WorstPage: int(out.worst_page), Stopped: out.stopped != 0}, nil
+	return Cost{Bytes: int64(out.bytes), Uses: int64(out.uses), Depth: int(out.depth), WorstPage: int(out.worst_page), Stopped: out.stopped != 0,
+		Ops: int64(out.ops), OpsPage: int(out.ops_page)}, nil
 }
 
 func orMax(n int64) int64 {

@@ -62,3 +62,20 @@ func SharedContentPDF(pages, mib int) []byte {
 	b.Set(root, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), pages))
 	return b.Bytes(catalog, "")
 }
+
+// TilingPatternPDF writes the attack of issue 47: one page of w × h
+// points filled, edge to edge, with a coloured tiling pattern whose cell
+// is cell points square and draws a square of half that side. A file of
+// about 700 bytes asks for (w/cell) × (h/cell) cells: an A1 page of
+// 0.01-point cells is 4 × 10^10 of them.
+func TilingPatternPDF(w, h, cell float64) []byte {
+	var b Builder
+	catalog, pages, page := b.Reserve(), b.Reserve(), b.Reserve()
+	contents := b.Add(Stream("", []byte(fmt.Sprintf("/Pattern cs /P scn 0 0 %g %g re f", w, h)), false))
+	pattern := b.Add(Stream(fmt.Sprintf("/Type /Pattern /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 %g %g] /XStep %g /YStep %g /Resources << >>", cell, cell, cell, cell),
+		[]byte(fmt.Sprintf("0 0 %g %g re f", cell/2, cell/2)), false))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	b.Set(page, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] /Resources << /Pattern << /P %d 0 R >> >> /Contents %d 0 R >>", pages, w, h, pattern, contents))
+	return b.Bytes(catalog, "")
+}

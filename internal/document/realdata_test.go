@@ -75,7 +75,7 @@ func TestRealDrawingsWalkedDirect(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, _, _, err := doc.list(i)
+			l, _, _, err := doc.list(context.Background(), i)
 			if err != nil {
 				t.Fatal(err)
 			}

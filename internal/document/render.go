@@ -123,7 +123,7 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 		b := d.img.Bounds()
 		return detect.Page{Index: 0, Width: b.Dx(), Height: b.Dy(), Raster: d.img}, nil
 	}
-	list, w, h, err := d.list(i)
+	list, w, h, err := d.list(ctx, i)
 	if err != nil {
 		return fail(err)
 	}
@@ -138,7 +138,7 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 		list.Close()
 	}()
 	if err != nil {
-		return detect.Page{}, fmt.Errorf("render page %d: %w", i, err)
+		return detect.Page{}, fmt.Errorf("render page %d: %w", i, drawingLimit(i, err))
 	}
 	return detect.Page{Index: i, Width: w, Height: h, Raster: rgba, PDF: vec}, nil
 }
@@ -261,15 +261,18 @@ func (d *Document) check(ctx context.Context, i int) error {
 // page's raster size at 200 DPI, refusing a page over MaxPagePixels
 // (page_too_large, decided from the page box before the content is read)
 // or of no area.
-func (d *Document) list(i int) (*mupdf.List, int, int, error) {
+// Its renders paint at most Drawing.MaxOps tiling pattern cells, the
+// walk's limit of operations (a cell costs at least one there).
+func (d *Document) list(ctx context.Context, i int) (*mupdf.List, int, int, error) {
 	sz, err := d.size(i)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	l, err := d.pdf.List(i)
+	l, err := d.pdf.ListContext(ctx, i)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("load: %w", err)
 	}
+	l.MaxTileCells = d.lim.Drawing.MaxOps
 	return l, sz.X, sz.Y, nil
 }
 

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,20 +129,38 @@ int bp_page_bounds(bp_doc *d, int page, float rect[4], char *err, int errlen)
 	return rc;
 }
 
-int bp_load_list(bp_doc *d, int page, fz_display_list **list, float rect[4], char *err, int errlen)
+// bp_load_list interprets a page's content into a display list, as
+// fz_new_display_list_from_page_contents does, with a cookie that stops
+// the interpretation.
+int bp_load_list(bp_doc *d, int page, fz_display_list **list, float rect[4], fz_cookie *cookie, char *err, int errlen)
 {
 	fz_context *ctx = d->ctx;
 	fz_page *p = NULL;
+	fz_device *dev = NULL;
+	fz_display_list *l = NULL;
 	int rc = BP_OK;
 	*list = NULL;
 	fz_var(p);
+	fz_var(dev);
+	fz_var(l);
 	fz_try(ctx) {
 		p = fz_load_page(ctx, d->doc, page);
-		bp_rect_out(fz_bound_page(ctx, p), rect);
-		*list = fz_new_display_list_from_page_contents(ctx, p);
+		fz_rect bounds = fz_bound_page(ctx, p);
+		bp_rect_out(bounds, rect);
+		l = fz_new_display_list(ctx, bounds);
+		dev = fz_new_list_device(ctx, l);
+		fz_run_page_contents(ctx, p, dev, fz_identity, cookie);
+		fz_close_device(ctx, dev);
+		if (cookie && cookie->abort)
+			fz_throw(ctx, FZ_ERROR_ABORT, "interpretation aborted");
+		*list = l;
+		l = NULL;
 	}
-	fz_always(ctx)
+	fz_always(ctx) {
+		fz_drop_device(ctx, dev);
+		fz_drop_display_list(ctx, l);
 		fz_drop_page(ctx, p);
+	}
 	fz_catch(ctx)
 		rc = bp_caught(ctx, err, errlen);
 	return rc;
@@ -168,17 +187,153 @@ static fz_pixmap *bp_pixmap(fz_context *ctx, int w, int h, unsigned char *dst)
 fz_context *bp_clone(bp_doc *d) { return fz_clone_context(d->ctx); }
 void bp_drop_clone(fz_context *ctx) { fz_drop_context(ctx); }
 
-int bp_render_list(fz_context *ctx, fz_display_list *list, float scale, int w, int h, unsigned char *dst, fz_cookie *cookie, char *err, int errlen)
+// ---- The render guard. ----
+//
+// MuPDF's draw device paints a tiling pattern by copying its cell once per
+// cell of the area it fills, in one loop that no cookie stops: a 0.01 pt
+// cell over an A1 page is 4 × 10^10 copies, hours in one call. And a call
+// that draws (a text of Type 3 glyphs drawn as paths, say) looks at the
+// cookie only between the display list's nodes. The render therefore runs
+// into a draw device whose drawing calls go through the guard first: each
+// looks at the cookie (the glyph procedures of Type 3 text call the same
+// device, glyph by glyph), and a tile's cells are counted before they are
+// painted, against the render's allowance (bp_render_list's max_cells):
+// past it the device stops drawing and the render fails with BP_LIMIT.
+
+typedef struct {
+	fz_cookie *cookie;
+	int64_t cells_left; // tile cells the render may still paint
+	int over;           // the allowance was spent
+	fz_rect raster;     // the raster, in device pixels
+	fz_device saved;    // the draw device's own calls
+} bp_guard;
+
+// The guard of the render running on this thread (one render a thread at
+// a time: each runs inside one cgo call).
+static __thread bp_guard *bp_tls_guard;
+
+static void guard_check(fz_context *ctx)
+{
+	bp_guard *g = bp_tls_guard;
+	if (g && g->cookie && g->cookie->abort)
+		fz_throw(ctx, FZ_ERROR_ABORT, "render aborted");
+}
+
+// bp_tile_cells is how many cells of a tile MuPDF's draw device paints
+// at most to cover area within box (both in device space, ctm mapping
+// pattern space to it): its loop covers the area's box in pattern space
+// in steps, one cell more each way for the cell's own extent.
+double bp_tile_cells(fz_rect area, fz_rect box, float xstep, float ystep, fz_matrix ctm)
+{
+	xstep = fabsf(xstep);
+	ystep = fabsf(ystep);
+	if (!(xstep > 0) || !(ystep > 0))
+		return 1e300;
+	fz_rect p = fz_intersect_rect(area, fz_transform_rect(box, fz_invert_matrix(ctm)));
+	if (fz_is_empty_rect(p))
+		return 0;
+	if (fz_is_infinite_rect(p))
+		return 1e300;
+	double nx = floor(((double)p.x1 - p.x0) / xstep) + 2, ny = floor(((double)p.y1 - p.y0) / ystep) + 2;
+	double n = nx * ny;
+	return n >= 0 ? n : 1e300;
+}
+
+static int guard_begin_tile(fz_context *ctx, fz_device *dev, fz_rect area, fz_rect view, float xstep, float ystep, fz_matrix ctm, int id)
+{
+	bp_guard *g = bp_tls_guard;
+	guard_check(ctx);
+	if (g) {
+		double n = bp_tile_cells(area, fz_expand_rect(g->raster, 1), xstep, ystep, ctm);
+		if (n > (double)g->cells_left) {
+			g->over = 1;
+			g->cells_left = 0;
+			fz_throw(ctx, FZ_ERROR_LIMIT, "a tiling pattern paints more cells than the render allows");
+		}
+		g->cells_left -= (int64_t)n;
+	}
+	return g->saved.begin_tile(ctx, dev, area, view, xstep, ystep, ctm, id);
+}
+
+static void guard_fill_path(fz_context *ctx, fz_device *dev, const fz_path *path, int even_odd, fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params)
+{
+	guard_check(ctx);
+	bp_tls_guard->saved.fill_path(ctx, dev, path, even_odd, ctm, cs, color, alpha, params);
+}
+
+static void guard_stroke_path(fz_context *ctx, fz_device *dev, const fz_path *path, const fz_stroke_state *stroke, fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params)
+{
+	guard_check(ctx);
+	bp_tls_guard->saved.stroke_path(ctx, dev, path, stroke, ctm, cs, color, alpha, params);
+}
+
+static void guard_clip_path(fz_context *ctx, fz_device *dev, const fz_path *path, int even_odd, fz_matrix ctm, fz_rect scissor)
+{
+	guard_check(ctx);
+	bp_tls_guard->saved.clip_path(ctx, dev, path, even_odd, ctm, scissor);
+}
+
+static void guard_fill_text(fz_context *ctx, fz_device *dev, const fz_text *text, fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params)
+{
+	guard_check(ctx);
+	bp_tls_guard->saved.fill_text(ctx, dev, text, ctm, cs, color, alpha, params);
+}
+
+static void guard_stroke_text(fz_context *ctx, fz_device *dev, const fz_text *text, const fz_stroke_state *stroke, fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params)
+{
+	guard_check(ctx);
+	bp_tls_guard->saved.stroke_text(ctx, dev, text, stroke, ctm, cs, color, alpha, params);
+}
+
+static void guard_fill_shade(fz_context *ctx, fz_device *dev, fz_shade *shd, fz_matrix ctm, float alpha, fz_color_params params)
+{
+	guard_check(ctx);
+	bp_tls_guard->saved.fill_shade(ctx, dev, shd, ctm, alpha, params);
+}
+
+static void guard_fill_image(fz_context *ctx, fz_device *dev, fz_image *img, fz_matrix ctm, float alpha, fz_color_params params)
+{
+	guard_check(ctx);
+	bp_tls_guard->saved.fill_image(ctx, dev, img, ctm, alpha, params);
+}
+
+static void guard_fill_image_mask(fz_context *ctx, fz_device *dev, fz_image *img, fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params)
+{
+	guard_check(ctx);
+	bp_tls_guard->saved.fill_image_mask(ctx, dev, img, ctm, cs, color, alpha, params);
+}
+
+// guard_device routes dev's drawing calls through g.
+static void guard_device(fz_device *dev, bp_guard *g)
+{
+	g->saved = *dev;
+	dev->begin_tile = guard_begin_tile;
+	dev->fill_path = guard_fill_path;
+	dev->stroke_path = guard_stroke_path;
+	dev->clip_path = guard_clip_path;
+	dev->fill_text = guard_fill_text;
+	dev->stroke_text = guard_stroke_text;
+	dev->fill_shade = guard_fill_shade;
+	dev->fill_image = guard_fill_image;
+	dev->fill_image_mask = guard_fill_image_mask;
+}
+
+int bp_render_list(fz_context *ctx, fz_display_list *list, float scale, int w, int h, unsigned char *dst, int64_t max_cells, fz_cookie *cookie, char *err, int errlen)
 {
 	fz_pixmap *pix = NULL;
 	fz_device *dev = NULL;
 	int rc = BP_OK;
+	bp_guard g = {cookie, max_cells > 0 ? max_cells : INT64_MAX, 0, fz_make_rect(0, 0, w, h)};
 	fz_var(pix);
 	fz_var(dev);
+	bp_tls_guard = &g;
 	fz_try(ctx) {
 		pix = bp_pixmap(ctx, w, h, dst);
 		dev = fz_new_draw_device(ctx, fz_identity, pix);
+		guard_device(dev, &g);
 		fz_run_display_list(ctx, list, dev, fz_scale(scale, scale), fz_make_rect(0, 0, w, h), cookie);
+		if (g.over)
+			fz_throw(ctx, FZ_ERROR_LIMIT, "tiling patterns paint more than %lld cells", (long long)max_cells);
 		fz_close_device(ctx, dev);
 		if (cookie && cookie->abort)
 			fz_throw(ctx, FZ_ERROR_ABORT, "render aborted");
@@ -186,9 +341,15 @@ int bp_render_list(fz_context *ctx, fz_display_list *list, float scale, int w, i
 	fz_always(ctx) {
 		fz_drop_device(ctx, dev);
 		fz_drop_pixmap(ctx, pix);
+		bp_tls_guard = NULL;
 	}
-	fz_catch(ctx)
+	fz_catch(ctx) {
 		rc = bp_caught(ctx, err, errlen);
+		if (g.over)
+			rc = BP_LIMIT;
+		else if (cookie && cookie->abort)
+			rc = BP_ABORTED;
+	}
 	return rc;
 }
 
@@ -229,7 +390,17 @@ typedef struct {
 	fz_font *font;
 	unsigned char *sent;
 	int nsent;
+	int64_t *t3ops; // Type 3 fonts: each glyph procedure's operations, -1 not yet counted
 } bp_font;
+
+// A tiling pattern being walked: its content is walked once, and the
+// operations counted inside it are charged again for every other cell.
+typedef struct {
+	int64_t cells;
+	uint64_t ops_before; // the walker's ignored operations when it began
+} bp_tile;
+
+enum { BP_TILES_MAX = 256 };
 
 typedef struct {
 	fz_device super;
@@ -237,7 +408,11 @@ typedef struct {
 	uint32_t *buf;
 	size_t len, cap;
 	int ignore; // > 0 inside mask and tile content, which is not drawn where it is declared
-	uint32_t skipped; // operations ignored since the last BP_SKIPPED record
+	uint64_t skipped; // operations ignored since the last BP_SKIPPED record
+	uint64_t ignored; // operations ignored or charged in all
+	fz_rect bounds;   // the page, in the walk's space: a tile's cells are counted inside it
+	bp_tile tiles[BP_TILES_MAX];
+	int ntiles, tiles_over; // tiles_over: nested past BP_TILES_MAX, not counted
 	bp_font *fonts;
 	int nfonts, capfonts;
 } bp_walker;
@@ -279,12 +454,26 @@ enum { bp_skipped_every = 4096 };
 
 static void bp_send_skipped(fz_context *ctx, bp_walker *w)
 {
-	if (w->skipped == 0)
-		return;
-	uint32_t n = w->skipped;
-	w->skipped = 0;
-	bp_header(ctx, w, BP_SKIPPED, 1);
-	bp_word(w, n);
+	while (w->skipped > 0) {
+		uint32_t n = w->skipped > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)w->skipped;
+		w->skipped -= n;
+		bp_header(ctx, w, BP_SKIPPED, 1);
+		bp_word(w, n);
+	}
+}
+
+// bp_charge counts n operations drawn where nothing is kept (the cells of
+// a pattern past its first, a shading, a Type 3 glyph's procedure)
+// against the page's limits. Past 2^40 in one charge (far past any
+// limit) the count stays there.
+static void bp_charge(fz_context *ctx, bp_walker *w, uint64_t n)
+{
+	if (n > (uint64_t)1 << 40)
+		n = (uint64_t)1 << 40;
+	w->ignored += n;
+	w->skipped += n;
+	if (w->skipped >= bp_skipped_every)
+		bp_send_skipped(ctx, w);
 }
 
 // bp_ignored reports whether w ignores what is drawn now (mask and tile
@@ -293,6 +482,7 @@ static int bp_ignored(fz_context *ctx, bp_walker *w)
 {
 	if (!w->ignore)
 		return 0;
+	w->ignored++;
 	if (++w->skipped >= bp_skipped_every)
 		bp_send_skipped(ctx, w);
 	return 1;
@@ -499,9 +689,23 @@ static void bp_end_mask(fz_context *ctx, fz_device *dev, fz_function *fn)
 	bp_clip_other(ctx, w);
 }
 
+// A tiling pattern's content is walked once (ignored: it is not drawn
+// where it is declared); at its end, the operations counted inside it,
+// at least one, are charged once more for every other cell of the page
+// it paints (bp_tile_cells, within the page), as the start check counts
+// them (cost.c).
 static int bp_begin_tile(fz_context *ctx, fz_device *dev, fz_rect area, fz_rect view, float xstep, float ystep, fz_matrix ctm, int id)
 {
-	((bp_walker *)dev)->ignore++;
+	bp_walker *w = (bp_walker *)dev;
+	w->ignore++;
+	if (w->ntiles == BP_TILES_MAX) {
+		w->tiles_over++;
+		return 0;
+	}
+	double n = bp_tile_cells(area, w->bounds, xstep, ystep, ctm);
+	w->tiles[w->ntiles].cells = n >= 9.2e18 ? INT64_MAX : (int64_t)n;
+	w->tiles[w->ntiles].ops_before = w->ignored;
+	w->ntiles++;
 	return 0;
 }
 
@@ -510,6 +714,86 @@ static void bp_end_tile(fz_context *ctx, fz_device *dev)
 	bp_walker *w = (bp_walker *)dev;
 	if (w->ignore > 0)
 		w->ignore--;
+	if (w->tiles_over > 0) {
+		w->tiles_over--;
+		return;
+	}
+	if (w->ntiles == 0)
+		return;
+	bp_tile *t = &w->tiles[--w->ntiles];
+	uint64_t inside = w->ignored - t->ops_before;
+	if (inside == 0)
+		inside = 1;
+	if (t->cells > 1) {
+		uint64_t more = (uint64_t)(t->cells - 1);
+		bp_charge(ctx, w, more > UINT64_MAX / inside ? UINT64_MAX : more * inside);
+	}
+}
+
+static void bp_fill_shade(fz_context *ctx, fz_device *dev, fz_shade *shd, fz_matrix ctm, float alpha, fz_color_params params)
+{
+	bp_charge(ctx, (bp_walker *)dev, 1);
+}
+
+// A device that counts the drawing calls of a Type 3 glyph's procedure.
+typedef struct {
+	fz_device super;
+	int64_t n;
+} bp_counter_dev;
+
+static void cnt_fill_path(fz_context *ctx, fz_device *dev, const fz_path *path, int even_odd, fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params) { ((bp_counter_dev *)dev)->n++; }
+static void cnt_stroke_path(fz_context *ctx, fz_device *dev, const fz_path *path, const fz_stroke_state *stroke, fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params) { ((bp_counter_dev *)dev)->n++; }
+static void cnt_clip_path(fz_context *ctx, fz_device *dev, const fz_path *path, int even_odd, fz_matrix ctm, fz_rect scissor) { ((bp_counter_dev *)dev)->n++; }
+static void cnt_fill_image(fz_context *ctx, fz_device *dev, fz_image *img, fz_matrix ctm, float alpha, fz_color_params params) { ((bp_counter_dev *)dev)->n++; }
+static void cnt_fill_image_mask(fz_context *ctx, fz_device *dev, fz_image *img, fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params) { ((bp_counter_dev *)dev)->n++; }
+static void cnt_fill_shade(fz_context *ctx, fz_device *dev, fz_shade *shd, fz_matrix ctm, float alpha, fz_color_params params) { ((bp_counter_dev *)dev)->n++; }
+static void cnt_text(bp_counter_dev *d, const fz_text *text)
+{
+	for (fz_text_span *span = text->head; span; span = span->next)
+		d->n += span->len;
+}
+static void cnt_fill_text(fz_context *ctx, fz_device *dev, const fz_text *text, fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params) { cnt_text((bp_counter_dev *)dev, text); }
+static void cnt_stroke_text(fz_context *ctx, fz_device *dev, const fz_text *text, const fz_stroke_state *stroke, fz_matrix ctm, fz_colorspace *cs, const float *color, float alpha, fz_color_params params) { cnt_text((bp_counter_dev *)dev, text); }
+
+// bp_t3_ops is the drawing calls of glyph gid of Type 3 font fi, counted
+// once a walk by running its display list, at least one.
+static int64_t bp_t3_ops(fz_context *ctx, bp_walker *w, int fi, int gid)
+{
+	bp_font *f = &w->fonts[fi];
+	fz_font *font = f->font;
+	if (!font->t3lists || gid < 0 || gid >= 256)
+		return 1;
+	if (!f->t3ops) {
+		f->t3ops = fz_malloc(ctx, 256 * sizeof(int64_t));
+		for (int i = 0; i < 256; i++)
+			f->t3ops[i] = -1;
+	}
+	if (f->t3ops[gid] >= 0)
+		return f->t3ops[gid];
+	int64_t n = 1;
+	if (font->t3lists[gid]) {
+		bp_counter_dev *d = fz_new_derived_device(ctx, bp_counter_dev);
+		d->super.fill_path = cnt_fill_path;
+		d->super.stroke_path = cnt_stroke_path;
+		d->super.clip_path = cnt_clip_path;
+		d->super.fill_text = cnt_fill_text;
+		d->super.stroke_text = cnt_stroke_text;
+		d->super.fill_image = cnt_fill_image;
+		d->super.fill_image_mask = cnt_fill_image_mask;
+		d->super.fill_shade = cnt_fill_shade;
+		fz_try(ctx) {
+			fz_run_display_list(ctx, font->t3lists[gid], &d->super, fz_identity, fz_infinite_rect, NULL);
+			fz_close_device(ctx, &d->super);
+			if (d->n > n)
+				n = d->n;
+		}
+		fz_always(ctx)
+			fz_drop_device(ctx, &d->super);
+		fz_catch(ctx)
+			fz_rethrow(ctx);
+	}
+	w->fonts[fi].t3ops[gid] = n;
+	return n;
 }
 
 static void bp_begin_layer(fz_context *ctx, fz_device *dev, const char *name)
@@ -544,6 +828,7 @@ static int bp_font_index(fz_context *ctx, bp_walker *w, fz_font *font)
 	w->fonts[w->nfonts].font = fz_keep_font(ctx, font);
 	w->fonts[w->nfonts].sent = NULL;
 	w->fonts[w->nfonts].nsent = 0;
+	w->fonts[w->nfonts].t3ops = NULL;
 	return w->nfonts++;
 }
 
@@ -583,6 +868,8 @@ static int bp_outline(fz_context *ctx, bp_walker *w, int fi, int gid)
 	return path != NULL;
 }
 
+static int font_is_t3(fz_font *font) { return font->t3procs != NULL; }
+
 // bp_text sends each glyph of text with the matrix MuPDF's SVG device gave
 // its <use>: the span's matrix moved to the glyph's origin, then ctm.
 static void bp_text(fz_context *ctx, bp_walker *w, const fz_text *text, fz_matrix ctm,
@@ -606,8 +893,11 @@ static void bp_text(fz_context *ctx, bp_walker *w, const fz_text *text, fz_matri
 				float exp = fz_matrix_expansion(mtx);
 				width = ss->linewidth / (exp == 0 ? 1 : exp);
 			}
-			if (!has)
+			if (!has) {
+				if (font_is_t3(span->font))
+					bp_charge(ctx, w, bp_t3_ops(ctx, w, fi, it->gid));
 				continue;
+			}
 			bp_header(ctx, w, BP_GLYPH, 12);
 			bp_word(w, (uint32_t)fi);
 			bp_word(w, (uint32_t)it->gid);
@@ -644,6 +934,7 @@ static void bp_drop_walker(fz_context *ctx, fz_device *dev)
 	for (int i = 0; i < w->nfonts; i++) {
 		fz_drop_font(ctx, w->fonts[i].font);
 		fz_free(ctx, w->fonts[i].sent);
+		fz_free(ctx, w->fonts[i].t3ops);
 	}
 	fz_free(ctx, w->fonts);
 	fz_free(ctx, w->buf);
@@ -656,7 +947,7 @@ static void bp_close_walker(fz_context *ctx, fz_device *dev)
 }
 
 // bp_new_walker returns the walk device writing to the Go handle.
-static bp_walker *bp_new_walker(fz_context *ctx, uintptr_t handle)
+static bp_walker *bp_new_walker(fz_context *ctx, uintptr_t handle, fz_rect bounds)
 {
 	bp_walker *w = fz_new_derived_device(ctx, bp_walker);
 	w->super.close_device = bp_close_walker;
@@ -676,10 +967,12 @@ static bp_walker *bp_new_walker(fz_context *ctx, uintptr_t handle)
 	w->super.begin_mask = bp_begin_mask;
 	w->super.end_mask = bp_end_mask;
 	w->super.begin_tile = bp_begin_tile;
+	w->super.fill_shade = bp_fill_shade;
 	w->super.end_tile = bp_end_tile;
 	w->super.begin_layer = bp_begin_layer;
 	w->super.end_layer = bp_end_layer;
 	w->handle = handle;
+	w->bounds = bounds;
 	w->cap = BP_FLUSH_WORDS;
 	w->buf = fz_malloc(ctx, w->cap * sizeof(uint32_t));
 	return w;
@@ -697,8 +990,9 @@ int bp_walk_page(bp_doc *d, int page, uintptr_t handle, float rect[4], fz_cookie
 	fz_var(w);
 	fz_try(ctx) {
 		p = fz_load_page(ctx, d->doc, page);
-		bp_rect_out(fz_bound_page(ctx, p), rect);
-		w = bp_new_walker(ctx, handle);
+		fz_rect bounds = fz_bound_page(ctx, p);
+		bp_rect_out(bounds, rect);
+		w = bp_new_walker(ctx, handle, bounds);
 		fz_run_page_contents(ctx, p, &w->super, fz_identity, cookie);
 		fz_close_device(ctx, &w->super);
 		if (cookie && cookie->abort)
@@ -719,7 +1013,7 @@ int bp_walk_list(fz_context *ctx, fz_display_list *list, uintptr_t handle, fz_co
 	int rc = BP_OK;
 	fz_var(w);
 	fz_try(ctx) {
-		w = bp_new_walker(ctx, handle);
+		w = bp_new_walker(ctx, handle, fz_bound_display_list(ctx, list));
 		fz_run_display_list(ctx, list, &w->super, fz_identity, fz_infinite_rect, cookie);
 		fz_close_device(ctx, &w->super);
 		if (cookie && cookie->abort)

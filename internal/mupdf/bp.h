@@ -23,6 +23,7 @@ enum {
 	BP_ERROR = 1,
 	BP_NEEDS_PASSWORD = 2,
 	BP_ABORTED = 3,
+	BP_LIMIT = 4, // the render's allowance of tile cells was spent
 };
 
 // Record kinds of the walk stream. Every record is a header word (kind),
@@ -81,7 +82,7 @@ int bp_open(const unsigned char *data, size_t len, size_t store, bp_doc **out, c
 void bp_close(bp_doc *d);
 int bp_count_pages(bp_doc *d, int *n, char *err, int errlen);
 int bp_page_bounds(bp_doc *d, int page, float rect[4], char *err, int errlen);
-int bp_load_list(bp_doc *d, int page, fz_display_list **list, float rect[4], char *err, int errlen);
+int bp_load_list(bp_doc *d, int page, fz_display_list **list, float rect[4], fz_cookie *cookie, char *err, int errlen);
 void bp_drop_list(bp_doc *d, fz_display_list *list);
 
 fz_cookie *bp_new_cookie(void);
@@ -93,7 +94,8 @@ void bp_free_cookie(fz_cookie *c);
 fz_context *bp_clone(bp_doc *d);
 void bp_drop_clone(fz_context *ctx);
 
-int bp_render_list(fz_context *ctx, fz_display_list *list, float scale, int w, int h, unsigned char *dst, fz_cookie *cookie, char *err, int errlen);
+int bp_render_list(fz_context *ctx, fz_display_list *list, float scale, int w, int h, unsigned char *dst, int64_t max_cells, fz_cookie *cookie, char *err, int errlen);
+double bp_tile_cells(fz_rect area, fz_rect box, float xstep, float ystep, fz_matrix ctm);
 int bp_render_page_direct(bp_doc *d, int page, float scale, int w, int h, unsigned char *dst, char *err, int errlen);
 int bp_walk_page(bp_doc *d, int page, uintptr_t handle, float rect[4], fz_cookie *cookie, char *err, int errlen);
 int bp_walk_list(fz_context *ctx, fz_display_list *list, uintptr_t handle, fz_cookie *cookie, char *err, int errlen);

@@ -27,6 +27,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"blueprint/internal/drawing"
+
 	// go-fitz links MuPDF's static libraries (libmupdf, libmupdfthird)
 	// that bp.c calls.
 	_ "github.com/gen2brain/go-fitz"
@@ -118,16 +120,38 @@ func rectOf(r [4]C.float) Rect {
 
 // List interprets page i's content (not its annotations) into a display
 // list. Close the list before the document.
-func (d *Document) List(i int) (*List, error) {
+func (d *Document) List(i int) (*List, error) { return d.ListContext(context.Background(), i) }
+
+// ListContext is List stopped by ctx: cancelling it aborts MuPDF's
+// interpretation of the page (its cookie) with ctx's error.
+func (d *Document) ListContext(ctx context.Context, i int) (*List, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("mupdf: page %d: %w", i, err)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.check(i); err != nil {
 		return nil, err
 	}
+	cookie := C.bp_new_cookie()
+	if cookie == nil {
+		return nil, fmt.Errorf("mupdf: page %d: out of memory", i)
+	}
+	defer C.bp_free_cookie(cookie)
+	stop := abortOnDone(ctx, cookie)
 	var l *C.fz_display_list
 	var r [4]C.float
 	var msg [errLen]C.char
-	if rc := C.bp_load_list(d.d, C.int(i), &l, &r[0], &msg[0], errLen); rc != C.BP_OK {
+	rc := C.bp_load_list(d.d, C.int(i), &l, &r[0], cookie, &msg[0], errLen)
+	stop()
+	switch rc {
+	case C.BP_OK:
+	case C.BP_ABORTED:
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("mupdf: page %d: %w", i, err)
+		}
+		fallthrough
+	default:
 		return nil, fmt.Errorf("mupdf: page %d: %s", i, C.GoString(&msg[0]))
 	}
 	d.lists.Add(1)
@@ -188,21 +212,38 @@ type List struct {
 	busy   sync.WaitGroup     // renders and walks in flight
 	once   sync.Once
 	Bounds Rect // the page box in points (CropBox, /Rotate applied)
+	// MaxTileCells bounds the tiling pattern cells a Render paints (0: no
+	// bound). MuPDF's draw device paints a pattern by copying its cell
+	// once per cell of the area it fills, in a loop that no cookie stops;
+	// the cells of each pattern are counted before they are painted, and
+	// past the bound the render stops with a *drawing.LimitError
+	// (drawing.LimitOps, Max MaxTileCells).
+	MaxTileCells int64
 }
 
 // Render draws the page into dst at scale pixels per point (200/72 for
 // 200 DPI), over opaque white: the pixels of `mutool draw -r 200`. dst's
 // size is the raster's (the page box's top-left part when smaller).
-// Cancelling ctx stops the render with ctx's error.
+// Cancelling ctx stops the render with ctx's error: the cookie is looked
+// at before every drawing call, those of Type 3 glyph procedures
+// included. The tiling pattern cells it paints are bounded by
+// MaxTileCells.
 func (l *List) Render(ctx context.Context, scale float64, dst *image.RGBA) error {
 	w, h, p, err := pixels(dst)
 	if err != nil {
 		return err
 	}
-	return l.run(ctx, "render", func(c *C.fz_context, list *C.fz_display_list, cookie *C.fz_cookie, msg *C.char) C.int {
-		return C.bp_render_list(c, list, C.float(scale), w, h, p, cookie, msg, errLen)
+	err = l.run(ctx, "render", func(c *C.fz_context, list *C.fz_display_list, cookie *C.fz_cookie, msg *C.char) C.int {
+		return C.bp_render_list(c, list, C.float(scale), w, h, p, C.int64_t(l.MaxTileCells), cookie, msg, errLen)
 	})
+	if errors.Is(err, errTileLimit) {
+		return fmt.Errorf("mupdf: render: %w", &drawing.LimitError{Limit: drawing.LimitOps, Max: l.MaxTileCells})
+	}
+	return err
 }
+
+// errTileLimit is run's error for BP_LIMIT.
+var errTileLimit = errors.New("tiling patterns paint more cells than the render allows")
 
 // Close releases the list once the renders and walks in flight return;
 // later ones fail. Calling it twice is harmless.
@@ -252,6 +293,8 @@ func (l *List) run(ctx context.Context, what string, call func(*C.fz_context, *C
 	switch rc {
 	case C.BP_OK:
 		return nil
+	case C.BP_LIMIT:
+		return errTileLimit
 	case C.BP_ABORTED:
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("mupdf: %s: %w", what, err)

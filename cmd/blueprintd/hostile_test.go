@@ -25,7 +25,7 @@ func startHostile(e *testEnv, name string, data []byte) (string, response) {
 
 // TestHostileDrawingsRefusedAtStart: the two files of issue 34 (form
 // XObjects nested five deep, ten uses each; one content stream shared by
-// sixty pages) are refused at start with 422 naming the reason, the job
+// sixty pages) and the tiling pattern page of issue 47 are refused at start with 422 naming the reason, the job
 // still waits for a better upload, and the server keeps answering.
 func TestHostileDrawingsRefusedAtStart(t *testing.T) {
 	e := startEnv(t, t.TempDir(), options{})
@@ -36,6 +36,8 @@ func TestHostileDrawingsRefusedAtStart(t *testing.T) {
 	}{
 		{"nested-forms.pdf", documenttest.NestedFormsPDF(6, 10, false), document.ReasonDecompressionBomb},
 		{"shared-stream.pdf", documenttest.SharedContentPDF(60, 4), document.ReasonDecompressionBomb},
+		// issue 47: 713 bytes, an A1 page of 0.01 pt pattern cells
+		{"pattern.pdf", documenttest.TilingPatternPDF(1684, 2384, 0.01), document.ReasonDrawingTooComplex},
 	} {
 		id, r := startHostile(e, tc.name, tc.data)
 		if r.Status != 422 {
@@ -76,4 +78,34 @@ func TestJobTimeoutFailsJob(t *testing.T) {
 	if got["status"] != "failed" || !strings.Contains(msg, "longer than the service's limit of 1ms per job") {
 		t.Fatalf("job %v with message %q, want failed saying the time limit", got["status"], msg)
 	}
+}
+
+// TestJobTimeoutStopsPatternJob: a job whose pages pass the start check
+// but render for long (40 A1 pages of 1 pt tiling pattern cells, 4
+// million a page, just inside the operation limit) fails once
+// BLUEPRINT_JOB_TIMEOUT passes, within 30 s of it (issue 47): the timeout
+// aborts MuPDF itself through its cookie.
+func TestJobTimeoutStopsPatternJob(t *testing.T) {
+	const timeout = 3 * time.Second
+	e := startEnv(t, t.TempDir(), options{}, func(c *config.Config) { c.JobTimeout = timeout })
+	data := documenttest.TilingPatternPages(1684, 2384, 1, 40)
+	created := e.initJob(apitest.KeyA, map[string]any{"file_name": "patterns.pdf", "mime_type": "application/pdf", "size": len(data)})
+	id := created["job_id"].(string)
+	if r := e.upload(created, data, "application/pdf"); r.Status != 200 {
+		t.Fatalf("PUT: %d %s", r.Status, r.Body)
+	}
+	if r := e.do("POST", "/v1/jobs/"+id+"/start", apitest.KeyA, nil, nil); r.Status != 202 {
+		t.Fatalf("start: %d %s", r.Status, r.Body)
+	}
+	started := time.Now()
+	got := e.waitStatus(apitest.KeyA, id, "done", "failed")
+	took := time.Since(started)
+	msg, _ := got["error"].(map[string]any)["message"].(string)
+	if got["status"] != "failed" || !strings.Contains(msg, "longer than the service's limit of 3s per job") {
+		t.Fatalf("job %v with message %q after %v, want failed saying the time limit", got["status"], msg, took)
+	}
+	if took > timeout+30*time.Second {
+		t.Errorf("the job ended %v after its start, %v past its timeout of %v", took, took-timeout, timeout)
+	}
+	t.Logf("the job failed %v after start, %v past its %v timeout", took.Round(time.Millisecond), (took - timeout).Round(time.Millisecond), timeout)
 }

@@ -91,3 +91,35 @@ func TestContentCostRealData(t *testing.T) {
 		}
 	}
 }
+
+// TestContentCostChargesPatternCells: the 713-byte page of issue 47 (an A1
+// page filled with a 0.01 pt tiling pattern, 4 × 10^10 cells) is refused
+// at start as drawing_too_complex, its operations counted cell by cell;
+// the same page with 1 pt cells (4 million) and a pattern used in a small
+// clip pass.
+func TestContentCostChargesPatternCells(t *testing.T) {
+	ctx := context.Background()
+	lim := DefaultLimits()
+	bomb := documenttest.TilingPatternPDF(1684, 2384, 0.01)
+	if len(bomb) != 713 {
+		t.Errorf("the pattern page is %d bytes, want issue 47's 713", len(bomb))
+	}
+	start := time.Now()
+	_, err := Validate(ctx, bomb, MimePDF, lim)
+	var inv *InvalidError
+	if !errors.As(err, &inv) || inv.Reason != ReasonDrawingTooComplex || inv.Details["page_index"] != 0 ||
+		inv.Details["max_operations"] != lim.Drawing.MaxOps || inv.Details["operations_at_least"].(int64) <= lim.Drawing.MaxOps {
+		t.Fatalf("0.01 pt cells: %v (details %v), want drawing_too_complex with page_index, operations_at_least and max_operations", err, inv)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("refusing it took %v", el)
+	}
+	for _, data := range [][]byte{
+		documenttest.TilingPatternPDF(1684, 2384, 1),
+		documenttest.FormPDF(300, 200, "0 0 m 1 1 l S", "", "1 0 0 1 0 0", ""),
+	} {
+		if _, err := Validate(ctx, data, MimePDF, lim); err != nil {
+			t.Errorf("refused: %v", err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"blueprint/internal/document/documenttest"
 )
@@ -126,4 +127,38 @@ func formGraphPDF(graph []byte) []byte {
 	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
 	b.Set(page, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 300 200] /Resources << /XObject << %s>> >> /Contents %d 0 R >>", pages, names.String(), contents))
 	return b.Bytes(catalog, "")
+}
+
+// FuzzTilingPattern: a page painted with tiling pattern /P (the fuzzer's
+// steps, matrix scale, cell content and page content; the pattern may
+// paint itself or a nested pattern /Q) is accepted and read within the
+// drawing limits, or refused with a reason, and in a bounded time: the
+// cells a pattern paints are charged at the start check, in the walk and
+// in the render (issue 47).
+func FuzzTilingPattern(f *testing.F) {
+	fill := "/Pattern cs /P scn 0 0 300 200 re f"
+	f.Add(0.01, 0.01, 1.0, []byte("0 0 0.005 0.005 re f"), []byte(fill))
+	f.Add(10.0, 10.0, 1.0, []byte("0 0 m 5 5 l S"), []byte(fill))
+	f.Add(1.0, 1.0, 0.001, []byte("0 0 1 1 re f"), []byte("q 0 0 20 20 re W n "+fill+" Q"))
+	f.Add(5.0, 5.0, 1.0, []byte("/Pattern cs /Q scn 0 0 5 5 re f"), []byte(fill))
+	f.Add(2.0, 3.0, 1.0, []byte("/Pattern cs /P scn 0 0 2 3 re f"), []byte("/Pattern CS /P SCN 10 w 0 0 m 300 200 l S"))
+	f.Add(1e-7, 0.0, -1.0, []byte("BT /F1 1 Tf (x) Tj ET"), []byte("BT /Pattern cs /P scn /F1 400 Tf 0 0 Td (ab) Tj ET"))
+	f.Fuzz(func(t *testing.T, xstep, ystep, scale float64, cell, page []byte) {
+		var b documenttest.Builder
+		catalog, pages, pg, pat, inner := b.Reserve(), b.Reserve(), b.Reserve(), b.Reserve(), b.Reserve()
+		font := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+		res := fmt.Sprintf("/Resources << /Pattern << /P %d 0 R /Q %d 0 R >> /Font << /F1 %d 0 R >> >>", pat, inner, font)
+		b.Set(pat, documenttest.Stream(fmt.Sprintf("/PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 %g %g] /XStep %g /YStep %g /Matrix [%g 0 0 %g 0 0] %s",
+			xstep, ystep, xstep, ystep, scale, scale, res), cell, false))
+		b.Set(inner, documenttest.Stream("/PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 0.5 0.5] /XStep 0.5 /YStep 0.5", []byte("0 0 0.2 0.2 re f"), false))
+		contents := b.Add(documenttest.Stream("", page, false))
+		b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+		b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
+		b.Set(pg, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 300 200] %s /Contents %d 0 R >>", pages, res, contents))
+		start := time.Now()
+		readDrawing(t, b.Bytes(catalog, ""))
+		if el := time.Since(start); el > 20*time.Second {
+			t.Fatalf("reading the page took %v", el)
+		}
+	})
 }

@@ -79,3 +79,20 @@ func TilingPatternPDF(w, h, cell float64) []byte {
 	b.Set(page, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] /Resources << /Pattern << /P %d 0 R >> >> /Contents %d 0 R >>", pages, w, h, pattern, contents))
 	return b.Bytes(catalog, "")
 }
+
+// TilingPatternPages writes pages pages of w × h points, each filled as
+// TilingPatternPDF fills its page, with one pattern object shared by all.
+func TilingPatternPages(w, h, cell float64, pages int) []byte {
+	var b Builder
+	catalog, root := b.Reserve(), b.Reserve()
+	contents := b.Add(Stream("", []byte(fmt.Sprintf("/Pattern cs /P scn 0 0 %g %g re f", w, h)), false))
+	pattern := b.Add(Stream(fmt.Sprintf("/Type /Pattern /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 %g %g] /XStep %g /YStep %g /Resources << >>", cell, cell, cell, cell),
+		[]byte(fmt.Sprintf("0 0 %g %g re f", cell/2, cell/2)), false))
+	kids := make([]string, pages)
+	for i := range kids {
+		kids[i] = fmt.Sprintf("%d 0 R", b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] /Resources << /Pattern << /P %d 0 R >> >> /Contents %d 0 R >>", root, w, h, pattern, contents)))
+	}
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", root))
+	b.Set(root, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), pages))
+	return b.Bytes(catalog, "")
+}

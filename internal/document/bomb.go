@@ -55,28 +55,52 @@ func decompressionLimit(n int, lim Limits) int64 {
 // file or in an inflated object stream, that gives no usable page size
 // (MuPDF silently puts a Letter page in its place).
 func scanStreams(ctx context.Context, data []byte, lim Limits) (damage *InvalidError, err error) {
+	r, err := scanStreamsDetail(ctx, data, lim)
+	if err != nil {
+		return nil, err
+	}
+	if r.stream != nil {
+		return r.stream, nil
+	}
+	return r.box, nil
+}
+
+// streamScan is what scanStreams found, apart: the first damaged stream,
+// the first unusable page box, and the bytes charged.
+type streamScan struct {
+	stream, box *InvalidError
+	used        int64
+}
+
+// scanStreamsDetail is scanStreams with its findings apart: an encrypted
+// file's streams do not inflate, so its stream damage is not damage
+// (validatePDF).
+func scanStreamsDetail(ctx context.Context, data []byte, lim Limits) (res streamScan, err error) {
 	budget := &inflateBudget{limit: decompressionLimit(len(data), lim)}
 	budget.inline.budget = budget
 	// Inline images of uncompressed content streams lie in the file as is.
 	_, err = budget.inline.scan(data, true)
 	if errors.Is(err, errOverBudget) {
-		return nil, bombError(budget, lim)
+		return streamScan{}, bombError(budget, lim)
 	}
 	budget.boxes.scan(data, true)
+	var damage *InvalidError
 	defer func() {
-		if damage == nil && err == nil && budget.boxes.bad != "" {
-			damage = damaged(DamagePageSize, "a page box of the PDF gives no usable page size (%s): the page would be read as a blank Letter page; export the drawing again with its real page size", budget.boxes.bad)
+		if err == nil && budget.boxes.bad != "" {
+			res.box = damaged(DamagePageSize, "a page box of the PDF gives no usable page size (%s): the page would be read as a blank Letter page; export the drawing again with its real page size", budget.boxes.bad)
 		}
+		res.stream = damage
+		res.used = budget.used
 	}()
 	keyword := []byte("stream")
 	prev := 0 // end of the previous keyword: dictionaries never overlap
 	for pos := 0; ; {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("scan pdf streams: %w", err)
+			return streamScan{}, fmt.Errorf("scan pdf streams: %w", err)
 		}
 		i := bytes.Index(data[pos:], keyword)
 		if i < 0 {
-			return damage, nil
+			return res, nil
 		}
 		kw := pos + i
 		start := kw + len(keyword)
@@ -109,7 +133,7 @@ func scanStreams(ctx context.Context, data []byte, lim Limits) (damage *InvalidE
 			}
 		}
 		if errors.Is(err, errOverBudget) {
-			return nil, bombError(budget, lim)
+			return streamScan{}, bombError(budget, lim)
 		}
 		if damage == nil && flateFirst.Match(dict) && !bytes.HasPrefix(bytes.TrimLeft(data[start:min(len(data), start+16)], "\r\n"), []byte("endstream")) {
 			switch {

@@ -659,3 +659,52 @@ func TestScanPages(t *testing.T) {
 		doc.Close()
 	}
 }
+
+// TestOwnerPasswordOnlyPDFsOpen: PDFs encrypted with an owner password
+// only (RC4 128-bit, AES-256) open without a password, as in any viewer:
+// the start check accepts them (their encrypted streams do not inflate,
+// which is no damage), and the page renders and reads its drawing,
+// decrypted. One with a user password is still refused as encrypted, and
+// an encrypted content stream that inflates past the limit is a
+// decompression bomb (issue 47).
+func TestOwnerPasswordOnlyPDFsOpen(t *testing.T) {
+	ctx := context.Background()
+	lim := DefaultLimits()
+	for _, enc := range []struct {
+		name string
+		e    documenttest.Encryption
+	}{{"RC4", documenttest.RC4}, {"AES-256", documenttest.AES256}} {
+		data := documenttest.EncryptedPDF(enc.e, "", "owner secret")
+		if _, err := Validate(ctx, data, MimePDF, lim); err != nil {
+			t.Fatalf("%s, owner password only: refused: %v", enc.name, err)
+		}
+		doc, err := Open(ctx, data, MimePDF, lim)
+		if err != nil {
+			t.Fatalf("%s: open: %v", enc.name, err)
+		}
+		p, err := doc.Page(ctx, 0)
+		if err != nil {
+			t.Fatalf("%s: page: %v", enc.name, err)
+		}
+		pg, err := p.PDF.Drawing(ctx)
+		if err != nil || len(pg.Segments) == 0 {
+			t.Errorf("%s: the decrypted page draws %v segments (%v), want its line and square", enc.name, pg, err)
+		}
+		if c := p.Raster.At(30*200/72, (200-30)*200/72); c != (color.RGBA{0, 0, 0, 255}) {
+			t.Errorf("%s: the square's middle renders %v, want black", enc.name, c)
+		}
+		doc.Close()
+
+		_, err = Validate(ctx, documenttest.EncryptedPDF(enc.e, "user", "owner secret"), MimePDF, lim)
+		var inv *InvalidError
+		if !errors.As(err, &inv) || inv.Reason != ReasonEncrypted {
+			t.Errorf("%s with a user password: %v, want encrypted", enc.name, err)
+		}
+
+		bomb := documenttest.EncryptedContentPDF(enc.e, "", "owner", bytes.Repeat([]byte(" "), 64<<20))
+		_, err = Validate(ctx, bomb, MimePDF, lim)
+		if !errors.As(err, &inv) || inv.Reason != ReasonDecompressionBomb {
+			t.Errorf("%s, a %d-byte file of 64 MiB encrypted content: %v, want decompression_bomb", enc.name, len(bomb), err)
+		}
+	}
+}

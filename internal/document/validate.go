@@ -81,9 +81,26 @@ func validatePDF(ctx context.Context, data []byte, lim Limits) (Info, error) {
 			return Info{}, err
 		}
 	}
-	damage, err := scanStreams(ctx, data, lim)
+	scan, err := scanStreamsDetail(ctx, data, lim)
 	if err != nil {
 		return Info{}, err
+	}
+	damage := scan.stream
+	if damage != nil || scan.box != nil {
+		// A file encrypted with an owner password only opens without one
+		// (MuPDF tries the empty user password), but its streams are
+		// encrypted: they do not inflate here, which is no damage, and
+		// MuPDF decrypts and counts them instead.
+		enc, err := checkEncrypted(data, scan.used, lim)
+		if err != nil {
+			return Info{}, err
+		}
+		if enc {
+			damage = nil
+		}
+	}
+	if damage == nil {
+		damage = scan.box
 	}
 	n, err := checkPDFPages(ctx, data, damage, lim)
 	if err != nil {
@@ -95,6 +112,35 @@ func validatePDF(ctx context.Context, data []byte, lim Limits) (Info, error) {
 		return Info{}, err
 	}
 	return Info{Pages: n}, nil
+}
+
+// checkEncrypted reports whether the PDF is encrypted (with an owner
+// password only: one that needs a password is refused as encrypted, one
+// that does not open as corrupt), and for an encrypted one decodes its
+// streams with MuPDF, decrypted, against what is left of the
+// decompression limit after used bytes (images are charged their decoded
+// size from their dictionaries, which are not encrypted).
+func checkEncrypted(data []byte, used int64, lim Limits) (bool, error) {
+	doc, err := openMuPDF(data)
+	if err != nil {
+		return false, err
+	}
+	defer doc.Close()
+	if !doc.Encrypted() {
+		return false, nil
+	}
+	limit := decompressionLimit(len(data), lim)
+	n, err := doc.StreamBytes(limit - used)
+	if err != nil {
+		return false, invalid(ReasonCorrupt, nil, "the PDF's streams cannot be read: %v", err)
+	}
+	if used+n > limit {
+		return false, invalid(ReasonDecompressionBomb,
+			map[string]any{"max_decompressed_bytes": limit},
+			"the file's compressed streams and images decompress to more than %d bytes (the limit is %g times the file size and at most %d bytes); it looks like a decompression bomb",
+			limit, lim.MaxDecompressionRatio, lim.MaxDecompressedBytes)
+	}
+	return true, nil
 }
 
 // checkPDFPages opens the PDF with go-fitz and checks it opens, then the

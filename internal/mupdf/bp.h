@@ -77,6 +77,8 @@ typedef struct {
 } bp_cost;
 
 int bp_document_cost(bp_doc *d, bp_cost_limits lim, bp_cost *out, char *err, int errlen);
+int bp_is_encrypted(bp_doc *d);
+int bp_stream_bytes(bp_doc *d, int64_t limit, int64_t *out, char *err, int errlen);
 
 int bp_open(const unsigned char *data, size_t len, size_t store, bp_doc **out, char *err, int errlen);
 void bp_close(bp_doc *d);

@@ -624,3 +624,72 @@ int bp_document_cost(bp_doc *d, bp_cost_limits lim, bp_cost *out, char *err, int
 		rc = bp_caught(ctx, err, errlen);
 	return rc;
 }
+
+int pdf_xref_len(fz_context *ctx, pdf_document *doc);
+int pdf_obj_num_is_stream(fz_context *ctx, pdf_document *doc, int num);
+pdf_obj *pdf_load_object(fz_context *ctx, pdf_document *doc, int num);
+void pdf_drop_obj(fz_context *ctx, pdf_obj *obj);
+fz_stream *pdf_open_stream_number(fz_context *ctx, pdf_document *doc, int num);
+
+int bp_is_encrypted(bp_doc *d)
+{
+	fz_context *ctx = d->ctx;
+	char buf[64] = "";
+	int enc = 0;
+	fz_try(ctx) {
+		if (fz_lookup_metadata(ctx, d->doc, FZ_META_ENCRYPTION, buf, sizeof buf) > 0)
+			enc = strcmp(buf, "None") != 0;
+	}
+	fz_catch(ctx)
+		fz_report_error(ctx);
+	return enc;
+}
+
+// bp_stream_bytes decodes (decrypting) every stream of the document but
+// image XObjects and counts the bytes, stopping past limit: the
+// decompression check of a file whose streams are encrypted, which the
+// check on the raw bytes cannot inflate. A stream that fails to decode
+// counts what it gave.
+int bp_stream_bytes(bp_doc *d, int64_t limit, int64_t *out, char *err, int errlen)
+{
+	fz_context *ctx = d->ctx;
+	int rc = BP_OK;
+	*out = 0;
+	fz_try(ctx) {
+		pdf_document *pdf = pdf_specifics(ctx, d->doc);
+		if (!pdf)
+			fz_throw(ctx, FZ_ERROR_ARGUMENT, "not a PDF");
+		int n = pdf_xref_len(ctx, pdf);
+		for (int num = 1; num < n && *out <= limit; num++) {
+			int image = 0;
+			fz_stream *s = NULL;
+			pdf_obj *obj = NULL;
+			fz_var(s);
+			fz_var(obj);
+			fz_try(ctx) {
+				if (pdf_obj_num_is_stream(ctx, pdf, num)) {
+					obj = pdf_load_object(ctx, pdf, num);
+					image = strcmp(pdf_to_name(ctx, pdf_dict_gets(ctx, obj, "Subtype")), "Image") == 0;
+					if (!image) {
+						s = pdf_open_stream_number(ctx, pdf, num);
+						while (*out <= limit) {
+							size_t k = fz_skip(ctx, s, 1 << 16);
+							if (k == 0)
+								break;
+							*out = sat_add(*out, (int64_t)k);
+						}
+					}
+				}
+			}
+			fz_always(ctx) {
+				fz_drop_stream(ctx, s);
+				pdf_drop_obj(ctx, obj);
+			}
+			fz_catch(ctx)
+				fz_report_error(ctx); // damaged: what it gave counts
+		}
+	}
+	fz_catch(ctx)
+		rc = bp_caught(ctx, err, errlen);
+	return rc;
+}

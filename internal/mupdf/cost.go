@@ -73,3 +73,30 @@ func orMax(n int64) int64 {
 	}
 	return n
 }
+
+// Encrypted reports whether the document is encrypted: one that opened
+// without ErrNeedsPassword is encrypted with an owner password only, and
+// MuPDF decrypts it with the empty user password.
+func (d *Document) Encrypted() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return !d.closed && C.bp_is_encrypted(d.d) != 0
+}
+
+// StreamBytes decodes every stream of the document but image XObjects,
+// decrypting them, and returns the bytes they give, stopping once past
+// limit: the decompression check of an encrypted file, whose raw streams
+// do not inflate. A damaged stream counts what it gave.
+func (d *Document) StreamBytes(limit int64) (int64, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return 0, fmt.Errorf("mupdf: stream bytes: document is closed")
+	}
+	var n C.int64_t
+	var msg [errLen]C.char
+	if rc := C.bp_stream_bytes(d.d, C.int64_t(limit), &n, &msg[0], errLen); rc != C.BP_OK {
+		return 0, fmt.Errorf("mupdf: stream bytes: %s", C.GoString(&msg[0]))
+	}
+	return int64(n), nil
+}

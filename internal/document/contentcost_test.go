@@ -123,3 +123,31 @@ func TestContentCostChargesPatternCells(t *testing.T) {
 		}
 	}
 }
+
+// TestPatternPageFailsAtProcessing: were issue 47's page to reach
+// processing (a start check of other limits), both reads of it stop with
+// drawing_too_complex in a bounded time: the walk charges every cell, the
+// render counts the cells before painting them.
+func TestPatternPageFailsAtProcessing(t *testing.T) {
+	ctx := context.Background()
+	data := documenttest.TilingPatternPDF(1684, 2384, 0.01)
+	doc, err := Open(ctx, data, MimePDF, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	start := time.Now()
+	_, err = doc.Drawing(ctx, 0)
+	var inv *InvalidError
+	if !errors.As(err, &inv) || inv.Reason != ReasonDrawingTooComplex {
+		t.Errorf("drawing: %v, want drawing_too_complex", err)
+	}
+	_, err = doc.Page(ctx, 0)
+	if !errors.As(err, &inv) || inv.Reason != ReasonDrawingTooComplex {
+		t.Errorf("page: %v, want drawing_too_complex", err)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("both reads took %v", el)
+	}
+	t.Logf("walk and render refused it in %v", time.Since(start))
+}

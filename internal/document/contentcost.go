@@ -29,7 +29,10 @@ func checkContentCost(ctx context.Context, data []byte, lim Limits) error {
 	defer doc.Close()
 	cl := mupdfCostLimits(len(data), lim)
 	maxBytes := cl.MaxBytes
-	c, err := doc.Cost(cl)
+	c, err := doc.Cost(ctx, cl)
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("check content cost: %w", ctx.Err())
+	}
 	if err != nil {
 		return invalid(ReasonCorrupt, nil, "the PDF's page content cannot be read: %v", err)
 	}

@@ -79,7 +79,7 @@ func TestContentCostRealData(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		c, err := doc.Cost(mupdfCostLimits(len(data), DefaultLimits()))
+		c, err := doc.Cost(context.Background(), mupdfCostLimits(len(data), DefaultLimits()))
 		doc.Close()
 		if err != nil {
 			t.Fatal(err)

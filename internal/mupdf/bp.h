@@ -76,7 +76,7 @@ typedef struct {
 	int ops_page;   // the page with the most operations, or where a limit was passed
 } bp_cost;
 
-int bp_document_cost(bp_doc *d, bp_cost_limits lim, bp_cost *out, char *err, int errlen);
+int bp_document_cost(bp_doc *d, bp_cost_limits lim, fz_cookie *cookie, bp_cost *out, char *err, int errlen);
 int bp_is_encrypted(bp_doc *d);
 int bp_stream_bytes(bp_doc *d, int64_t limit, int64_t *out, char *err, int errlen);
 

@@ -54,9 +54,11 @@ typedef struct {
 typedef struct {
 	fz_context *ctx;
 	bp_cost_limits lim;
+	fz_cookie *cookie; // abort: stop with FZ_ERROR_ABORT
 	bp_memo *memo;
 	int nmemo, capmemo;
 	int over; // a limit was passed: unwind
+	unsigned ticks; // operators read since the cookie was last looked at
 } bp_coster;
 
 static int64_t sat_add(int64_t a, int64_t b)
@@ -470,6 +472,11 @@ static void stream_cost(bp_coster *c, pdf_obj *stm, pdf_obj *res, fz_rect clip, 
 					st->nums[st->nnum++] = isfinite(v) ? v : 0;
 					continue;
 				}
+				if (++c->ticks >= 4096) {
+					c->ticks = 0;
+					if (c->cookie && c->cookie->abort)
+						fz_throw(ctx, FZ_ERROR_ABORT, "cost aborted");
+				}
 				bp_gs *g = &st->gs[st->gtop];
 				const double *a = st->nums + st->nnum - 6; // the last six operands
 				int have = st->nnum;
@@ -569,10 +576,10 @@ static pdf_obj *page_inherited(fz_context *ctx, pdf_obj *page, const char *key)
 	return NULL;
 }
 
-int bp_document_cost(bp_doc *d, bp_cost_limits lim, bp_cost *out, char *err, int errlen)
+int bp_document_cost(bp_doc *d, bp_cost_limits lim, fz_cookie *cookie, bp_cost *out, char *err, int errlen)
 {
 	fz_context *ctx = d->ctx;
-	bp_coster c = {ctx, lim, NULL, 0, 0, 0};
+	bp_coster c = {ctx, lim, cookie, NULL, 0, 0, 0, 0};
 	int rc = BP_OK;
 	memset(out, 0, sizeof *out);
 	out->worst_page = -1;

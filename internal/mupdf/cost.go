@@ -6,6 +6,7 @@ package mupdf
 import "C"
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -47,8 +48,12 @@ type Cost struct {
 // Type 3 fonts they show (each once per resources it runs with), following
 // only the operators that count: Do, painting and clipping, the transform
 // (q, Q, cm) and path points that give a painted box, colours and
-// patterns, fonts and text. It stops once lim is passed.
-func (d *Document) Cost(lim CostLimits) (Cost, error) {
+// patterns, fonts and text. It stops once lim is passed, and with ctx's
+// error once ctx is done.
+func (d *Document) Cost(ctx context.Context, lim CostLimits) (Cost, error) {
+	if err := ctx.Err(); err != nil {
+		return Cost{}, fmt.Errorf("mupdf: cost: %w", err)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -58,9 +63,20 @@ func (d *Document) Cost(lim CostLimits) (Cost, error) {
 	if lim.MaxDepth <= 0 {
 		cl.max_depth = math.MaxInt32
 	}
+	cookie := C.bp_new_cookie()
+	if cookie == nil {
+		return Cost{}, fmt.Errorf("mupdf: cost: out of memory")
+	}
+	defer C.bp_free_cookie(cookie)
+	stop := abortOnDone(ctx, cookie)
 	var out C.bp_cost
 	var msg [errLen]C.char
-	if rc := C.bp_document_cost(d.d, cl, &out, &msg[0], errLen); rc != C.BP_OK {
+	rc := C.bp_document_cost(d.d, cl, cookie, &out, &msg[0], errLen)
+	stop()
+	if rc == C.BP_ABORTED && ctx.Err() != nil {
+		return Cost{}, fmt.Errorf("mupdf: cost: %w", ctx.Err())
+	}
+	if rc != C.BP_OK {
 		return Cost{}, fmt.Errorf("mupdf: cost: %s", C.GoString(&msg[0]))
 	}
 	return Cost{Bytes: int64(out.bytes), Uses: int64(out.uses), Depth: int(out.depth), WorstPage: int(out.worst_page), Stopped: out.stopped != 0,

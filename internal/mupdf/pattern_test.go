@@ -73,8 +73,8 @@ func TestTilingPatternRenderBounded(t *testing.T) {
 	}
 }
 
-// TestCancelledContextStopsMuPDF: interpreting, rendering and walking a
-// page with a context already done, or done while MuPDF runs, return
+// TestCancelledContextStopsMuPDF: costing, interpreting, rendering and
+// walking a page with a context already done, or done while MuPDF runs, return
 // within a short bound with the context's error.
 func TestCancelledContextStopsMuPDF(t *testing.T) {
 	pdf := documenttest.ClipHeavyPDF(documenttest.A1, 400, 1)
@@ -87,6 +87,9 @@ func TestCancelledContextStopsMuPDF(t *testing.T) {
 	cancel()
 	if _, err := d.ListContext(done, 0); !errors.Is(err, context.Canceled) {
 		t.Fatalf("list with a cancelled context: %v", err)
+	}
+	if _, err := d.Cost(done, CostLimits{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cost with a cancelled context: %v", err)
 	}
 	l, err := d.List(0)
 	if err != nil {
@@ -102,6 +105,10 @@ func TestCancelledContextStopsMuPDF(t *testing.T) {
 		{"render", func(ctx context.Context) error { return l.Render(ctx, pxPerPt, dst) }},
 		{"walk", func(ctx context.Context) error {
 			return l.Walk(ctx, drawing.NewBuilder(r.X1-r.X0, r.Y1-r.Y0, pxPerPt))
+		}},
+		{"cost", func(ctx context.Context) error {
+			_, err := d.Cost(ctx, CostLimits{})
+			return err
 		}},
 		{"list", func(ctx context.Context) error {
 			l, err := d.ListContext(ctx, 0)

@@ -3,8 +3,10 @@ package document
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,4 +152,41 @@ func TestPatternPageFailsAtProcessing(t *testing.T) {
 		t.Errorf("both reads took %v", el)
 	}
 	t.Logf("walk and render refused it in %v", time.Since(start))
+}
+
+// TestContentCostChargesSoftMasks: a soft mask is run again for every
+// object painted under it, so the start check charges its operations at
+// each: 200 lines under a mask of 100 lines ask for 20 000 operations.
+func TestContentCostChargesSoftMasks(t *testing.T) {
+	var b documenttest.Builder
+	catalog, pages, page, mask := b.Reserve(), b.Reserve(), b.Reserve(), b.Reserve()
+	b.Set(mask, documenttest.Stream("/Type /XObject /Subtype /Form /BBox [0 0 300 200] /Group << /S /Transparency /CS /DeviceGray >>",
+		[]byte(strings.Repeat("1 g 0 0 m 300 200 l S\n", 100)), false))
+	gs := b.Add(fmt.Sprintf("<< /Type /ExtGState /SMask << /Type /Mask /S /Luminosity /G %d 0 R >> >>", mask))
+	contents := b.Add(documenttest.Stream("", []byte("/GS1 gs "+strings.Repeat("0 0 m 10 10 l S\n", 200)), false))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	b.Set(page, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 300 200] /Resources << /ExtGState << /GS1 %d 0 R >> >> /Contents %d 0 R >>", pages, gs, contents))
+	data := b.Bytes(catalog, "")
+	lim := DefaultLimits()
+	lim.Drawing.MaxOps = 15_000
+	_, err := Validate(context.Background(), data, MimePDF, lim)
+	var inv *InvalidError
+	if !errors.As(err, &inv) || inv.Reason != ReasonDrawingTooComplex || inv.Details["operations_at_least"].(int64) < 15_000 {
+		t.Fatalf("%v, want drawing_too_complex past 15 000 operations", err)
+	}
+	lim.Drawing.MaxOps = 25_000
+	if _, err := Validate(context.Background(), data, MimePDF, lim); err != nil {
+		t.Fatalf("within 25 000 operations: %v", err)
+	}
+	// The walk counts it the same way: the page passes 15 000 there too.
+	lim.Drawing.MaxOps = 15_000
+	doc, err := Open(context.Background(), data, MimePDF, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	if _, err := doc.Drawing(context.Background(), 0); !errors.As(err, &inv) || inv.Reason != ReasonDrawingTooComplex {
+		t.Errorf("walk: %v, want drawing_too_complex", err)
+	}
 }

@@ -171,6 +171,7 @@ typedef struct {
 	fz_rect clip;
 	pdf_obj *fillpat, *strokepat;
 	pdf_obj *font;
+	int64_t smask; // a soft mask's operations, run again for every object painted under it
 } bp_gs;
 
 enum { BP_GS_MAX = 64, BP_NUMS = 6 };
@@ -337,6 +338,34 @@ static int64_t font_glyph_ops(bp_coster *c, pdf_obj *font, pdf_obj *res, int dep
 	return most;
 }
 
+// smask_ops is the operations of the soft mask an ExtGState sets (its
+// group form's, at least one), 0 when it sets none or removes it, -1 when
+// it leaves the soft mask as it was.
+static int64_t smask_ops(bp_coster *c, pdf_obj *gs, int depth, bp_acc *acc)
+{
+	fz_context *ctx = c->ctx;
+	pdf_obj *sm = pdf_dict_gets(ctx, gs, "SMask");
+	if (!sm)
+		return -1;
+	pdf_obj *g = pdf_is_dict(ctx, sm) ? pdf_dict_gets(ctx, sm, "G") : NULL;
+	if (!g || !pdf_is_stream(ctx, g))
+		return 0; // /None
+	pdf_obj *own = pdf_dict_gets(ctx, g, "Resources");
+	bp_acc a;
+	sub_cost(c, g, own, obj_rect(ctx, pdf_dict_gets(ctx, g, "BBox")), depth, &a);
+	if (depth + a.deep > acc->deep)
+		acc->deep = depth + a.deep;
+	return a.ops > 0 ? a.ops : 1;
+}
+
+// painted charges the soft mask in force for n objects painted.
+static void painted(bp_stream *st, int64_t n, bp_acc *acc)
+{
+	int64_t m = st->gs[st->gtop].smask;
+	if (m > 0)
+		acc->ops = sat_add(acc->ops, sat_mul(n, m));
+}
+
 static void path_point(bp_stream *st, double x, double y)
 {
 	fz_point p = fz_transform_point(fz_make_point(x, y), st->gs[st->gtop].ctm);
@@ -349,8 +378,10 @@ static void paint(bp_coster *c, bp_stream *st, int fill, int stroke, int depth, 
 {
 	bp_gs *g = &st->gs[st->gtop];
 	fz_rect area = fz_intersect_rect(st->path, g->clip);
-	if (fill || stroke)
+	if (fill || stroke) {
 		acc->ops = sat_add(acc->ops, 1);
+		painted(st, 1, acc);
+	}
 	if (fill && g->fillpat)
 		pattern_cost(c, g->fillpat, area, depth, acc);
 	if (stroke && g->strokepat)
@@ -370,6 +401,7 @@ static void show_text(bp_coster *c, bp_stream *st, int64_t n, int depth, bp_acc 
 	if (n <= 0)
 		return;
 	acc->ops = sat_add(acc->ops, sat_mul(n, font_glyph_ops(c, g->font, st->res, depth, acc)));
+	painted(st, 1, acc); // a text object is one group under the mask
 	if (g->fillpat)
 		pattern_cost(c, g->fillpat, g->clip, depth, acc); // the glyphs' box is not known: the clip's
 }
@@ -482,10 +514,18 @@ static void stream_cost(bp_coster *c, pdf_obj *stm, pdf_obj *res, fz_rect clip, 
 				int have = st->nnum;
 				#define OP(x) (strcmp(tok, x) == 0)
 				if (OP("Do")) {
-					if (named)
+					if (named) {
 						do_cost(c, st->res, name, depth, acc);
+						painted(st, 1, acc);
+					}
+				} else if (OP("gs")) {
+					pdf_obj *e = named ? resource(ctx, st->res, "ExtGState", name) : NULL;
+					int64_t m = e ? smask_ops(c, e, depth, acc) : -1;
+					if (m >= 0)
+						g->smask = m;
 				} else if (OP("ID")) {
 					acc->ops = sat_add(acc->ops, 1);
+					painted(st, 1, acc);
 					skip_inline_image(ctx, s);
 					ch = fz_read_byte(ctx, s);
 				} else if (OP("q")) {
@@ -529,6 +569,7 @@ static void stream_cost(bp_coster *c, pdf_obj *stm, pdf_obj *res, fz_rect clip, 
 					paint(c, st, 1, 1, depth, acc);
 				} else if (OP("sh")) {
 					acc->ops = sat_add(acc->ops, 1);
+					painted(st, 1, acc);
 				} else if (OP("cs") || OP("sc") || OP("g") || OP("rg") || OP("k")) {
 					g->fillpat = NULL;
 				} else if (OP("CS") || OP("SC") || OP("G") || OP("RG") || OP("K")) {

@@ -37,7 +37,9 @@ type Cost struct {
 	// the font's); a tiling pattern costs its cell's operations (at least
 	// one) times the cells that cover the box it fills (the painted path's
 	// box within the clip and the page's MediaBox, in the pattern's cell
-	// steps, one more cell each way), text in a pattern the whole clip.
+	// steps, one more cell each way), text in a pattern the whole clip;
+	// under a soft mask, every object painted costs the mask's
+	// operations again, as MuPDF runs the mask for each.
 	Ops     int64
 	OpsPage int // the page with the most operations
 }
@@ -48,7 +50,7 @@ type Cost struct {
 // Type 3 fonts they show (each once per resources it runs with), following
 // only the operators that count: Do, painting and clipping, the transform
 // (q, Q, cm) and path points that give a painted box, colours and
-// patterns, fonts and text. It stops once lim is passed, and with ctx's
+// patterns, soft masks (gs), fonts and text. It stops once lim is passed, and with ctx's
 // error once ctx is done.
 func (d *Document) Cost(ctx context.Context, lim CostLimits) (Cost, error) {
 	if err := ctx.Err(); err != nil {

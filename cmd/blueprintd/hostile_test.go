@@ -53,15 +53,23 @@ func TestHostileDrawingsRefusedAtStart(t *testing.T) {
 	}
 }
 
-// TestDrawingLimitFailsJob: a page whose drawing passes the configured
-// operation limit at processing fails its job with a message that names
-// the limit; the next job runs as usual.
+// TestDrawingLimitFailsJob: a page that asks for more drawing operations
+// than the configured limit is refused at start, counted as the walk
+// counts them (issue 47); a page whose drawing passes a limit the start
+// check cannot see (the bytes it holds) fails its job with a message that
+// names the limit; the next job runs as usual.
 func TestDrawingLimitFailsJob(t *testing.T) {
-	e := startEnv(t, t.TempDir(), options{}, func(c *config.Config) { c.MaxDrawingOps = 500 })
-	_, got := e.runJob(apitest.KeyA, "thousand-lines.pdf", "application/pdf", documenttest.NestedFormsPDF(4, 10, true)) // 1 000 lines
+	e := startEnv(t, t.TempDir(), options{}, func(c *config.Config) { c.MaxDrawingOps = 500; c.MaxDrawingBytes = 1 << 20 })
+	_, r := startHostile(e, "thousand-lines.pdf", documenttest.NestedFormsPDF(4, 10, true)) // 1 000 lines
+	details, _ := r.JSON(t)["error"].(map[string]any)["details"].(map[string]any)
+	if r.Status != 422 || details["reason"] != document.ReasonDrawingTooComplex || details["max_operations"] != float64(500) || details["page_index"] != float64(0) {
+		t.Fatalf("start answered %d with details %v, want 422 drawing_too_complex naming the 500-operation limit and page 0", r.Status, details)
+	}
+	e2 := startEnv(t, t.TempDir(), options{}, func(c *config.Config) { c.MaxDrawingBytes = 1 << 20 })
+	_, got := e2.runJob(apitest.KeyA, "dense.pdf", "application/pdf", documenttest.DensePlanPDF(documenttest.A1, 1, 1)) // 2 MiB of primitives
 	msg, _ := got["error"].(map[string]any)["message"].(string)
-	if got["status"] != "failed" || !strings.Contains(msg, "more than 500 paths, clips and characters") || !strings.Contains(msg, "page_index 0") {
-		t.Fatalf("job %v with message %q, want failed naming the 500-operation limit and the page", got["status"], msg)
+	if got["status"] != "failed" || !strings.Contains(msg, "more than 1 MiB to hold") || !strings.Contains(msg, "page_index 0") {
+		t.Fatalf("job %v with message %q, want failed naming the 1 MiB limit and the page", got["status"], msg)
 	}
 	_, got = e.runJob(apitest.KeyA, "small.pdf", "application/pdf", documenttest.NestedFormsPDF(2, 10, true)) // 10 lines
 	if got["status"] != "done" {

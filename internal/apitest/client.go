@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -184,21 +185,44 @@ func (c *Client) PutUpload(created map[string]any, data []byte, ctype string) Re
 	return c.Do("PUT", u["url"].(string), "", data, map[string]string{"Content-Type": ctype})
 }
 
+// waitStatusTimeout bounds WaitStatus: a real drawing's job on a busy
+// 2-core machine takes minutes.
+const waitStatusTimeout = 5 * time.Minute
+
 // WaitStatus polls the job until its status is one of want, or fails the
-// test after 60 s.
+// test after waitStatusTimeout. It polls as a partner's client should:
+// often at first, then every half second at most, and a 429 waits for its
+// Retry-After instead of failing, so a long job never spends the key's
+// rate limit.
 func (c *Client) WaitStatus(key, id string, want ...string) map[string]any {
 	c.t.Helper()
 	var last Response
 	var m map[string]any
-	WaitFor(c.t, 60*time.Second, 20*time.Millisecond, func() bool {
+	deadline := time.Now().Add(waitStatusTimeout)
+	every := 20 * time.Millisecond
+	for {
 		last = c.Do("GET", "/v1/jobs/"+id, key, nil, nil)
-		if last.Status != 200 {
+		switch {
+		case last.Status == 429:
+			secs, err := strconv.Atoi(last.Header.Get("Retry-After"))
+			if err != nil || secs < 1 {
+				secs = 1
+			}
+			time.Sleep(time.Duration(secs) * time.Second)
+			continue
+		case last.Status != 200:
 			c.t.Fatalf("poll: %d %s", last.Status, last.Body)
 		}
 		m = last.JSON(c.t)
-		return slices.ContainsFunc(want, func(w string) bool { return m["status"] == w })
-	}, func() string { return fmt.Sprintf("job %s is %v, want %v: %s", id, m["status"], want, last.Body) })
-	return m
+		if slices.ContainsFunc(want, func(w string) bool { return m["status"] == w }) {
+			return m
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("job %s is %v, want %v: %s", id, m["status"], want, last.Body)
+		}
+		time.Sleep(every)
+		every = min(every*3/2, 500*time.Millisecond)
+	}
 }
 
 // WaitFor calls cond every interval until it reports true. Once timeout

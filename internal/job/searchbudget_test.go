@@ -59,16 +59,9 @@ func TestSearchBudget(t *testing.T) {
 		t.Fatalf("search within its time: complete %v, not searched %v, %d matches", full.Complete, full.PagesNotSearched, full.Total)
 	}
 
-	parts := newServiceParts(t)
-	cfg := parts.cfg
-	cfg.Store, cfg.Blobs = e.store, e.blobs
-	eng, err := engine.New(cfg.Catalog, engine.Options{RasterOff: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Files, cfg.Engine, cfg.SearchBudget = docfiles.New(0, 0), eng, 1 // a nanosecond: no page in time
-	cfg.WebhookSecret = func(string) ([]byte, bool) { return nil, false }
-	short, err := job.NewService(cfg)
+	short, err := job.NewService(e.searchConfig(t, func(cfg *job.Config) {
+		cfg.SearchBudget = 1 // a nanosecond: no page in time
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,13 +101,6 @@ func TestSearchTurns(t *testing.T) {
 	zero := 0
 	req := job.SearchRequest{PageIndex: &zero, BBoxNorm: &job.BoxView{X: b.X, Y: b.Y, Width: b.Width, Height: b.Height}}
 
-	parts := newServiceParts(t)
-	cfg := parts.cfg
-	cfg.Store, cfg.Blobs = e.store, e.blobs
-	eng, err := engine.New(cfg.Catalog, engine.Options{RasterOff: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	q := turns.New(1, 1, 1)
 	// One document slot, held throughout: a search must not wait for it.
 	gate := budget.New(1<<40, 1)
@@ -123,10 +109,9 @@ func TestSearchTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held()
-	cfg.Files, cfg.Engine, cfg.Searches, cfg.Admission = docfiles.New(0, 0), eng, q, gate
-	cfg.SearchBudget = 5 * time.Second
-	cfg.WebhookSecret = func(string) ([]byte, bool) { return nil, false }
-	svc, err := job.NewService(cfg)
+	svc, err := job.NewService(e.searchConfig(t, func(cfg *job.Config) {
+		cfg.Searches, cfg.Admission, cfg.SearchBudget = q, gate, 5*time.Second
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,4 +159,21 @@ func TestSearchTurns(t *testing.T) {
 	if err := <-waiting; err != nil {
 		t.Errorf("the waiting search, once its turn came: %v", err)
 	}
+}
+
+// searchConfig is the configuration of a second service over e's store
+// and blobs that searches its jobs (real files and engine, no raster),
+// changed by mod.
+func (e *batchEnv) searchConfig(t *testing.T, mod func(*job.Config)) job.Config {
+	t.Helper()
+	cfg := newServiceParts(t).cfg
+	cfg.Store, cfg.Blobs = e.store, e.blobs
+	eng, err := engine.New(cfg.Catalog, engine.Options{RasterOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Files, cfg.Engine = docfiles.New(0, 0), eng
+	cfg.WebhookSecret = func(string) ([]byte, bool) { return nil, false }
+	mod(&cfg)
+	return cfg
 }

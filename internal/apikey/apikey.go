@@ -4,6 +4,7 @@
 package apikey
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -43,6 +44,9 @@ type Key struct {
 // Keyring is an immutable set of keys, safe for concurrent use.
 type Keyring struct {
 	keys []Key
+	// secret is a MAC of every configured key and webhook secret, known
+	// only to the service: a partner knows its own key and secret only.
+	secret [sha256.Size]byte
 }
 
 // Entry is one key as configured, before hashing.
@@ -57,6 +61,7 @@ type Entry struct {
 func NewKeyring(entries []Entry) (*Keyring, error) {
 	r := &Keyring{}
 	seen := map[[sha256.Size]byte]bool{}
+	material := hmac.New(sha256.New, []byte("blueprint keyring v1"))
 	for i, e := range entries {
 		if len(e.Key) < MinKeyLength || e.WebhookSecret == "" {
 			return nil, fmt.Errorf("apikey: entry %d: the key must have at least %d characters and the webhook secret must not be empty", i+1, MinKeyLength)
@@ -69,6 +74,9 @@ func NewKeyring(entries []Entry) (*Keyring, error) {
 			return nil, fmt.Errorf("apikey: entry %d: duplicate key", i+1)
 		}
 		seen[h] = true
+		for _, part := range []string{e.Key, e.WebhookSecret} {
+			material.Write([]byte(strconv.Itoa(len(part)) + ":" + part))
+		}
 		r.keys = append(r.keys, Key{
 			ID:                "key_" + hex.EncodeToString(h[:8]),
 			WebhookSecret:     []byte(e.WebhookSecret),
@@ -76,6 +84,7 @@ func NewKeyring(entries []Entry) (*Keyring, error) {
 			hash:              h,
 		})
 	}
+	copy(r.secret[:], material.Sum(nil))
 	return r, nil
 }
 
@@ -116,6 +125,16 @@ func ParseEntries(spec string) ([]Entry, error) {
 		return nil, fmt.Errorf("%q holds no key; give key:webhook_secret[:requests_per_minute] items, or leave it unset for a development key", spec)
 	}
 	return out, nil
+}
+
+// Derive returns a secret for purpose derived from every configured key
+// and webhook secret: the same in every process with the same keys (the
+// API's Lambda instances), different when any key changes. The service
+// uses it where it has no secret of its own (review credentials on AWS).
+func (r *Keyring) Derive(purpose string) []byte {
+	m := hmac.New(sha256.New, r.secret[:])
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
 }
 
 // Len returns the number of keys.

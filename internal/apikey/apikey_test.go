@@ -1,6 +1,7 @@
 package apikey
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -78,5 +79,35 @@ func TestDevKey(t *testing.T) {
 	again, created, err := LoadOrCreateDevKey(dir)
 	if err != nil || created || again != e {
 		t.Fatalf("second: %+v %v %v", again, created, err)
+	}
+}
+
+// TestDerive: the derived secret depends on every key and webhook secret
+// and on the purpose, and is the same for the same configuration.
+func TestDerive(t *testing.T) {
+	ring := func(entries ...Entry) *Keyring {
+		t.Helper()
+		r, err := NewKeyring(entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a := Entry{Key: "key-a-0123456789", WebhookSecret: "wa", RequestsPerMinute: 1}
+	b := Entry{Key: "key-b-0123456789", WebhookSecret: "wb", RequestsPerMinute: 1}
+	b2 := b
+	b2.WebhookSecret = "wb2"
+	base := ring(a, b).Derive("p")
+	if !bytes.Equal(base, ring(a, b).Derive("p")) {
+		t.Fatal("the same keys derive different secrets")
+	}
+	for name, other := range map[string][]byte{
+		"purpose":        ring(a, b).Derive("q"),
+		"one key":        ring(a).Derive("p"),
+		"webhook secret": ring(a, b2).Derive("p"),
+	} {
+		if bytes.Equal(base, other) {
+			t.Errorf("another %s derives the same secret", name)
+		}
 	}
 }

@@ -36,6 +36,7 @@ const LockTimeout = time.Second
 //	idem:     len(owner)(4 bytes) owner key -> record JSON
 //	reviews:  job id 0x00 page(4 bytes) [...] -> a page's reviews, a review
 //	          to a key (see reviewsHead)
+//	handoffs: token hash (hex) -> handoff record JSON (handoffRecord)
 var (
 	bucketJobs     = []byte("jobs")
 	bucketByState  = []byte("jobs_by_state")
@@ -43,6 +44,7 @@ var (
 	bucketIdem     = []byte("idempotency")
 	bucketByOwner  = []byte("jobs_by_owner")
 	bucketReviews  = []byte("reviews")
+	bucketHandoffs = []byte("handoffs")
 )
 
 // Store is a job.Store backed by one bbolt file. It is safe for concurrent
@@ -51,7 +53,10 @@ type Store struct {
 	db *bolt.DB
 }
 
-var _ job.Store = (*Store)(nil)
+var (
+	_ job.Store    = (*Store)(nil)
+	_ job.Handoffs = (*Store)(nil)
+)
 
 // Open opens (creating if needed, with its parent directory) the database
 // file at path. If another process holds the file, Open fails after
@@ -70,7 +75,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketJobs, bucketByState, bucketWebhooks, bucketIdem, bucketReviews} {
+		for _, name := range [][]byte{bucketJobs, bucketByState, bucketWebhooks, bucketIdem, bucketReviews, bucketHandoffs} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("create bucket %s: %w", name, err)
 			}
@@ -344,18 +349,108 @@ func (s *Store) PutIdempotency(ctx context.Context, rec job.IdempotencyRecord, n
 	return &out, nil
 }
 
+// handoffRecord is a stored handoff token: the record and, once the
+// token was exchanged, when.
+type handoffRecord struct {
+	job.Handoff
+	UsedAt *time.Time `json:"used_at,omitempty"`
+}
+
+// PutHandoff stores h under its token hash; job.ErrExists if one is
+// stored there.
+func (s *Store) PutHandoff(ctx context.Context, h job.Handoff) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("boltstore: put handoff: %w", err)
+	}
+	data, err := json.Marshal(handoffRecord{Handoff: h})
+	if err != nil {
+		return fmt.Errorf("boltstore: put handoff: encode: %w", err)
+	}
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketHandoffs)
+		if b.Get([]byte(h.TokenHash)) != nil {
+			return job.ErrExists
+		}
+		return b.Put([]byte(h.TokenHash), data)
+	})
+	if err != nil {
+		return fmt.Errorf("boltstore: put handoff: %w", err)
+	}
+	return nil
+}
+
+// TakeHandoff marks the handoff token used and returns its record, once,
+// before it expires; the check and the write are one transaction.
+func (s *Store) TakeHandoff(ctx context.Context, tokenHash string, now time.Time) (*job.Handoff, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("boltstore: take handoff: %w", err)
+	}
+	var out job.Handoff
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketHandoffs)
+		data := b.Get([]byte(tokenHash))
+		if data == nil {
+			return job.ErrNotFound
+		}
+		var r handoffRecord
+		if err := json.Unmarshal(data, &r); err != nil {
+			return fmt.Errorf("decode stored handoff: %w", err)
+		}
+		switch {
+		case !now.Before(r.ExpiresAt):
+			return job.ErrHandoffExpired
+		case r.UsedAt != nil:
+			return job.ErrHandoffUsed
+		}
+		r.UsedAt = &now
+		data, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("encode handoff: %w", err)
+		}
+		out = r.Handoff
+		out.TokenHash = tokenHash
+		return b.Put([]byte(tokenHash), data)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: take handoff: %w", err)
+	}
+	return &out, nil
+}
+
 // PruneIdempotency deletes the idempotency records that expired at or
-// before now and returns how many it deleted. Expired records already count
-// as absent; pruning only reclaims their space.
+// before now, and the handoff records more than job.HandoffGrace past
+// their expiry, and returns how many it deleted. Expired records already
+// count as absent (and old handoffs as expired); pruning only reclaims
+// their space.
 func (s *Store) PruneIdempotency(ctx context.Context, now time.Time) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("boltstore: prune idempotency records: %w", err)
 	}
 	n := 0
 	err := s.db.Update(func(tx *bolt.Tx) error {
+		var old [][]byte
+		err := tx.Bucket(bucketHandoffs).ForEach(func(k, v []byte) error {
+			var r handoffRecord
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("decode handoff: %w", err)
+			}
+			if !now.Before(r.ExpiresAt.Add(job.HandoffGrace)) {
+				old = append(old, bytes.Clone(k))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range old {
+			if err := tx.Bucket(bucketHandoffs).Delete(k); err != nil {
+				return err
+			}
+		}
+		n += len(old)
 		b := tx.Bucket(bucketIdem)
 		var expired [][]byte
-		err := b.ForEach(func(k, v []byte) error {
+		err = b.ForEach(func(k, v []byte) error {
 			var r job.IdempotencyRecord
 			if err := json.Unmarshal(v, &r); err != nil {
 				return fmt.Errorf("decode record: %w", err)
@@ -374,7 +469,7 @@ func (s *Store) PruneIdempotency(ctx context.Context, now time.Time) (int, error
 				return err
 			}
 		}
-		n = len(expired)
+		n += len(expired)
 		return nil
 	})
 	if err != nil {

@@ -41,6 +41,36 @@ func TestStoreConformance(t *testing.T) {
 	jobtest.RunStoreConformance(t, func(t *testing.T) job.Store { return newStore(t) })
 }
 
+func TestHandoffsConformance(t *testing.T) {
+	jobtest.RunHandoffsConformance(t, func(t *testing.T) job.Handoffs { return newStore(t) })
+}
+
+// TestPruneHandoffs: the sweep drops handoff records once they are
+// job.HandoffGrace past their expiry, and keeps younger ones (a late
+// exchange of those is still told "expired"), used or not.
+func TestPruneHandoffs(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	for i, exp := range []time.Time{t0, t0.Add(time.Hour), t0.Add(2 * time.Hour)} {
+		if err := s.PutHandoff(ctx, job.Handoff{TokenHash: fmt.Sprintf("%064d", i), KeyID: "k", JobID: "j", ExpiresAt: exp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.TakeHandoff(ctx, fmt.Sprintf("%064d", 1), t0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.PruneIdempotency(ctx, t0.Add(job.HandoffGrace+time.Hour))
+	if err != nil || n != 2 {
+		t.Fatalf("prune: %d, %v; want 2 handoffs dropped", n, err)
+	}
+	if _, err := s.TakeHandoff(ctx, fmt.Sprintf("%064d", 2), t0.Add(3*time.Hour)); !errors.Is(err, job.ErrHandoffExpired) {
+		t.Errorf("the younger record: %v, want ErrHandoffExpired", err)
+	}
+	if _, err := s.TakeHandoff(ctx, fmt.Sprintf("%064d", 0), t0.Add(3*time.Hour)); !errors.Is(err, job.ErrNotFound) {
+		t.Errorf("a pruned record: %v, want ErrNotFound", err)
+	}
+}
+
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 func TestSecondOpenFailsClearly(t *testing.T) {

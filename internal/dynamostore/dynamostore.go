@@ -17,6 +17,9 @@
 //	              written before hold rec S, the JSON itself, and no added)
 //	rate:         pk "rate#<len(key)>#<key>#<minute>", count N, ttl N
 //	              (RateLimiter, ratelimit.go)
+//	handoff:      pk "handoff#<token hash>", key_id S, job_id S,
+//	              expires_at N, ttl N, used_at N once exchanged
+//	              (Handoffs, handoffs.go)
 //
 // Index by-status (status, status_sort) lists jobs by state oldest first;
 // by-owner (owner, owner_sort) a key's jobs, read newest first; the sparse
@@ -26,8 +29,8 @@
 // attribute_not_exists, updates on the stored version, idempotency records
 // on absence or expiry; a failed condition returns the stored item, which
 // tells a missing job from a stale version. The table's TTL on "ttl"
-// removes expired idempotency records (they already count as absent) and
-// rate counters of past minutes.
+// removes expired idempotency records (they already count as absent),
+// rate counters of past minutes and handoff records an hour past expiry.
 package dynamostore
 
 import (

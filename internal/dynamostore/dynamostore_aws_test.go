@@ -40,3 +40,10 @@ func TestStoreConformance(t *testing.T) {
 		return New(db, name)
 	})
 }
+
+func TestHandoffsConformance(t *testing.T) {
+	jobtest.RunHandoffsConformance(t, func(t *testing.T) job.Handoffs {
+		db, name := newTable(t)
+		return NewHandoffs(db, name)
+	})
+}

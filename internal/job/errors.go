@@ -8,10 +8,11 @@ import (
 // Code is an error code of the contract, as on the wire.
 type Code string
 
-// Error codes of the partner API. Forbidden, UnsupportedMediaType and
-// PayloadTooLarge occur only on the signed upload PUT; MethodNotAllowed
-// answers a known path called with a method it does not define
-// (docs/decisions.md).
+// Error codes of the partner API. UnsupportedMediaType and
+// PayloadTooLarge occur only on the signed upload PUT; Forbidden there
+// and on a review credential's request outside its job's review
+// (ReviewOnly); MethodNotAllowed answers a known path called with a
+// method it does not define (docs/decisions.md).
 const (
 	CodeUnauthorized         Code = "unauthorized"
 	CodeNotFound             Code = "not_found"

@@ -45,6 +45,9 @@ type ListOptions struct {
 // Cursor is the opaque next value of a previous page; one that does not
 // decode is a 422 naming the parameter. Jobs of other keys never appear.
 func (s *Service) List(ctx context.Context, c Caller, o ListOptions) (*JobList, error) {
+	if c.Scoped() {
+		return nil, ReviewOnly("listing jobs")
+	}
 	if o.Limit <= 0 {
 		o.Limit = DefaultListLimit
 	}

@@ -113,6 +113,23 @@ func (noAdmission) Charge(int64) func()                            { return func
 // Caller is the authenticated partner making a request.
 type Caller struct {
 	KeyID string
+	// JobID, when set, limits the caller to that one job: a review
+	// credential (the exchange of a review link) reads, reviews, searches
+	// and exports its job and nothing else. Another job is not found, as
+	// another key's job is; listing, creating and starting jobs are
+	// forbidden (ErrReviewOnly).
+	JobID string
+}
+
+// Scoped reports whether the caller is limited to one job.
+func (c Caller) Scoped() bool { return c.JobID != "" }
+
+// ReviewOnly is the 403 forbidden of a request a review credential may
+// not make: it grants one job's review, not the key.
+func ReviewOnly(what string) *Error {
+	return &Error{Code: CodeForbidden,
+		Message: what + " needs the API key: a review link's credential grants the review of one job only",
+		Details: map[string]any{"reason": "review_credential"}}
 }
 
 // Config wires a Service.
@@ -249,7 +266,7 @@ func (s *Service) owned(ctx context.Context, c Caller, id string) (*Job, error) 
 	if err != nil {
 		return nil, internal("load job", err)
 	}
-	if j.Owner != c.KeyID {
+	if j.Owner != c.KeyID || (c.Scoped() && j.ID != c.JobID) {
 		return nil, errJobNotFound(id)
 	}
 	return j, nil
@@ -388,6 +405,9 @@ func (s *Service) validateInit(ctx context.Context, r InitRequest) (normalised, 
 // and replayed=true; the same key with a different request is 422. Two
 // concurrent requests with one key create one job.
 func (s *Service) Init(ctx context.Context, c Caller, r InitRequest, idempotencyKey string) (created *Created, replayed bool, err error) {
+	if c.Scoped() {
+		return nil, false, ReviewOnly("creating a job")
+	}
 	if len(idempotencyKey) > MaxIdempotencyKeyLen {
 		return nil, false, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("Idempotency-Key is longer than %d characters", MaxIdempotencyKeyLen),
 			Details: map[string]any{"header": "Idempotency-Key"}}
@@ -640,6 +660,9 @@ var errUploadChanged = errors.New("the upload changed while start was checking i
 // that copy. A PUT racing with start therefore never changes the bytes
 // that were checked.
 func (s *Service) Start(ctx context.Context, c Caller, jobID string) (*Started, error) {
+	if c.Scoped() {
+		return nil, ReviewOnly("starting a job")
+	}
 	return s.start(ctx, jobID, func() (*Job, error) { return s.owned(ctx, c, jobID) })
 }
 

@@ -87,6 +87,16 @@ func LoadOrCreate(dir string) (*Signer, error) {
 	return New(key)
 }
 
+// Derive returns a secret for another purpose (such as review
+// credentials), derived from the signing secret: HMAC-SHA256 of
+// "derive\n" + purpose. No signature of a URL is ever equal to it (a
+// URL's signed text holds two newlines).
+func (s *Signer) Derive(purpose string) []byte {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte("derive\n" + purpose))
+	return m.Sum(nil)
+}
+
 // Sign returns the lowercase hex signature of method, path and expiry.
 func (s *Signer) Sign(method, path string, expires time.Time) string {
 	return s.sign(method, path, strconv.FormatInt(expires.Unix(), 10))

@@ -245,7 +245,8 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 		doc = openAPIDocument()
 	}
 	h := httpapi.New(httpapi.Config{Service: svc, Keys: keys, Limiter: ratelimit.New(), Links: links,
-		Catalog: cat, OpenAPI: doc, Clock: opt.clock, Logger: log})
+		Catalog: cat, OpenAPI: doc, Clock: opt.clock, Logger: log,
+		Handoffs: store, ReviewSecret: signer.Derive(httpapi.ReviewSecretPurpose)})
 	return &app{store: store, runner: r, service: svc, handler: h, log: log}, devKey, nil
 }
 

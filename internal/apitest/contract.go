@@ -50,6 +50,7 @@ func RunContract(t *testing.T, newSvc NewService) {
 		{"StartOnUpload", contractStartOnUpload},
 		{"IdempotencyKey", contractIdempotencyKey},
 		{"RateLimit", contractRateLimit},
+		{"WrongKeysThrottled", contractWrongKeysThrottled},
 		{"CallbackURLGuard", contractCallbackURLGuard},
 		{"MethodNotAllowed", contractMethodNotAllowed},
 		{"SpecValidatorBites", contractSpecValidatorBites},
@@ -546,6 +547,41 @@ func contractRateLimit(t *testing.T, newSvc NewService) {
 	}
 	if r := api.Do("GET", "/v1/symbols", "wrong", nil, nil); r.Status != 401 {
 		t.Fatalf("bad key: %d", r.Status)
+	}
+}
+
+// AuthFailuresPerMinute is the service's limit of wrong keys per client
+// address and minute (httpapi.AuthFailuresPerMinute).
+const AuthFailuresPerMinute = 30
+
+// contractWrongKeysThrottled: wrong keys are counted per client address
+// (here every request comes from one); past AuthFailuresPerMinute in a
+// minute every request of the address that needs a key is 429
+// rate_limited with Retry-After, the right key's too, so that guesses
+// cannot go on; missing keys are not counted.
+func contractWrongKeysThrottled(t *testing.T, newSvc NewService) {
+	_, api := newSvc(t, Options{})
+	for range AuthFailuresPerMinute + 5 {
+		if r := api.Do("GET", "/v1/symbols", "", nil, nil); r.Status != 401 {
+			t.Fatalf("no key: %d", r.Status)
+		}
+	}
+	// A minute's boundary between the guesses would start a new count:
+	// start just after one.
+	if s := time.Now().Second(); s > 40 {
+		time.Sleep(time.Duration(61-s) * time.Second)
+	}
+	for i := range AuthFailuresPerMinute {
+		if r := api.Do("GET", "/v1/symbols", fmt.Sprintf("guess-%016d", i), nil, nil); r.Status != 401 || r.Code(t) != "unauthorized" {
+			t.Fatalf("guess %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	for _, key := range []string{"guess-one-more-0123456789", KeyA} {
+		r := api.Do("GET", "/v1/symbols", key, nil, nil)
+		d, _ := r.JSON(t)["error"].(map[string]any)["details"].(map[string]any)
+		if r.Status != 429 || r.Code(t) != "rate_limited" || r.Header.Get("Retry-After") == "" || d["reason"] != "too_many_failed_authentications" {
+			t.Errorf("after %d wrong keys, key %q: %d %v %s", AuthFailuresPerMinute, key, r.Status, r.Header, r.Body)
+		}
 	}
 }
 

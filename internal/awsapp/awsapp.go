@@ -125,6 +125,8 @@ type App struct {
 	// limiter counts each key's requests in the table, shared by every
 	// instance of the api function (docs/decisions.md).
 	limiter *dynamostore.RateLimiter
+	// handoffs keeps review links' handoff tokens in the table.
+	handoffs *dynamostore.Handoffs
 }
 
 // New builds a function's App from getenv.
@@ -151,6 +153,7 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 	db := dynamodb.NewFromConfig(awsCfg, endpoint[dynamodb.Options](getenv, "DYNAMODB"))
 	a.Store = dynamostore.New(db, cfg.Table)
 	a.limiter = dynamostore.NewRateLimiter(db, cfg.Table)
+	a.handoffs = dynamostore.NewHandoffs(db, cfg.Table)
 	a.Blobs = s3blob.New(s3.NewFromConfig(awsCfg, endpoint[s3.Options](getenv, "S3"), func(o *s3.Options) {
 		// An endpoint override is a test server on an IP address.
 		o.UsePathStyle = getenv("AWS_ENDPOINT_URL_S3") != ""
@@ -207,8 +210,13 @@ func (a *App) Handler() (*httpapi.Server, error) {
 	if a.Keys == nil {
 		return nil, errors.New("awsapp: the API needs the keys (Needs.Keys)")
 	}
+	// Review links' handoff tokens live in the table, so that a link made
+	// by one instance is exchanged by any other; review credentials are
+	// signed with a secret derived from the API keys, which every
+	// instance loads alike (docs/deploy.md).
 	return httpapi.New(httpapi.Config{Service: a.Service, Keys: a.Keys, Limiter: a.limiter, Links: a.Links,
-		Catalog: a.Catalog, OpenAPI: openapi.Document(), Clock: a.clock, Logger: a.Log}), nil
+		Catalog: a.Catalog, OpenAPI: openapi.Document(), Clock: a.clock, Logger: a.Log,
+		Handoffs: a.handoffs}), nil
 }
 
 // loadAWS is the SDK configuration: AWS_REGION and, when set, the

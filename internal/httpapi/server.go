@@ -24,6 +24,7 @@ import (
 	"blueprint/internal/catalog"
 	"blueprint/internal/job"
 	"blueprint/internal/ratelimit"
+	"blueprint/internal/reviewcred"
 	"blueprint/internal/webapp"
 )
 
@@ -77,14 +78,26 @@ type Config struct {
 	OpenAPI []byte
 	Clock   job.Clock // nil: job.SystemClock
 	Logger  *slog.Logger
+	// Handoffs keeps review links' handoff tokens where every API process
+	// sees them (the bbolt store locally, DynamoDB on AWS); nil keeps
+	// them in this process's memory (tests only: another process does
+	// not know them).
+	Handoffs job.Handoffs
+	// ReviewSecret signs review credentials; every API process must have
+	// the same one. Nil derives it from Keys (Keyring.Derive), which every
+	// process configured with the same keys shares.
+	ReviewSecret []byte
 }
 
 // Server is the http.Handler of the whole service.
 type Server struct {
-	cfg      Config
-	mux      *http.ServeMux
-	log      *slog.Logger
-	handoffs *handoffs // of review links, in this process's memory
+	cfg   Config
+	mux   *http.ServeMux
+	log   *slog.Logger
+	creds *reviewcred.Minter
+	// authFails counts failed authentications per client address in
+	// this process (authFailuresPerMinute).
+	authFails *ratelimit.Limiter
 	// uploadPace is what an upload body must keep up (upload.go).
 	uploadPace uploadPace
 }
@@ -97,24 +110,38 @@ func New(cfg Config) *Server {
 	if cfg.Clock == nil {
 		cfg.Clock = job.SystemClock{}
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger, handoffs: newHandoffs(maxReviewLinks), uploadPace: defaultUploadPace}
+	if cfg.Handoffs == nil {
+		cfg.Handoffs = newHandoffs(maxReviewLinks)
+	}
+	if cfg.ReviewSecret == nil && cfg.Keys != nil {
+		cfg.ReviewSecret = cfg.Keys.Derive(reviewSecretPurpose)
+	}
+	if cfg.ReviewSecret == nil { // no keys: no credential can name one
+		cfg.ReviewSecret = make([]byte, 32)
+		_, _ = rand.Read(cfg.ReviewSecret)
+	}
+	creds, err := reviewcred.New(cfg.ReviewSecret)
+	if err != nil {
+		panic(err) // Derive never returns an empty secret; an empty configured one is a wiring error
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger, creds: creds, authFails: ratelimit.New(), uploadPace: defaultUploadPace}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	m := s.mux
 	m.HandleFunc("POST /v1/jobs/init", s.authed(s.handleInit))
 	m.HandleFunc("POST /v1/jobs/{job_id}/start", s.authed(s.handleStart))
-	m.HandleFunc("GET /v1/jobs/{job_id}", s.authed(s.handleGet))
+	m.HandleFunc("GET /v1/jobs/{job_id}", s.reviewer(s.handleGet))
 	m.HandleFunc("GET /v1/jobs", s.authed(s.handleList))
-	m.HandleFunc("GET /v1/jobs/{job_id}/pages/{page_index}/detections", s.authed(s.handleDetections))
-	m.HandleFunc("POST /v1/jobs/{job_id}/pages/{page_index}/detections", s.authed(s.handleAddDetections))
-	m.HandleFunc("PATCH /v1/jobs/{job_id}/pages/{page_index}/detections/{detection_id}", s.authed(s.handleReviewDetection))
-	m.HandleFunc("POST /v1/jobs/{job_id}/search", s.authed(s.handleSearch))
-	m.HandleFunc("GET /v1/jobs/{job_id}/takeoff.csv", s.authed(s.handleTakeoff(takeoffCSV)))
-	m.HandleFunc("GET /v1/jobs/{job_id}/takeoff.xlsx", s.authed(s.handleTakeoff(takeoffXLSX)))
-	m.HandleFunc("GET /v1/jobs/{job_id}/legend-check.csv", s.authed(s.handleTakeoff(takeoffLegendCSV)))
-	m.HandleFunc("GET /v1/symbols", s.authed(s.handleSymbols))
-	m.HandleFunc("GET /v1/symbols/{class}/icon", s.authed(s.handleIcon))
+	m.HandleFunc("GET /v1/jobs/{job_id}/pages/{page_index}/detections", s.reviewer(s.handleDetections))
+	m.HandleFunc("POST /v1/jobs/{job_id}/pages/{page_index}/detections", s.reviewer(s.handleAddDetections))
+	m.HandleFunc("PATCH /v1/jobs/{job_id}/pages/{page_index}/detections/{detection_id}", s.reviewer(s.handleReviewDetection))
+	m.HandleFunc("POST /v1/jobs/{job_id}/search", s.reviewer(s.handleSearch))
+	m.HandleFunc("GET /v1/jobs/{job_id}/takeoff.csv", s.reviewer(s.handleTakeoff(takeoffCSV)))
+	m.HandleFunc("GET /v1/jobs/{job_id}/takeoff.xlsx", s.reviewer(s.handleTakeoff(takeoffXLSX)))
+	m.HandleFunc("GET /v1/jobs/{job_id}/legend-check.csv", s.reviewer(s.handleTakeoff(takeoffLegendCSV)))
+	m.HandleFunc("GET /v1/symbols", s.reviewer(s.handleSymbols))
+	m.HandleFunc("GET /v1/symbols/{class}/icon", s.reviewer(s.handleIcon))
 	m.HandleFunc("POST /v1/review-links", s.authed(s.handleCreateReviewLink))
 	m.HandleFunc("POST /v1/review-links/exchange", s.handleExchangeReviewLink)
 	m.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
@@ -151,7 +178,7 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, patternAnyV1) {
-		s.authed(func(w http.ResponseWriter, r *http.Request, _ job.Caller) { s.notFound(w, r) })(w, r)
+		s.reviewer(func(w http.ResponseWriter, r *http.Request, _ job.Caller) { s.notFound(w, r) })(w, r)
 		return
 	}
 	s.notFound(w, r)
@@ -255,7 +282,7 @@ func (s *Server) nonCanonical(w http.ResponseWriter, r *http.Request, target str
 			Message: fmt.Sprintf("no route for %s %s: the path is not in canonical form (the canonical path is %s)", r.Method, r.URL.Path, target)})
 	}
 	if strings.HasPrefix(target, patternAnyV1) || strings.HasPrefix(r.URL.Path, patternAnyV1) {
-		s.authed(func(w http.ResponseWriter, r *http.Request, _ job.Caller) { notFound(w, r) })(w, r)
+		s.reviewer(func(w http.ResponseWriter, r *http.Request, _ job.Caller) { notFound(w, r) })(w, r)
 		return
 	}
 	notFound(w, r)
@@ -397,12 +424,31 @@ func sendJSON(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body) // the client went away; nothing to do
 }
 
-// authed authenticates X-API-Key and applies the key's rate limit before h.
+// authed admits the API key only: a review credential is 403 forbidden
+// (job.ReviewOnly) on these routes (listing, creating and starting jobs,
+// making review links). It applies the key's rate limit before h.
 func (s *Server) authed(h func(http.ResponseWriter, *http.Request, job.Caller)) http.HandlerFunc {
+	return s.authenticated(h, false)
+}
+
+// reviewer admits the API key and a review credential, whose Caller is
+// limited to its job (the service answers not_found for any other).
+func (s *Server) reviewer(h func(http.ResponseWriter, *http.Request, job.Caller)) http.HandlerFunc {
+	return s.authenticated(h, true)
+}
+
+// authenticated authenticates X-API-Key (a key, or a review credential
+// where review) and applies the key's rate limit before h. A client
+// address that failed authentication authFailuresPerMinute times in a
+// window gets 429 until the window ends, whatever it sends.
+func (s *Server) authenticated(h func(http.ResponseWriter, *http.Request, job.Caller), review bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		key, ok := s.cfg.Keys.Authenticate(r.Header.Get(HeaderAPIKey))
+		c, key, ok := s.authenticate(w, r)
 		if !ok {
-			s.writeError(w, r, job.Errorf(job.CodeUnauthorized, "missing or invalid %s header", HeaderAPIKey))
+			return
+		}
+		if c.Scoped() && !review {
+			s.writeError(w, r, job.ReviewOnly(routeWhat(r)))
 			return
 		}
 		d, err := s.cfg.Limiter.Allow(r.Context(), key.ID, key.RequestsPerMinute, s.cfg.Clock.Now())
@@ -412,7 +458,7 @@ func (s *Server) authed(h func(http.ResponseWriter, *http.Request, job.Caller)) 
 			// with the key's limit and without the count it could not read.
 			s.log.Error("rate limit not counted", "err", err, "key_id", key.ID, "request_id", hd.Get(HeaderRequestID))
 			hd.Set(HeaderRateLimit, strconv.Itoa(key.RequestsPerMinute))
-			h(w, r, job.Caller{KeyID: key.ID})
+			h(w, r, c)
 			return
 		}
 		secs := strconv.Itoa(int(d.Reset / time.Second))
@@ -426,6 +472,22 @@ func (s *Server) authed(h func(http.ResponseWriter, *http.Request, job.Caller)) 
 				Details: map[string]any{"limit": d.Limit, "retry_after_seconds": int(d.Reset / time.Second)}})
 			return
 		}
-		h(w, r, job.Caller{KeyID: key.ID})
+		h(w, r, c)
 	}
+}
+
+// routeWhat names what a request outside a review credential's scope
+// asked for, for job.ReviewOnly's message.
+func routeWhat(r *http.Request) string {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/init"):
+		return "creating a job"
+	case strings.HasSuffix(r.URL.Path, "/start"):
+		return "starting a job"
+	case strings.HasPrefix(r.URL.Path, "/v1/review-links"):
+		return "making a review link"
+	case r.URL.Path == "/v1/jobs":
+		return "listing jobs"
+	}
+	return r.Method + " " + r.URL.Path
 }

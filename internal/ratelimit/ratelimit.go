@@ -82,3 +82,21 @@ func (l *Limiter) Allow(_ context.Context, key string, limit int, now time.Time)
 	d.Remaining = limit - w.count
 	return d, nil
 }
+
+// Exhausted reports whether key has used its limit in now's window,
+// without counting anything, with the decision a refused request gets.
+// With Allow it counts events that are refused once too many happened,
+// such as failed authentications per client address.
+func (l *Limiter) Exhausted(key string, limit int, now time.Time) (Decision, bool) {
+	start := WindowStart(now)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d := Decision{Limit: limit, Reset: Reset(now)}
+	w, ok := l.windows[key]
+	if !ok || !w.start.Equal(start) {
+		d.Remaining = limit
+		return d, false
+	}
+	d.Remaining = max(limit-w.count, 0)
+	return d, w.count >= limit
+}

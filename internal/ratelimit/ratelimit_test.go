@@ -54,3 +54,26 @@ func TestReset(t *testing.T) {
 		t.Errorf("WindowStart = %v, want %v", got, base)
 	}
 }
+
+// TestExhausted: Exhausted counts nothing and says when the window's
+// limit is used, until the next window.
+func TestExhausted(t *testing.T) {
+	l := New()
+	now := time.Date(2026, 3, 1, 9, 30, 50, 0, time.UTC)
+	for i := range 3 {
+		if d, ex := l.Exhausted("a", 3, now); ex || d.Remaining != 3-i {
+			t.Fatalf("after %d: exhausted %v, remaining %d", i, ex, d.Remaining)
+		}
+		l.Allow(context.Background(), "a", 3, now)
+	}
+	d, ex := l.Exhausted("a", 3, now)
+	if !ex || d.Remaining != 0 || d.Reset != 10*time.Second {
+		t.Fatalf("after 3: %+v %v", d, ex)
+	}
+	if _, ex := l.Exhausted("b", 3, now); ex {
+		t.Error("another key is exhausted")
+	}
+	if _, ex := l.Exhausted("a", 3, now.Add(10*time.Second)); ex {
+		t.Error("still exhausted in the next window")
+	}
+}

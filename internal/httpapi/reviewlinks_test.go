@@ -223,7 +223,7 @@ func TestReviewCredentialScope(t *testing.T) {
 		method, target string
 		status         int
 	}{
-				{"GET", "/v1/symbols/smoke_detector/icon", 302},
+		{"GET", "/v1/symbols/smoke_detector/icon", 302},
 		{"GET", "/v1/jobz", 404},
 		{"GET", "/v1/jobs", 403},
 		{"POST", "/v1/jobs/init", 403},
@@ -273,7 +273,7 @@ func TestReviewCredentialScope(t *testing.T) {
 func TestAuthFailureThrottle(t *testing.T) {
 	s, clock, _ := testServer(t)
 	const icon = "/v1/symbols/smoke_detector/icon" // a route that needs no job service
-	clock.advance(10 * time.Second) // 50 s left in the window
+	clock.advance(10 * time.Second)                // 50 s left in the window
 	from := func(addr, method, target, key, body string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(method, target, strings.NewReader(body))
 		req.RemoteAddr = addr

@@ -120,11 +120,14 @@ func historyBytes(t *testing.T, profile string) []byte {
 // in a Chromium with its own profile, and then reads the browser's History
 // database after it has exited:
 //
-//   - a review link (#job=…&handoff=…) signs the page in with its key,
-//     which is in no URL and so never in History; the link works once;
-//   - later links in the same tab never change the key without the
-//     person: #key= is ignored, a handoff for another key asks first (the
-//     answer "keep" keeps it, "switch" switches);
+//   - a review link (#job=…&handoff=…) signs the page in with a review
+//     credential of its job, never the key (which the browser never sends
+//     nor sees); the page shows that job without the job list and the
+//     upload; the link works once;
+//   - later links in the same tab never change what is in use without
+//     the person: #key= is ignored, a link to another job asks first (the
+//     answer "keep" keeps it, "switch" switches); a key in use that
+//     reaches the link's job just opens it;
 //   - a #key= link is never used: the key leaves the address bar, is not
 //     stored, never reaches the server, and the page asks for the key.
 //     The browser writes the URL it was asked to open into History before
@@ -139,50 +142,76 @@ func TestReviewLinkKeepsKeyOutOfHistory(t *testing.T) {
 	id := processPDF(t, e, handoffKey, "plan.pdf", pdfDoc([2]int{144, 72}), nil)
 	otherID := processPDF(t, e, otherKey, "other.pdf", pdfDoc([2]int{144, 72}), nil)
 
-	// A review link signs the page in and opens its job.
+	// A review link signs the page in for its job and opens it.
 	link := e.api.CreateReviewLink(handoffKey, id)
 	token := apitest.LinkFragment(t, link).Get("handoff")
 	browse(t, ctx, chromedp.Navigate(link))
 	settled(t, ctx, "default", time.Minute)
-	if s := eval[pageState](t, ctx, pageStateJS); s.Hash != "#job="+id || s.Stored != handoffKey {
-		t.Errorf("after the review link: %+v; want #job= only and the link's key stored", s)
+	s := eval[pageState](t, ctx, pageStateJS)
+	cred := s.Stored
+	if s.Hash != "#job="+id || !strings.HasPrefix(cred, "rvc1.") || s.Field != "" {
+		t.Errorf("after the review link: %+v; want #job= only and a review credential stored, not in the key field", s)
+	}
+	hidden := `['jobs-panel', 'upload-panel'].every((id) => getComputedStyle(document.getElementById(id)).display === 'none') && !document.getElementById('review-note').hidden`
+	if !eval[bool](t, ctx, hidden) {
+		t.Error("with a review credential the page shows the job list or the upload, or no note")
 	}
 	// The same link again: the token is spent, and the page says so.
 	browse(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(link))
-	if s := waitPage(t, ctx, "a used link", `s.status === 'error'`); !strings.Contains(s.Message, "already been used") || s.Stored != handoffKey || s.Hash != "#job="+id {
+	if s := waitPage(t, ctx, "a used link", `s.status === 'error'`); !strings.Contains(s.Message, "already been used") || s.Stored != cred || s.Hash != "#job="+id {
 		t.Errorf("a used link: %+v", s)
 	}
 
 	// A later #key= in the same tab changes nothing but the address bar.
 	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`location.hash = '#key=`+otherKey+`&job=`+otherID+`'`))
-	if s := waitPage(t, ctx, "#key= in a later link", `s.hash === '#job=`+otherID+`'`); s.Stored != handoffKey {
+	if s := waitPage(t, ctx, "#key= in a later link", `s.hash === '#job=`+otherID+`'`); s.Stored != cred {
 		t.Errorf("#key= in a later link changed the key: %+v", s)
 	}
-	// A handoff for another key asks; "keep" keeps the key in use.
+	// A link to another job asks; "keep" keeps the credential in use.
 	hash := func(link string) string { return link[strings.Index(link, "#"):] }
 	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`location.hash = '`+hash(e.api.CreateReviewLink(otherKey, otherID))+`'`))
-	waitPage(t, ctx, "a handoff for another key", `s.dialog`)
+	waitPage(t, ctx, "a link to another job", `s.dialog`)
 	browse(t, ctx, chromedp.Click(chromedp.ID("key-keep")))
-	if s := waitPage(t, ctx, "keep", `!s.dialog && s.message.includes('Kept')`); s.Stored != handoffKey {
+	if s := waitPage(t, ctx, "keep", `!s.dialog && s.message.includes('Kept')`); s.Stored != cred {
 		t.Errorf("after keep: %+v", s)
 	}
-	if rec.used(handoffKey) == 0 {
-		t.Fatal("the recorder saw no request of the browser with the key it uses")
+	if rec.used(cred) == 0 {
+		t.Fatal("the recorder saw no request of the browser with the credential it uses")
 	}
-	if n := rec.used(otherKey); n != 0 {
-		t.Errorf("the page called the API %d times with a key the person did not take", n)
+	for _, k := range []string{handoffKey, otherKey} {
+		if n := rec.used(k); n != 0 {
+			t.Errorf("the browser sent an API key %d times: a review link must never give it one", n)
+		}
 	}
-	// "switch" takes the link's key and opens its job.
+	// "switch" takes the link's credential and opens its job.
 	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`location.hash = '`+hash(e.api.CreateReviewLink(otherKey, otherID))+`'`))
-	waitPage(t, ctx, "a second handoff for another key", `s.dialog`)
+	waitPage(t, ctx, "a second link to another job", `s.dialog`)
 	browse(t, ctx, chromedp.Click(chromedp.ID("key-switch")))
-	waitPage(t, ctx, "switch", `s.stored === '`+otherKey+`'`)
+	waitPage(t, ctx, "switch", `s.stored !== '`+cred+`'`)
 	settled(t, ctx, "default", time.Minute)
-	if s := eval[pageState](t, ctx, pageStateJS); s.Stored != otherKey || s.Hash != "#job="+otherID {
+	if s := eval[pageState](t, ctx, pageStateJS); !strings.HasPrefix(s.Stored, "rvc1.") || s.Hash != "#job="+otherID {
 		t.Errorf("after switch: %+v", s)
 	}
 	if title := eval[string](t, ctx, `document.getElementById('job-title').textContent`); title != "other.pdf" {
 		t.Errorf("after switch the page shows %q", title)
+	}
+
+	// The person's own key in use: a link to one of its jobs just opens
+	// it, without asking and without a credential.
+	browse(t, ctx, chromedp.SetValue(chromedp.ID("api-key"), handoffKey), chromedp.Click(chromedp.CSS(`#key-form button[type=submit]`)))
+	waitPage(t, ctx, "the key pasted", `s.stored === '`+handoffKey+`'`)
+	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`location.hash = '`+hash(e.api.CreateReviewLink(handoffKey, id))+`'`))
+	if s := waitPage(t, ctx, "a link to a job of the key in use", `s.hash === '#job=`+id+`'`); s.Dialog || s.Stored != handoffKey {
+		t.Errorf("a link to a job of the key in use: %+v", s)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('job-title').textContent === 'plan.pdf'`, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Errorf("a link to a job of the key in use: the page shows %q (%v)", eval[string](t, ctx, `document.getElementById('job-title').textContent`), err)
+	}
+	if s := eval[pageState](t, ctx, pageStateJS); s.Dialog || s.Stored != handoffKey {
+		t.Errorf("a link to a job of the key in use: %+v", s)
+	}
+	if eval[bool](t, ctx, hidden) {
+		t.Error("with the key the page hides the job list and the upload")
 	}
 
 	// A #key= link in a tab that holds no key: never used, and said so.
@@ -205,8 +234,8 @@ func TestReviewLinkKeepsKeyOutOfHistory(t *testing.T) {
 	if !bytes.Contains(hist, []byte(token)) {
 		t.Fatal("History does not hold the review link the browser opened: the test reads the wrong file")
 	}
-	if bytes.Contains(hist, []byte(handoffKey)) {
-		t.Errorf("the key of the review link is in the browser's History")
+	if bytes.Contains(hist, []byte(handoffKey)) || bytes.Contains(hist, []byte(cred)) {
+		t.Errorf("the key or the review credential is in the browser's History")
 	}
 	// Keys that links carried in #key= are in History only inside those
 	// URLs ("…/app/#key=K&job=…"), which the browser recorded on opening

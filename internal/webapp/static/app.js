@@ -4,18 +4,24 @@
 // change a class, add a missed symbol, find more like one) and download
 // the take-off. It uses only the public API, as a partner's own code would.
 //
-// The key comes from the key field or from a review link's single-use
-// handoff token (POST /v1/review-links), and is kept in the tab's session
-// storage; it is never read from a URL. A link carries #job= and
-// #handoff= only; a key in a link (#key=) is ignored and removed from the
-// address bar, and a handoff for another key than the one in use asks the
-// person first.
+// The key comes from the key field, and is kept in the tab's session
+// storage; it is never read from a URL. A review link (POST
+// /v1/review-links) carries #job= and #handoff= only: the page trades the
+// single-use handoff token for a review credential of that one job
+// (never the key), sent in X-API-Key like a key and kept the same way,
+// with which the page shows that job only (no job list, no upload). A key
+// in a link (#key=) is ignored and removed from the address bar, and a
+// link while a key or another job's credential is in use asks the person
+// first (a key in use that reaches the link's job just opens it).
 
 import { Client, ApiError, put, exchangeHandoff } from './api.js';
 import { t, translate, categoryName, lang } from './i18n.js';
 import { Viewer } from './viewer.js';
 
 const KEY_STORAGE = 'blueprint.apiKey';
+// REVIEW_STORAGE holds {job_id, expires_at} while the key in use is a
+// review credential.
+const REVIEW_STORAGE = 'blueprint.review';
 const POLL_MS = 1000;
 const SLIDER_DEBOUNCE_MS = 200;
 const LIST_LIMIT = 20;
@@ -38,6 +44,7 @@ const $ = (id) => document.getElementById(id);
 
 const state = {
   client: null,
+  review: null, // {job_id, expires_at} while a review credential is in use
   jobId: null,
   job: null, // the done poll response under the current filter
   page: 0,
@@ -91,18 +98,46 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---- key ----
 
-function useKey(key) {
+// useKey makes key the one in use: the partner's key, or with review
+// ({job_id, expires_at}) a review link's credential for that job.
+function useKey(key, review = null) {
   key = (key || '').trim();
   if (!key) {
     state.client = null;
+    setReview(null);
     return false;
   }
   sessionStorage.setItem(KEY_STORAGE, key);
-  $('api-key').value = key;
+  setReview(review);
+  // A credential is not the person's key: the key field stays theirs.
+  $('api-key').value = review ? '' : key;
   state.client = new Client(key);
   state.catalog = null;
   state.icons.clear();
   return true;
+}
+
+// setReview records (and shows) whether the key in use is a review
+// credential: the job list and the upload, which need the key, are hidden.
+function setReview(review) {
+  state.review = review;
+  if (review) sessionStorage.setItem(REVIEW_STORAGE, JSON.stringify(review));
+  else sessionStorage.removeItem(REVIEW_STORAGE);
+  document.body.dataset.access = review ? 'review' : 'key';
+  const note = $('review-note');
+  note.hidden = !review;
+  note.textContent = review ? t('reviewAccess', { t: new Date(review.expires_at).toLocaleString(lang) }) : '';
+  if (review) $('jobs').replaceChildren();
+}
+
+// storedReview is the review credential's record kept in this tab, or null.
+function storedReview() {
+  try {
+    const r = JSON.parse(sessionStorage.getItem(REVIEW_STORAGE) || 'null');
+    return r && typeof r.job_id === 'string' ? r : null;
+  } catch {
+    return null;
+  }
 }
 
 // readFragment reads the page's parameters from the URL fragment: job and
@@ -133,10 +168,12 @@ function askKeyChange() {
   });
 }
 
-// takeHandoff exchanges a review link's handoff token for its key and
-// uses that key, asking first when another key is in use. It returns the
-// link's job id ('' for none), or null when the link is not followed
-// (refused token or the person kept their key).
+// takeHandoff exchanges a review link's handoff token for a review
+// credential of the link's job and uses it. A key in use that reaches the
+// job is kept (the job just opens); a credential of the same job is
+// renewed; anything else in use asks the person first. It returns the
+// link's job id, or null when the link is not followed (refused token or
+// the person kept what was in use).
 async function takeHandoff(token) {
   let res;
   try {
@@ -147,20 +184,25 @@ async function takeHandoff(token) {
     setStatus('error');
     return null;
   }
-  const inUse = state.client && state.client.key;
-  if (inUse && inUse !== res.api_key) {
-    if (!(await askKeyChange())) {
-      say(t('handoff.kept'));
-      return null;
-    }
+  const credential = res.credential || res.api_key;
+  const review = { job_id: res.job_id, expires_at: res.expires_at };
+  if (state.client && !state.review) {
+    // The person's key: when it reaches the link's job, nothing changes.
+    try {
+      await state.client.job(res.job_id);
+      say(t('handoff.covered'));
+      return res.job_id;
+    } catch { /* another key's job: ask */ }
   }
-  if (inUse !== res.api_key) {
-    useKey(res.api_key);
-    state.jobId = null; // a job shown was the other key's: open the link's afresh
-    say(t('handoff.taken'));
-    loadJobs().catch(sayError);
+  const sameJob = state.review && state.review.job_id === res.job_id;
+  if (state.client && !sameJob && !(await askKeyChange())) {
+    say(t('handoff.kept'));
+    return null;
   }
-  return res.job_id || '';
+  useKey(credential, review);
+  if (!sameJob) state.jobId = null; // open the link's job afresh
+  say(t('handoff.taken', { t: new Date(res.expires_at).toLocaleString(lang) }));
+  return res.job_id;
 }
 
 // follow acts on a link: a handoff token signs the page in (see
@@ -217,7 +259,7 @@ function iconImg(cls) {
 // ---- jobs list ----
 
 async function loadJobs(more = false) {
-  if (!state.client) return;
+  if (!state.client || state.review) return; // a review credential lists nothing
   const list = $('jobs');
   const res = await state.client.list({ limit: LIST_LIMIT, cursor: more ? state.listNext : undefined });
   if (!more) list.replaceChildren();
@@ -1452,6 +1494,7 @@ function bind() {
     sessionStorage.removeItem(KEY_STORAGE);
     $('api-key').value = '';
     state.client = null;
+    setReview(null);
     $('jobs').replaceChildren();
     say(t('keyForgotten'));
   });
@@ -1504,7 +1547,7 @@ function bind() {
 function main(link) {
   translate(document);
   bind();
-  useKey(sessionStorage.getItem(KEY_STORAGE));
+  useKey(sessionStorage.getItem(KEY_STORAGE), storedReview());
   if (state.client) loadJobs().catch(sayError);
   follow(link);
 }

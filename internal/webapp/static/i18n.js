@@ -27,9 +27,11 @@ const texts = {
     className: 'Class', conf: 'Confidence', source: 'Source', vector: 'vector matching', detector: 'detector',
     box: 'Box (px)', downloaded: 'Downloaded {f}.', noDetections: 'No detections under this filter.',
     keyInLink: 'This link carried an API key, which the page never uses from a link. Paste your key into the API key field instead.',
-    keyChangeAsk: 'This review link is for a different API key than the one in use. Switch to the link\'s key?',
-    keyKeep: 'Keep my key', keySwitch: 'Use the link\'s key', handoff: {
-      taken: 'Signed in with the review link\'s key (kept for this browser tab).',
+    keyChangeAsk: 'This review link is for another job than the key or link in use can open. Switch to the link\'s job?',
+    keyKeep: 'Keep my key', keySwitch: 'Use the link', reviewAccess: 'Reviewing one job through a review link, until {t}. Paste your API key to see all jobs.',
+    handoff: {
+      taken: 'Opened by the review link: this job only, until {t} (kept for this browser tab).',
+      covered: 'Opened the review link\'s job with the key in use.',
       kept: 'Kept the key in use; the review link was not followed.',
       used: 'This review link has already been used. Ask for a new link, or paste your API key.',
       expired: 'This review link has expired. Ask for a new link, or paste your API key.',
@@ -78,9 +80,11 @@ const texts = {
     className: 'Luokka', conf: 'Luottamus', source: 'Lähde', vector: 'vektorivertailu', detector: 'tunnistin',
     box: 'Laatikko (px)', downloaded: 'Ladattu {f}.', noDetections: 'Ei tunnistuksia tällä suodattimella.',
     keyInLink: 'Linkissä oli API-avain, jota sivu ei koskaan käytä linkistä. Liitä avaimesi API-avain-kenttään.',
-    keyChangeAsk: 'Tämä tarkastuslinkki on eri API-avaimelle kuin käytössä oleva. Vaihdetaanko linkin avaimeen?',
-    keyKeep: 'Pidä oma avain', keySwitch: 'Käytä linkin avainta', handoff: {
-      taken: 'Kirjauduttu tarkastuslinkin avaimella (säilyy tässä välilehdessä).',
+    keyChangeAsk: 'Tämä tarkastuslinkki on työhön, jota käytössä oleva avain tai linkki ei avaa. Vaihdetaanko linkin työhön?',
+    keyKeep: 'Pidä oma avain', keySwitch: 'Käytä linkkiä', reviewAccess: 'Tarkastat yhtä työtä tarkastuslinkin kautta {t} asti. Liitä API-avaimesi nähdäksesi kaikki työt.',
+    handoff: {
+      taken: 'Avattu tarkastuslinkillä: vain tämä työ, {t} asti (säilyy tässä välilehdessä).',
+      covered: 'Tarkastuslinkin työ avattiin käytössä olevalla avaimella.',
       kept: 'Käytössä oleva avain pidettiin; linkkiä ei avattu.',
       used: 'Tämä tarkastuslinkki on jo käytetty. Pyydä uusi linkki tai liitä API-avaimesi.',
       expired: 'Tämä tarkastuslinkki on vanhentunut. Pyydä uusi linkki tai liitä API-avaimesi.',

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,20 +74,6 @@ func call(s *Server, method, target, key, body string) *httptest.ResponseRecorde
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, req)
 	return w
-}
-
-// handoffOf returns the handoff token in a review link's fragment.
-func handoffOf(t *testing.T, link string) string {
-	t.Helper()
-	u, err := url.Parse(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := url.ParseQuery(u.Fragment)
-	if err != nil || f.Get(fragmentHandoff) == "" {
-		t.Fatalf("link %s has no handoff in its fragment", link)
-	}
-	return f.Get(fragmentHandoff)
 }
 
 // issue stores a handoff token of key's job as POST /v1/review-links

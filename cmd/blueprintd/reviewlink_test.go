@@ -124,10 +124,10 @@ func historyBytes(t *testing.T, profile string) []byte {
 //     credential of its job, never the key (which the browser never sends
 //     nor sees); the page shows that job without the job list and the
 //     upload; the link works once;
-//   - later links in the same tab never change what is in use without
-//     the person: #key= is ignored, a link to another job asks first (the
-//     answer "keep" keeps it, "switch" switches); a key in use that
-//     reaches the link's job just opens it;
+//   - later links in the same tab: #key= is ignored; a link replaces a
+//     credential in use; with the key in use, a link to one of its jobs
+//     just opens it, a link the key cannot open asks first (the answer
+//     "keep" keeps it, "switch" switches);
 //   - a #key= link is never used: the key leaves the address bar, is not
 //     stored, never reaches the server, and the page asks for the key.
 //     The browser writes the URL it was asked to open into History before
@@ -167,13 +167,20 @@ func TestReviewLinkKeepsKeyOutOfHistory(t *testing.T) {
 	if s := waitPage(t, ctx, "#key= in a later link", `s.hash === '#job=`+otherID+`'`); s.Stored != cred {
 		t.Errorf("#key= in a later link changed the key: %+v", s)
 	}
-	// A link to another job asks; "keep" keeps the credential in use.
 	hash := func(link string) string { return link[strings.Index(link, "#"):] }
+	title := func(want string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('job-title').textContent === '`+want+`'`, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+			t.Errorf("the page shows %q, want %q (%v)", eval[string](t, ctx, `document.getElementById('job-title').textContent`), want, err)
+		}
+	}
+	// Another link while a credential is in use replaces it: a link
+	// grants no more than the one it replaces.
 	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`location.hash = '`+hash(e.api.CreateReviewLink(otherKey, otherID))+`'`))
-	waitPage(t, ctx, "a link to another job", `s.dialog`)
-	browse(t, ctx, chromedp.Click(chromedp.ID("key-keep")))
-	if s := waitPage(t, ctx, "keep", `!s.dialog && s.message.includes('Kept')`); s.Stored != cred {
-		t.Errorf("after keep: %+v", s)
+	waitPage(t, ctx, "a second link", `s.stored !== '`+cred+`'`)
+	title("other.pdf")
+	if s := eval[pageState](t, ctx, pageStateJS); s.Dialog || !strings.HasPrefix(s.Stored, "rvc1.") || s.Hash != "#job="+otherID {
+		t.Errorf("after a second link: %+v", s)
 	}
 	if rec.used(cred) == 0 {
 		t.Fatal("the recorder saw no request of the browser with the credential it uses")
@@ -183,35 +190,41 @@ func TestReviewLinkKeepsKeyOutOfHistory(t *testing.T) {
 			t.Errorf("the browser sent an API key %d times: a review link must never give it one", n)
 		}
 	}
-	// "switch" takes the link's credential and opens its job.
-	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`location.hash = '`+hash(e.api.CreateReviewLink(otherKey, otherID))+`'`))
-	waitPage(t, ctx, "a second link to another job", `s.dialog`)
-	browse(t, ctx, chromedp.Click(chromedp.ID("key-switch")))
-	waitPage(t, ctx, "switch", `s.stored !== '`+cred+`'`)
-	settled(t, ctx, "default", time.Minute)
-	if s := eval[pageState](t, ctx, pageStateJS); !strings.HasPrefix(s.Stored, "rvc1.") || s.Hash != "#job="+otherID {
-		t.Errorf("after switch: %+v", s)
-	}
-	if title := eval[string](t, ctx, `document.getElementById('job-title').textContent`); title != "other.pdf" {
-		t.Errorf("after switch the page shows %q", title)
-	}
 
 	// The person's own key in use: a link to one of its jobs just opens
 	// it, without asking and without a credential.
-	browse(t, ctx, chromedp.SetValue(chromedp.ID("api-key"), handoffKey), chromedp.Click(chromedp.CSS(`#key-form button[type=submit]`)))
-	waitPage(t, ctx, "the key pasted", `s.stored === '`+handoffKey+`'`)
-	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`location.hash = '`+hash(e.api.CreateReviewLink(handoffKey, id))+`'`))
-	if s := waitPage(t, ctx, "a link to a job of the key in use", `s.hash === '#job=`+id+`'`); s.Dialog || s.Stored != handoffKey {
-		t.Errorf("a link to a job of the key in use: %+v", s)
+	pasteKey := func() {
+		t.Helper()
+		browse(t, ctx, chromedp.SetValue(chromedp.ID("api-key"), handoffKey), chromedp.Click(chromedp.CSS(`#key-form button[type=submit]`)))
+		waitPage(t, ctx, "the key pasted", `s.stored === '`+handoffKey+`'`)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('job-title').textContent === 'plan.pdf'`, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-		t.Errorf("a link to a job of the key in use: the page shows %q (%v)", eval[string](t, ctx, `document.getElementById('job-title').textContent`), err)
-	}
-	if s := eval[pageState](t, ctx, pageStateJS); s.Dialog || s.Stored != handoffKey {
-		t.Errorf("a link to a job of the key in use: %+v", s)
-	}
+	pasteKey()
 	if eval[bool](t, ctx, hidden) {
 		t.Error("with the key the page hides the job list and the upload")
+	}
+	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`location.hash = '`+hash(e.api.CreateReviewLink(handoffKey, id))+`'`))
+	title("plan.pdf")
+	if s := eval[pageState](t, ctx, pageStateJS); s.Dialog || s.Stored != handoffKey || s.Hash != "#job="+id {
+		t.Errorf("a link to a job of the key in use: %+v", s)
+	}
+	// A link the key cannot open asks; "keep" keeps the key in use.
+	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`location.hash = '`+hash(e.api.CreateReviewLink(otherKey, otherID))+`'`))
+	waitPage(t, ctx, "a link to another key's job", `s.dialog`)
+	browse(t, ctx, chromedp.Click(chromedp.ID("key-keep")))
+	if s := waitPage(t, ctx, "keep", `!s.dialog && s.message.includes('Kept')`); s.Stored != handoffKey {
+		t.Errorf("after keep: %+v", s)
+	}
+	// "switch" takes the link's credential and opens its job.
+	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`location.hash = '`+hash(e.api.CreateReviewLink(otherKey, otherID))+`'`))
+	waitPage(t, ctx, "a second link to another key's job", `s.dialog`)
+	browse(t, ctx, chromedp.Click(chromedp.ID("key-switch")))
+	waitPage(t, ctx, "switch", `s.stored.startsWith('rvc1.')`)
+	title("other.pdf")
+	if s := eval[pageState](t, ctx, pageStateJS); s.Hash != "#job="+otherID || s.Field != "" {
+		t.Errorf("after switch: %+v", s)
+	}
+	if n := rec.used(otherKey); n != 0 {
+		t.Errorf("the browser sent another key %d times", n)
 	}
 
 	// A #key= link in a tab that holds no key: never used, and said so.

@@ -10,9 +10,11 @@
 // single-use handoff token for a review credential of that one job
 // (never the key), sent in X-API-Key like a key and kept the same way,
 // with which the page shows that job only (no job list, no upload). A key
-// in a link (#key=) is ignored and removed from the address bar, and a
-// link while a key or another job's credential is in use asks the person
-// first (a key in use that reaches the link's job just opens it).
+// in a link (#key=) is ignored and removed from the address bar. A link
+// while the person's key is in use opens its job with that key when the
+// key reaches it, and otherwise asks the person first; a link while a
+// credential is in use replaces it (a link grants no more than the one
+// it replaces).
 
 import { Client, ApiError, put, exchangeHandoff } from './api.js';
 import { t, translate, categoryName, lang } from './i18n.js';
@@ -170,10 +172,10 @@ function askKeyChange() {
 
 // takeHandoff exchanges a review link's handoff token for a review
 // credential of the link's job and uses it. A key in use that reaches the
-// job is kept (the job just opens); a credential of the same job is
-// renewed; anything else in use asks the person first. It returns the
+// job is kept (the job just opens); another key in use is replaced only
+// if the person agrees; a credential in use is replaced. It returns the
 // link's job id, or null when the link is not followed (refused token or
-// the person kept what was in use).
+// the person kept their key).
 async function takeHandoff(token) {
   let res;
   try {
@@ -194,11 +196,11 @@ async function takeHandoff(token) {
       return res.job_id;
     } catch { /* another key's job: ask */ }
   }
-  const sameJob = state.review && state.review.job_id === res.job_id;
-  if (state.client && !sameJob && !(await askKeyChange())) {
+  if (state.client && !state.review && !(await askKeyChange())) {
     say(t('handoff.kept'));
     return null;
   }
+  const sameJob = state.review && state.review.job_id === res.job_id;
   useKey(credential, review);
   if (!sameJob) state.jobId = null; // open the link's job afresh
   say(t('handoff.taken', { t: new Date(res.expires_at).toLocaleString(lang) }));

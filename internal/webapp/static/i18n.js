@@ -27,7 +27,7 @@ const texts = {
     className: 'Class', conf: 'Confidence', source: 'Source', vector: 'vector matching', detector: 'detector',
     box: 'Box (px)', downloaded: 'Downloaded {f}.', noDetections: 'No detections under this filter.',
     keyInLink: 'This link carried an API key, which the page never uses from a link. Paste your key into the API key field instead.',
-    keyChangeAsk: 'This review link is for another job than the key or link in use can open. Switch to the link\'s job?',
+    keyChangeAsk: 'This review link is for a job the key in use cannot open. Switch to the link\'s job (this job only)?',
     keyKeep: 'Keep my key', keySwitch: 'Use the link', reviewAccess: 'Reviewing one job through a review link, until {t}. Paste your API key to see all jobs.',
     handoff: {
       taken: 'Opened by the review link: this job only, until {t} (kept for this browser tab).',
@@ -80,7 +80,7 @@ const texts = {
     className: 'Luokka', conf: 'Luottamus', source: 'Lähde', vector: 'vektorivertailu', detector: 'tunnistin',
     box: 'Laatikko (px)', downloaded: 'Ladattu {f}.', noDetections: 'Ei tunnistuksia tällä suodattimella.',
     keyInLink: 'Linkissä oli API-avain, jota sivu ei koskaan käytä linkistä. Liitä avaimesi API-avain-kenttään.',
-    keyChangeAsk: 'Tämä tarkastuslinkki on työhön, jota käytössä oleva avain tai linkki ei avaa. Vaihdetaanko linkin työhön?',
+    keyChangeAsk: 'Tämä tarkastuslinkki on työhön, jota käytössä oleva avain ei avaa. Vaihdetaanko linkin työhön (vain tähän työhön)?',
     keyKeep: 'Pidä oma avain', keySwitch: 'Käytä linkkiä', reviewAccess: 'Tarkastat yhtä työtä tarkastuslinkin kautta {t} asti. Liitä API-avaimesi nähdäksesi kaikki työt.',
     handoff: {
       taken: 'Avattu tarkastuslinkillä: vain tämä työ, {t} asti (säilyy tässä välilehdessä).',

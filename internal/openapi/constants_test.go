@@ -100,6 +100,21 @@ func TestDocumentAgreesWithCode(t *testing.T) {
 		}
 	}
 
+	// The review credential's lifetime and the wrong-key limit, in words.
+	credTTL := fmt.Sprintf("%d hours", int(httpapi.ReviewCredentialTTL/time.Hour))
+	fails := fmt.Sprintf("%d wrong keys", httpapi.AuthFailuresPerMinute)
+	for _, c := range []struct{ ptr, want string }{
+		{"/paths/~1v1~1review-links/post/description", credTTL},
+		{"/components/securitySchemes/ApiKey/description", credTTL},
+		{s + "ReviewLinkExchange/properties/expires_at/description", credTTL},
+		{"/components/securitySchemes/ApiKey/description", fails},
+		{"/components/responses/RateLimited/description", fails},
+	} {
+		if got, _ := at(t, doc, c.ptr).(string); !strings.Contains(got, c.want) {
+			t.Errorf("%s = %q, want it to say %s", c.ptr, got, c.want)
+		}
+	}
+
 	for _, ev := range []string{webhook.EventDone, webhook.EventFailed} {
 		post := "/webhooks/" + ev + "/post/parameters/"
 		str(post+"0/name", webhook.SignatureHeader)

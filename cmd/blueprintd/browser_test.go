@@ -219,8 +219,8 @@ func (u *urlRecorder) containing(s string) []string {
 // drawing from a review link (#job=…&handoff=…) and checks, page by page,
 // that the page draws exactly one box per detection of the default filter,
 // with the detection's class, where bbox_norm puts it; and that the page
-// took the key from the handoff, the token left the address bar and the
-// key never reached the server in a URL.
+// took a review credential (not the key) from the handoff, the token left
+// the address bar and the key never reached the server in a URL.
 func TestReviewPageDrawsEveryDetection(t *testing.T) {
 	ctx := browser(t, "en-US")
 	rec := &urlRecorder{}
@@ -255,8 +255,8 @@ func TestReviewPageDrawsEveryDetection(t *testing.T) {
 	if h := eval[string](t, ctx, `location.hash`); h != "#job="+id {
 		t.Errorf("address bar fragment %q: the handoff must leave it, the job stay", h)
 	}
-	if k := eval[string](t, ctx, `sessionStorage.getItem('blueprint.apiKey')`); k != keyA {
-		t.Errorf("session storage key %q", k)
+	if k := eval[string](t, ctx, `sessionStorage.getItem('blueprint.apiKey')`); !strings.HasPrefix(k, "rvc1.") {
+		t.Errorf("session storage key %q: want the review credential of the link, never the key", k)
 	}
 	if uris := rec.containing(keyA); len(uris) > 0 {
 		t.Errorf("the API key reached the server in URLs: %q", uris)

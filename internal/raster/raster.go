@@ -15,8 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"log/slog"
 	"math"
-	"os"
 	"sort"
 	"sync"
 
@@ -28,8 +28,19 @@ import (
 // Config says where ONNX Runtime is and how to run it.
 type Config struct {
 	// Library is the path of libonnxruntime.so (API version 24, ONNX
-	// Runtime 1.24 or newer).
+	// Runtime 1.24 or newer): the CPU build, PyPI's onnxruntime.
 	Library string
+	// GPULibrary is the path of ONNX Runtime's CUDA build (PyPI's
+	// onnxruntime-gpu, the same version), with its CUDA provider library
+	// beside it and CUDA's libraries on the loader's path (make
+	// ort-gpu-layer). Only Provider cuda or auto loads it.
+	GPULibrary string
+	// Provider is the execution provider (provider.go): "" or cpu, cuda
+	// or auto.
+	Provider Provider
+	// Log receives a fallback from the CUDA provider to the CPU; nil is
+	// slog's default logger.
+	Log *slog.Logger
 	// Threads is ONNX Runtime's intra-op thread count; 0 means 2.
 	Threads int
 	// Batch is the number of tiles per network run; 0 means 4.
@@ -57,8 +68,8 @@ func openRuntime(library string) error {
 		}
 		return nil
 	}
-	if _, err := os.Stat(library); err != nil {
-		return fmt.Errorf("raster: ONNX Runtime library: %w", err)
+	if err := checkLibrary(library); err != nil {
+		return err
 	}
 	ort.SetSharedLibraryPath(library)
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
@@ -78,6 +89,10 @@ type Detector struct {
 	// glyphSide is each class's catalog glyph side (PageScale), by index.
 	glyphSide []float64
 	batch     int
+	// provider is the execution provider the sessions run on; why says
+	// how it was chosen.
+	provider Provider
+	why      string
 }
 
 // New loads ONNX Runtime and the embedded model.
@@ -89,12 +104,25 @@ func New(cfg Config) (*Detector, error) {
 	return NewWithModel(cfg, m)
 }
 
-// NewWithModel loads ONNX Runtime and the given model.
+// NewWithModel loads ONNX Runtime and the given model, on the execution
+// provider cfg.Provider picks (provider.go).
 func NewWithModel(cfg Config, m Model) (*Detector, error) {
 	if err := m.Check(); err != nil {
 		return nil, err
 	}
-	if err := openRuntime(cfg.Library); err != nil {
+	pl, err := choose(cfg, hasGPU())
+	if err != nil {
+		return nil, err
+	}
+	if pl.cuda && !pl.required {
+		// auto: a CUDA build that is not there leaves the CPU build,
+		// which nothing has loaded yet.
+		if err := checkLibrary(pl.library); err != nil {
+			cfg.logger().Warn("raster: running on the CPU: no CUDA build of ONNX Runtime", "err", err)
+			pl = plan{library: cfg.Library, why: pl.why + "; " + err.Error() + "; cpu"}
+		}
+	}
+	if err := openRuntime(pl.library); err != nil {
 		return nil, err
 	}
 	threads, batch := cfg.Threads, cfg.Batch
@@ -104,49 +132,88 @@ func NewWithModel(cfg Config, m Model) (*Detector, error) {
 	if batch <= 0 {
 		batch = 4
 	}
+	d := &Detector{meta: m.Meta, batch: batch, provider: ProviderCPU, why: pl.why}
+	if pl.cuda {
+		d.provider = ProviderCUDA
+	}
+	d.sess, d.cls, err = openSessions(m, threads, pl.cuda)
+	if err != nil && pl.cuda {
+		if pl.required {
+			return nil, fmt.Errorf("raster: execution provider cuda: %w", err)
+		}
+		cfg.logger().Warn("raster: the CUDA execution provider did not start; running on the CPU", "library", pl.library, "err", err)
+		d.provider, d.why = ProviderCPU, pl.why+"; the CUDA provider did not start: "+err.Error()+"; cpu"
+		d.sess, d.cls, err = openSessions(m, threads, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m.Meta.PageScale != nil {
+		if d.glyphSide, err = glyphSides(m.Meta.Classes); err != nil {
+			d.Close()
+			return nil, fmt.Errorf("raster: page_scale: %w", err)
+		}
+	}
+	if c := m.Meta.Classifier; c != nil {
+		if d.longLook, err = classIndices(m.Meta.Classes, c.LongLook); err != nil {
+			d.Close()
+			return nil, fmt.Errorf("raster: classifier long_look: %w", err)
+		}
+	}
+	return d, nil
+}
+
+// hasGPU is HasGPU; a variable for tests.
+var hasGPU = HasGPU
+
+// openSessions opens the detector's session and the classifier's (nil
+// without one), with the CUDA execution provider when cuda is set.
+func openSessions(m Model, threads int, cuda bool) (sess, cls *ort.DynamicAdvancedSession, err error) {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
-		return nil, fmt.Errorf("raster: session options: %w", err)
+		return nil, nil, fmt.Errorf("raster: session options: %w", err)
 	}
 	defer opts.Destroy()
 	if err := opts.SetIntraOpNumThreads(threads); err != nil {
-		return nil, fmt.Errorf("raster: session options: %w", err)
+		return nil, nil, fmt.Errorf("raster: session options: %w", err)
 	}
 	if err := opts.SetInterOpNumThreads(1); err != nil {
-		return nil, fmt.Errorf("raster: session options: %w", err)
+		return nil, nil, fmt.Errorf("raster: session options: %w", err)
 	}
 	// ONNX Runtime's threads spin after each run by default, waiting for
 	// the next; here the next work is usually Go's (the vector matcher,
 	// PNG encoding, the next crop batch), and a spinning thread takes its
 	// core away from it.
 	if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
-		return nil, fmt.Errorf("raster: session options: %w", err)
+		return nil, nil, fmt.Errorf("raster: session options: %w", err)
 	}
-	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(m.Detector, []string{"ink"},
+	if cuda {
+		if err := appendCUDA(opts); err != nil {
+			return nil, nil, err
+		}
+	}
+	sess, err = ort.NewDynamicAdvancedSessionWithONNXData(m.Detector, []string{"ink"},
 		[]string{"score", "class", "peak", "box"}, opts)
 	if err != nil {
-		return nil, fmt.Errorf("raster: load model: %w", err)
+		return nil, nil, fmt.Errorf("raster: load model: %w", err)
 	}
-	d := &Detector{meta: m.Meta, sess: sess, batch: batch}
-	if m.Meta.PageScale != nil {
-		if d.glyphSide, err = glyphSides(m.Meta.Classes); err != nil {
-			sess.Destroy()
-			return nil, fmt.Errorf("raster: page_scale: %w", err)
-		}
-	}
-	if c := m.Meta.Classifier; c != nil {
-		if d.longLook, err = classIndices(m.Meta.Classes, c.LongLook); err != nil {
-			sess.Destroy()
-			return nil, fmt.Errorf("raster: classifier long_look: %w", err)
-		}
-		d.cls, err = ort.NewDynamicAdvancedSessionWithONNXData(m.Classifier, []string{"crop"}, []string{"prob", "box"}, opts)
+	if m.Meta.Classifier != nil {
+		cls, err = ort.NewDynamicAdvancedSessionWithONNXData(m.Classifier, []string{"crop"}, []string{"prob", "box"}, opts)
 		if err != nil {
 			sess.Destroy()
-			return nil, fmt.Errorf("raster: load classifier: %w", err)
+			return nil, nil, fmt.Errorf("raster: load classifier: %w", err)
 		}
 	}
-	return d, nil
+	return sess, cls, nil
 }
+
+// Provider returns the execution provider the networks run on: cuda or
+// cpu (after a fallback from cuda, cpu).
+func (d *Detector) Provider() Provider { return d.provider }
+
+// ProviderReason says how the provider was chosen, and why a fallback
+// happened.
+func (d *Detector) ProviderReason() string { return d.why }
 
 // Meta returns the loaded model's metadata.
 func (d *Detector) Meta() Meta { return d.meta }

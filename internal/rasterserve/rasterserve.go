@@ -67,6 +67,14 @@ const (
 	// EnvBucket names the bucket staged pages are read from (the stack's
 	// files bucket); unset, only inline pages are taken.
 	EnvBucket = "BLUEPRINT_BUCKET"
+	// EnvProvider is the detector's execution provider: auto (the
+	// default here: the CUDA build on an instance with an NVIDIA GPU, the
+	// CPU build otherwise), cpu or cuda (raster.Provider).
+	EnvProvider = "BLUEPRINT_RASTER_PROVIDER"
+	// EnvGPULibrary is the path of ONNX Runtime's CUDA build
+	// (functions/process/Dockerfile.sagemaker sets it); unset, auto runs
+	// on the CPU.
+	EnvGPULibrary = "BLUEPRINT_ONNXRUNTIME_GPU_LIB"
 	// maxStagedBytes bounds a staged page's PNG.
 	maxStagedBytes = 512 << 20
 	// pingPath and invocationsPath are the contract's two routes.
@@ -301,11 +309,13 @@ func EncodePage(img image.Image) ([]byte, error) {
 }
 
 // Run opens the embedded model with ONNX Runtime (BLUEPRINT_ONNXRUNTIME_LIB,
-// one thread per CPU), listens on EnvAddr or DefaultAddr and serves until
-// ctx ends (SageMaker stops a container with SIGTERM), then lets running
-// invocations finish. The "serving" log line names the address and the
-// milliseconds from Run's start until the model was loaded and the port
-// open.
+// one thread per CPU; on an instance with a GPU, the CUDA build that
+// EnvGPULibrary names with its CUDA provider: EnvProvider), listens on
+// EnvAddr or DefaultAddr and serves until ctx ends (SageMaker stops a
+// container with SIGTERM), then lets running invocations finish. The
+// "serving" log line names the address, the milliseconds from Run's start
+// until the model was loaded and the port open, and the execution
+// provider with how it was chosen.
 func Run(ctx context.Context, getenv func(string) string, log *slog.Logger) error {
 	start := time.Now()
 	rc, err := config.LoadRaster(getenv)
@@ -324,7 +334,14 @@ func Run(ctx context.Context, getenv func(string) string, log *slog.Logger) erro
 			return err
 		}
 	}
-	det, err := raster.New(raster.Config{Library: rc.Library, Threads: runtime.NumCPU()})
+	provider := raster.ProviderAuto
+	if v := getenv(EnvProvider); v != "" {
+		if provider, err = raster.ParseProvider(v); err != nil {
+			return fmt.Errorf("rasterserve: %s: %w", EnvProvider, err)
+		}
+	}
+	det, err := raster.New(raster.Config{Library: rc.Library, GPULibrary: getenv(EnvGPULibrary), Provider: provider,
+		Threads: runtime.NumCPU(), Log: log})
 	if err != nil {
 		return fmt.Errorf("rasterserve: open the detector: %w", err)
 	}
@@ -340,7 +357,8 @@ func Run(ctx context.Context, getenv func(string) string, log *slog.Logger) erro
 	srv := &http.Server{Handler: Handler(det, maxPixels, objects, log), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
-	log.Info("serving", "addr", ln.Addr().String(), "ready_ms", time.Since(start).Milliseconds())
+	log.Info("serving", "addr", ln.Addr().String(), "ready_ms", time.Since(start).Milliseconds(),
+		"provider", string(det.Provider()), "provider_reason", det.ProviderReason())
 	select {
 	case err := <-done:
 		return fmt.Errorf("rasterserve: %w", err)

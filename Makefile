@@ -26,7 +26,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real real-eval bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real real-eval bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort ort-gpu-layer train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup tesseract-layer process-rootfs-check smoke
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -134,6 +134,29 @@ $(ORT_LIB):
 		$(ORT_DIR)/.wheel/$(ORT_WHEEL) onnxruntime/capi/libonnxruntime.so.$(ORT_VERSION) $@.tmp
 	mv $@.tmp $@
 	rm -rf $(ORT_DIR)/.wheel
+
+# ONNX Runtime's CUDA build for the SageMaker serve mode on a GPU instance (make ort-gpu-layer;
+# docs/deploy.md, "Raster inference on SageMaker"): PyPI's onnxruntime-gpu at ORT_VERSION and the
+# CUDA 12 runtime, cuBLAS, cuDNN 9, cuFFT, cuRAND and NVRTC wheels its CUDA provider loads, pinned
+# with their sha256 in ORT_GPU_REQ (pip checks them), every shared library laid flat in
+# ORT_GPU_DIR (about 2.7 GB; scripts/ort-gpu-layer.py lists them in MANIFEST). The serving image
+# (functions/process/Dockerfile.sagemaker) copies the folder to ORT_GPU_ROOT and puts it on
+# LD_LIBRARY_PATH. TestSageMakerGPULayer checks every library's dependencies are in the folder.
+ORT_GPU_REQ  := layers/onnxruntime-gpu/requirements.txt
+ORT_GPU_DIR  := layers/onnxruntime-gpu/lib
+ORT_GPU_LIB  := $(ORT_GPU_DIR)/libonnxruntime.so.$(ORT_VERSION)
+ORT_GPU_ROOT := /opt/onnxruntime-gpu/lib
+# The wheels' platform tags that run on glibc 2.34 (Amazon Linux 2023): pip takes only those named.
+ORT_GPU_PLATFORMS := $(foreach p,manylinux_2_28 manylinux_2_27 manylinux_2_17 manylinux2014 manylinux_2_12 manylinux2010,--platform $(p)_x86_64)
+ort-gpu-layer: $(ORT_GPU_DIR)/MANIFEST
+$(ORT_GPU_DIR)/MANIFEST: $(ORT_GPU_REQ) scripts/ort-gpu-layer.py
+	@grep -q '^onnxruntime-gpu==$(ORT_VERSION) ' $(ORT_GPU_REQ) || { echo "$(ORT_GPU_REQ) does not pin onnxruntime-gpu==$(ORT_VERSION)"; exit 1; }
+	rm -rf $(ORT_GPU_DIR) $(ORT_GPU_DIR).wheels && mkdir -p $(ORT_GPU_DIR) $(ORT_GPU_DIR).wheels
+	python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --require-hashes \
+		--python-version 3.11 --implementation cp $(ORT_GPU_PLATFORMS) -d $(ORT_GPU_DIR).wheels -r $(ORT_GPU_REQ)
+	python3 scripts/ort-gpu-layer.py $(ORT_GPU_DIR).wheels $(ORT_GPU_DIR) $(ORT_VERSION) > $(ORT_GPU_DIR)/MANIFEST.tmp
+	rm -rf $(ORT_GPU_DIR).wheels
+	mv $(ORT_GPU_DIR)/MANIFEST.tmp $@
 
 # Train the raster detector from scratch on generated sheets, export it and quantise it to int8
 # and train the crop classifier on its proposals (training/README.md). The venv (pinned

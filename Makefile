@@ -26,7 +26,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real real-eval bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort ort-gpu-layer train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real real-eval bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort ort-gpu-layer gpu-check train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup tesseract-layer process-rootfs-check smoke
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -256,6 +256,17 @@ bench-raster: mupdf-headers $(ORT_LIB)
 	test -d $(RASTER_BENCH_DIR) || $(GO) run ./cmd/synth -out $(RASTER_BENCH_DIR) -n $(RASTER_BENCH_N) -seed $(RASTER_BENCH_SEED) -kind raster
 	RASTER_TIMING_DATA=$(RASTER_BENCH_DIR) RASTER_DEV_MODEL=$(RASTER_BENCH_MODEL) $(GO) test -count=1 -timeout 60m -run TestDevTiming -v ./internal/raster/ | grep -v "^=== "
 
+
+# The GPU check, for a machine with an NVIDIA GPU (not in make test; docs/raster.md, "On a GPU"):
+# the CUDA provider's detections against the CPU build's on the fixture scans (within 1e-3), the
+# serve mode choosing the GPU, then Detect's time per page by paper size (A1 among them) on the CPU
+# build and on the CUDA provider, over the same generated scans.
+GPU_ENV := LD_LIBRARY_PATH=$(abspath $(ORT_GPU_DIR)) BLUEPRINT_ONNXRUNTIME_GPU_LIB=$(abspath $(ORT_GPU_LIB)) RASTER_GPU_PROVIDER=cuda
+gpu-check: mupdf-headers $(ORT_LIB) ort-gpu-layer
+	RASTER_GPU_PROVIDER=cuda $(GO) test -count=1 -run 'TestGPUBuildDetections' -v ./internal/raster/
+	$(GO) test -count=1 -run 'TestServeModeProvider' -v ./internal/sagemakerdetect/
+	$(MAKE) bench-raster
+	$(GPU_ENV) $(MAKE) bench-raster
 
 # Issue 11's memory check: a real server under its default configuration
 # takes four concurrent starts of a 12 200 × 12 200 16-bit RGBA PNG; prints

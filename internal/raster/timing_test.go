@@ -24,11 +24,21 @@ func TestDevTiming(t *testing.T) {
 	if dir == "" {
 		t.Skip("RASTER_TIMING_DATA not set")
 	}
-	d, err := NewWithModel(Config{Library: rastertest.Library(t)}, devModel(t))
+	// RASTER_GPU_PROVIDER=cuda times the CUDA build's CUDA provider
+	// instead (BLUEPRINT_ONNXRUNTIME_GPU_LIB, its folder on
+	// LD_LIBRARY_PATH: make gpu-check).
+	cfg := Config{Library: rastertest.Library(t)}
+	if p, err := ParseProvider(os.Getenv(envGPUProvider)); err != nil {
+		t.Fatal(err)
+	} else if p != ProviderCPU {
+		cfg.GPULibrary, cfg.Provider = gpuLibrary(t), p
+	}
+	d, err := NewWithModel(cfg, devModel(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
+	t.Logf("execution provider %s (%s)", d.Provider(), d.ProviderReason())
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	sort.Strings(files)
 	type agg struct {

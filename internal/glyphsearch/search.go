@@ -51,6 +51,11 @@ type Options struct {
 	NoMirror bool
 	// MinScore is the least score returned (0: DefaultMinScore).
 	MinScore float64
+	// NearMissScore, when positive and under MinScore, also returns the
+	// poses scoring from NearMissScore up to MinScore, marked NearMiss:
+	// what was looked at and fell just short. The matches scoring
+	// MinScore or more are the same with it as without it.
+	NearMissScore float64
 	// Workers is the number of goroutines (0: GOMAXPROCS).
 	Workers int
 }
@@ -81,6 +86,15 @@ func (o Options) minScore() float64 {
 		return o.MinScore
 	}
 	return DefaultMinScore
+}
+
+// nearMissScore is the least score of a near miss: MinScore when none
+// are asked for.
+func (o Options) nearMissScore() float64 {
+	if o.NearMissScore > 0 && o.NearMissScore < o.minScore() {
+		return o.NearMissScore
+	}
+	return o.minScore()
 }
 
 func (o Options) workers() int {
@@ -128,6 +142,13 @@ type Match struct {
 	// Stretch is the extra scale along the exemplar's long axis (1 for
 	// glyphs that are not elongated).
 	Stretch float64
+	// NearMiss marks a pose scoring under MinScore, returned because
+	// Options.NearMissScore asked for them. Found and Explained are its
+	// likeness's two shares (what fell short): found, the share of the
+	// exemplar's ink the page holds there; explained, the share of the
+	// page's ink in the placed box the exemplar explains.
+	NearMiss         bool
+	Found, Explained float64
 }
 
 // Search finds every instance, on page, of the glyph inside the exemplar
@@ -228,7 +249,8 @@ func (p *Page) verify(ctx context.Context, pl *plan, lc *level, cands []candidat
 	vf := &verifier{pl: pl, lv: p.level(pl.t.gain, pl.kv)}
 	vf.dil = vf.lv.dilated()
 	minScore := pl.opt.minScore()
-	floor := max(firstFloor, minScore*minScore-rescoreSlack)
+	nearScore := pl.opt.nearMissScore()
+	floor := max(firstFloor, min(minScore*minScore-rescoreSlack, nearScore*nearScore))
 	first := make([]scored, len(cands))
 	err := parallel(ctx, pl.workers, len(cands), func(i int) {
 		first[i] = pl.examine(cands[i], lc, vf)
@@ -265,12 +287,22 @@ func (p *Page) verify(ctx context.Context, pl *plan, lc *level, cands []candidat
 	vfin := &verifier{pl: fin, lv: vf.lv, dil: vf.dil}
 	var all []Match
 	for _, k := range kept {
-		// Score ≤ likeness: only a likeness over MinScore² can make it.
-		if k.score < minScore*minScore {
+		// Score ≤ likeness: only a likeness over MinScore² (of a near
+		// miss: NearMissScore²) can make it.
+		if k.score < nearScore*nearScore {
 			continue
 		}
-		if score := math.Sqrt(k.score * vfin.bestCorrelation(k.s, k.score, minScore)); score >= minScore {
+		// The correlation is refined near MinScore only, so that the
+		// matches are the same with near misses asked for as without.
+		score := math.Sqrt(k.score * vfin.bestCorrelation(k.s, k.score, minScore))
+		switch {
+		case score >= minScore:
 			all = append(all, pl.match(k.s, score))
+		case score >= nearScore:
+			m := pl.match(k.s, score)
+			found, expl := vfin.likeness(k.s)
+			m.NearMiss, m.Found, m.Explained = true, math.Round(found*1000)/1000, math.Round(expl*1000)/1000
+			all = append(all, m)
 		}
 	}
 	out := suppress(all)

@@ -175,9 +175,18 @@ func pose(g glyph.Glyph, pl glyph.Placement, b detect.Box) posed {
 // another candidate explains (the next of a row of luminaires) is that
 // instance's, not foreign to this one.
 func (s *surroundings) foreign(c posed, all []posed) (float64, drawing.Style) {
+	f, _, pen := s.foreignOutside(c, all)
+	return f, pen
+}
+
+// foreignOutside is foreign, also returning the part of the unexplained
+// drawing that lies outside the match's box (grown by the tolerance), as
+// a fraction of the template's length: the rest of a larger symbol runs
+// on past the match, where an extra stroke of a variant lies within it.
+func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, drawing.Style) {
 	tpl, tol, b := c.pts, c.tol, c.box
 	if len(tpl) < 2 {
-		return 0, drawing.Style{}
+		return 0, 0, drawing.Style{}
 	}
 	tplLen := float64(len(tpl)) * sampleStepPx
 	grow := math.Max(surroundMinPx, surroundGrow*math.Max(b.W, b.H))
@@ -215,6 +224,7 @@ func (s *surroundings) foreign(c posed, all []posed) (float64, drawing.Style) {
 	type piece struct {
 		pts      []glyph.Point
 		off      int // samples in the area the template leaves unexplained
+		out      int // of those, the samples outside the match's box
 		joined   bool
 		fillOnly bool
 	}
@@ -234,6 +244,9 @@ func (s *surroundings) foreign(c posed, all []posed) (float64, drawing.Style) {
 			}
 			if !on && area.X <= p.X && p.X <= area.X+area.W && area.Y <= p.Y && p.Y <= area.Y+area.H && !explained(p, others) {
 				pc.off++
+				if p.X < b.X-tol || p.X > b.X+b.W+tol || p.Y < b.Y-tol || p.Y > b.Y+b.H+tol {
+					pc.out++
+				}
 			}
 		}
 		ps = append(ps, pc)
@@ -256,13 +269,14 @@ func (s *surroundings) foreign(c posed, all []posed) (float64, drawing.Style) {
 			}
 		}
 	}
-	unexplained := 0
+	unexplained, outside := 0, 0
 	for _, pc := range ps {
 		if pc.joined {
 			unexplained += pc.off
+			outside += pc.out
 		}
 	}
-	return float64(unexplained) * sampleStepPx / tplLen, pen
+	return float64(unexplained) * sampleStepPx / tplLen, float64(outside) * sampleStepPx / tplLen, pen
 }
 
 // touching reports whether two sampled pieces come within tol of each

@@ -6,9 +6,24 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"sort"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/glyphsearch"
+)
+
+// Near misses on image pages: the poses scoring from ImageNearMissFloor up
+// to glyphsearch's match floor (glyphsearch.DefaultMinScore, or
+// Options.MinScore), with a reason from the pose's two likeness shares
+// and its size against the page's good matches.
+const (
+	// ImageNearMissFloor is the least score of a near miss on an image
+	// page: 0.1 under glyphsearch's default floor of 0.82.
+	ImageNearMissFloor = 0.72
+	// ImageSizeTolerance: a near miss more than this many times larger
+	// or smaller than the median of the page's matches scoring 0.9 or
+	// more is ReasonOtherSize (glyphsearch.SameSize's tolerance).
+	ImageSizeTolerance = 1.2
 )
 
 // Images is the ImageSearcher of page images: package glyphsearch's search
@@ -20,17 +35,77 @@ type Images struct {
 
 var _ ImageSearcher = Images{}
 
+// ImageRegion is a box (pixels) on a page image.
+type ImageRegion struct {
+	Image image.Image
+	Box   detect.Box
+}
+
 // Search finds the ink inside box on query on each of pages. A page that is
 // query itself (the same image value) is read once. A box holding no ink
 // gives ErrEmptyRegion, one holding far more than a symbol
 // (glyphsearch.ErrTooLarge) ErrRegionTooLarge.
 func (s Images) Search(ctx context.Context, query image.Image, box detect.Box, pages []image.Image) ([][]Match, error) {
+	q, err := s.Prepare(ctx, query, box, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]Match, len(pages))
+	for i, img := range pages {
+		r, err := q.Find(ctx, img)
+		if err != nil {
+			return nil, fmt.Errorf("search: page image %d: %w", i, err)
+		}
+		out[i] = r.Matches
+	}
+	return out, nil
+}
+
+// ImageQuery is a prepared image search: the exemplar's template and the
+// templates of the look-alikes excluded.
+type ImageQuery struct {
+	opt     glyphsearch.Options
+	query   image.Image
+	qp      *glyphsearch.Page
+	t       *glyphsearch.Template
+	exclude []*glyphsearch.Template
+}
+
+// Prepare cuts the ink inside box on query into the exemplar's template,
+// and the ink inside each of exclude into a look-alike's; an excluded
+// region that cannot be cut is an *ExcludeError.
+func (s Images) Prepare(ctx context.Context, query image.Image, box detect.Box, exclude []ImageRegion) (*ImageQuery, error) {
 	qp, err := glyphsearch.NewPage(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("search: page image: %w", err)
 	}
-	r := image.Rect(int(math.Floor(box.X)), int(math.Floor(box.Y)), int(math.Ceil(box.X+box.W)), int(math.Ceil(box.Y+box.H))).Add(query.Bounds().Min)
-	t, err := qp.Template(r)
+	t, err := imageTemplate(qp, query, box)
+	if err != nil {
+		return nil, err
+	}
+	q := &ImageQuery{opt: s.Options, query: query, qp: qp, t: t}
+	for i, x := range exclude {
+		xp := qp
+		if x.Image != query {
+			if xp, err = glyphsearch.NewPage(ctx, x.Image); err != nil {
+				return nil, fmt.Errorf("search: page image of exclude[%d]: %w", i, err)
+			}
+		}
+		xt, err := imageTemplate(xp, x.Image, x.Box)
+		if errors.Is(err, ErrEmptyRegion) || errors.Is(err, ErrRegionTooLarge) {
+			return nil, &ExcludeError{Index: i, Err: err}
+		}
+		if err != nil {
+			return nil, err
+		}
+		q.exclude = append(q.exclude, xt)
+	}
+	return q, nil
+}
+
+func imageTemplate(p *glyphsearch.Page, img image.Image, box detect.Box) (*glyphsearch.Template, error) {
+	r := image.Rect(int(math.Floor(box.X)), int(math.Floor(box.Y)), int(math.Ceil(box.X+box.W)), int(math.Ceil(box.Y+box.H))).Add(img.Bounds().Min)
+	t, err := p.Template(r)
 	if errors.Is(err, glyphsearch.ErrNoGlyph) {
 		return nil, ErrEmptyRegion
 	}
@@ -40,24 +115,79 @@ func (s Images) Search(ctx context.Context, query image.Image, box detect.Box, p
 	if err != nil {
 		return nil, fmt.Errorf("search: exemplar: %w", err)
 	}
-	out := make([][]Match, len(pages))
-	for i, img := range pages {
-		p := qp
-		if img != query {
-			if p, err = glyphsearch.NewPage(ctx, img); err != nil {
-				return nil, fmt.Errorf("search: page image %d: %w", i, err)
-			}
-		}
-		ms, err := p.Search(ctx, t, s.Options)
-		if err != nil {
-			return nil, fmt.Errorf("search: page image %d: %w", i, err)
-		}
-		o := img.Bounds().Min
-		for _, m := range ms {
-			b := m.Box
-			b.X, b.Y = b.X-float64(o.X), b.Y-float64(o.Y)
-			out[i] = append(out[i], Match{Box: b, Score: math.Round(m.Score*1000) / 1000})
+	return t, nil
+}
+
+// Find searches img (query itself, the same image value, is read once)
+// for the exemplar: its matches and its near misses, best first, less
+// those that fit an excluded look-alike's template at least as well (its
+// glyphsearch score there at least the exemplar's).
+func (q *ImageQuery) Find(ctx context.Context, img image.Image) (Result, error) {
+	out := Result{Matches: []Match{}, NearMisses: []NearMiss{}}
+	p := q.qp
+	if img != q.query {
+		var err error
+		if p, err = glyphsearch.NewPage(ctx, img); err != nil {
+			return out, err
 		}
 	}
+	opt := q.opt
+	if opt.NearMissScore <= 0 {
+		opt.NearMissScore = ImageNearMissFloor
+	}
+	ms, err := p.Search(ctx, q.t, opt)
+	if err != nil {
+		return out, err
+	}
+	var looks []glyphsearch.Match
+	if len(q.exclude) > 0 && len(ms) > 0 {
+		xopt := q.opt
+		xopt.MinScore, xopt.NearMissScore = ImageNearMissFloor, 0
+		xs, err := p.SearchAll(ctx, q.exclude, xopt)
+		if err != nil {
+			return out, err
+		}
+		for _, x := range xs {
+			looks = append(looks, x...)
+		}
+	}
+	var strong []float64
+	for _, m := range ms {
+		if !m.NearMiss && m.Score >= 0.9 && m.Scale > 0 {
+			strong = append(strong, math.Log(m.Scale))
+		}
+	}
+	sort.Float64s(strong)
+	o := img.Bounds().Min
+	for _, m := range ms {
+		if likeLookAlike(m, looks) {
+			continue
+		}
+		b := m.Box
+		b.X, b.Y = b.X-float64(o.X), b.Y-float64(o.Y)
+		if !m.NearMiss {
+			out.Matches = append(out.Matches, Match{Box: b, Score: round3(m.Score)})
+			continue
+		}
+		reason := ReasonExtraStroke
+		switch {
+		case len(strong) > 0 && m.Scale > 0 && math.Abs(math.Log(m.Scale)-strong[len(strong)/2]) > math.Log(ImageSizeTolerance):
+			reason = ReasonOtherSize
+		case m.Found < m.Explained:
+			reason = ReasonMissingStroke
+		}
+		out.NearMisses = append(out.NearMisses, NearMiss{Box: b, Score: round3(m.Score), Reason: reason})
+	}
 	return out, nil
+}
+
+// likeLookAlike reports whether one of looks (matches of excluded
+// templates) is at m's instance with a score at least m's.
+func likeLookAlike(m glyphsearch.Match, looks []glyphsearch.Match) bool {
+	for _, x := range looks {
+		if x.Score >= m.Score && sameInstance(m.Box, x.Box) {
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"sort"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/drawing"
@@ -34,6 +35,51 @@ var ErrRegionTooLarge = errors.New("the box holds more drawing than one symbol")
 // searched for: more is never one symbol (glyphsearch.MaxExemplarSide: a
 // 40 mm panel is 470 pixels at 300 DPI), and is refused before any work.
 const MaxBoxSide = glyphsearch.MaxExemplarSide
+
+// NearMiss is a candidate the search looked at and did not take: it
+// scored under the match floor (down to NearMissFloor on vector pages,
+// ImageNearMissFloor on image pages) or was refused for its colour, with
+// Reason, one of the Reason constants, saying what fell short.
+type NearMiss struct {
+	Box   detect.Box // raster pixels of the page
+	Score float64
+	// Reason says in words what keeps it from being a match.
+	Reason string
+}
+
+// Reasons of near misses: what a search can tell apart.
+const (
+	// ReasonMissingStroke: part of the searched drawing is not drawn
+	// there (vector: the page explains under minScore of it; image: less
+	// of the exemplar's ink is found there than the page's ink there is
+	// explained).
+	ReasonMissingStroke = "missing_stroke"
+	// ReasonExtraStroke: drawing joined to it inside its box that the
+	// searched drawing does not have (a letter, a bar across it).
+	ReasonExtraStroke = "extra_stroke"
+	// ReasonLargerSymbol: drawing joined to it runs on past its box: it
+	// is part of a larger symbol (vector pages).
+	ReasonLargerSymbol = "part_of_larger_symbol"
+	// ReasonOtherColour: the shape fits but is drawn in another colour:
+	// another device drawn with the same glyph (vector pages).
+	ReasonOtherColour = "another_colour"
+	// ReasonOtherSize: on an image page, drawn at another size than the
+	// page's good matches (more than ImageSizeTolerance times larger or
+	// smaller than their median).
+	ReasonOtherSize = "another_size"
+)
+
+// NearMissFloor is the least fit of a near miss on a vector page: the
+// vector matcher's own floor (it reports nothing explaining less of a
+// template), under minScore, the match floor.
+const NearMissFloor = 0.8
+
+// Result is what a search finds on one page: its matches, best first,
+// and its near misses, best first, none overlapping a match.
+type Result struct {
+	Matches    []Match
+	NearMisses []NearMiss
+}
 
 // Match is one instance found on a page.
 type Match struct {
@@ -118,42 +164,233 @@ func (t *Template) Drawn() detect.Box { return t.drawn }
 // to the drawing, not an instance) are left out, as the engine leaves
 // them out.
 func (t *Template) Find(ctx context.Context, pg *drawing.Page) ([]Match, error) {
+	r, err := t.FindExcluding(ctx, pg, nil)
+	return r.Matches, err
+}
+
+// FindExcluding is Find that also returns the near misses on pg (NearMiss:
+// the candidates that fell short, down to NearMissFloor, with why) and
+// leaves out every match and near miss that fits one of exclude (templates
+// cut around look-alikes: "not like that") at least as well as it fits t.
+// A candidate's fit to a template is the share of the template the page
+// explains there over 1 plus the drawing joined to it there that the
+// template leaves unexplained (as a share of the template's length): a
+// triangle inside a square fits the triangle-in-a-square better than the
+// bare triangle, and a bare triangle fits the triangle better.
+func (t *Template) FindExcluding(ctx context.Context, pg *drawing.Page, exclude []*Template) (Result, error) {
+	out := Result{Matches: []Match{}, NearMisses: []NearMiss{}}
 	if pg == nil {
-		return nil, nil
+		return out, nil
 	}
+	cs, err := t.candidates(ctx, pg, nil)
+	if err != nil || len(cs) == 0 {
+		return out, err
+	}
+	var nears []candidate
+	for _, c := range cs {
+		if c.match {
+			out.Matches = append(out.Matches, Match{Box: c.box, Score: round3(c.cov)})
+		} else if c.reason != "" {
+			nears = append(nears, c)
+		}
+	}
+	// Near misses best first, none on a match or on a better near miss.
+	sort.SliceStable(nears, func(i, j int) bool { return nears[i].fit > nears[j].fit })
+	var kept []candidate
+	for _, c := range nears {
+		if overlapsAny(c.box, out.Matches) || overlapsCand(c.box, kept) {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	for _, c := range kept {
+		out.NearMisses = append(out.NearMisses, NearMiss{Box: c.box, Score: round3(c.fit), Reason: c.reason})
+	}
+	if len(exclude) == 0 || len(out.Matches)+len(out.NearMisses) == 0 {
+		return out, nil
+	}
+	fitOf := map[detect.Box]float64{}
+	for _, c := range cs {
+		if _, ok := fitOf[c.box]; !ok {
+			fitOf[c.box] = c.fit
+		}
+	}
+	var boxes []detect.Box
+	for _, m := range out.Matches {
+		boxes = append(boxes, m.Box)
+	}
+	for _, n := range out.NearMisses {
+		boxes = append(boxes, n.Box)
+	}
+	var looks []candidate
+	for _, x := range exclude {
+		xs, err := x.candidates(ctx, pg, boxes)
+		if err != nil {
+			return out, err
+		}
+		looks = append(looks, xs...)
+	}
+	likeExcluded := func(b detect.Box) bool {
+		f := fitOf[b]
+		for _, x := range looks {
+			if x.fit >= f && sameInstance(b, x.box) {
+				return true
+			}
+		}
+		return false
+	}
+	ms := out.Matches[:0]
+	for _, m := range out.Matches {
+		if !likeExcluded(m.Box) {
+			ms = append(ms, m)
+		}
+	}
+	out.Matches = ms
+	ns := out.NearMisses[:0]
+	for _, n := range out.NearMisses {
+		if !likeExcluded(n.Box) {
+			ns = append(ns, n)
+		}
+	}
+	out.NearMisses = ns
+	return out, nil
+}
+
+// candidate is a place the matcher found the template at, judged.
+type candidate struct {
+	box     detect.Box
+	cov     float64 // the share of the template the page explains there
+	foreign float64 // drawing joined to it the template leaves unexplained, over the template's length
+	outside float64 // of that, what lies outside the box
+	fit     float64 // cov / (1 + foreign)
+	match   bool
+	reason  string // why a near miss is not a match; "" when it is neither
+}
+
+// maxNearLooks bounds the candidates under minScore judged for near
+// misses on a page, best first: a circle's template meets every circle.
+const maxNearLooks = 64
+
+// candidates returns the places the matcher finds t at on pg (legend
+// glyphs left out), judged: matches (Find's rules), near misses with their
+// reason, the rest neither. With only given, just the candidates sharing
+// an instance with one of only are judged (an excluded template's), and
+// those not are left out.
+func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []detect.Box) ([]candidate, error) {
 	ms, err := t.m.Match(ctx, pg)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	var cands []vector.Match
-	var poses []posed
+	var strong, weak []vector.Match
 	for _, m := range ms {
-		if m.Legend || m.Box.W <= 0 || m.Box.H <= 0 || m.Coverage < minScore {
+		if m.Legend || m.Box.W <= 0 || m.Box.H <= 0 {
 			continue
 		}
-		cands = append(cands, m)
-		poses = append(poses, pose(t.glyph, m.Placement, m.Box))
+		if only != nil && !sameInstanceAny(m.Box, only) {
+			continue
+		}
+		if m.Coverage >= minScore {
+			strong = append(strong, m)
+		} else {
+			weak = append(weak, m)
+		}
 	}
-	out := make([]Match, 0, len(cands))
-	if len(cands) == 0 {
-		return out, nil
+	sort.SliceStable(weak, func(i, j int) bool { return weak[i].Coverage > weak[j].Coverage })
+	if len(weak) > maxNearLooks {
+		weak = weak[:maxNearLooks]
+	}
+	if len(strong)+len(weak) == 0 {
+		return nil, nil
+	}
+	// What another strong candidate explains is not foreign to one: the
+	// next instance of a row.
+	poses := make([]posed, len(strong))
+	for i, m := range strong {
+		poses[i] = pose(t.glyph, m.Placement, m.Box)
 	}
 	around := newSurroundings(pg)
-	for i, m := range cands {
-		if len(poses[i].pts) < 2 {
-			continue
+	out := make([]candidate, 0, len(strong)+len(weak))
+	judge := func(m vector.Match, p posed) {
+		if len(p.pts) < 2 {
+			return
 		}
-		extra, pen := around.foreign(poses[i], poses)
-		if extra > maxForeign {
-			continue // part of a larger symbol
-		}
+		foreign, outside, pen := around.foreignOutside(p, poses)
+		c := candidate{box: m.Box, cov: m.Coverage, foreign: foreign, outside: outside, fit: m.Coverage / (1 + foreign)}
+		colour := true
 		if a, b := paint(t.pen), paint(pen); a != "" && b != "" && a != b {
-			continue // another device drawn with the same glyph
+			colour = false
 		}
-		out = append(out, Match{Box: m.Box, Score: math.Round(m.Coverage*1000) / 1000})
+		switch {
+		case m.Coverage >= minScore && foreign <= maxForeign && colour:
+			c.match = true
+		case c.fit < NearMissFloor:
+		case m.Coverage >= minScore && foreign <= maxForeign:
+			c.reason = ReasonOtherColour
+		case !colour:
+			// short of the template and in another colour: two things
+			// wrong, not a near miss
+		case foreign > maxForeign && 2*outside >= foreign:
+			c.reason = ReasonLargerSymbol
+		case foreign > maxForeign:
+			c.reason = ReasonExtraStroke
+		default:
+			c.reason = ReasonMissingStroke
+		}
+		out = append(out, c)
+	}
+	for i, m := range strong {
+		judge(m, poses[i])
+	}
+	for _, m := range weak {
+		judge(m, pose(t.glyph, m.Placement, m.Box))
 	}
 	return out, nil
 }
+
+// sameInstance reports whether boxes a and b hold the same instance: they
+// overlap by at least half of the smaller (a triangle inside the square
+// of the look-alike it belongs to).
+func sameInstance(a, b detect.Box) bool {
+	ix := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
+	iy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
+	if ix <= 0 || iy <= 0 {
+		return false
+	}
+	return ix*iy >= 0.5*math.Min(a.W*a.H, b.W*b.H)
+}
+
+func sameInstanceAny(a detect.Box, bs []detect.Box) bool {
+	for _, b := range bs {
+		if sameInstance(a, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// nearMissIoU: a near miss overlapping a match or a better near miss by
+// more than this is the same place read again.
+const nearMissIoU = 1.0 / 3
+
+func overlapsAny(b detect.Box, ms []Match) bool {
+	for _, m := range ms {
+		if b.IoU(m.Box) > nearMissIoU {
+			return true
+		}
+	}
+	return false
+}
+
+func overlapsCand(b detect.Box, cs []candidate) bool {
+	for _, c := range cs {
+		if b.IoU(c.box) > nearMissIoU {
+			return true
+		}
+	}
+	return false
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 // ImageSearcher finds, on page images, every instance of what a box on one
 // of them holds (the raster glyph search of scans and photos). query is
@@ -163,11 +400,33 @@ type ImageSearcher interface {
 	Search(ctx context.Context, query image.Image, box detect.Box, pages []image.Image) ([][]Match, error)
 }
 
-// PageMatches are the instances found on one page.
+// PageMatches are the instances found on one page, and its near misses.
 type PageMatches struct {
-	Page    int
-	Matches []Match
+	Page       int
+	Matches    []Match
+	NearMisses []NearMiss
 }
+
+// Region is a box on a page of a document (raster pixels of the page).
+type Region struct {
+	Page int
+	Box  detect.Box
+}
+
+// ExcludeError is the error of the Index-th excluded region: its box holds
+// no drawing (ErrEmptyRegion), more than a symbol (ErrRegionTooLarge), or
+// is on an image page while the searched box is on a vector page
+// (ErrImagePage).
+type ExcludeError struct {
+	Index int
+	Err   error
+}
+
+func (e *ExcludeError) Error() string {
+	return fmt.Sprintf("search: exclude[%d]: %v", e.Index, e.Err)
+}
+
+func (e *ExcludeError) Unwrap() error { return e.Err }
 
 // InDocument cuts the drawing inside box on page query of doc into a
 // template (Cut) and finds it on each page of pages, in the order given.
@@ -179,7 +438,12 @@ type PageMatches struct {
 // query's are held. On an error (ctx's end among them) it returns the
 // pages searched before it with the error; nothing reads doc after it
 // returns.
-func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.Box, pages []int) ([]PageMatches, error) {
+//
+// Each of exclude is cut into a template too, and a match or near miss
+// that fits one of them at least as well as the box's is left out
+// (Template.FindExcluding); an excluded region that cannot be cut is an
+// *ExcludeError.
+func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.Box, pages []int, exclude ...Region) ([]PageMatches, error) {
 	qpg, err := doc.Drawing(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("search: page %d: %w", query, err)
@@ -190,6 +454,21 @@ func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.
 	t, err := Cut(qpg, box)
 	if err != nil {
 		return nil, err
+	}
+	xs := make([]*Template, len(exclude))
+	for i, r := range exclude {
+		xpg := qpg
+		if r.Page != query {
+			if xpg, err = doc.Drawing(ctx, r.Page); err != nil {
+				return nil, fmt.Errorf("search: page %d: %w", r.Page, err)
+			}
+		}
+		if xpg == nil || xpg.Scan() {
+			return nil, &ExcludeError{Index: i, Err: ErrImagePage}
+		}
+		if xs[i], err = Cut(xpg, r.Box); err != nil {
+			return nil, &ExcludeError{Index: i, Err: err}
+		}
 	}
 	type read struct {
 		page int
@@ -228,9 +507,11 @@ func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.
 		}
 		pm := PageMatches{Page: r.page}
 		if r.pg != nil && !r.pg.Scan() {
-			if pm.Matches, err = t.Find(ctx, r.pg); err != nil {
+			res, err := t.FindExcluding(ctx, r.pg, xs)
+			if err != nil {
 				return out, fmt.Errorf("search: page %d: %w", r.page, err)
 			}
+			pm.Matches, pm.NearMisses = res.Matches, res.NearMisses
 		}
 		out = append(out, pm)
 	}

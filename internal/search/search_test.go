@@ -171,3 +171,98 @@ func TestInDocument(t *testing.T) {
 		t.Errorf("a box on an image: %v, want ErrImagePage", err)
 	}
 }
+
+// TestNearMisses: look-alikes of the symbol are near misses, each with
+// what keeps it from being a match: the one with most of its tick left
+// out misses a stroke, the one with a short bar across its circle has an extra stroke,
+// the one with a short foot under it is part of a larger symbol, the red
+// one is another colour.
+func TestNearMisses(t *testing.T) {
+	content := "1 w " + at("1 0 0 1 40 250", symbol) + at("0 1 -1 0 150 250", symbol) +
+		at("1 0 0 1 60 160", documenttest.CircleOps(0, 0, 6)+" 6 0 m 18 0 l 18 3 l S") +
+		at("1 0 0 1 200 160", symbol+" 0 -6 m 0 6 l S") +
+		at("1 0 0 1 100 60", symbol+" 0 -6 m 0 -10 l S -5 -10 m 5 -10 l S") +
+		"1 0 0 RG " + at("1 0 0 1 300 60", symbol)
+	_, pg := page(t, content)
+	tpl, err := search.Cut(pg, boxAround(40, 250))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tpl.FindExcluding(context.Background(), pg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Matches) != 2 {
+		t.Errorf("%d matches at %v, want 2", len(r.Matches), centres(r.Matches))
+	}
+	want := map[[2]float64]string{
+		{60, 140}:  search.ReasonMissingStroke,
+		{200, 140}: search.ReasonExtraStroke,
+		{100, 240}: search.ReasonLargerSymbol,
+		{300, 240}: search.ReasonOtherColour,
+	}
+	for _, n := range r.NearMisses {
+		c := centres([]search.Match{{Box: n.Box}})[0]
+		t.Logf("near miss at %.0f, %.0f pt: %s %.3f", c[0], c[1], n.Reason, n.Score)
+		if n.Score < search.NearMissFloor {
+			t.Errorf("near miss at %v scores %v, under the floor", c, n.Score)
+		}
+	}
+	for at, reason := range want {
+		found := false
+		for _, n := range r.NearMisses {
+			c := centres([]search.Match{{Box: n.Box}})[0]
+			// the symbol's box centre lies 6 pt right of and 5 pt above its circle's
+			if math.Abs(c[0]-at[0]-6) <= 4 && math.Abs(c[1]-at[1]+5) <= 4 {
+				found = true
+				if n.Reason != reason {
+					t.Errorf("near miss at %v: reason %q, want %q", at, n.Reason, reason)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no near miss at %v (%s)", at, reason)
+		}
+	}
+}
+
+// TestExclude: a triangle outlet, and the same triangle inside a square
+// drawn a little apart from it (so that the triangle alone is a match
+// there). Excluding the triangle-in-a-square leaves it out and keeps the
+// bare triangles.
+func TestExclude(t *testing.T) {
+	tri := "-6 -5 m 6 -5 l 0 6 l h S"
+	sq := " -9 -8 m 9 -8 l 9 10 l -9 10 l h S"
+	content := "1 w " + at("1 0 0 1 40 250", tri) + at("1 0 0 1 140 250", tri) + at("1 0 0 1 240 250", tri+sq) +
+		at("1 0 0 1 340 100", tri+sq)
+	_, pg := page(t, content)
+	box := func(x, y, r float64) detect.Box {
+		return detect.Box{X: pt(x - r), Y: pt(300 - y - r), W: pt(2 * r), H: pt(2 * r)}
+	}
+	tpl, err := search.Cut(pg, box(40, 250, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := tpl.FindExcluding(context.Background(), pg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Matches) != 4 {
+		t.Fatalf("without exclude: %d matches at %v, want the 4 triangles", len(all.Matches), centres(all.Matches))
+	}
+	look, err := search.Cut(pg, box(240, 251, 12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tpl.FindExcluding(context.Background(), pg, []*search.Template{look})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := centres(r.Matches)
+	if len(r.Matches) != 2 || !hasNear(cs, 40, 50) || !hasNear(cs, 140, 50) {
+		t.Errorf("with the triangle in a square excluded: matches at %v, want the bare triangles at (40, 50) and (140, 50) pt", cs)
+	}
+	for _, n := range r.NearMisses {
+		t.Errorf("near miss %+v", n)
+	}
+}

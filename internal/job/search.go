@@ -45,6 +45,41 @@ type SearchRequest struct {
 	PageIndex *int     `json:"page_index"`
 	BBoxNorm  *BoxView `json:"bbox_norm"`
 	Pages     *[]int   `json:"pages"`
+	// Exclude are boxes around look-alikes ("not like that"), at most
+	// MaxSearchExcludes: a match or near miss that fits one of them at
+	// least as well as it fits the box is left out.
+	Exclude *[]SearchExclude `json:"exclude"`
+}
+
+// SearchExclude is a box around a look-alike, on a page of the job.
+type SearchExclude struct {
+	PageIndex *int     `json:"page_index"`
+	BBoxNorm  *BoxView `json:"bbox_norm"`
+}
+
+// MaxSearchExcludes is the most look-alikes a search takes in exclude:
+// each is one more template matched on every page searched.
+const MaxSearchExcludes = 10
+
+// MaxSearchNearMisses is the most near misses a search answers with, the
+// best of them: a list a reviewer reads through, not a second take-off.
+const MaxSearchNearMisses = 25
+
+// SearchNearMiss is a candidate a search looked at and did not take: it
+// scored under the match floor, down to the near-miss floor (vector pages
+// search.NearMissFloor, image pages search.ImageNearMissFloor), or (reason
+// another_colour) has the shape but another colour.
+type SearchNearMiss struct {
+	PageIndex int     `json:"page_index"`
+	BBoxNorm  BoxView `json:"bbox_norm"`
+	BBoxPx    BoxView `json:"bbox_px"`
+	Score     float64 `json:"score"`
+	// Reason is what keeps it from being a match: one of the
+	// search.Reason constants.
+	Reason string `json:"reason"`
+	// DetectionID is the job's detection the near miss overlaps, as a
+	// match's.
+	DetectionID *string `json:"detection_id"`
 }
 
 // SearchMatch is one instance a search found.
@@ -99,6 +134,9 @@ type SearchResult struct {
 	// the order asked (empty when Complete): ask again with them as
 	// "pages" to go on.
 	PagesNotSearched []int `json:"pages_not_searched"`
+	// NearMisses are the candidates that fell short on the pages
+	// searched, best first, at most MaxSearchNearMisses.
+	NearMisses []SearchNearMiss `json:"near_misses"`
 }
 
 func (s *Service) searchBudget() time.Duration {
@@ -136,11 +174,15 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 	if err != nil {
 		return nil, err
 	}
-	found, err := s.searchFile(ctx, c, j, arrived, q.Index, box, pages)
+	exclude, err := validateExclude(j, r.Exclude)
 	if err != nil {
 		return nil, err
 	}
-	out := &SearchResult{Matches: []SearchMatch{}, Complete: true, PagesNotSearched: []int{}}
+	found, err := s.searchFile(ctx, c, j, arrived, q.Index, box, pages, exclude)
+	if err != nil {
+		return nil, err
+	}
+	out := &SearchResult{Matches: []SearchMatch{}, Complete: true, PagesNotSearched: []int{}, NearMisses: []SearchNearMiss{}}
 	searched := map[int]bool{}
 	for _, pm := range found {
 		searched[pm.Page] = true
@@ -154,30 +196,90 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 	for _, pm := range found {
 		p := s.pageOf(j, pm.Page)
 		var dets []storedDetection
-		if len(pm.Matches) > 0 {
+		if len(pm.Matches)+len(pm.NearMisses) > 0 {
 			sp, err := s.reviewedPage(ctx, j, pm.Page)
 			if err != nil {
 				return nil, internal("load detections", err)
 			}
 			dets = sp.visible(s.filter(j, nil))
 		}
+		w, h := float64(p.Width), float64(p.Height)
+		overlapping := func(b detect.Box) *string {
+			var id *string
+			best := SearchMatchIoU
+			for i := range dets {
+				if v := dets[i].Box.IoU(b); v >= best {
+					id, best = &dets[i].ID, v
+				}
+			}
+			return id
+		}
 		for _, m := range pm.Matches {
 			if inLegend(j.Legend, pm.Page, m.Box) {
 				continue
 			}
-			w, h := float64(p.Width), float64(p.Height)
-			sm := SearchMatch{PageIndex: pm.Page, Score: roundTo(m.Score, scoreDecimals),
-				BBoxPx: pxBoxView(m.Box), BBoxNorm: normBoxView(m.Box, w, h)}
-			best := SearchMatchIoU
-			for i := range dets {
-				if v := dets[i].Box.IoU(m.Box); v >= best {
-					sm.DetectionID, best = &dets[i].ID, v
-				}
+			out.Matches = append(out.Matches, SearchMatch{PageIndex: pm.Page, Score: roundTo(m.Score, scoreDecimals),
+				BBoxPx: pxBoxView(m.Box), BBoxNorm: normBoxView(m.Box, w, h), DetectionID: overlapping(m.Box)})
+		}
+		for _, n := range pm.NearMisses {
+			if inLegend(j.Legend, pm.Page, n.Box) {
+				continue
 			}
-			out.Matches = append(out.Matches, sm)
+			out.NearMisses = append(out.NearMisses, SearchNearMiss{PageIndex: pm.Page, Score: roundTo(n.Score, scoreDecimals),
+				Reason: n.Reason, BBoxPx: pxBoxView(n.Box), BBoxNorm: normBoxView(n.Box, w, h), DetectionID: overlapping(n.Box)})
 		}
 	}
 	out.Total = len(out.Matches)
+	sort.SliceStable(out.NearMisses, func(a, b int) bool { return out.NearMisses[a].Score > out.NearMisses[b].Score })
+	if len(out.NearMisses) > MaxSearchNearMisses {
+		out.NearMisses = out.NearMisses[:MaxSearchNearMisses]
+	}
+	return out, nil
+}
+
+// validateExclude checks a search's exclude against the done job j and
+// returns its boxes in raster pixels of their pages: at most
+// MaxSearchExcludes, each on a page of the job, each a box that overlaps
+// its page (clipped to it) and is no larger than a searched box may be.
+func validateExclude(j *Job, ex *[]SearchExclude) ([]search.Region, error) {
+	if ex == nil {
+		return nil, nil
+	}
+	if len(*ex) > MaxSearchExcludes {
+		return nil, &Error{Code: CodeUnprocessable,
+			Message: fmt.Sprintf("exclude lists %d boxes, more than %d: keep the look-alikes that matter", len(*ex), MaxSearchExcludes),
+			Details: map[string]any{"field": "exclude", "max": MaxSearchExcludes}}
+	}
+	byIndex := map[int]Page{}
+	for _, p := range j.Pages {
+		byIndex[p.Index] = p
+	}
+	out := make([]search.Region, 0, len(*ex))
+	for i, x := range *ex {
+		field := "exclude[" + strconv.Itoa(i) + "]"
+		if x.PageIndex == nil {
+			return nil, invalidField(field+".page_index", "%s.page_index is required", field)
+		}
+		p, ok := byIndex[*x.PageIndex]
+		if !ok {
+			return nil, &Error{Code: CodeUnprocessable,
+				Message: fmt.Sprintf("%s.page_index %d is not a page of the job; it has %s", field, *x.PageIndex, pagesOf(len(j.Pages))),
+				Details: map[string]any{"field": field + ".page_index", "page_count": len(j.Pages)}}
+		}
+		if x.BBoxNorm == nil {
+			return nil, invalidField(field+".bbox_norm", "%s.bbox_norm is required", field)
+		}
+		b, ok := clipNormBox(*x.BBoxNorm)
+		if !ok {
+			return nil, invalidField(field+".bbox_norm", "%s.bbox_norm must overlap the page: x, y, width and height are fractions of the page, width and height above 0", field)
+		}
+		w, h := float64(p.Width), float64(p.Height)
+		box := detect.Box{X: b.X * w, Y: b.Y * h, W: b.Width * w, H: b.Height * h}
+		if box.W > search.MaxBoxSide || box.H > search.MaxBoxSide {
+			return nil, invalidField(field+".bbox_norm", "%s.bbox_norm is %.0f × %.0f pixels of the page, more than %d a side: draw the box around a single look-alike", field, box.W, box.H, search.MaxBoxSide)
+		}
+		out = append(out, search.Region{Page: p.Index, Box: box})
+	}
 	return out, nil
 }
 
@@ -293,7 +395,7 @@ func inLegend(rows []LegendRow, page int, box detect.Box) bool {
 // opens the job's stored upload, charging its memory to the budget, and
 // searches its pages (search.InDocument) until the search budget, counted
 // from arrived, runs out.
-func (s *Service) searchFile(ctx context.Context, c Caller, j *Job, arrived time.Time, query int, box detect.Box, pages []int) ([]search.PageMatches, error) {
+func (s *Service) searchFile(ctx context.Context, c Caller, j *Job, arrived time.Time, query int, box detect.Box, pages []int, exclude []search.Region) ([]search.PageMatches, error) {
 	if s.cfg.Files == nil {
 		return nil, internal("search", errors.New("Config.Files is nil"))
 	}
@@ -352,15 +454,27 @@ func (s *Service) searchFile(ctx context.Context, c Caller, j *Job, arrived time
 	}
 	var found []search.PageMatches
 	if mime == MimePDF {
-		found, err = search.InDocument(sctx, drawings{f: f, pd: pd}, query, box, pages)
+		found, err = search.InDocument(sctx, drawings{f: f, pd: pd}, query, box, pages, exclude...)
 	} else {
 		err = search.ErrImagePage
 	}
 	if errors.Is(err, search.ErrImagePage) {
-		found, err = searchImages(sctx, f, query, box, pages)
+		found, err = searchImages(sctx, f, query, box, pages, exclude)
 	}
 	if err != nil && sctx.Err() != nil {
 		return s.searchOutOfTime(ctx, j, found, pages)
+	}
+	var xe *search.ExcludeError
+	if errors.As(err, &xe) {
+		field := "exclude[" + strconv.Itoa(xe.Index) + "]"
+		switch {
+		case errors.Is(xe.Err, search.ErrEmptyRegion):
+			return nil, invalidField(field+".bbox_norm", "%s.bbox_norm holds no drawing: draw the box around the look-alike", field)
+		case errors.Is(xe.Err, search.ErrRegionTooLarge):
+			return nil, invalidField(field+".bbox_norm", "%s.bbox_norm holds more drawing than one symbol: draw the box around a single look-alike", field)
+		case errors.Is(xe.Err, search.ErrImagePage):
+			return nil, invalidField(field+".page_index", "%s.page_index is an image page and the box searched for is on a page drawn as vectors: exclude look-alikes from vector pages", field)
+		}
 	}
 	switch {
 	case errors.Is(err, search.ErrEmptyRegion):
@@ -410,7 +524,9 @@ func (d drawings) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
 // searchImages searches the rendered images of pages for the ink inside
 // box on page query (search.Images), one page image at a time besides the
 // query's. On an error it returns the pages searched before it.
-func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pages []int) ([]search.PageMatches, error) {
+//
+// The look-alikes of exclude are cut from their pages' images too.
+func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pages []int, exclude []search.Region) ([]search.PageMatches, error) {
 	render := func(i int) (image.Image, error) {
 		if pi, ok := f.(PageImages); ok {
 			return pi.PageImage(ctx, i)
@@ -429,7 +545,24 @@ func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pa
 	if err != nil {
 		return nil, err
 	}
+	rendered := map[int]image.Image{query: q}
+	xs := make([]search.ImageRegion, len(exclude))
+	for i, x := range exclude {
+		img, ok := rendered[x.Page]
+		if !ok {
+			if img, err = render(x.Page); err != nil {
+				return nil, err
+			}
+			rendered[x.Page] = img
+		}
+		xs[i] = search.ImageRegion{Image: img, Box: x.Box}
+	}
 	var imgs search.Images
+	sq, err := imgs.Prepare(ctx, q, box, xs)
+	if err != nil {
+		return nil, err
+	}
+	clear(rendered) // the templates are cut: the other pages' images may go
 	out := make([]search.PageMatches, 0, len(pages))
 	for _, p := range pages {
 		img := q
@@ -438,11 +571,11 @@ func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pa
 				return out, err
 			}
 		}
-		ms, err := imgs.Search(ctx, q, box, []image.Image{img})
+		r, err := sq.Find(ctx, img)
 		if err != nil {
 			return out, err
 		}
-		out = append(out, search.PageMatches{Page: p, Matches: ms[0]})
+		out = append(out, search.PageMatches{Page: p, Matches: r.Matches, NearMisses: r.NearMisses})
 	}
 	return out, nil
 }

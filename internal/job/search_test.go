@@ -90,3 +90,49 @@ func TestInLegend(t *testing.T) {
 func near(a, b detect.Box) bool {
 	return math.Abs(a.X-b.X) < 1e-6 && math.Abs(a.Y-b.Y) < 1e-6 && math.Abs(a.W-b.W) < 1e-6 && math.Abs(a.H-b.H) < 1e-6
 }
+
+// TestValidateExclude: the look-alikes of a search, each on a page of the
+// job and clipped to it, at most MaxSearchExcludes; each refusal names its
+// field.
+func TestValidateExclude(t *testing.T) {
+	j := &Job{Status: Done, Pages: []Page{
+		{Index: 0, Width: 800, Height: 600, Kind: detect.KindFloorPlan},
+		{Index: 1, Width: 7016, Height: 4964, Kind: detect.KindImage},
+	}}
+	ptr := func(i int) *int { return &i }
+	box := &BoxView{X: 0.5, Y: 0.25, Width: 0.1, Height: 0.2}
+	if got, err := validateExclude(j, nil); err != nil || got != nil {
+		t.Errorf("no exclude: %v %v", got, err)
+	}
+	ex := []SearchExclude{{PageIndex: ptr(0), BBoxNorm: box}, {PageIndex: ptr(1), BBoxNorm: &BoxView{X: 0.99, Y: 0.5, Width: 0.02, Height: 0.01}}}
+	got, err := validateExclude(j, &ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Page != 0 || !near(got[0].Box, detect.Box{X: 400, Y: 150, W: 80, H: 120}) || got[1].Page != 1 || math.Abs(got[1].Box.W-70.16) > 1e-6 {
+		t.Errorf("got %+v", got)
+	}
+	many := make([]SearchExclude, MaxSearchExcludes+1)
+	for i := range many {
+		many[i] = SearchExclude{PageIndex: ptr(0), BBoxNorm: box}
+	}
+	for _, c := range []struct {
+		name  string
+		ex    []SearchExclude
+		field string
+	}{
+		{"too many", many, "exclude"},
+		{"no page", []SearchExclude{{BBoxNorm: box}}, "exclude[0].page_index"},
+		{"page out of range", []SearchExclude{{PageIndex: ptr(0), BBoxNorm: box}, {PageIndex: ptr(2), BBoxNorm: box}}, "exclude[1].page_index"},
+		{"no box", []SearchExclude{{PageIndex: ptr(0)}}, "exclude[0].bbox_norm"},
+		{"box off the page", []SearchExclude{{PageIndex: ptr(0), BBoxNorm: &BoxView{X: 1.1, Y: 0, Width: 0.1, Height: 0.1}}}, "exclude[0].bbox_norm"},
+		{"box of no area", []SearchExclude{{PageIndex: ptr(0), BBoxNorm: &BoxView{X: 0.1, Y: 0.1, Width: 0, Height: 0.1}}}, "exclude[0].bbox_norm"},
+		{"a box of a sixth of an A1 page", []SearchExclude{{PageIndex: ptr(1), BBoxNorm: &BoxView{X: 0.5, Y: 0.5, Width: 0.16, Height: 0.1}}}, "exclude[0].bbox_norm"},
+	} {
+		_, err := validateExclude(j, &c.ex)
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeUnprocessable || e.Details["field"] != c.field || e.Message == "" {
+			t.Errorf("%s: %v, want unprocessable naming %s", c.name, err, c.field)
+		}
+	}
+}

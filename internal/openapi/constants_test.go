@@ -11,6 +11,7 @@ import (
 	docpkg "blueprint/internal/document"
 	"blueprint/internal/httpapi"
 	"blueprint/internal/job"
+	"blueprint/internal/search"
 	"blueprint/internal/webhook"
 )
 
@@ -69,6 +70,21 @@ func TestDocumentAgreesWithCode(t *testing.T) {
 	num("/paths/~1v1~1jobs~1init/post/parameters/0/schema/maxLength", job.MaxIdempotencyKeyLen)
 	num("/paths/~1v1~1jobs/get/parameters/0/schema/maximum", job.MaxListLimit)
 	num("/paths/~1v1~1jobs/get/parameters/0/schema/default", job.DefaultListLimit)
+	num(s+"SearchRequest/properties/exclude/maxItems", job.MaxSearchExcludes)
+	num(s+"SearchResult/properties/near_misses/maxItems", job.MaxSearchNearMisses)
+	for i, r := range []string{search.ReasonMissingStroke, search.ReasonExtraStroke, search.ReasonLargerSymbol,
+		search.ReasonOtherColour, search.ReasonOtherSize} {
+		str(fmt.Sprintf("%sSearchNearMiss/properties/reason/enum/%d", s, i), r)
+	}
+	// The near-miss floors and the size tolerance, stated in words.
+	for _, v := range []float64{search.NearMissFloor, search.ImageNearMissFloor} {
+		if got, _ := at(t, doc, s+"SearchNearMiss/properties/score/description").(string); !strings.Contains(got, fmt.Sprint(v)) {
+			t.Errorf("SearchNearMiss score = %q, want it to say %v", got, v)
+		}
+	}
+	if got, _ := at(t, doc, s+"SearchNearMiss/properties/reason/description").(string); !strings.Contains(got, fmt.Sprint(search.ImageSizeTolerance)) {
+		t.Errorf("SearchNearMiss reason = %q, want it to say %v", got, search.ImageSizeTolerance)
+	}
 	str(s+"JobExpired/properties/expiry_reason/enum/0", job.ReasonUploadNotReceived)
 	str(s+"JobExpired/properties/expiry_reason/enum/1", job.ReasonRetentionElapsed)
 	for i, d := range []string{docpkg.DamageTruncated, docpkg.DamageXref, docpkg.DamageObjectOffsets,

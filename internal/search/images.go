@@ -84,12 +84,20 @@ func (s Images) Prepare(ctx context.Context, query image.Image, box detect.Box, 
 		return nil, err
 	}
 	q := &ImageQuery{opt: s.Options, query: query, qp: qp, t: t}
+	read := []*glyphsearch.Page{qp}
+	imgs := []image.Image{query}
 	for i, x := range exclude {
-		xp := qp
-		if x.Image != query {
+		var xp *glyphsearch.Page
+		for k, img := range imgs {
+			if img == x.Image {
+				xp = read[k]
+			}
+		}
+		if xp == nil {
 			if xp, err = glyphsearch.NewPage(ctx, x.Image); err != nil {
 				return nil, fmt.Errorf("search: page image of exclude[%d]: %w", i, err)
 			}
+			read, imgs = append(read, xp), append(imgs, x.Image)
 		}
 		xt, err := imageTemplate(xp, x.Image, x.Box)
 		if errors.Is(err, ErrEmptyRegion) || errors.Is(err, ErrRegionTooLarge) {

@@ -1129,3 +1129,128 @@ func TestReviewPageWarnings(t *testing.T) {
 		t.Errorf("page 0 shows warnings %q (hidden %v), want %q", got, hidden, want)
 	}
 }
+
+// nearMissInjector answers every POST .../search with the service's own
+// answer and one near miss added to it (near), keeping the bodies sent.
+type nearMissInjector struct {
+	searchRecorder
+	near map[string]any
+}
+
+func (n *nearMissInjector) wrap(h http.Handler) http.Handler {
+	return n.searchRecorder.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/search") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		var res map[string]any
+		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &res) != nil {
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+			return
+		}
+		res["near_misses"] = []any{n.near}
+		body, _ := json.Marshal(res)
+		w.Header().Del("Content-Length")
+		_, _ = w.Write(body)
+	}))
+}
+
+// TestReviewPageNotLikeThisAndNearMisses: a new match marked "not like
+// this" runs the search again with that match's place (grown round it) in
+// exclude; the near misses are listed below the matches with their reason
+// in words, none picked, and one click adds one as a detection of the
+// searched class.
+func TestReviewPageNotLikeThisAndNearMisses(t *testing.T) {
+	ctx := browser(t, "en-US")
+	near := map[string]any{"page_index": 0, "bbox_norm": map[string]any{"x": 0.02, "y": 0.02, "width": 0.01, "height": 0.01},
+		"bbox_px": map[string]any{"x": 1, "y": 1, "width": 1, "height": 1}, "score": 0.85, "reason": "extra_stroke", "detection_id": nil}
+	ni := &nearMissInjector{near: near}
+	e := startEnvWrapped(t, t.TempDir(), options{runner: runnerOpts(), engine: missingEngine(t)}, ni.wrap)
+	id := processFile(t, e, "sheet-00002.pdf")
+	dets := apiDetections(t, e, id, 0, false)
+	n := map[string]int{}
+	for _, d := range dets {
+		n[d.Class]++
+	}
+	var probe apiDet
+	for _, d := range dets {
+		if n[d.Class] > n[probe.Class] {
+			probe = d
+		}
+	}
+	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
+	settled(t, ctx, "default", time.Minute)
+	for range len(dets) + 1 {
+		if eval[string](t, ctx, selectedIDJS) == probe.ID {
+			break
+		}
+		key(t, ctx, "n")
+	}
+	navAt(t, ctx)
+	searchAroundSelected(t, ctx)
+
+	type listed struct {
+		Near, Picked int
+		Text         string
+		NotLike      int
+	}
+	got := eval[listed](t, ctx, `({Near: document.querySelectorAll('#search-near li').length,
+		Picked: document.querySelectorAll('#search-near input:checked').length,
+		Text: (document.querySelector('#search-near li') || {}).textContent || '',
+		NotLike: document.querySelectorAll('#search-list li.new .not-like').length})`)
+	if got.Near != 1 || got.Picked != 0 || !strings.Contains(got.Text, "an extra stroke") || !strings.Contains(got.Text, "0.85") {
+		t.Fatalf("near misses listed: %+v, want the one the answer holds, unpicked, with its reason in words", got)
+	}
+	if got.NotLike == 0 {
+		t.Fatal("no new match offers \"not like this\"")
+	}
+
+	// "Not like this" on the first new match: the search again, with it
+	// in exclude.
+	first := len(ni.bodies)
+	var m struct {
+		BBoxNorm map[string]float64 `json:"bbox_norm"`
+	}
+	mi := eval[int](t, ctx, `+document.querySelector('#search-list li.new').dataset.m`)
+	browse(t, ctx, chromedp.Click(chromedp.CSS(`#search-list li.new .not-like`)))
+	caughtUp(t, ctx)
+	var req struct {
+		Exclude []struct {
+			PageIndex int                `json:"page_index"`
+			BBoxNorm  map[string]float64 `json:"bbox_norm"`
+		} `json:"exclude"`
+	}
+	if len(ni.bodies) <= first || json.Unmarshal(ni.last(), &req) != nil || len(req.Exclude) != 1 || req.Exclude[0].PageIndex != 0 {
+		t.Fatalf("after \"not like this\" the page sent %q", ni.last())
+	}
+	var res struct {
+		Matches []json.RawMessage `json:"matches"`
+	}
+	if err := json.Unmarshal(e.do("POST", "/v1/jobs/"+id+"/search", keyA, ni.bodies[first-1], nil).Body, &res); err != nil || mi >= len(res.Matches) {
+		t.Fatalf("the first answer: %v (match %d)", err, mi)
+	}
+	_ = json.Unmarshal(res.Matches[mi], &m)
+	x := req.Exclude[0].BBoxNorm
+	if x["x"] > m.BBoxNorm["x"] || x["y"] > m.BBoxNorm["y"] || x["x"]+x["width"] < m.BBoxNorm["x"]+m.BBoxNorm["width"] || x["y"]+x["height"] < m.BBoxNorm["y"]+m.BBoxNorm["height"] {
+		t.Errorf("excluded box %v does not hold the match %v", x, m.BBoxNorm)
+	}
+	t.Logf("not like this: excluded %v round match %v", x, m.BBoxNorm)
+
+	// One click accepts the near miss as a detection of the class.
+	before := pollJob(t, e, id)
+	browse(t, ctx, chromedp.Click(chromedp.CSS(`#search-near li .accept-near`)))
+	caughtUp(t, ctx)
+	j := pollJob(t, e, id)
+	if j.Review == nil || j.Review.Added != 1 || j.classCount(probe.Class) != before.classCount(probe.Class)+1 {
+		t.Errorf("after accepting the near miss: review %+v, %s %d (before %d)", j.Review, probe.Class, j.classCount(probe.Class), before.classCount(probe.Class))
+	}
+	if left := eval[int](t, ctx, `document.querySelectorAll('#search-near li .accept-near').length`); left != 0 {
+		t.Errorf("the near miss still offers to be added after it was")
+	}
+}

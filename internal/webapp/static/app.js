@@ -1083,27 +1083,38 @@ async function addDraft() {
   }
 }
 
+// maxExcluded is the most look-alikes a search leaves out (the service's
+// MaxSearchExcludes).
+const maxExcluded = 10;
+
 // runSearch asks the service for every instance of what box b of page
-// holds and lists them: new ones (no detection_id) picked to be added. A
-// search the service cut at its time limit is asked again for the pages
-// it left, until every page is searched or a request searches none.
-async function runSearch(page, b) {
+// holds, less the look-alikes of exclude, and lists them: new ones (no
+// detection_id) picked to be added; then its near misses, best first,
+// none picked. A search the service cut at its time limit is asked again
+// for the pages it left, until every page is searched or a request
+// searches none.
+async function runSearch(page, b, exclude = []) {
   $('draw-menu').hidden = true;
   say(t('searching'));
   try {
-    let res = await track(state.client.search(state.jobId, page, inPage(b)));
+    let res = await track(state.client.search(state.jobId, page, inPage(b), undefined, exclude));
     let found = res.matches;
+    let near = res.near_misses || [];
     let left = res.complete === false ? res.pages_not_searched || [] : [];
     while (left.length) {
       say(t('searchingMore', { n: left.length }));
-      res = await track(state.client.search(state.jobId, page, inPage(b), left));
+      res = await track(state.client.search(state.jobId, page, inPage(b), left, exclude));
       found = found.concat(res.matches);
+      near = near.concat(res.near_misses || []);
       const next = res.complete === false ? res.pages_not_searched || [] : [];
       if (next.length >= left.length) break; // no page searched: stop
       left = next;
     }
     const matches = found.map((m, i) => ({ ...m, index: i, picked: m.detection_id == null }));
-    state.search = { page, bbox_norm: b, matches, total: matches.length, cls: guessClass(matches) };
+    const nearMisses = near.sort((x, y) => y.score - x.score).map((m, i) => ({ ...m, index: i }));
+    const prev = state.search;
+    const cls = prev && prev.page === page && prev.bbox_norm === b && prev.cls ? prev.cls : guessClass(matches);
+    state.search = { page, bbox_norm: b, exclude, matches, nearMisses, total: matches.length, cls };
     renderSearch();
     showMatches();
     $('search-panel').scrollIntoView({ block: 'nearest' });
@@ -1159,7 +1170,38 @@ function renderSearch() {
     label.textContent = `${t('page')} ${m.page_index + 1} · ${t('score', { s: m.score.toFixed(2) })} · ${t(m.detection_id == null ? 'matchNew' : 'matchExisting')}`;
     label.addEventListener('click', () => showMatch(m));
     li.append(box, label);
+    if (m.detection_id == null) {
+      const not = document.createElement('button');
+      not.type = 'button';
+      not.className = 'not-like';
+      not.textContent = t('notLikeThis');
+      not.addEventListener('click', () => notLikeThis(m));
+      li.append(not);
+    }
     list.appendChild(li);
+  }
+  const near = $('search-near');
+  near.replaceChildren();
+  $('search-near-title').hidden = !s.nearMisses.length;
+  for (const m of s.nearMisses) {
+    const li = document.createElement('li');
+    li.dataset.n = m.index;
+    li.className = m.detection_id == null ? 'near-miss' : 'near-miss existing';
+    const label = document.createElement('button');
+    label.type = 'button';
+    label.className = 'link';
+    label.textContent = `${t('page')} ${m.page_index + 1} · ${t('score', { s: m.score.toFixed(2) })} · ${t('reasons.' + m.reason)}`;
+    label.addEventListener('click', () => showMatch(m));
+    li.append(label);
+    if (m.detection_id == null) {
+      const add = document.createElement('button');
+      add.type = 'button';
+      add.className = 'accept-near';
+      add.textContent = t('acceptNear');
+      add.addEventListener('click', () => acceptNear(m));
+      li.append(add);
+    } else li.append(' · ', t('matchExisting'));
+    near.appendChild(li);
   }
   $('search-add-all').disabled = !fresh.length;
   $('search-add-picked').disabled = !fresh.some((m) => m.picked);
@@ -1184,6 +1226,40 @@ function toggleMatch(i) {
 async function showMatch(m) {
   if (m.page_index !== state.page && !(await goPage(m.page_index))) return;
   viewer.centerBox(m.bbox_norm);
+}
+
+// notLikeThis searches again with match m's place (grown by a third of
+// its size each side, so that what sets the look-alike apart is inside)
+// left out as a look-alike.
+function notLikeThis(m) {
+  const s = state.search;
+  if (!s) return;
+  if (s.exclude.length >= maxExcluded) { say(t('tooManyExcluded', { n: maxExcluded })); return; }
+  const b = m.bbox_norm;
+  const gx = b.width / 3, gy = b.height / 3;
+  const x = Math.max(0, b.x - gx), y = Math.max(0, b.y - gy);
+  const box = { x, y, width: Math.min(1, b.x + b.width + gx) - x, height: Math.min(1, b.y + b.height + gy) - y };
+  runSearch(s.page, s.bbox_norm, [...s.exclude, { page_index: m.page_index, bbox_norm: box }]);
+}
+
+// acceptNear adds near miss m as a detection of the search's class, as
+// "Add all new" adds a match.
+async function acceptNear(m) {
+  const s = state.search;
+  if (!s) return;
+  if (!s.cls) {
+    s.cls = await pickClass(state.lastClass);
+    renderSearch();
+    if (!s.cls) return;
+  }
+  try {
+    const [d] = await addDetections(m.page_index, s.cls, [m.bbox_norm]);
+    if (d) m.detection_id = d.id;
+    say(t('added', { n: d ? 1 : 0 }));
+  } catch (err) {
+    sayError(err);
+  }
+  if (state.search === s) renderSearch();
 }
 
 function closeSearch() {

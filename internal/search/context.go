@@ -169,20 +169,13 @@ func pose(g glyph.Glyph, pl glyph.Placement, b detect.Box) posed {
 	return posed{pts: pts, filled: filled, box: b, tol: explainTolBasePx + explainTolRel*pl.Scale*vector.PixelsPerMM}
 }
 
-// foreign returns how much drawing near candidate c the template leaves
-// unexplained, as a fraction of the template's length, and the pen that
-// draws the match. Drawing that
-// another candidate explains (the next of a row of luminaires) is that
-// instance's, not foreign to this one.
-func (s *surroundings) foreign(c posed, all []posed) (float64, drawing.Style) {
-	f, _, pen := s.foreignOutside(c, all)
-	return f, pen
-}
-
-// foreignOutside is foreign, also returning the part of the unexplained
-// drawing that lies outside the match's box (grown by the tolerance), as
-// a fraction of the template's length: the rest of a larger symbol runs
-// on past the match, where an extra stroke of a variant lies within it.
+// foreignOutside returns how much drawing near candidate c the template
+// leaves unexplained, as a fraction of the template's length; the part of
+// it lying outside the match's box (grown by the tolerance), as the same
+// fraction (the rest of a larger symbol runs on past the match, where an
+// extra stroke of a variant lies within it); and the pen that draws the
+// match. Drawing that another candidate explains (the next of a row of
+// luminaires) is that instance's, not foreign to this one.
 func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, drawing.Style) {
 	tpl, tol, b := c.pts, c.tol, c.box
 	if len(tpl) < 2 {

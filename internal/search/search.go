@@ -110,10 +110,11 @@ const minScore = 0.9
 // Template is the drawing of a box, ready to be found on pages. It is
 // immutable and safe for concurrent use.
 type Template struct {
-	glyph glyph.Glyph
-	pen   drawing.Style // the paint that draws most of it
-	drawn detect.Box
-	m     *vector.Matcher
+	glyph   glyph.Glyph
+	content float64       // the glyph's length, mm, its text counted at its height a character
+	pen     drawing.Style // the paint that draws most of it
+	drawn   detect.Box
+	m       *vector.Matcher
 }
 
 // templateClass is the class the matcher reports; search reports none.
@@ -145,7 +146,25 @@ func Cut(pg *drawing.Page, box detect.Box) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: template: %w", err)
 	}
-	return &Template{glyph: g, pen: c.Pen, m: m, drawn: detect.Box{X: drawn.Min.X, Y: drawn.Min.Y, W: drawn.Max.X - drawn.Min.X, H: drawn.Max.Y - drawn.Min.Y}}, nil
+	return &Template{glyph: g, content: content(g), pen: c.Pen, m: m, drawn: detect.Box{X: drawn.Min.X, Y: drawn.Min.Y, W: drawn.Max.X - drawn.Min.X, H: drawn.Max.Y - drawn.Min.Y}}, nil
+}
+
+// content is the length of g's drawing in mm, each text character
+// counted as its height.
+func content(g glyph.Glyph) float64 {
+	n := 0.0
+	for _, sh := range g.Shapes {
+		if sh.Text != "" {
+			n += float64(len([]rune(sh.Text))) * sh.Size
+			continue
+		}
+		for _, ch := range (glyph.Glyph{Shapes: []glyph.Shape{sh}}).Polylines(0.25) {
+			for i := 1; i < len(ch); i++ {
+				n += math.Hypot(ch[i].X-ch[i-1].X, ch[i].Y-ch[i-1].Y)
+			}
+		}
+	}
+	return n
 }
 
 // Glyph returns the template's drawing in the glyph frame (millimetres at
@@ -209,10 +228,10 @@ func (t *Template) FindExcluding(ctx context.Context, pg *drawing.Page, exclude 
 	if len(exclude) == 0 || len(out.Matches)+len(out.NearMisses) == 0 {
 		return out, nil
 	}
-	fitOf := map[detect.Box]float64{}
+	byBox := map[detect.Box]candidate{}
 	for _, c := range cs {
-		if _, ok := fitOf[c.box]; !ok {
-			fitOf[c.box] = c.fit
+		if _, ok := byBox[c.box]; !ok {
+			byBox[c.box] = c
 		}
 	}
 	var boxes []detect.Box
@@ -230,10 +249,17 @@ func (t *Template) FindExcluding(ctx context.Context, pg *drawing.Page, exclude 
 		}
 		looks = append(looks, xs...)
 	}
+	// A tie (both fit as well, within fitTie) goes to the template that
+	// explains more of the drawing there: an earthed socket's template
+	// fits an IP44 socket as well as the IP44 socket's own does where
+	// its label is not drawing the fit counts, but explains less of it.
 	likeExcluded := func(b detect.Box) bool {
-		f := fitOf[b]
+		c := byBox[b]
 		for _, x := range looks {
-			if x.fit >= f && sameInstance(b, x.box) {
+			if !sameInstance(b, x.box) {
+				continue
+			}
+			if x.fit > c.fit+fitTie || x.fit >= c.fit-fitTie && x.drawn >= c.drawn*(1-fitTie) {
 				return true
 			}
 		}
@@ -263,9 +289,13 @@ type candidate struct {
 	foreign float64 // drawing joined to it the template leaves unexplained, over the template's length
 	outside float64 // of that, what lies outside the box
 	fit     float64 // cov / (1 + foreign)
+	drawn   float64 // how much of the page's drawing the template explains there, pixels (text: its height a character)
 	match   bool
 	reason  string // why a near miss is not a match; "" when it is neither
 }
+
+// fitTie: fits within this of each other are as good.
+const fitTie = 0.01
 
 // maxNearLooks bounds the candidates under minScore judged for near
 // misses on a page, best first: a circle's template meets every circle.
@@ -315,7 +345,8 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 			return
 		}
 		foreign, outside, pen := around.foreignOutside(p, poses)
-		c := candidate{box: m.Box, cov: m.Coverage, foreign: foreign, outside: outside, fit: m.Coverage / (1 + foreign)}
+		c := candidate{box: m.Box, cov: m.Coverage, foreign: foreign, outside: outside, fit: m.Coverage / (1 + foreign),
+			drawn: m.Coverage * t.content * m.Placement.Scale * vector.PixelsPerMM}
 		colour := true
 		if a, b := paint(t.pen), paint(pen); a != "" && b != "" && a != b {
 			colour = false

@@ -46,6 +46,19 @@ type ClassTruth struct {
 	// set's PositionsUnit names), so a wrong count can be found again.
 	Positions [][]float64    `json:"positions,omitempty"`
 	PerPage   map[string]int `json:"per_page,omitempty"`
+	// PositionsAt is "tag" where the positions are the tag written beside
+	// each instance (its first character), not the instance itself;
+	// empty where they are the instances.
+	PositionsAt string `json:"positions_at,omitempty"`
+	// Exemplar is the box a reviewer draws round the first instance of
+	// Positions to search for more ([page, x, y, width, height]: its
+	// top-left corner and size, in the set's PositionsUnit), measured by
+	// eye on a render; cmd/searcheval searches from it.
+	Exemplar []float64 `json:"exemplar,omitempty"`
+	// MatchWithin is how far (PositionsUnit) a found instance's centre may
+	// lie from a position of the class to be that instance; 0: the
+	// exemplar's longer side.
+	MatchWithin float64 `json:"match_within,omitempty"`
 }
 
 // LoadTruths reads every *.json in dir, sorted by file name.

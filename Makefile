@@ -26,7 +26,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval glyphsearch-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real real-eval bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort ort-gpu-layer gpu-check train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real real-eval bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort ort-gpu-layer gpu-check train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup tesseract-layer process-rootfs-check smoke
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -97,20 +97,21 @@ REPORT ?= eval-report.json
 eval: mupdf-headers $(ORT_LIB)
 	$(GO) run ./cmd/eval -data $(DATA) -report $(REPORT) $(EVAL_FLAGS)
 
-# Score "find more like this" (POST /v1/jobs/{id}/search) on vector sheets:
-# from two instances of each class per sheet, recall and precision against
-# the sheet's truth and the time per search (docs/vector.md):
-# make search-eval DATA=<dir> [SEARCH_EVAL_FLAGS="-queries 3 -misses /tmp/misses.jsonl"]
+# Score "find more like this" (POST /v1/jobs/{id}/search) as the service
+# runs it, vector and image alike (docs/evaluation.md, "Find more like
+# this"). On a generated set (make synth: PDFs by the vector search, scans
+# by the glyph search): one instance of each class per sheet as the
+# exemplar, recall and precision against the sheet's truth, the time per
+# search. REAL=1 runs it on the real sets instead (testdata/realtruth
+# positions; the PDFs and their 200-DPI renders, ev_charging_us_e003.png):
+# make search-eval DATA=<dir> [SEARCH_EVAL_FLAGS="-queries 2 -max-sheets 4 -misses /tmp/m.jsonl"]
+# make search-eval REAL=1 [REAL_DATA=../shared/realdata] [SEARCH_EVAL_FLAGS="-modes vector -json /tmp/se.json"]
 search-eval: mupdf-headers
+ifeq ($(REAL),1)
+	$(GO) run ./cmd/searcheval -real $(REAL_DATA) $(SEARCH_EVAL_FLAGS)
+else
 	$(GO) run ./cmd/searcheval -data $(DATA) $(SEARCH_EVAL_FLAGS)
-
-# Score the glyph search on images (internal/glyphsearch) on generated scans
-# (make synth KIND=raster): one instance of each class per page as the
-# exemplar, recall and precision against the page's truth of that class,
-# look-alike classes apart, and the time per search (docs/raster.md):
-# make glyphsearch-eval DATA=<dir> [GLYPHSEARCH_EVAL_FLAGS="-max-sheets 4 -misses /tmp/m.jsonl"]
-glyphsearch-eval:
-	$(GO) run ./cmd/glyphsearcheval -data $(DATA) $(GLYPHSEARCH_EVAL_FLAGS)
+endif
 
 # Time the vector matcher (reading the drawing, matching) per page by paper
 # size on a generated set, and print its peak RSS (docs/vector.md):

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/docfiles"
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyphsearch"
+	"blueprint/internal/job"
+	"blueprint/internal/legend"
+	"blueprint/internal/search"
+)
+
+// doc is an upload opened as the service opens it (package docfiles), its
+// pages' drawings read once and kept, and the legend rows the job reads
+// from them (package legend, as the engine's document pass reads them).
+type doc struct {
+	f      job.OpenFile
+	pd     job.PageDrawings
+	pages  map[int]*drawing.Page
+	legend []job.LegendRow
+	// reads are the drawing reads, seconds each, with the page's pixels.
+	reads []pageRead
+}
+
+type pageRead struct {
+	secs, px float64
+}
+
+// mimeOf is the type of a drawing by its name, as an upload names it.
+func mimeOf(path string) (string, bool) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".pdf":
+		return job.MimePDF, true
+	case ".png":
+		return job.MimePNG, true
+	case ".jpg", ".jpeg":
+		return job.MimeJPEG, true
+	case ".webp":
+		return job.MimeWebP, true
+	}
+	return "", false
+}
+
+// openDoc opens path. A PDF's legend is read from every page's drawing.
+func openDoc(ctx context.Context, path string) (*doc, error) {
+	mime, ok := mimeOf(path)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a PDF or an image", path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := docfiles.New(0, 0).Open(ctx, data, mime)
+	if err != nil {
+		return nil, fmt.Errorf("%s: open: %w", path, err)
+	}
+	d := &doc{f: f, pages: map[int]*drawing.Page{}}
+	if mime != job.MimePDF {
+		return d, nil
+	}
+	d.pd = f.(job.PageDrawings)
+	vocab, err := legend.DefaultVocabulary()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	ld, err := legend.Read(ctx, d, vocab)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: legend: %w", path, err)
+	}
+	for _, r := range ld.Rows {
+		g := r.GlyphBox
+		if g.Max.X <= g.Min.X || g.Max.Y <= g.Min.Y {
+			continue
+		}
+		d.legend = append(d.legend, job.LegendRow{PageIndex: r.Page, Description: r.Description,
+			GlyphBox: &detect.Box{X: g.Min.X, Y: g.Min.Y, W: g.Max.X - g.Min.X, H: g.Max.Y - g.Min.Y}})
+	}
+	return d, nil
+}
+
+func (d *doc) Close() error { return d.f.Close() }
+
+func (d *doc) NumPages() int { return d.f.NumPages() }
+
+// Drawing is page i's drawing, read once (nil for an image).
+func (d *doc) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
+	if pg, ok := d.pages[i]; ok {
+		return pg, nil
+	}
+	if d.pd == nil {
+		return nil, nil
+	}
+	t0 := time.Now()
+	pg, err := d.pd.Drawing(ctx, i)
+	if err != nil {
+		return nil, err
+	}
+	if pg != nil {
+		d.reads = append(d.reads, pageRead{secs: time.Since(t0).Seconds(), px: pg.Width * pg.Height})
+	}
+	d.pages[i] = pg
+	return pg, nil
+}
+
+// fresh is the document as the service's search reads it: every page's
+// drawing read from the open file again.
+func (d *doc) fresh() detect.Drawings { return freshDrawings{d.f, d.pd} }
+
+type freshDrawings struct {
+	job.OpenFile
+	job.PageDrawings
+}
+
+// searchVector is the service's search on vector pages: the drawing inside
+// box on page query found on pages (search.InDocument, drawings from
+// from), less the matches on a legend row's glyph (job.InLegend). A box
+// the service refuses (no drawing, more than a symbol) is no matches and
+// its reason.
+func (d *doc) searchVector(ctx context.Context, from detect.Drawings, query int, box detect.Box, pages []int) ([]search.PageMatches, string, error) {
+	found, err := search.InDocument(ctx, from, query, box, pages)
+	if refused(err) {
+		return nil, err.Error(), nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	for i, pm := range found {
+		found[i].Matches = d.keep(pm.Page, pm.Matches)
+	}
+	return found, "", nil
+}
+
+// searchImages is the service's search on page images: the ink inside box
+// on image query found on each of pages (search.Images, one page at a
+// time as the service does), less the matches on a legend row's glyph.
+func (d *doc) searchImages(ctx context.Context, imgs map[int]image.Image, query int, box detect.Box, pages []int, minScore float64) ([]search.PageMatches, string, error) {
+	s := search.Images{Options: glyphsearch.Options{MinScore: minScore}}
+	var out []search.PageMatches
+	for _, p := range pages {
+		ms, err := s.Search(ctx, imgs[query], box, []image.Image{imgs[p]})
+		if refused(err) {
+			return nil, err.Error(), nil
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, search.PageMatches{Page: p, Matches: d.keep(p, ms[0])})
+	}
+	return out, "", nil
+}
+
+func refused(err error) bool {
+	return errors.Is(err, search.ErrEmptyRegion) || errors.Is(err, search.ErrRegionTooLarge)
+}
+
+// keep leaves out the matches on page that are a legend row's glyph.
+func (d *doc) keep(page int, ms []search.Match) []search.Match {
+	out := ms[:0]
+	for _, m := range ms {
+		if !job.InLegend(d.legend, page, m.Box) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// padBox grows b by pad of its longer side (at least minPx) on every side
+// and clips it to the page, as a reviewer's box round a symbol.
+func padBox(b detect.Box, pad, minPx, w, h float64) detect.Box {
+	g := math.Max(minPx, pad*math.Max(b.W, b.H))
+	x0, y0 := math.Max(0, b.X-g), math.Max(0, b.Y-g)
+	x1, y1 := math.Min(w, b.X+b.W+g), math.Min(h, b.Y+b.H+g)
+	return detect.Box{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}

@@ -13,6 +13,7 @@ import (
 	"blueprint/internal/eval/dataset"
 	"blueprint/internal/glyphsearch"
 	"blueprint/internal/job"
+	"blueprint/internal/search"
 )
 
 // Score floors whose kept matches a section prints.
@@ -71,8 +72,8 @@ func (t *timing) lines() []string {
 	return out
 }
 
-// generated scores the sheets of a generated dataset: PDFs by the vector
-// search, scans by the glyph search.
+// generated scores the sheets of a generated dataset: pages drawn as
+// vectors by the vector search, scans by the glyph search.
 func generated(ctx context.Context, dir string, o options) (*report, error) {
 	sheets, skipped, err := dataset.Load(dir)
 	if err != nil {
@@ -85,8 +86,7 @@ func generated(ctx context.Context, dir string, o options) (*report, error) {
 	tv, ti := &timing{}, &timing{}
 	done := 0
 	for _, s := range sheets {
-		mime, ok := mimeOf(s.Path)
-		if !ok || len(s.Pages) == 0 {
+		if _, ok := mimeOf(s.Path); !ok || len(s.Pages) == 0 {
 			continue
 		}
 		if o.maxSheets > 0 && done == o.maxSheets {
@@ -94,15 +94,7 @@ func generated(ctx context.Context, dir string, o options) (*report, error) {
 		}
 		done++
 		start := time.Now()
-		var sec *section
-		var st tally
-		if mime == job.MimePDF {
-			sec = rep.sectionOf(vectorTitle, vectorFloors)
-			err = vectorSheet(ctx, s, o, sec, &st, tv)
-		} else {
-			sec = rep.sectionOf(imageTitle, imageFloors)
-			err = imageSheet(ctx, s, o, sec, &st, ti)
-		}
+		st, err := sheet(ctx, s, o, rep, tv, ti)
 		if err != nil {
 			return nil, err
 		}
@@ -186,49 +178,79 @@ func flat(truth map[string][]instance) []instance {
 	return out
 }
 
-// vectorSheet runs the searches of one vector sheet: each on the drawings
-// read once (the read timed apart), and once a sheet as the service runs
-// it, reading them again.
-func vectorSheet(ctx context.Context, s dataset.Sheet, o options, sec *section, st *tally, tm *timing) error {
+// sheet runs the searches of one sheet as the service runs them: on a page
+// drawn as vectors by the vector search, each on the drawings read once
+// (the read timed apart) and once a sheet reading them again as the
+// service does; on a scan (an image, a PDF of scanned pages) by the glyph
+// search on the page images.
+func sheet(ctx context.Context, s dataset.Sheet, o options, rep *report, tv, ti *timing) (tally, error) {
+	var st tally
 	d, err := openDoc(ctx, s.Path)
 	if err != nil {
-		return err
+		return st, err
 	}
 	defer d.Close()
 	truth := map[string][]instance{}
 	var pages []int
+	imgs := map[int]image.Image{}
+	scan := false
 	for _, p := range s.Pages {
 		if p.PageIndex >= d.NumPages() {
-			return fmt.Errorf("%s: ground truth labels page %d but the drawing has %d pages", s.Label, p.PageIndex, d.NumPages())
+			return st, fmt.Errorf("%s: ground truth labels page %d but the drawing has %d pages", s.Label, p.PageIndex, d.NumPages())
 		}
 		pg, err := d.Drawing(ctx, p.PageIndex)
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.Path, err)
+			return st, fmt.Errorf("%s: %w", s.Path, err)
 		}
-		w, h := 0, 0
-		if pg != nil {
+		var w, h int
+		if pg == nil || pg.Scan() {
+			scan = true
+			img, err := d.f.(job.PageImages).PageImage(ctx, p.PageIndex)
+			if err != nil {
+				return st, fmt.Errorf("%s: page %d: %w", s.Path, p.PageIndex, err)
+			}
+			imgs[p.PageIndex] = img
+			w, h = img.Bounds().Dx(), img.Bounds().Dy()
+			ti.mpx = max(ti.mpx, float64(w*h)/1e6)
+		} else {
 			w, h = int(math.Round(pg.Width)), int(math.Round(pg.Height))
 		}
 		if err := sheetTruth(p, w, h, truth); err != nil {
-			return fmt.Errorf("%s: %w", s.Label, err)
+			return st, fmt.Errorf("%s: %w", s.Label, err)
 		}
 		pages = append(pages, p.PageIndex)
 	}
-	tm.reads = append(tm.reads, d.reads...)
+	mode, sec, tm := "vector", rep.sectionOf(vectorTitle, vectorFloors), tv
+	if scan {
+		mode, sec, tm = "image", rep.sectionOf(imageTitle, imageFloors), ti
+	} else {
+		tv.reads = append(tv.reads, d.reads...)
+	}
 	all := flat(truth)
 	rng := rand.New(rand.NewPCG(o.seed, s.Seed^hash(s.File)))
-	cold := true
+	cold := !scan
 	for _, class := range classesOf(truth, o) {
 		for _, q := range queries(truth[class], o.queries, rng) {
-			pg := d.pages[q.page]
-			box := padBox(q.box, o.pad, o.padMinPx, pg.Width, pg.Height)
-			t0 := time.Now()
-			found, why, err := d.searchVector(ctx, d, q.page, box, pages)
+			var w, h float64
+			if img := imgs[q.page]; img != nil {
+				w, h = float64(img.Bounds().Dx()), float64(img.Bounds().Dy())
+			} else {
+				w, h = d.pages[q.page].Width, d.pages[q.page].Height
+			}
+			box := padBox(q.box, o.pad, o.padMinPx, w, h)
+			t0, c0 := time.Now(), cpuSeconds()
+			var found []search.PageMatches
+			var why string
+			if scan {
+				found, why, err = d.searchImages(ctx, imgs, q.page, box, pages, o.minScore)
+			} else {
+				found, why, err = d.searchVector(ctx, d, q.page, box, pages)
+			}
 			secs := time.Since(t0).Seconds()
 			if err != nil {
-				return fmt.Errorf("%s: %s at page %d %v: %w", s.File, class, q.page, q.box, err)
+				return st, fmt.Errorf("%s: %s at page %d %v: %w", s.File, class, q.page, q.box, err)
 			}
-			one := tally{searches: 1, times: []float64{secs}}
+			one := tally{searches: 1, times: []float64{secs}, cpu: []float64{cpuSeconds() - c0}}
 			if why != "" {
 				one.refused = 1
 			}
@@ -236,17 +258,17 @@ func vectorSheet(ctx context.Context, s dataset.Sheet, o options, sec *section, 
 			if cold && why == "" {
 				t0 := time.Now()
 				if _, _, err := d.searchVector(ctx, d.fresh(), q.page, box, pages); err != nil {
-					return fmt.Errorf("%s: %s at page %d %v: %w", s.File, class, q.page, q.box, err)
+					return st, fmt.Errorf("%s: %s at page %d %v: %w", s.File, class, q.page, q.box, err)
 				}
 				addTime(&tm.cold, s.Paper, time.Since(t0).Seconds()/float64(len(pages)))
 				cold = false
 			}
-			score(class, all, found, &one, miss{Set: s.File, Class: class, Mode: "vector", Query: q.box}, o.misses)
+			score(class, all, found, &one, miss{Set: s.File, Class: class, Mode: mode, Query: q.box}, o.misses)
 			st.add(one)
 			sec.add(class, "", one)
 		}
 	}
-	return nil
+	return st, nil
 }
 
 func addTime(m *map[string][]float64, paper string, secs float64) {
@@ -254,51 +276,4 @@ func addTime(m *map[string][]float64, paper string, secs float64) {
 		*m = map[string][]float64{}
 	}
 	(*m)[paper] = append((*m)[paper], secs)
-}
-
-// imageSheet runs the searches of one scan, as the service searches an
-// image upload.
-func imageSheet(ctx context.Context, s dataset.Sheet, o options, sec *section, st *tally, tm *timing) error {
-	d, err := openDoc(ctx, s.Path)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	img, err := d.f.(job.PageImages).PageImage(ctx, 0)
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.Path, err)
-	}
-	b := img.Bounds()
-	tm.mpx = max(tm.mpx, float64(b.Dx()*b.Dy())/1e6)
-	truth := map[string][]instance{}
-	for _, p := range s.Pages {
-		if p.PageIndex == 0 {
-			if err := sheetTruth(p, b.Dx(), b.Dy(), truth); err != nil {
-				return fmt.Errorf("%s: %w", s.Label, err)
-			}
-		}
-	}
-	all := flat(truth)
-	imgs := map[int]image.Image{0: img}
-	rng := rand.New(rand.NewPCG(o.seed, s.Seed^hash(s.File)))
-	for _, class := range classesOf(truth, o) {
-		for _, q := range queries(truth[class], o.queries, rng) {
-			box := padBox(q.box, o.pad, o.padMinPx, float64(b.Dx()), float64(b.Dy()))
-			t0 := time.Now()
-			found, why, err := d.searchImages(ctx, imgs, 0, box, []int{0}, o.minScore)
-			secs := time.Since(t0).Seconds()
-			if err != nil {
-				return fmt.Errorf("%s: %s at %v: %w", s.File, class, q.box, err)
-			}
-			one := tally{searches: 1, times: []float64{secs}}
-			if why != "" {
-				one.refused = 1
-			}
-			addTime(&tm.perPage, s.Paper, secs)
-			score(class, all, found, &one, miss{Set: s.File, Class: class, Mode: "image", Query: q.box}, o.misses)
-			st.add(one)
-			sec.add(class, "", one)
-		}
-	}
-	return nil
 }

@@ -92,6 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.quiet, "quiet", false, "no per-sheet progress on stderr")
 	jsonOut := fs.String("json", "", "also write the figures as JSON here")
 	missesPath := fs.String("misses", "", "write every missed instance and false match here, one JSON object per line")
+	fs.DurationVar(&budget, "budget", budget, "a search's time; past it the search answers with the pages it finished, as the service does")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run here")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

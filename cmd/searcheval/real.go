@@ -152,12 +152,12 @@ func realSet(ctx context.Context, path, file string, truth []instance, classes [
 				return err
 			}
 			box := padBox(c.box, o.pad, o.padMinPx, pg.Width, pg.Height)
-			t0 := time.Now()
+			t0, c0 := time.Now(), cpuSeconds()
 			found, why, err := d.searchVector(ctx, d.fresh(), c.page, box, pages)
 			if err != nil {
 				return fmt.Errorf("%s: %s: %w", file, c.name, err)
 			}
-			realScore(sec, set, c, box, why, time.Since(t0).Seconds(), truth, found, "vector", o)
+			realScore(sec, set, c, box, why, time.Since(t0).Seconds(), cpuSeconds()-c0, truth, found, "vector", o)
 		}
 	}
 	if !isPDF || o.image {
@@ -178,12 +178,12 @@ func realSet(ctx context.Context, path, file string, truth []instance, classes [
 		for _, c := range classes {
 			b := imgs[c.page].Bounds()
 			box := padBox(c.box, o.pad, o.padMinPx, float64(b.Dx()), float64(b.Dy()))
-			t0 := time.Now()
+			t0, c0 := time.Now(), cpuSeconds()
 			found, why, err := d.searchImages(ctx, imgs, c.page, box, pages, o.minScore)
 			if err != nil {
 				return fmt.Errorf("%s: %s: %w", file, c.name, err)
 			}
-			realScore(sec, set, c, box, why, time.Since(t0).Seconds(), truth, found, "image", o)
+			realScore(sec, set, c, box, why, time.Since(t0).Seconds(), cpuSeconds()-c0, truth, found, "image", o)
 		}
 	}
 	if !o.quiet {
@@ -192,8 +192,8 @@ func realSet(ctx context.Context, path, file string, truth []instance, classes [
 	return nil
 }
 
-func realScore(sec *section, set string, c realClass, box detect.Box, why string, secs float64, truth []instance, found []search.PageMatches, mode string, o options) {
-	one := tally{searches: 1, times: []float64{secs}}
+func realScore(sec *section, set string, c realClass, box detect.Box, why string, secs, cpu float64, truth []instance, found []search.PageMatches, mode string, o options) {
+	one := tally{searches: 1, times: []float64{secs}, cpu: []float64{cpu}}
 	if why != "" {
 		one.refused = 1
 		if !o.quiet {
@@ -202,4 +202,7 @@ func realScore(sec *section, set string, c realClass, box detect.Box, why string
 	}
 	score(c.name, truth, found, &one, miss{Set: set, Class: c.name, Mode: mode, Query: box}, o.misses)
 	sec.add(set+" "+c.name, c.exemplar, one)
+	if !o.quiet {
+		fmt.Fprintf(o.stderr, "%s %s (%s): truth %d, found %d, right %d, %.1f s (%.1f s CPU)\n", set, c.name, mode, one.tp+one.fn, one.tp+one.fp, one.tp, secs, cpu)
+	}
 }

@@ -9,7 +9,9 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/eval"
@@ -47,11 +49,13 @@ func (t instance) fit(b detect.Box) float64 {
 type tally struct {
 	searches   int
 	refused    int // boxes the service refuses (no drawing, more than a symbol)
+	late       int // searches past the service's budget, answered in part
 	tp, fp, fn int
 	// lookalike counts the false matches that are an instance of another
 	// class, by that class.
 	lookalike map[string]int
 	times     []float64 // each search, seconds
+	cpu       []float64 // each search, the process's CPU seconds (a loaded machine stretches times, not these)
 	scores    []scoredMatch
 }
 
@@ -64,6 +68,7 @@ type scoredMatch struct {
 func (t *tally) add(o tally) {
 	t.searches += o.searches
 	t.refused += o.refused
+	t.late += o.late
 	t.tp, t.fp, t.fn = t.tp+o.tp, t.fp+o.fp, t.fn+o.fn
 	for c, n := range o.lookalike {
 		if t.lookalike == nil {
@@ -72,6 +77,7 @@ func (t *tally) add(o tally) {
 		t.lookalike[c] += n
 	}
 	t.times = append(t.times, o.times...)
+	t.cpu = append(t.cpu, o.cpu...)
 	t.scores = append(t.scores, o.scores...)
 }
 
@@ -106,6 +112,9 @@ func score(class string, truth []instance, found []search.PageMatches, t *tally,
 	}
 	var preds []pred
 	for _, pm := range found {
+		if pm.Page < 0 {
+			t.late++
+		}
 		for _, x := range pm.Matches {
 			preds = append(preds, pred{pm.Page, x})
 		}
@@ -236,7 +245,7 @@ func (r *report) write(w io.Writer) {
 	for _, s := range r.Sections {
 		fmt.Fprintf(w, "== %s\n", s.Title)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "class\texemplar\tsearches\ttruth\tfound\tright\ton another class\trecall\tprecision\tseconds")
+		fmt.Fprintln(tw, "class\texemplar\tsearches\ttruth\tfound\tright\ton another class\trecall\tprecision\tseconds\tcpu seconds")
 		line := func(label, ex string, t tally) {
 			if ex == "" {
 				ex = "-"
@@ -244,8 +253,11 @@ func (r *report) write(w io.Writer) {
 			if t.refused > 0 {
 				ex += fmt.Sprintf(" (%d refused)", t.refused)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f\n", label, ex, t.searches, t.tp+t.fn, t.tp+t.fp, t.tp, t.lookalikes(),
-				ratio(t.tp, t.tp+t.fn), ratio(t.tp, t.tp+t.fp), quantile(t.times, 0.5))
+			if t.late > 0 {
+				ex += fmt.Sprintf(" (%d out of time)", t.late)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f\t%.2f\n", label, ex, t.searches, t.tp+t.fn, t.tp+t.fp, t.tp, t.lookalikes(),
+				ratio(t.tp, t.tp+t.fn), ratio(t.tp, t.tp+t.fp), quantile(t.times, 0.5), quantile(t.cpu, 0.5))
 		}
 		sort.Slice(s.rows, func(i, j int) bool { return s.rows[i].label < s.rows[j].label })
 		for _, x := range s.rows {
@@ -254,8 +266,8 @@ func (r *report) write(w io.Writer) {
 		line("ALL", "", s.all)
 		tw.Flush()
 		s.writeLookalikes(w)
-		fmt.Fprintf(w, "search: median %.3f s, p95 %.3f s, max %.3f s; GOMAXPROCS %d\n",
-			quantile(s.all.times, 0.5), quantile(s.all.times, 0.95), quantile(s.all.times, 1), runtime.GOMAXPROCS(0))
+		fmt.Fprintf(w, "search: median %.3f s, p95 %.3f s, max %.3f s; CPU median %.3f s, max %.3f s; GOMAXPROCS %d\n",
+			quantile(s.all.times, 0.5), quantile(s.all.times, 0.95), quantile(s.all.times, 1), quantile(s.all.cpu, 0.5), quantile(s.all.cpu, 1), runtime.GOMAXPROCS(0))
 		for _, l := range s.Lines {
 			fmt.Fprintln(w, l)
 		}
@@ -319,6 +331,7 @@ type figures struct {
 	Exemplar    string   `json:"exemplar,omitempty"`
 	Searches    int      `json:"searches"`
 	Refused     int      `json:"refused,omitempty"`
+	OutOfTime   int      `json:"out_of_time,omitempty"`
 	Truth       int      `json:"truth"`
 	Found       int      `json:"found"`
 	Right       int      `json:"right"`
@@ -327,11 +340,12 @@ type figures struct {
 	Precision   *float64 `json:"precision"`
 	Seconds     float64  `json:"search_median_s"`
 	SecondsMax  float64  `json:"search_max_s"`
+	CPU         float64  `json:"search_cpu_median_s"`
 }
 
 func figuresOf(label, ex string, t tally) figures {
-	f := figures{Label: label, Exemplar: ex, Searches: t.searches, Refused: t.refused, Truth: t.tp + t.fn, Found: t.tp + t.fp,
-		Right: t.tp, FPLookalike: t.lookalikes(), Seconds: quantile(t.times, 0.5), SecondsMax: quantile(t.times, 1)}
+	f := figures{Label: label, Exemplar: ex, Searches: t.searches, Refused: t.refused, OutOfTime: t.late, Truth: t.tp + t.fn, Found: t.tp + t.fp,
+		Right: t.tp, FPLookalike: t.lookalikes(), Seconds: quantile(t.times, 0.5), SecondsMax: quantile(t.times, 1), CPU: quantile(t.cpu, 0.5)}
 	if d := t.tp + t.fn; d > 0 {
 		v := float64(t.tp) / float64(d)
 		f.Recall = &v
@@ -363,4 +377,13 @@ func (r *report) writeJSON(path string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// cpuSeconds is the CPU time the process has spent, user and system.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

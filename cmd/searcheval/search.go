@@ -124,13 +124,27 @@ type freshDrawings struct {
 	job.PageDrawings
 }
 
+// budget is how long a search may take (-budget): the service's
+// (job.DefaultSearchBudget) unless a loaded machine calls for more.
+var budget = job.DefaultSearchBudget
+
+// A search past the budget ends as the
+// service's does, with the pages it finished: searchVector and
+// searchImages then end their list with a page -1, and the pages not
+// reached find nothing.
+
 // searchVector is the service's search on vector pages: the drawing inside
 // box on page query found on pages (search.InDocument, drawings from
 // from), less the matches on a legend row's glyph (job.InLegend). A box
 // the service refuses (no drawing, more than a symbol) is no matches and
 // its reason.
 func (d *doc) searchVector(ctx context.Context, from detect.Drawings, query int, box detect.Box, pages []int) ([]search.PageMatches, string, error) {
-	found, err := search.InDocument(ctx, from, query, box, pages)
+	sctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	found, err := search.InDocument(sctx, from, query, box, pages)
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil {
+		err, found = nil, append(found, search.PageMatches{Page: -1}) // out of time
+	}
 	if refused(err) {
 		return nil, err.Error(), nil
 	}
@@ -148,9 +162,14 @@ func (d *doc) searchVector(ctx context.Context, from detect.Drawings, query int,
 // time as the service does), less the matches on a legend row's glyph.
 func (d *doc) searchImages(ctx context.Context, imgs map[int]image.Image, query int, box detect.Box, pages []int, minScore float64) ([]search.PageMatches, string, error) {
 	s := search.Images{Options: glyphsearch.Options{MinScore: minScore}}
+	sctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
 	var out []search.PageMatches
 	for _, p := range pages {
-		ms, err := s.Search(ctx, imgs[query], box, []image.Image{imgs[p]})
+		ms, err := s.Search(sctx, imgs[query], box, []image.Image{imgs[p]})
+		if err != nil && sctx.Err() != nil && ctx.Err() == nil {
+			return append(out, search.PageMatches{Page: -1}), "", nil // out of time
+		}
 		if refused(err) {
 			return nil, err.Error(), nil
 		}

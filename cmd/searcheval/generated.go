@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -44,12 +45,7 @@ type timing struct {
 
 func (t *timing) lines() []string {
 	var out []string
-	papers := make([]string, 0, len(t.perPage))
-	for p := range t.perPage {
-		papers = append(papers, p)
-	}
-	sort.Strings(papers)
-	for _, p := range papers {
+	for _, p := range slices.Sorted(maps.Keys(t.perPage)) {
 		l := fmt.Sprintf("%s: search per page median %.3f s, max %.3f s (%d searches)", p, quantile(t.perPage[p], 0.5), quantile(t.perPage[p], 1), len(t.perPage[p]))
 		if c := t.cold[p]; len(c) > 0 {
 			l += fmt.Sprintf("; as the service runs it (drawings read again) %.3f s at most (%d sheets)", quantile(c, 1), len(c))

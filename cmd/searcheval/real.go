@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -85,12 +87,7 @@ func realTruth(t realset.Truth, scale float64, o options) ([]instance, []realCla
 	var truth []instance
 	var classes []realClass
 	var notes []string
-	names := make([]string, 0, len(t.Classes))
-	for c := range t.Classes {
-		names = append(names, c)
-	}
-	sort.Strings(names)
-	for _, c := range names {
+	for _, c := range slices.Sorted(maps.Keys(t.Classes)) {
 		ct := t.Classes[c]
 		if len(ct.Positions) == 0 {
 			continue

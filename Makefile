@@ -75,7 +75,7 @@ openapi-lint:
 test: tidy-check vet staticcheck openapi-lint $(ORT_LIB)
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || test -n "$$BLUEPRINT_CHROMIUM" || \
 		echo "NOTE: no Chromium found: the review page's browser tests will be skipped (Debian: apt-get install chromium; .ci/run installs it)"
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_CI)
 	$(MAKE) test-aws
 

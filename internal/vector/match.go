@@ -653,7 +653,11 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 	for _, f := range perTpl {
 		found = append(found, f...)
 	}
-	return mt.finish(ix, found), ix, nil
+	ms, err := mt.finish(ctx, ix, found)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ms, ix, nil
 }
 
 // matchTemplate tries the poses of one template's anchors on the page and
@@ -1033,9 +1037,21 @@ func knotted(cov float64, knots [5][2]float64) float64 {
 	return math.Round(c*1000) / 1000
 }
 
+// finishCell is the side, in raster pixels, of the grid cells finish files
+// kept matches in: a pose is compared only with the kept matches whose
+// boxes share a cell with its own (boxes that do not intersect are never
+// duplicates), so a page of a hundred thousand poses (a plain glyph on a
+// real sheet) is not compared pairwise.
+const finishCell = 128
+
+// finishCheckEvery is how many poses finish looks at between looks at its
+// context.
+const finishCheckEvery = 256
+
 // finish computes boxes, suppresses overlapping matches preferring the one
-// that explains the most geometry, and returns the survivors.
-func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
+// that explains the most geometry, and returns the survivors; it stops
+// with ctx's error when ctx ends.
+func (mt *Matcher) finish(ctx context.Context, ix *pageIndex, found []scored) ([]Match, error) {
 	for i := range found {
 		found[i].box = boxOf(found[i].t, found[i].pl, ix.pg.Width, ix.pg.Height)
 	}
@@ -1052,10 +1068,39 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 	// socket); symbols that merely overlap one another both stay.
 	var kept []scored
 	var keptPts [][]glyph.Point
-	for _, f := range found {
+	grid := map[[2]int][]int{} // cell -> indices of kept matches, ascending
+	cells := func(b detect.Box, fn func(c [2]int)) {
+		x0, y0 := int(math.Floor(b.X/finishCell)), int(math.Floor(b.Y/finishCell))
+		x1, y1 := int(math.Floor((b.X+b.W)/finishCell)), int(math.Floor((b.Y+b.H)/finishCell))
+		for y := y0; y <= y1; y++ {
+			for x := x0; x <= x1; x++ {
+				fn([2]int{x, y})
+			}
+		}
+	}
+	seen := map[int]bool{}
+	var near []int
+	for n, f := range found {
+		if n%finishCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("vector: match: %w", err)
+			}
+		}
 		dup := false
 		var fPts []glyph.Point
-		for j, k := range kept {
+		near = near[:0]
+		clear(seen)
+		cells(f.box, func(c [2]int) {
+			for _, j := range grid[c] {
+				if !seen[j] {
+					seen[j] = true
+					near = append(near, j)
+				}
+			}
+		})
+		sort.Ints(near)
+		for _, j := range near {
+			k := kept[j]
 			inter := intersect(f.box, k.box)
 			if inter <= 0 {
 				continue
@@ -1086,6 +1131,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 			}
 			kept = append(kept, f)
 			keptPts = append(keptPts, fPts)
+			cells(f.box, func(c [2]int) { grid[c] = append(grid[c], len(kept)-1) })
 		}
 	}
 	legend := ix.legendRows(kept)
@@ -1093,7 +1139,7 @@ func (mt *Matcher) finish(ix *pageIndex, found []scored) []Match {
 	for i, k := range kept {
 		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i], Row: k.t.row})
 	}
-	return out
+	return out, nil
 }
 
 // Legend table heuristics.

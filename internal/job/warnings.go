@@ -23,14 +23,13 @@ const (
 // stored ones (the document pass's, and the floods withheld when the job
 // was done), and those its detections show.
 type warnings struct {
-	j *Job
 	// legendClasses are the classes the job's legend rows name.
 	legendClasses map[string]bool
 	out           []WarningView
 }
 
 func newWarnings(j *Job) *warnings {
-	w := &warnings{j: j, legendClasses: map[string]bool{}}
+	w := &warnings{legendClasses: map[string]bool{}}
 	for _, r := range j.Legend {
 		if r.Class != "" {
 			w.legendClasses[r.Class] = true

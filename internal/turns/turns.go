@@ -42,12 +42,6 @@ func New(slots, perKey, waiting int) *Queue {
 	return &Queue{slots: max(slots, 1), perKey: min(max(perKey, 1), max(slots, 1)), waiting: max(waiting, 0), keys: map[string]*keyTurns{}}
 }
 
-// Slots returns the number of slots; PerKey and Waiting the shares of one
-// key.
-func (q *Queue) Slots() int   { return q.slots }
-func (q *Queue) PerKey() int  { return q.perKey }
-func (q *Queue) Waiting() int { return q.waiting }
-
 // Acquire takes a slot for key's work and returns the function that gives
 // it back; call it exactly once. It waits while every slot is taken or
 // the key holds its share, and fails at once with ErrBusy when the key

@@ -333,7 +333,7 @@ load: mupdf-headers $(ORT_LIB)
 # (docs/page-reading.md):
 # make bench-real [BENCH_REAL_FILES="a.pdf b.pdf" BENCH_DENSE=/tmp/bench-dense BENCH_REPEAT=3]
 # The generated sets (dense plans, clip-heavy sheets) are written into BENCH_DENSE, never the repository.
-BENCH_REAL_FILES ?= $(wildcard ../shared/realdata/*.pdf)
+BENCH_REAL_FILES ?= $(wildcard ../shared/realdata/*.pdf ../shared/realdata/*.png)
 BENCH_DENSE      ?= /tmp/bench-dense
 BENCH_REPEAT     ?= 3
 bench-real: build $(ORT_LIB)

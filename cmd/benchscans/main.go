@@ -1,20 +1,23 @@
-// Command benchscans measures real drawings sent as images against the same
-// files sent as PDFs, through the partner API of a fresh local server
-// (issue 36, item 5):
+// Command benchscans measures real drawings sent as images, through the
+// partner API of a fresh local server, against their count truth
+// (testdata/realtruth, as cmd/realeval reads it; issue 48, item 5):
 //
-//	go run ./cmd/benchscans -server bin/blueprintd [-out /tmp/bench-scans] FILE.pdf...
+//	go run ./cmd/benchscans -server bin/blueprintd [-out /tmp/bench-scans] [-truth testdata/realtruth] FILE...
 //
-// For each PDF it runs the PDF job and takes its plan pages (kind
-// floor_plan) and their counts by class. Each plan page is rendered at
-// 200 DPI with `mutool draw` (Debian's mupdf-tools) and sent as a PNG job;
-// a reproducible scan-like copy (synth.ScanCopy: gray, turned 0.5–1.5°,
-// blurred, noise, 150 DPI, JPEG 70) is sent as a JPEG job. Then the whole
-// set is sent as a PDF of images twice, the renders as they are (JPEG
-// quality 95, "image-pdf") and as scan-like copies ("scanned-pdf"), so
-// that a legend on another page than the plans can be read. It prints,
-// per page and class, the PDF job's count beside each image job's, and
-// the share of (page, class) counts within tolerance of the PDF job's
-// (exact below 10, ±1 from 10 to 29, ±5 % from 30 up).
+// A PDF set is sent as the PDF itself ("pdf", the yardstick); each page
+// that holds devices (the PDF job's floor plans and every page the truth
+// places a device on) rendered at 200 DPI with `mutool draw` (Debian's
+// mupdf-tools) and sent alone as a PNG ("png") and as a reproducible
+// scan-like JPEG ("scan": synth.ScanCopy, gray, turned 0.5–1.5°, blurred,
+// noise, 150 DPI, JPEG 70), their counts summed; and the whole set as one
+// PDF of images, the renders as they are ("image-pdf", JPEG quality 95)
+// and as scan-like copies ("scanned-pdf"), so that a legend on another
+// page than the plans can be read. A raster sheet (PNG or JPEG) is sent
+// as it is ("native"). Per set and mode it prints each class's truth and
+// count (* where within tolerance: exact below 10, ±1 from 10 to 29, ±5 %
+// from 30 up), the within-tolerance share, the share of detections in a
+// class the sheet holds, and the seconds a page; then the same over every
+// set. A file without a count truth is skipped with a message.
 //
 // The renders go to -out, outside the repository: renders of the real
 // sets must never be committed.
@@ -30,7 +33,6 @@ import (
 	"image/jpeg"
 	"image/png"
 	"maps"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +41,7 @@ import (
 	"time"
 
 	"blueprint/internal/apiclient"
+	"blueprint/internal/eval/realset"
 	"blueprint/internal/synth"
 )
 
@@ -49,17 +52,28 @@ func main() {
 	}
 }
 
-// modes are the image forms each set is sent in, besides the PDF.
-var modes = []string{"png", "scan", "image-pdf", "scanned-pdf"}
+// modes are the forms each set is sent in; a PDF set is sent as "pdf" too,
+// the yardstick the image forms are read against. A raster sheet (a PNG
+// or JPEG file) is sent once, as "native".
+var modes = []string{"pdf", "png", "scan", "image-pdf", "scanned-pdf", "native"}
 
 func run() error {
 	server := flag.String("server", "bin/blueprintd", "blueprintd binary")
 	out := flag.String("out", filepath.Join(os.TempDir(), "bench-scans"), "directory for the renders (outside the repository)")
 	mutool := flag.String("mutool", "mutool", "mutool binary for the renders")
+	truthDir := flag.String("truth", "testdata/realtruth", "folder of the count-truth fixtures (cmd/realeval's)")
 	flag.Parse()
 	files := flag.Args()
 	if len(files) == 0 {
-		return errors.New("no PDFs given")
+		return errors.New("no drawings given")
+	}
+	truths, err := realset.LoadTruths(*truthDir)
+	if err != nil {
+		return err
+	}
+	byFile := map[string]realset.Truth{}
+	for _, t := range truths {
+		byFile[t.File] = t
 	}
 	mt, err := exec.LookPath(*mutool)
 	if err != nil {
@@ -68,7 +82,7 @@ func run() error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Hour)
 	defer cancel()
 	srv, err := apiclient.Start(ctx, *server)
 	if err != nil {
@@ -81,87 +95,171 @@ func run() error {
 		total[m] = &tally{}
 	}
 	for _, f := range files {
-		if err := benchFile(ctx, srv, mt, *out, f, total); err != nil {
+		t, ok := byFile[filepath.Base(f)]
+		if !ok {
+			fmt.Printf("\n%s: skipped: no count truth in %s\n", filepath.Base(f), *truthDir)
+			continue
+		}
+		if err := benchFile(ctx, srv, mt, *out, f, t, total); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
 	}
 	fmt.Println()
 	for _, m := range modes {
-		fmt.Printf("all files, %-11s %s\n", m+":", total[m])
+		if total[m].sets > 0 {
+			fmt.Printf("all sets, %-12s %s\n", m+":", total[m])
+		}
 	}
 	return nil
 }
 
-// tally counts (page, class) counts within tolerance of the PDF job's.
+// tally sums one mode's scores against the count truth: (set, class)
+// counts within tolerance, detections in a class the sheet holds, and the
+// seconds and pages of its jobs.
 type tally struct {
-	within, classes int
-	found, printed  int // detections up to the PDF count, and the PDF count
+	sets, scored, within int
+	inClass, detections  int
+	seconds              float64
+	pages                int
 }
 
-// add counts one (page, class) where the PDF job or the image job found
-// something.
-func (t *tally) add(pdf, img int) {
-	if pdf == 0 && img == 0 {
-		return
+// add scores one set's counts in one mode against t.
+func (tl *tally) add(t realset.Truth, counts map[string]int, seconds float64, pages int) realset.SetResult {
+	r := realset.Score(t, counts)
+	tl.sets++
+	tl.scored += r.Scored
+	tl.within += r.WithinN
+	for c, n := range counts {
+		tl.detections += n
+		if onSheet(t, c) {
+			tl.inClass += n
+		}
 	}
-	t.classes++
-	if withinTolerance(img, pdf) {
-		t.within++
-	}
-	t.found += min(img, pdf)
-	t.printed += pdf
+	tl.seconds += seconds
+	tl.pages += pages
+	return r
 }
 
-func (t *tally) String() string {
-	if t.classes == 0 {
-		return "no classes"
+// onSheet says whether the sheet holds class c by its truth: a class
+// counted above zero, or one the truth leaves unscored (there, but not
+// counted well enough to judge).
+func onSheet(t realset.Truth, c string) bool {
+	if _, ok := t.Unscored[c]; ok {
+		return true
 	}
-	s := fmt.Sprintf("%d of %d class counts within tolerance (%.0f %%)", t.within, t.classes, 100*float64(t.within)/float64(t.classes))
-	if t.printed > 0 {
-		s += fmt.Sprintf(", %.0f %% of the PDF job's detections matched in number", 100*float64(t.found)/float64(t.printed))
+	return t.Classes[c].Count > 0
+}
+
+func (tl *tally) String() string {
+	if tl.scored == 0 {
+		return "nothing scored"
+	}
+	s := fmt.Sprintf("%d of %d (set, class) counts within tolerance (%.0f %%)", tl.within, tl.scored, 100*float64(tl.within)/float64(tl.scored))
+	if tl.detections > 0 {
+		s += fmt.Sprintf(", %.0f %% of %d detections in a class the sheet holds", 100*float64(tl.inClass)/float64(tl.detections), tl.detections)
+	} else {
+		s += ", no detections"
+	}
+	if tl.pages > 0 {
+		s += fmt.Sprintf(", %.1f s a page", tl.seconds/float64(tl.pages))
 	}
 	return s
-}
-
-// withinTolerance is the count tolerance of the real-drawing measures:
-// exact below 10, ±1 from 10 to 29, ±5 % from 30 up.
-func withinTolerance(got, want int) bool {
-	d := math.Abs(float64(got - want))
-	switch {
-	case want < 10:
-		return d == 0
-	case want < 30:
-		return d <= 1
-	}
-	return d <= 0.05*float64(want)
 }
 
 // cleanJPEG is the JPEG quality of the set's renders sent as a PDF of
 // images: close to the renders, a tenth of their size as PNG.
 const cleanJPEG = 95
 
-func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string, total map[string]*tally) error {
+// modeRun is one mode's counts, summed over the pages that hold devices.
+type modeRun struct {
+	counts  map[string]int
+	seconds float64
+	pages   int
+}
+
+func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string, t realset.Truth, total map[string]*tally) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	stem := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	runs := map[string]modeRun{}
+	if strings.EqualFold(filepath.Ext(file), ".pdf") {
+		if err := benchPDF(ctx, srv, mt, out, file, data, t, runs); err != nil {
+			return err
+		}
+	} else {
+		job, err := srv.Run(ctx, file, data, apiclient.RunOptions{Counts: true})
+		if err != nil {
+			return fmt.Errorf("native job: %w", err)
+		}
+		runs["native"] = modeRun{counts: sumPages(job.Pages), seconds: job.Seconds, pages: job.PageCount}
+	}
+	var here []string
+	for _, m := range modes {
+		if _, ok := runs[m]; ok {
+			here = append(here, m)
+		}
+	}
+	results := map[string]realset.SetResult{}
+	for _, m := range here {
+		r := runs[m]
+		results[m] = total[m].add(t, r.counts, r.seconds, r.pages)
+	}
+	fmt.Printf("\n%s\n%-28s %6s", t.File, "class", "truth")
+	for _, m := range here {
+		fmt.Printf(" %11s", m)
+	}
+	fmt.Println()
+	for i, c := range results[here[0]].Classes {
+		fmt.Printf("%-28s %6s", c.Class, truthCell(c))
+		for _, m := range here {
+			cell := fmt.Sprint(results[m].Classes[i].Counted)
+			if w := results[m].Classes[i].Within; w != nil && *w {
+				cell += "*"
+			}
+			fmt.Printf(" %11s", cell)
+		}
+		fmt.Println()
+	}
+	for _, m := range here {
+		one := &tally{}
+		one.add(t, runs[m].counts, runs[m].seconds, runs[m].pages)
+		fmt.Printf("  %-12s %s\n", m+":", one)
+	}
+	return nil
+}
+
+// truthCell is a class's truth as the table shows it: "-" where unscored.
+func truthCell(c realset.ClassResult) string {
+	if c.Unscored != "" {
+		return "-"
+	}
+	return fmt.Sprint(c.Truth)
+}
+
+// benchPDF runs a PDF set in every form: the PDF itself, each page that
+// holds devices rendered at 200 DPI and sent alone as a PNG and as a
+// scan-like JPEG (synth.ScanCopy: gray, turned 0.5–1.5°, blurred, noise,
+// 150 DPI, JPEG 70), and the whole set as one PDF of images, clean and
+// scan-like (a legend on another page than the plans is there to read).
+// The pages sent alone are the PDF job's floor plans and every page the
+// truth places a device on.
+func benchPDF(ctx context.Context, srv *apiclient.Server, mt, out, file string, data []byte, t realset.Truth, runs map[string]modeRun) error {
 	pdfJob, err := srv.Run(ctx, file, data, apiclient.RunOptions{Counts: true})
 	if err != nil {
 		return fmt.Errorf("PDF job: %w", err)
 	}
-	var plans []apiclient.Page
+	runs["pdf"] = modeRun{counts: sumPages(pdfJob.Pages), seconds: pdfJob.Seconds, pages: pdfJob.PageCount}
+	plans := truthPages(t)
 	for _, p := range pdfJob.Pages {
 		if p.Kind == "floor_plan" {
-			plans = append(plans, p)
+			plans[p.Index] = true
 		}
 	}
 	if len(plans) == 0 {
-		return errors.New("the PDF job found no floor_plan page")
+		return errors.New("neither the PDF job nor the truth names a plan page")
 	}
-	// Render every page once: the plan pages are sent alone, every page
-	// goes into the scanned PDF.
-	dir := filepath.Join(out, stem)
+	dir := filepath.Join(out, strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -186,84 +284,95 @@ func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string,
 			return fmt.Errorf("page %d as JPEG: %w", i+1, err)
 		}
 		clean[i] = b.Bytes()
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("scan-%d.jpg", i+1)), scans[i], 0o644); err != nil {
-			return err
-		}
 	}
-	// The whole set as one PDF of images, clean and scan-like: a legend
-	// on another page than the plans is there to read.
-	setJob := func(name string, images [][]byte) (apiclient.Job, error) {
+	setJob := func(name string, images [][]byte) (modeRun, error) {
 		pages := make([]synth.JPEGPage, len(images))
 		for i := range images {
 			pages[i] = synth.JPEGPage{Data: images[i], WidthPt: float64(sizes[i].X) * 72 / 200, HeightPt: float64(sizes[i].Y) * 72 / 200}
 		}
 		data, err := synth.JPEGPagesPDF(pages)
 		if err != nil {
-			return apiclient.Job{}, err
+			return modeRun{}, err
 		}
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return apiclient.Job{}, err
+			return modeRun{}, err
 		}
 		job, err := srv.Run(ctx, path, data, apiclient.RunOptions{Counts: true})
 		if err != nil {
-			return apiclient.Job{}, fmt.Errorf("%s job: %w", name, err)
+			return modeRun{}, fmt.Errorf("%s job: %w", name, err)
 		}
-		return job, nil
+		return modeRun{counts: sumPages(job.Pages), seconds: job.Seconds, pages: job.PageCount}, nil
 	}
-	imageJob, err := setJob("images.pdf", clean)
-	if err != nil {
+	if runs["image-pdf"], err = setJob("images.pdf", clean); err != nil {
 		return err
 	}
-	scannedJob, err := setJob("scanned.pdf", scans)
-	if err != nil {
+	if runs["scanned-pdf"], err = setJob("scanned.pdf", scans); err != nil {
 		return err
 	}
-
-	fmt.Printf("\n%s: %d pages, PDF job %.1f s, image PDF job %.1f s, scanned PDF job %.1f s\n", filepath.Base(file), pdfJob.PageCount, pdfJob.Seconds, imageJob.Seconds, scannedJob.Seconds)
-	fmt.Printf("%4s %-28s %5s %5s %5s %9s %11s\n", "page", "class", "pdf", "png", "scan", "image-pdf", "scanned-pdf")
-	file_ := map[string]*tally{}
-	for _, m := range modes {
-		file_[m] = &tally{}
-	}
-	for _, p := range plans {
-		pngPath := filepath.Join(dir, fmt.Sprintf("page-%d.png", p.Index+1))
+	png, scan := modeRun{counts: map[string]int{}}, modeRun{counts: map[string]int{}}
+	for _, i := range slices.Sorted(maps.Keys(plans)) {
+		if i < 0 || i >= pdfJob.PageCount {
+			return fmt.Errorf("the truth places devices on page %d of a %d-page set", i+1, pdfJob.PageCount)
+		}
+		pngPath := filepath.Join(dir, fmt.Sprintf("page-%d.png", i+1))
 		pngData, err := os.ReadFile(pngPath)
 		if err != nil {
 			return err
 		}
 		pngJob, err := srv.Run(ctx, pngPath, pngData, apiclient.RunOptions{Counts: true})
 		if err != nil {
-			return fmt.Errorf("page %d as PNG: %w", p.Index, err)
+			return fmt.Errorf("page %d as PNG: %w", i+1, err)
 		}
-		scanJob, err := srv.Run(ctx, fmt.Sprintf("scan-%d.jpg", p.Index+1), scans[p.Index], apiclient.RunOptions{Counts: true})
+		png.add(pngJob)
+		scanJob, err := srv.Run(ctx, fmt.Sprintf("scan-%d.jpg", i+1), scans[i], apiclient.RunOptions{Counts: true})
 		if err != nil {
-			return fmt.Errorf("page %d as scan: %w", p.Index, err)
+			return fmt.Errorf("page %d as scan: %w", i+1, err)
 		}
-		got := map[string]map[string]int{
-			"png":         pngJob.Pages[0].Counts,
-			"scan":        scanJob.Pages[0].Counts,
-			"image-pdf":   imageJob.Pages[p.Index].Counts,
-			"scanned-pdf": scannedJob.Pages[p.Index].Counts,
-		}
-		classes := map[string]bool{}
-		for _, c := range []map[string]int{p.Counts, got["png"], got["scan"], got["image-pdf"], got["scanned-pdf"]} {
-			for k := range c {
-				classes[k] = true
-			}
-		}
-		for _, c := range slices.Sorted(maps.Keys(classes)) {
-			fmt.Printf("%4d %-28s %5d %5d %5d %9d %11d\n", p.Index, c, p.Counts[c], got["png"][c], got["scan"][c], got["image-pdf"][c], got["scanned-pdf"][c])
-			for _, m := range modes {
-				file_[m].add(p.Counts[c], got[m][c])
-				total[m].add(p.Counts[c], got[m][c])
-			}
-		}
+		scan.add(scanJob)
 	}
-	for _, m := range modes {
-		fmt.Printf("%-13s %s\n", m+":", file_[m])
-	}
+	runs["png"], runs["scan"] = png, scan
 	return nil
+}
+
+// add sums a one-page job into r.
+func (r *modeRun) add(j apiclient.Job) {
+	for c, n := range sumPages(j.Pages) {
+		r.counts[c] += n
+	}
+	r.seconds += j.Seconds
+	r.pages += j.PageCount
+}
+
+// sumPages sums the pages' counts by class.
+func sumPages(pages []apiclient.Page) map[string]int {
+	out := map[string]int{}
+	for _, p := range pages {
+		for c, n := range p.Counts {
+			out[c] += n
+		}
+	}
+	return out
+}
+
+// truthPages returns the 0-based pages the truth places a device on (by
+// per-page counts or positions, whose pages are 1-based).
+func truthPages(t realset.Truth) map[int]bool {
+	out := map[int]bool{}
+	for _, c := range t.Classes {
+		for k, n := range c.PerPage {
+			var p int
+			if _, err := fmt.Sscan(k, &p); err == nil && n > 0 {
+				out[p-1] = true
+			}
+		}
+		for _, pos := range c.Positions {
+			if len(pos) > 0 {
+				out[int(pos[0])-1] = true
+			}
+		}
+	}
+	return out
 }
 
 func readPNG(path string) (image.Image, error) {

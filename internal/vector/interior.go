@@ -80,6 +80,46 @@ func insideBy(hull []glyph.Point, p glyph.Point, margin float64) bool {
 	return true
 }
 
+// hullEdge is one edge of a counter-clockwise convex hull: its start and
+// its unit inward normal.
+type hullEdge struct {
+	a      glyph.Point
+	nx, ny float64
+}
+
+// edgesOf returns hull's edges with their inward normals, so that a point
+// is tested against the hull without a square root per edge (insideEdges).
+// Edges of no length are left out, as insideBy skips them.
+func edgesOf(hull []glyph.Point) []hullEdge {
+	if len(hull) < 3 {
+		return nil
+	}
+	out := make([]hullEdge, 0, len(hull))
+	for i := range hull {
+		a, b := hull[i], hull[(i+1)%len(hull)]
+		ex, ey := b.X-a.X, b.Y-a.Y
+		l := math.Hypot(ex, ey)
+		if l == 0 {
+			continue
+		}
+		out = append(out, hullEdge{a: a, nx: -ey / l, ny: ex / l})
+	}
+	return out
+}
+
+// insideEdges is insideBy over a hull's precomputed edges (edgesOf).
+func insideEdges(edges []hullEdge, p glyph.Point, margin float64) bool {
+	if len(edges) == 0 {
+		return false
+	}
+	for _, e := range edges {
+		if e.nx*(p.X-e.a.X)+e.ny*(p.Y-e.a.Y) < margin {
+			return false
+		}
+	}
+	return true
+}
+
 // foreignInterior returns the length of page geometry (segments and arcs;
 // text is never a symbol's drawing) lying wholly inside the posed
 // template's shrunk hull that no template geometry explains, as a fraction
@@ -126,7 +166,7 @@ func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
 	// pixels, or returns false when any of it leaves the interior.
 	unexplainedPx := func(pts []glyph.Point) (float64, bool) {
 		for _, p := range pts {
-			if !insideBy(t.hull, inv.Apply(p), margin) {
+			if !insideEdges(t.hullEdges, inv.Apply(p), margin) {
 				return 0, false
 			}
 		}

@@ -116,6 +116,8 @@ type prepared struct {
 	// hull is the convex hull of the drawn geometry (text left out), in
 	// glyph mm: the region whose inside the template must explain.
 	hull []glyph.Point
+	// hullEdges are hull's edges with their inward normals (edgesOf).
+	hullEdges []hullEdge
 	// empty are points of the glyph's inside that it leaves unfilled
 	// (fill.go), in glyph mm; none for a glyph without fills.
 	empty []glyph.Point
@@ -315,6 +317,7 @@ func prepare(t Template) (*prepared, error) {
 		pts[i] = s.P
 	}
 	p.hull = convexHull(pts)
+	p.hullEdges = edgesOf(p.hull)
 	p.empty = emptyProbes(p, samples)
 	// Arc ends that a page arc must not run on past: a circle around a
 	// template's arc is another drawing (a grid bubble is not a socket).

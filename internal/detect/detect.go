@@ -41,6 +41,9 @@ func (b Box) IoU(o Box) float64 {
 type Source struct {
 	Detector       bool // the raster detector saw it
 	VectorMatching bool // the vector matcher found it in the page's drawing
+	// Tag: a schedule code written beside it on the plan names it (its
+	// class and legend row are the code's schedule row).
+	Tag bool
 }
 
 // Detection is one symbol instance found on a page.

@@ -45,6 +45,12 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 	}
 	var pairs []pair
 	for ti, t := range tags {
+		if classes[t.Row] == "" {
+			// A row naming no class says nothing of the symbol beside
+			// its tag: the tag stands alone rather than take another
+			// kind's symbol (a look-alike flood, a neighbour).
+			continue
+		}
 		reach := tagReachEm * t.Em
 		tb := detect.Box{X: t.Box.Min.X, Y: t.Box.Min.Y, W: t.Box.Max.X - t.Box.Min.X, H: t.Box.Max.Y - t.Box.Min.Y}
 		for di, d := range out {
@@ -80,12 +86,7 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 	for i, d := range out {
 		if k := tagged[i]; k > 0 {
 			t := tags[k-1]
-			// A row whose description names no class: its devices keep
-			// the class their glyph gives.
-			if c := classes[t.Row]; c != "" {
-				d.Class = c
-			}
-			d.LegendRow = t.Row + 1
+			d.Class, d.LegendRow = classes[t.Row], t.Row+1
 			d.Source.Tag = true
 			d.Confidence = math.Max(d.Confidence, tagConfidence)
 			res = append(res, d)

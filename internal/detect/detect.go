@@ -123,6 +123,10 @@ type LegendRow struct {
 	Quantity    *int   // the printed quantity, nil when none is printed
 	PartNumber  string // the row's part number as printed, "" when none
 	Tag         string // the words printed beside the row's glyph, "" when none
+	// Code is the product code a schedule row gives (the plans write it
+	// beside the row's devices), "" for a legend row; Source is "legend"
+	// or "schedule" (legend.SourceLegend, legend.SourceSchedule).
+	Code, Source string
 	// GlyphBox is the extent of the row's glyph on its page, in pixels of
 	// that page's raster (Page.Width × Page.Height); nil when the row has
 	// no glyph drawn or its extent is unknown.

@@ -207,7 +207,7 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends) (detect.Engine,
 		}
 		classes[i] = c
 		info.Legend[i] = detect.LegendRow{PageIndex: r.Page, Description: r.Description, Class: c, Quantity: r.Quantity,
-			PartNumber: r.PartNumber, Tag: strings.Join(r.Tags, " "), GlyphBox: glyphBox(r.GlyphBox)}
+			PartNumber: r.PartNumber, Tag: strings.Join(r.Tags, " "), GlyphBox: glyphBox(r.GlyphBox), Code: r.Code, Source: r.Source}
 	}
 	tpls := append([]vector.Template(nil), e.catalog...)
 	for _, l := range ld.Leaders() {

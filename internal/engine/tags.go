@@ -20,6 +20,9 @@ const (
 	// minTaggedClass is the fewest tags of a class on a page for the page
 	// to be taken as naming that class's devices by tags.
 	minTaggedClass = 2
+	// mismatchPenalty orders pairs of a tag and a symbol of another class
+	// after every pair of one class (pixels; more than any page spans).
+	mismatchPenalty = 1e6
 )
 
 // labelTags attaches the page's tags to the detections out (the page's
@@ -32,7 +35,9 @@ const (
 // names a class's devices by tags (minTaggedClass tags or more), a glyph
 // match of that class that no tag labels is not counted: every device of
 // a scheduled kind carries its code there, so an untagged look-alike is
-// another thing (a bar glyph on furniture, a door's leaf). rows maps a
+// another thing (a bar glyph on furniture, a door's leaf), unless text
+// writing a code among other words stands beside it (a tag the text
+// layer ran into a label: Row -1). classes maps a
 // legend row (0-based) to its class, category a class to its catalog
 // category ("" for none).
 func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, category func(class string) string) []detect.Detection {
@@ -44,8 +49,15 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 		gap  float64
 	}
 	var pairs []pair
+	var unread []detect.Box // runs writing a code among other words
+	for _, t := range tags {
+		if t.Row < 0 {
+			unread = append(unread, detect.Box{X: t.Box.Min.X - tagReachEm*t.Em, Y: t.Box.Min.Y - tagReachEm*t.Em,
+				W: t.Box.Max.X - t.Box.Min.X + 2*tagReachEm*t.Em, H: t.Box.Max.Y - t.Box.Min.Y + 2*tagReachEm*t.Em})
+		}
+	}
 	for ti, t := range tags {
-		if classes[t.Row] == "" {
+		if t.Row < 0 || classes[t.Row] == "" {
 			// A row naming no class says nothing of the symbol beside
 			// its tag: the tag stands alone rather than take another
 			// kind's symbol (a look-alike flood, a neighbour).
@@ -65,7 +77,15 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 			}
 			if g := boxGap(tb, d.Box); g <= reach {
 				// Ties (a symbol between two tags) go to the nearer centre.
-				pairs = append(pairs, pair{ti, di, g + 1e-3*centreDist(tb, d.Box)})
+				g += 1e-3 * centreDist(tb, d.Box)
+				if d.Class != classes[t.Row] {
+					// A symbol whose glyph already names the tag's class
+					// is its first witness: pairs of one class are made
+					// before any other (a tag written nearer a
+					// neighbour of another kind than its own symbol).
+					g += mismatchPenalty
+				}
+				pairs = append(pairs, pair{ti, di, g})
 			}
 		}
 	}
@@ -80,7 +100,17 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 	}
 	perClass := map[string]int{}
 	for _, t := range tags {
-		perClass[classes[t.Row]]++
+		if t.Row >= 0 {
+			perClass[classes[t.Row]]++
+		}
+	}
+	nearUnread := func(b detect.Box) bool {
+		for _, u := range unread {
+			if boxGap(u, b) == 0 {
+				return true
+			}
+		}
+		return false
 	}
 	res := make([]detect.Detection, 0, len(out)+len(tags))
 	for i, d := range out {
@@ -92,13 +122,13 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 			res = append(res, d)
 			continue
 		}
-		if d.Class != "" && perClass[d.Class] >= minTaggedClass {
+		if d.Class != "" && perClass[d.Class] >= minTaggedClass && !nearUnread(d.Box) {
 			continue // an untagged match of a class the page names by tags
 		}
 		res = append(res, d)
 	}
 	for ti, t := range tags {
-		if done[ti] {
+		if done[ti] || t.Row < 0 {
 			continue
 		}
 		res = append(res, detect.Detection{Class: classes[t.Row], Confidence: tagConfidence, LegendRow: t.Row + 1, Source: detect.Source{Tag: true},

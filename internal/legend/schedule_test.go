@@ -141,8 +141,16 @@ func TestSchedulesAndTags(t *testing.T) {
 		}
 	}
 	per := map[int]int{}
+	unread := 0
 	for _, tg := range d.Tags(pg, 0) {
+		if tg.Row < 0 {
+			unread++ // the note writing L1 among its words
+			continue
+		}
 		per[tg.Row]++
+	}
+	if unread != 1 {
+		t.Errorf("%d runs writing a code among other words, want 1 (the note)", unread)
 	}
 	wantTags := map[int]int{0: 4, 1: 2, 2: 3, 3: 1, 4: 2, 5: 1}
 	for row, n := range wantTags {

@@ -11,7 +11,8 @@ import (
 
 // Tag is a schedule row's code written on a page beside a symbol.
 type Tag struct {
-	// Row is the row the tag names, an index into Document.Rows.
+	// Row is the row the tag names, an index into Document.Rows; -1 for
+	// a run of text that writes a code among other words (Tags).
 	Row  int
 	Code string
 	// Box is the tag's own extent (raster pixels) and Em its text size.
@@ -112,7 +113,11 @@ func (d *Document) codeRows() map[string][]int {
 // "P2P5P5": three tags), outside the page's legend and schedule tables
 // and its title block. Each tag names one row: where two schedules give
 // the same code (two buildings on one sheet), the one whose scope the
-// tag lies in (scopeRow). Nil where the document has no schedule.
+// tag lies in (scopeRow). Tags of a row that repeats a legend row
+// (legendTwin) are left out. A run writing a code among other text (merged
+// with a room label or a symbol's inside text the drawing does not part)
+// is returned with Row -1: it names no row, but the symbol beside it may
+// well be tagged. Nil where the document has no schedule.
 func (d *Document) Tags(pg *drawing.Page, page int) []Tag {
 	codes := d.codeRows()
 	if len(codes) == 0 || pg == nil || len(pg.Chars) == 0 {
@@ -124,6 +129,7 @@ func (d *Document) Tags(pg *drawing.Page, page int) []Tag {
 	}
 	rs := runs(pg)
 	title, hasTitle := titleBlock(rs)
+	rs = splitAtDrawing(pg, rs, set)
 	var labels []scopeLabel
 	labelled := false
 	var out []Tag
@@ -133,12 +139,22 @@ func (d *Document) Tags(pg *drawing.Page, page int) []Tag {
 		if d.InTable(page, c) || (hasTitle && title.Contains(c)) {
 			continue
 		}
-		for _, t := range tagsOf(pg, r, set) {
+		ts := tagsOf(pg, r, set)
+		if len(ts) == 0 && writesCode(r.text, set) {
+			// A code written among other text: not read as a tag, but
+			// a symbol beside it may be one whose tag this is.
+			out = append(out, Tag{Row: -1, Box: Rect{r.min, r.max}, Em: r.size})
+			continue
+		}
+		for _, t := range ts {
 			rows := codes[t.Code]
 			if len(rows) > 1 && !labelled {
 				labels, labelled = d.scopeLabels(rs, page), true
 			}
 			t.Row = d.scopeRow(rows, page, t.Box.centre(), labels)
+			if d.legendTwin(t.Row) {
+				continue
+			}
 			out = append(out, t)
 		}
 	}
@@ -273,4 +289,90 @@ func (d *Document) scheduleOf(r int) *Schedule {
 		}
 	}
 	return nil
+}
+
+// splitAtDrawing splits the runs of rs that write a code of set among
+// other text (runs of codes alone are kept whole) where a
+// drawn line passes between two of their characters: a symbol's inside
+// text and the tag beside it ("PZ" in a heat detector's hexagon, "F2"
+// right of it) are one run of text, parted by the symbol's outline.
+func splitAtDrawing(pg *drawing.Page, rs []run, set map[string]bool) []run {
+	const cell = 64.0
+	var grid map[[2]int][]int32
+	index := func() {
+		grid = map[[2]int][]int32{}
+		for i, sg := range pg.Segments {
+			x0, x1 := math.Min(sg.A.X, sg.B.X), math.Max(sg.A.X, sg.B.X)
+			y0, y1 := math.Min(sg.A.Y, sg.B.Y), math.Max(sg.A.Y, sg.B.Y)
+			if x1-x0 > 8*cell || y1-y0 > 8*cell {
+				continue // walls and wires: not a symbol's outline
+			}
+			for gx := int(x0 / cell); gx <= int(x1/cell); gx++ {
+				for gy := int(y0 / cell); gy <= int(y1/cell); gy++ {
+					grid[[2]int{gx, gy}] = append(grid[[2]int{gx, gy}], int32(i))
+				}
+			}
+		}
+	}
+	crossed := func(gap Rect) bool {
+		for gx := int(gap.Min.X / cell); gx <= int(gap.Max.X/cell); gx++ {
+			for gy := int(gap.Min.Y / cell); gy <= int(gap.Max.Y/cell); gy++ {
+				for _, i := range grid[[2]int{gx, gy}] {
+					sg := pg.Segments[i]
+					if segHitsRect(sg.A, sg.B, gap) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	out := make([]run, 0, len(rs))
+	for _, r := range rs {
+		if !r.upright() || len(r.chars) < 3 || !writesCode(r.text, set) || splitCodes(strings.Join(strings.Fields(r.text), ""), set) != nil {
+			out = append(out, r)
+			continue
+		}
+		if grid == nil {
+			index()
+		}
+		start := 0
+		for k := 1; k < len(r.chars); k++ {
+			a, b := pg.Chars[r.chars[k-1]], pg.Chars[r.chars[k]]
+			if b.Min.X <= a.Max.X {
+				continue
+			}
+			mid := (r.min.Y + r.max.Y) / 2
+			gap := Rect{glyph.Point{X: a.Max.X, Y: mid - 0.2*r.size}, glyph.Point{X: b.Min.X, Y: mid + 0.2*r.size}}
+			if crossed(gap) {
+				out = append(out, finishRun(pg, run{size: r.size, angle: r.angle, chars: r.chars[start:k]}))
+				start = k
+			}
+		}
+		out = append(out, finishRun(pg, run{size: r.size, angle: r.angle, chars: r.chars[start:]}))
+	}
+	return out
+}
+
+// writesCode reports whether text holds a code of set.
+func writesCode(text string, set map[string]bool) bool {
+	up := strings.ToUpper(text)
+	for c := range set {
+		if strings.Contains(up, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// legendTwin reports whether schedule row r repeats a legend row (the
+// same description and class): a bill of quantities listing the legend's
+// own rows, whose glyphs already tell its devices apart. Its tags are not
+// counted apart from the glyphs: the legend row's matches are its count.
+func (d *Document) legendTwin(r int) bool {
+	if r >= len(d.same) {
+		return false
+	}
+	s := d.same[r]
+	return s != r && d.Rows[s].Source != SourceSchedule
 }

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"blueprint/internal/drawing"
 )
@@ -151,7 +150,6 @@ func readSchedules(pg *drawing.Page, rs []run, page int, skip []Rect) ([]Schedul
 	var out []Schedule
 	var outRows []Row
 	for _, g := range scheduleGroups(rows) {
-		g = inFamily(g, tagWritten(rs, g, inSkip))
 		s, ok := acceptSchedule(rs, g, page)
 		if !ok {
 			continue
@@ -174,9 +172,14 @@ func readScheduleRow(rs []run, i int, isStart map[int]bool, rules []hrule, inSki
 	m := leadCodeRe.FindStringSubmatch(r.text)
 	row := scheduleRow{code: m[1], codeR: i, qty: -1, em: em}
 	first := i
+	if continuesAbove(rs, i, rules) {
+		// A code-like word in a wrapped description ("RPR299", "RJ45 2x4
+		// Data Socket" under "Data/ telekoms"), not a row's code.
+		return scheduleRow{}, false
+	}
 	if letterCount(m[2]) < 3 {
-		if m[2] != "" || continuesAbove(rs, i, rules) {
-			return scheduleRow{}, false // a code in a wrapped description ("RPR299")
+		if m[2] != "" {
+			return scheduleRow{}, false
 		}
 		// A code alone in its cell: the description is the nearest words
 		// right of it on its line.
@@ -360,50 +363,6 @@ func scheduleGroups(rows []scheduleRow) [][]scheduleRow {
 	return out
 }
 
-// inFamily keeps the rows of g whose code is one of a family (its letters
-// shared by another row's code: S1 S2 S3, L1 … L12) or is written on the
-// page as a tag (tagged): a schedule numbers its products, and a lone
-// code-like word starting a line ("RJ45 2x4 Data Socket") is a product's
-// name, not its code.
-func inFamily(g []scheduleRow, tagged map[string]bool) []scheduleRow {
-	prefix := func(c string) string {
-		return strings.TrimRightFunc(c[:strings.IndexAny(c, "0123456789")], unicode.IsDigit)
-	}
-	n := map[string]int{}
-	for _, r := range g {
-		n[prefix(r.code)]++
-	}
-	out := g[:0]
-	for _, r := range g {
-		if n[prefix(r.code)] >= 2 || tagged[r.code] {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// tagWritten returns the codes of rows g that the page writes elsewhere
-// as a tag (a run of codes alone, outside the table and skip).
-func tagWritten(rs []run, g []scheduleRow, inSkip func(*run) bool) map[string]bool {
-	codes := map[string]bool{}
-	box := emptyRect()
-	for _, r := range g {
-		codes[r.code] = true
-		box = box.union(r.box)
-	}
-	seen := map[string]bool{}
-	for i := range rs {
-		r := &rs[i]
-		if box.Contains(r.centre()) || inSkip(r) {
-			continue
-		}
-		for _, c := range splitCodes(strings.ReplaceAll(r.text, " ", ""), codes) {
-			seen[c] = true
-		}
-	}
-	return seen
-}
-
 // acceptSchedule checks a table of rows g (see readSchedules) and returns
 // it with its extent, title and scope.
 func acceptSchedule(rs []run, g []scheduleRow, page int) (Schedule, bool) {
@@ -424,6 +383,22 @@ func acceptSchedule(rs []run, g []scheduleRow, page int) (Schedule, bool) {
 	}
 	if 4*len(codes) < 3*len(g) {
 		return Schedule{}, false // one code repeated: a column of tags, not a schedule
+	}
+	// A table's codes stand in a column: at least half of its rows (two
+	// at least) start where another row starts. Tags beside a plan's
+	// labels ("P3 12000 BTU", a room number beside its name) stand
+	// anywhere.
+	aligned := 0
+	for a := range g {
+		for b := range g {
+			if a != b && math.Abs(rs[g[a].codeR].min.X-rs[g[b].codeR].min.X) <= g[a].em {
+				aligned++
+				break
+			}
+		}
+	}
+	if aligned < minScheduleRows || 2*aligned < len(g) {
+		return Schedule{}, false
 	}
 	// The title: the nearest words over the table within titleReachEm of
 	// its first row; the heads: schedule words there.

@@ -29,15 +29,13 @@ type Schedule struct {
 	Rows  []int
 }
 
-// codeRe is the shape of a product code a schedule gives and a plan
-// writes beside a symbol: one to three capitals, one to three digits and
-// at most one capital after them (S1, P5, L12, ES1, DM2A). Letters alone
-// are too common on a sheet (grid labels, room letters, revisions) to be
-// taken for tags without a schedule column head saying so.
-var codeRe = regexp.MustCompile(`^[A-Z]{1,3}[0-9]{1,3}[A-Z]?$`)
-
 // leadCodeRe splits a schedule cell that starts with its code: "S1-1 Lever
-// Switch", "P3- workstation", "P5-CEE 63A 5 Pin", "L12".
+// Switch", "P3- workstation", "P5-CEE 63A 5 Pin", "L12". A code, the shape
+// of a product code a schedule gives and a plan writes beside a symbol,
+// is one to three capitals, one to three digits and at most one capital
+// after them (S1, P5, L12, ES1, DM2A). Letters alone are too common on a
+// sheet (grid labels, room letters, revisions) to be taken for tags
+// without a schedule column head saying so.
 var leadCodeRe = regexp.MustCompile(`^([A-Z]{1,3}[0-9]{1,3}[A-Z]?)(?:\s*[-–:)]\s*|\s+|$)(.*)$`)
 
 // qtyPriceRe reads a quantity written against its price where no cell

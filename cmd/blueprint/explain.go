@@ -202,6 +202,13 @@ type explainRow struct {
 	PrintedQuantity *int       `json:"printed_quantity"`
 	PartNumber      *string    `json:"part_number"`  // the row's cell under a part-number head, null for none
 	Template        int        `json:"template_row"` // the row whose template finds this row's symbols
+	// Code is a schedule row's product code (null for a legend row),
+	// Source "legend" or "schedule"; Tagged counts its matches named by
+	// a tag on a plan, Agreement which witnesses agree (the API's).
+	Code      *string `json:"code"`
+	Source    string  `json:"source"`
+	Tagged    int     `json:"tagged"`
+	Agreement string  `json:"agreement"`
 	// RepeatOf is the row this one repeats (the same description, class,
 	// tag and part number on an earlier page: one legend drawn on several
 	// sheets), as the API's repeat_of; null for none.
@@ -257,13 +264,13 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 		rep.Rows = append(rep.Rows, explainRow{Row: i + 1, PageIndex: r.Page, Description: r.Description, Class: nullable(x.Classes[i]),
 			GlyphText: r.GlyphText, Tags: append([]string{}, r.Tags...), Colour: r.Color, PrintedQuantity: r.Quantity, PartNumber: optional(r.PartNumber),
 			GlyphMM:  [2]float64{round1((r.GlyphBox.Max.X - r.GlyphBox.Min.X) * mmPerPixel), round1((r.GlyphBox.Max.Y - r.GlyphBox.Min.Y) * mmPerPixel)},
-			Template: x.Document.TemplateRow(i) + 1, Matches: []pageCount{}})
+			Template: x.Document.TemplateRow(i) + 1, Matches: []pageCount{}, Code: optional(r.Code), Source: orLegend(r.Source)})
 	}
 	// The rows read on image pages follow, as in the job's legend; each
 	// glyph is its own template.
 	for _, r := range x.ImageRows {
 		er := explainRow{Row: len(rep.Rows) + 1, PageIndex: r.PageIndex, Description: r.Description, Class: nullable(r.Class),
-			Tags: append([]string{}, strings.Fields(r.Tag)...), PrintedQuantity: r.Quantity, PartNumber: optional(r.PartNumber), Matches: []pageCount{}}
+			Tags: append([]string{}, strings.Fields(r.Tag)...), PrintedQuantity: r.Quantity, PartNumber: optional(r.PartNumber), Matches: []pageCount{}, Source: job.SourceLegend}
 		er.Template = er.Row
 		if b := r.GlyphBox; b != nil {
 			er.GlyphMM = [2]float64{round1(b.W * mmPerPixel), round1(b.H * mmPerPixel)}
@@ -280,6 +287,12 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 			rep.Rows[i].RepeatOf = &n
 		}
 	}
+	defer func() {
+		for i := range rep.Rows {
+			r := &rep.Rows[i]
+			r.Agreement = job.Agreement(r.Counted, r.Tagged, r.PrintedQuantity, r.Source == job.SourceSchedule)
+		}
+	}()
 	for _, t := range x.Templates {
 		et := explainTemplate{Row: t.Row + 1, Class: nullable(t.Class), MinScale: t.MinScale, MaxScale: t.MaxScale}
 		for _, i := range t.Rows {
@@ -310,6 +323,9 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 		for _, d := range filter.Apply(kept[i]) {
 			if d.LegendRow >= 1 && d.LegendRow <= len(rep.Rows) {
 				rep.Rows[d.LegendRow-1].Counted++
+				if d.Source.Tag {
+					rep.Rows[d.LegendRow-1].Tagged++
+				}
 			} else {
 				counted[d.Class]++
 			}
@@ -438,7 +454,14 @@ func (rep *explainReport) write(w io.Writer) error {
 	} else {
 		fmt.Fprintf(tw, "\nlegend rows read: %d\n", len(rep.Rows))
 	}
-	fmt.Fprintln(tw, "  ROW\tPAGE\tGLYPH MM\tINSIDE\tTAGS\tDESCRIPTION\tCLASS\tPART NUMBER\tPRINTED")
+	// Schedules add a code column, and tagged and agreement columns to
+	// the matches (docs/legend.md, "Schedules and tags").
+	schedules := slices.ContainsFunc(rep.Rows, func(r explainRow) bool { return r.Source == job.SourceSchedule })
+	if schedules {
+		fmt.Fprintln(tw, "  ROW\tPAGE\tGLYPH MM\tINSIDE\tTAGS\tCODE\tDESCRIPTION\tCLASS\tPART NUMBER\tPRINTED")
+	} else {
+		fmt.Fprintln(tw, "  ROW\tPAGE\tGLYPH MM\tINSIDE\tTAGS\tDESCRIPTION\tCLASS\tPART NUMBER\tPRINTED")
+	}
 	for _, g := range groups {
 		r := rep.Rows[g[0]]
 		var pages []int
@@ -456,8 +479,16 @@ func (rep *explainReport) write(w io.Writer) error {
 		if all {
 			q = strconv.Itoa(printed)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%.1f × %.1f\t%s\t%s\t%s\t%s\t%s\t%s\n", rep.rowNumbers(g), ranges(pages), r.GlyphMM[0], r.GlyphMM[1], orDash(r.GlyphText),
-			orDash(strings.Join(r.Tags, " ")), r.Description, orDash(deref(r.Class)), orDash(deref(r.PartNumber)), q)
+		mm := fmt.Sprintf("%.1f × %.1f", r.GlyphMM[0], r.GlyphMM[1])
+		if r.Source == job.SourceSchedule {
+			mm = "-" // a code, no glyph
+		}
+		code := ""
+		if schedules {
+			code = orDash(deref(r.Code)) + "\t"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\n", rep.rowNumbers(g), ranges(pages), mm, orDash(r.GlyphText),
+			orDash(strings.Join(r.Tags, " ")), code, r.Description, orDash(deref(r.Class)), orDash(deref(r.PartNumber)), q)
 	}
 	first := map[int]int{} // row number: its group's first row number
 	for _, g := range groups {
@@ -478,7 +509,11 @@ func (rep *explainReport) write(w io.Writer) error {
 		fmt.Fprintf(tw, "  %d\t%s\t%g–%g×\t%s\n", t.Row, orDash(deref(t.Class)), t.MinScale, t.MaxScale, ranges(finds))
 	}
 	fmt.Fprintf(tw, "\nmatches per legend row (counted: what the take-off counts, %s):\n", rep.ConfidenceMode)
-	fmt.Fprintln(tw, "  ROW\tCLASS\tMATCHES\tCOUNTED\tBY PAGE")
+	if schedules {
+		fmt.Fprintln(tw, "  ROW\tCLASS\tMATCHES\tCOUNTED\tTAGGED\tAGREEMENT\tBY PAGE")
+	} else {
+		fmt.Fprintln(tw, "  ROW\tCLASS\tMATCHES\tCOUNTED\tBY PAGE")
+	}
 	for _, g := range groups {
 		total, counted := 0, 0
 		var ms []pageCount
@@ -491,6 +526,18 @@ func (rep *explainReport) write(w io.Writer) error {
 		for _, m := range ms {
 			total += m.Count
 			by = append(by, fmt.Sprintf("page %d: %d", m.PageIndex+1, m.Count))
+		}
+		if schedules {
+			tagged := 0
+			for _, i := range g {
+				tagged += rep.Rows[i].Tagged
+			}
+			agree := "-"
+			if len(g) == 1 {
+				agree = rep.Rows[g[0]].Agreement
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%s\t%s\n", rep.rowNumbers(g), orDash(deref(rep.Rows[g[0]].Class)), total, counted, tagged, agree, orDash(strings.Join(by, ", ")))
+			continue
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\n", rep.rowNumbers(g), orDash(deref(rep.Rows[g[0]].Class)), total, counted, orDash(strings.Join(by, ", ")))
 	}
@@ -560,4 +607,12 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// orLegend is a row's source, "legend" where none is set.
+func orLegend(source string) string {
+	if source == "" {
+		return job.SourceLegend
+	}
+	return source
 }

@@ -49,7 +49,8 @@ func TestExplainAgreesWithTakeoff(t *testing.T) {
 			t.Errorf("row %d: the take-off gives no glyph box", r.Row)
 		}
 		want.GlyphBBoxNorm = nil // explain gives the glyph's size in mm instead (checked below)
-		got := job.LegendView{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, PrintedQuantity: r.PrintedQuantity, Detected: r.Counted}
+		got := job.LegendView{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, PrintedQuantity: r.PrintedQuantity, Detected: r.Counted,
+			Code: r.Code, Source: r.Source, Tagged: r.Tagged, Agreement: r.Agreement}
 		if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
 			t.Errorf("row %d: explain %s, takeoff %s", r.Row, g, w)
 		}

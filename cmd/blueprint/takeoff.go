@@ -37,7 +37,8 @@ The output, on stdout, is one of:
 	--legend-csv
 	            the API's legend-check.csv: one row per legend row read
 	            (page_index, description, class, display_name, tag,
-	            part_number, printed_quantity, detected, difference);
+	            part_number, printed_quantity, detected, difference,
+	            code, source, tagged, agreement);
 	            with several files one CSV with a "file" column first
 	--json      a JSON array, one object per file: file, page_count,
 	            pages (page_index, kind, detection_count), confidence_mode,

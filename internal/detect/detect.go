@@ -41,6 +41,9 @@ func (b Box) IoU(o Box) float64 {
 type Source struct {
 	Detector       bool // the raster detector saw it
 	VectorMatching bool // the vector matcher found it in the page's drawing
+	// Tag: a schedule code written beside it on the plan names it (its
+	// class and legend row are the code's schedule row).
+	Tag bool
 }
 
 // Detection is one symbol instance found on a page.
@@ -120,6 +123,10 @@ type LegendRow struct {
 	Quantity    *int   // the printed quantity, nil when none is printed
 	PartNumber  string // the row's part number as printed, "" when none
 	Tag         string // the words printed beside the row's glyph, "" when none
+	// Code is the product code a schedule row gives (the plans write it
+	// beside the row's devices), "" for a legend row; Source is "legend"
+	// or "schedule" (legend.SourceLegend, legend.SourceSchedule).
+	Code, Source string
 	// GlyphBox is the extent of the row's glyph on its page, in pixels of
 	// that page's raster (Page.Width × Page.Height); nil when the row has
 	// no glyph drawn or its extent is unknown.

@@ -207,7 +207,7 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends) (detect.Engine,
 		}
 		classes[i] = c
 		info.Legend[i] = detect.LegendRow{PageIndex: r.Page, Description: r.Description, Class: c, Quantity: r.Quantity,
-			PartNumber: r.PartNumber, Tag: strings.Join(r.Tags, " "), GlyphBox: glyphBox(r.GlyphBox)}
+			PartNumber: r.PartNumber, Tag: strings.Join(r.Tags, " "), GlyphBox: glyphBox(r.GlyphBox), Code: r.Code, Source: r.Source}
 	}
 	tpls := append([]vector.Template(nil), e.catalog...)
 	for _, l := range ld.Leaders() {
@@ -226,7 +226,10 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends) (detect.Engine,
 	if err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: legend templates: %w", err)
 	}
-	de := &docEngine{m: m, doc: ld, classes: classes}
+	de := &docEngine{m: m, doc: ld, classes: classes, category: func(c string) string {
+		meta, _ := e.cat.Meta(c)
+		return meta.Category
+	}}
 	f := &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector}
 	if il != nil && len(il.Rows) > 0 {
 		for k := range il.Rows {
@@ -273,6 +276,8 @@ type docEngine struct {
 	m       *vector.Matcher
 	doc     *legend.Document
 	classes []string
+	// category gives a class's catalog category ("" for none).
+	category func(class string) string
 }
 
 // skip reports whether a detection on page p is not to be reported: the
@@ -322,5 +327,5 @@ func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detecti
 		}
 		out = append(out, d)
 	}
-	return out, nil
+	return labelTags(out, e.doc.Tags(pg, p.Index), e.classes, e.category), nil
 }

@@ -32,7 +32,7 @@ var CSVHeader = []string{"class", "display_name", "category", "talo2010_code", "
 
 // LegendCSVHeader is the header of the legend check's CSV (LegendCSV):
 // one row per legend row of the job.
-var LegendCSVHeader = []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference"}
+var LegendCSVHeader = []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference", "code", "source", "tagged", "agreement"}
 
 // CSV writes the take-off of the whole job as RFC 4180 CSV (UTF-8, comma,
 // CRLF): CSVHeader, then one row per class in the summary's order. Null
@@ -97,7 +97,7 @@ func Records(t *job.Takeoff) (classes, legend [][]string) {
 			diff = strconv.Itoa(d)
 		}
 		legend = append(legend, []string{strconv.Itoa(r.PageIndex), Safe(r.Description), Safe(r.Class), Safe(deref(r.DisplayName)),
-			Safe(r.Tag), Safe(r.PartNumber), printed, strconv.Itoa(r.Detected), diff})
+			Safe(r.Tag), Safe(r.PartNumber), printed, strconv.Itoa(r.Detected), diff, Safe(r.Code), r.Source, strconv.Itoa(r.Tagged), r.Agreement})
 	}
 	return classes, legend
 }
@@ -136,6 +136,7 @@ type words struct {
 	title, description, confidencePerClass, flat  string
 	// The legend check sheet.
 	legendCheck, pageCol, legendDescription, tag, partNumber, printedRow, detected, difference string
+	code, source, tagged, agreement                                                            string
 	// categories names the catalog's category keys (an unknown key is
 	// shown as is).
 	categories map[string]string
@@ -149,6 +150,7 @@ var wordsByLang = map[string]words{
 		confidencePerClass: "per-class defaults", flat: "flat",
 		legendCheck: "Legend check", pageCol: "Page", legendDescription: "Description", tag: "Tag", partNumber: "Part number",
 		printedRow: "Printed quantity", detected: "Detected", difference: "Difference",
+		code: "Code", source: "Source", tagged: "Tagged", agreement: "Agreement",
 		categories: map[string]string{
 			"alarm_devices": "Alarm devices", "call_points": "Call points", "controls": "Controls", "detectors": "Detectors",
 			"distribution": "Distribution", "emergency": "Emergency lighting", "heating": "Heating", "interfaces": "Interfaces",
@@ -162,6 +164,7 @@ var wordsByLang = map[string]words{
 		confidencePerClass: "luokkakohtaiset oletukset", flat: "kiinteä",
 		legendCheck: "Selitteen tarkistus", pageCol: "Sivu", legendDescription: "Selite", tag: "Tunnus", partNumber: "Tuotenumero",
 		printedRow: "Selitteen määrä", detected: "Tunnistettu", difference: "Erotus",
+		code: "Tunnus", source: "Lähde", tagged: "Tunnuksin", agreement: "Yhtäpitävyys",
 		categories: map[string]string{
 			"alarm_devices": "Hälyttimet", "call_points": "Painikkeet", "controls": "Ohjaimet", "detectors": "Ilmaisimet",
 			"distribution": "Jakelu", "emergency": "Turvavalaistus", "heating": "Lämmitys", "interfaces": "Liitännät",
@@ -321,8 +324,8 @@ func writeSheet(f *excelize.File, name string, wd words, bold int, s job.Summary
 func writeLegendSheet(f *excelize.File, wd words, bold int, rows []job.TakeoffLegendRow) error {
 	name := wd.legendCheck
 	fail := func(err error) error { return fmt.Errorf("export: XLSX sheet %s: %w", name, err) }
-	sw, err := startSheet(f, name, bold, []float64{7, 40, 30, 12, 16, 18, 11, 11},
-		[]any{wd.pageCol, wd.legendDescription, wd.symbol, wd.tag, wd.partNumber, wd.printedRow, wd.detected, wd.difference})
+	sw, err := startSheet(f, name, bold, []float64{7, 40, 30, 12, 16, 18, 11, 11, 10, 11, 10, 18},
+		[]any{wd.pageCol, wd.legendDescription, wd.symbol, wd.tag, wd.partNumber, wd.printedRow, wd.detected, wd.difference, wd.code, wd.source, wd.tagged, wd.agreement})
 	if err != nil {
 		return fail(err)
 	}
@@ -336,7 +339,7 @@ func writeLegendSheet(f *excelize.File, wd words, bold int, rows []job.TakeoffLe
 			diff = excelize.Cell{Value: d, Formula: fmt.Sprintf("G%d-F%d", row, row)}
 		}
 		cell, _ := excelize.CoordinatesToCellName(1, row)
-		if err := sw.SetRow(cell, []any{r.PageIndex + 1, r.Description, cellOf(r.DisplayName), textCell(r.Tag), textCell(r.PartNumber), printed, r.Detected, diff}); err != nil {
+		if err := sw.SetRow(cell, []any{r.PageIndex + 1, r.Description, cellOf(r.DisplayName), textCell(r.Tag), textCell(r.PartNumber), printed, r.Detected, diff, textCell(r.Code), r.Source, r.Tagged, r.Agreement}); err != nil {
 			return fail(err)
 		}
 	}

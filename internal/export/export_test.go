@@ -37,10 +37,11 @@ func sample(lang string) *job.Takeoff {
 		},
 		Printed: map[string]float64{"socket_outlet": 6},
 		Legend: []job.TakeoffLegendRow{
-			{PageIndex: 2, Description: "Socket outlet 230 V", Class: "socket_outlet", DisplayName: ptr("Socket outlet, \"single\""), Printed: num(6), Detected: 5},
-			{PageIndex: 2, Description: "Smoke detector", Class: "smoke_detector", DisplayName: ptr("Savuilmaisin"), Detected: 1},
-			{PageIndex: 2, Description: "Cable tray", Printed: num(2)},
-			{PageIndex: 2, Description: "=HYPERLINK(\"x\")", Class: "speaker", DisplayName: ptr("Speaker"), Printed: num(0)},
+			{PageIndex: 2, Description: "Socket outlet 230 V", Class: "socket_outlet", DisplayName: ptr("Socket outlet, \"single\""), Printed: num(6), Detected: 5,
+				Code: "P1", Source: job.SourceSchedule, Tagged: 5, Agreement: job.AgreeDetectedTagged},
+			{PageIndex: 2, Description: "Smoke detector", Class: "smoke_detector", DisplayName: ptr("Savuilmaisin"), Detected: 1, Source: job.SourceLegend, Agreement: job.AgreeUnchecked},
+			{PageIndex: 2, Description: "Cable tray", Printed: num(2), Source: job.SourceLegend, Agreement: job.AgreeNone},
+			{PageIndex: 2, Description: "=HYPERLINK(\"x\")", Class: "speaker", DisplayName: ptr("Speaker"), Printed: num(0), Source: job.SourceLegend, Agreement: job.AgreeAll},
 		},
 	}
 }
@@ -73,10 +74,10 @@ func TestCSV(t *testing.T) {
 	}
 	wantLegend := [][]string{
 		LegendCSVHeader,
-		{"2", "Socket outlet 230 V", "socket_outlet", "Socket outlet, \"single\"", "", "", "6", "5", "-1"},
-		{"2", "Smoke detector", "smoke_detector", "Savuilmaisin", "", "", "", "1", ""},
-		{"2", "Cable tray", "", "", "", "", "2", "0", "-2"},
-		{"2", "'=HYPERLINK(\"x\")", "speaker", "Speaker", "", "", "0", "0", "0"},
+		{"2", "Socket outlet 230 V", "socket_outlet", "Socket outlet, \"single\"", "", "", "6", "5", "-1", "P1", "schedule", "5", "detected_tagged"},
+		{"2", "Smoke detector", "smoke_detector", "Savuilmaisin", "", "", "", "1", "", "", "legend", "0", "unchecked"},
+		{"2", "Cable tray", "", "", "", "", "2", "0", "-2", "", "legend", "0", "none"},
+		{"2", "'=HYPERLINK(\"x\")", "speaker", "Speaker", "", "", "0", "0", "0", "", "legend", "0", "all"},
 	}
 	if !slices.EqualFunc(legend, wantLegend, slices.Equal) {
 		t.Errorf("legend check %q, want %q", legend, wantLegend)
@@ -109,7 +110,7 @@ func TestCSVEmpty(t *testing.T) {
 	if err := LegendCSV(&b, tk); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.String(); got != "page_index,description,class,display_name,tag,part_number,printed_quantity,detected,difference\r\n" {
+	if got := b.String(); got != "page_index,description,class,display_name,tag,part_number,printed_quantity,detected,difference,code,source,tagged,agreement\r\n" {
 		t.Errorf("legend check of a job without a legend = %q", got)
 	}
 }
@@ -199,11 +200,11 @@ func TestXLSX(t *testing.T) {
 	}
 	legend, _ := f.GetRows("Legend check")
 	wantLegend := [][]string{
-		{"Page", "Description", "Symbol", "Tag", "Part number", "Printed quantity", "Detected", "Difference"},
-		{"3", "Socket outlet 230 V", "Socket outlet, \"single\"", "", "", "6", "5", "-1"},
-		{"3", "Smoke detector", "Savuilmaisin", "", "", "", "1"},
-		{"3", "Cable tray", "", "", "", "2", "0", "-2"},
-		{"3", "=HYPERLINK(\"x\")", "Speaker", "", "", "0", "0", "0"},
+		{"Page", "Description", "Symbol", "Tag", "Part number", "Printed quantity", "Detected", "Difference", "Code", "Source", "Tagged", "Agreement"},
+		{"3", "Socket outlet 230 V", "Socket outlet, \"single\"", "", "", "6", "5", "-1", "P1", "schedule", "5", "detected_tagged"},
+		{"3", "Smoke detector", "Savuilmaisin", "", "", "", "1", "", "", "legend", "0", "unchecked"},
+		{"3", "Cable tray", "", "", "", "2", "0", "-2", "", "legend", "0", "none"},
+		{"3", "=HYPERLINK(\"x\")", "Speaker", "", "", "0", "0", "0", "", "legend", "0", "all"},
 	}
 	if !slices.EqualFunc(legend, wantLegend, slices.Equal) {
 		t.Errorf("legend check %q, want %q", legend, wantLegend)

@@ -132,6 +132,11 @@ type LegendRow struct {
 	Quantity    *int   `json:"quantity,omitempty"`
 	PartNumber  string `json:"part_number,omitempty"` // as printed, "" when none
 	Tag         string `json:"tag,omitempty"`         // the words beside the glyph, "" when none
+	// Code is a schedule row's product code, "" for a legend row; Source
+	// is "legend" or "schedule" ("" for jobs processed before schedules
+	// were read: a legend row).
+	Code   string `json:"code,omitempty"`
+	Source string `json:"source,omitempty"`
 	// GlyphBox is the glyph's extent on the row's page in raster pixels
 	// (detect.LegendRow.GlyphBox); nil when the row has none, and for
 	// jobs processed before it was kept.

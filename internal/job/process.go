@@ -478,7 +478,7 @@ func warningOf(w detect.Warning) Warning {
 }
 
 func legendRowOfInfo(r detect.LegendRow) LegendRow {
-	return LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity, PartNumber: r.PartNumber, Tag: r.Tag, GlyphBox: r.GlyphBox}
+	return LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity, PartNumber: r.PartNumber, Tag: r.Tag, GlyphBox: r.GlyphBox, Code: r.Code, Source: r.Source}
 }
 
 func (s *Service) putBlob(ctx context.Context, key string, data []byte) error {

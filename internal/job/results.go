@@ -149,7 +149,7 @@ func (s *Service) detectionView(d storedDetection, p Page, syms *symbolViews) De
 	v := DetectionView{
 		ID: d.ID, SymbolView: syms.of(d.Class), Confidence: confidenceView(d.Confidence),
 		BBoxPx: pxBoxView(d.Box),
-		Source: SourceView{Detector: d.Source.Detector, VectorMatching: d.Source.VectorMatching},
+		Source: SourceView{Detector: d.Source.Detector, VectorMatching: d.Source.VectorMatching, Tag: d.Source.Tag},
 	}
 	if d.Reviewed {
 		v.Review = &ReviewView{Decision: strPtr(d.Decision)}
@@ -179,7 +179,7 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 	reps := Repeats(j.Legend)
 	for i, r := range j.Legend {
 		v.Legend[i] = LegendView{PageIndex: r.PageIndex, Description: r.Description, Class: strPtr(r.Class), PrintedQuantity: r.Quantity,
-			PartNumber: strPtr(r.PartNumber), Tag: strPtr(r.Tag), GlyphBBoxNorm: glyphBoxNorm(r, j.Pages)}
+			PartNumber: strPtr(r.PartNumber), Tag: strPtr(r.Tag), GlyphBBoxNorm: glyphBoxNorm(r, j.Pages), Code: strPtr(r.Code), Source: r.source()}
 		if reps[i] >= 0 {
 			v.Legend[i].RepeatOf = &reps[i]
 		}
@@ -190,7 +190,7 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 	ws := newWarnings(j)
 	err := s.eachPage(ctx, j, f, func(p Page, kept, unclassed []storedDetection) error {
 		ws.page(p, kept)
-		countRows(v.Legend, unclassed, func(l *LegendView) { l.Detected++ })
+		countRows(v.Legend, unclassed, func(l *LegendView, d storedDetection) { l.Detected, l.Tagged = l.Detected+1, l.Tagged+tagged(d) })
 		pv := PageView{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
 			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index), Kind: p.Kind}
 		img, err := s.cfg.Links.PageImageURL(ctx, j.ID, p.Index, expires)
@@ -203,6 +203,7 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 			counts[d.Class]++
 			if d.LegendRow > 0 && d.LegendRow <= len(v.Legend) {
 				v.Legend[d.LegendRow-1].Detected++
+				v.Legend[d.LegendRow-1].Tagged += tagged(d)
 			}
 		}
 		if o.IncludeDetections {
@@ -220,6 +221,10 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 	})
 	if err != nil {
 		return nil, err
+	}
+	for i := range v.Legend {
+		l := &v.Legend[i]
+		l.Agreement = Agreement(l.Detected, l.Tagged, l.PrintedQuantity, l.Source == SourceSchedule)
 	}
 	v.Summary = s.summary(counts, o.Lang)
 	v.Warnings = ws.views()
@@ -247,10 +252,10 @@ func (s *Service) eachPage(ctx context.Context, j *Job, f detect.Filter, fn func
 
 // countRows calls add with the legend row of each of ds that has one:
 // how the finds of rows of no class are counted.
-func countRows[R any](rows []R, ds []storedDetection, add func(*R)) {
+func countRows[R any](rows []R, ds []storedDetection, add func(*R, storedDetection)) {
 	for _, d := range ds {
 		if d.LegendRow > 0 && d.LegendRow <= len(rows) {
-			add(&rows[d.LegendRow-1])
+			add(&rows[d.LegendRow-1], d)
 		}
 	}
 }

@@ -46,6 +46,10 @@ type TakeoffLegendRow struct {
 	// Printed is the quantity the row prints, nil when none.
 	Printed  *int
 	Detected int
+	// Code and Source are the row's (LegendView); Tagged counts its
+	// detections named by a tag, Agreement says which witnesses agree.
+	Code, Source, Agreement string
+	Tagged                  int
 }
 
 // Difference is Detected less Printed; ok is false when the row prints
@@ -80,7 +84,7 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 	t := &Takeoff{JobID: j.ID, FileName: j.FileName, ExternalRef: j.ExternalRef, CompletedAt: timestampPtr(j.CompletedAt),
 		ConfidenceMode: f.Mode(), Lang: o.Lang, Pages: make([]PageTakeoff, 0, len(j.Pages)), Legend: make([]TakeoffLegendRow, len(j.Legend))}
 	for i, r := range j.Legend {
-		t.Legend[i] = TakeoffLegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Printed: r.Quantity, Tag: r.Tag, PartNumber: r.PartNumber}
+		t.Legend[i] = TakeoffLegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Printed: r.Quantity, Tag: r.Tag, PartNumber: r.PartNumber, Code: r.Code, Source: r.source()}
 		if r.Class != "" {
 			t.Legend[i].DisplayName = s.Symbol(r.Class, o.Lang).DisplayName
 		}
@@ -88,13 +92,14 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 	total := map[string]int{}
 	err = s.eachPage(ctx, j, f, func(p Page, kept, unclassed []storedDetection) error {
 		// Rows of no class count their finds too; they are no symbols.
-		countRows(t.Legend, unclassed, func(l *TakeoffLegendRow) { l.Detected++ })
+		countRows(t.Legend, unclassed, func(l *TakeoffLegendRow, d storedDetection) { l.Detected, l.Tagged = l.Detected+1, l.Tagged+tagged(d) })
 		counts := map[string]int{}
 		for _, d := range kept {
 			counts[d.Class]++
 			total[d.Class]++
 			if d.LegendRow > 0 && d.LegendRow <= len(t.Legend) {
 				t.Legend[d.LegendRow-1].Detected++
+				t.Legend[d.LegendRow-1].Tagged += tagged(d)
 			}
 		}
 		t.Pages = append(t.Pages, PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang), Printed: printed(j.Legend, p.Index)})
@@ -102,6 +107,10 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 	})
 	if err != nil {
 		return nil, err
+	}
+	for i := range t.Legend {
+		l := &t.Legend[i]
+		l.Agreement = Agreement(l.Detected, l.Tagged, l.Printed, l.Source == SourceSchedule)
 	}
 	t.Summary = s.summary(total, o.Lang)
 	t.Printed = printed(j.Legend, -1)

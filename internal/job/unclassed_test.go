@@ -40,7 +40,7 @@ func TestUnclassedRowsCounted(t *testing.T) {
 	}
 	f := detect.DefaultFilter(cat.Threshold)
 	views := []LegendView{{Description: "socket"}, {Description: "Hydroboil"}}
-	countRows(views, storedPage{Detections: rv.Unclassed}.visible(f), func(l *LegendView) { l.Detected++ })
+	countRows(views, storedPage{Detections: rv.Unclassed}.visible(f), func(l *LegendView, _ storedDetection) { l.Detected++ })
 	if views[0].Detected != 0 || views[1].Detected != 1 {
 		t.Fatalf("detected %d, %d; want 0, 1 (the find under the stored floor left out)", views[0].Detected, views[1].Detected)
 	}

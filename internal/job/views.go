@@ -112,6 +112,9 @@ type BoxView struct {
 type SourceView struct {
 	Detector       bool `json:"detector"`
 	VectorMatching bool `json:"vector_matching"`
+	// Tag (additive): a schedule code written beside the symbol on the
+	// plan named it.
+	Tag bool `json:"tag"`
 }
 
 // SymbolView is the catalog description of a symbol class on the wire: an
@@ -193,8 +196,21 @@ type LegendView struct {
 	PartNumber *string `json:"part_number"`
 	Tag        *string `json:"tag"`
 	// Detected counts what the row's glyph found, rows of no class
-	// included (their finds are counted here only).
+	// included (their finds are counted here only), and the devices its
+	// code's tags named (a schedule row's finds are all tagged).
 	Detected int `json:"detected"`
+	// Code (additive) is the product code a schedule row gives, which
+	// the plans write beside its devices; null for a legend row. Source
+	// (additive) is "legend" (a glyph and its description) or "schedule"
+	// (a code, its description and quantity).
+	Code   *string `json:"code"`
+	Source string  `json:"source"`
+	// Tagged (additive) counts the row's detections named by a tag on the
+	// plan (of Detected). Agreement (additive) says which of the row's
+	// witnesses agree: detected, tagged (a schedule row's, or a row with
+	// tagged finds) and printed_quantity (where printed); see Agreement.
+	Tagged    int    `json:"tagged"`
+	Agreement string `json:"agreement"`
 	// GlyphBBoxNorm is additive: the box of the row's glyph on its page
 	// (page_index), as fractions of that page's width and height,
 	// top-left origin; null where the row has no glyph box.

@@ -35,6 +35,9 @@ type Document struct {
 	// are drawn as outlines (or absent), so no legend, schedule, tag or
 	// title on them could be read.
 	Textless []int
+	// Schedules are the schedule tables read (their rows are in Rows,
+	// with a Code and Source "schedule"), in page order.
+	Schedules []Schedule
 }
 
 // Read is the document pass: it reads every page's drawing once, finds
@@ -101,7 +104,40 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 			d.Classes = append(d.Classes, class)
 		}
 	}
+	if len(rs) > 0 && schedulesOn(kind) {
+		d.addSchedules(pg, rs, i, vocab)
+	}
 	return bare
+}
+
+// schedulesOn reports whether schedules are read on a page of kind: not
+// on diagrams (a single-line diagram's circuit table lists circuit codes,
+// not products).
+func schedulesOn(kind string) bool {
+	return kind != detect.KindSingleLine && kind != detect.KindRiser && kind != detect.KindImage
+}
+
+// addSchedules reads page i's schedules (readSchedules) and adds their
+// rows, each mapped to a class by its description (its words that mix
+// letters and digits left out: product numbers, ratings).
+func (d *Document) addSchedules(pg *drawing.Page, rs []run, i int, vocab *Vocabulary) {
+	ss, rows := readSchedules(pg, rs, i, d.tables[i])
+	base := len(d.Rows)
+	for _, r := range rows {
+		class, ok := vocab.Name(r.Description)
+		if !ok {
+			class, _ = vocab.Class(withoutCodes(r.Description))
+		}
+		d.Rows = append(d.Rows, r)
+		d.Classes = append(d.Classes, class)
+	}
+	for _, s := range ss {
+		for k := range s.Rows {
+			s.Rows[k] += base
+		}
+		d.tables[i] = append(d.tables[i], s.Box)
+		d.Schedules = append(d.Schedules, s)
+	}
 }
 
 // withoutCodes is a glyph's text without the words that mix letters and

@@ -8,14 +8,15 @@ import (
 
 // documentState is a Document with every field exported, for encoding.
 type documentState struct {
-	Rows     []Row
-	Classes  []string
-	Kinds    []string
-	Tables   map[int][]Rect
-	Leader   []int
-	Same     []int
-	Siblings map[int][]int
-	Textless []int
+	Rows      []Row
+	Classes   []string
+	Kinds     []string
+	Tables    map[int][]Rect
+	Leader    []int
+	Same      []int
+	Siblings  map[int][]int
+	Textless  []int
+	Schedules []Schedule
 }
 
 // MarshalBinary encodes the whole document (rows, glyphs, tables, the
@@ -25,7 +26,7 @@ type documentState struct {
 // original does. Floats are kept bit for bit (encoding/gob).
 func (d *Document) MarshalBinary() ([]byte, error) {
 	var b bytes.Buffer
-	st := documentState{Rows: d.Rows, Classes: d.Classes, Kinds: d.Kinds, Tables: d.tables, Leader: d.leader, Same: d.same, Siblings: d.siblings, Textless: d.Textless}
+	st := documentState{Rows: d.Rows, Classes: d.Classes, Kinds: d.Kinds, Tables: d.tables, Leader: d.leader, Same: d.same, Siblings: d.siblings, Textless: d.Textless, Schedules: d.Schedules}
 	if err := gob.NewEncoder(&b).Encode(st); err != nil {
 		return nil, fmt.Errorf("legend: encode document: %w", err)
 	}
@@ -49,12 +50,19 @@ func (d *Document) UnmarshalBinary(data []byte) error {
 			return fmt.Errorf("legend: decode document: row %d groups with a row out of range", i)
 		}
 	}
+	for _, s := range st.Schedules {
+		for _, r := range s.Rows {
+			if r < 0 || r >= n {
+				return fmt.Errorf("legend: decode document: a schedule holds row %d of %d", r, n)
+			}
+		}
+	}
 	if st.Tables == nil {
 		st.Tables = map[int][]Rect{}
 	}
 	if st.Siblings == nil {
 		st.Siblings = map[int][]int{}
 	}
-	*d = Document{Rows: st.Rows, Classes: st.Classes, Kinds: st.Kinds, tables: st.Tables, leader: st.Leader, same: st.Same, siblings: st.Siblings, Textless: st.Textless}
+	*d = Document{Rows: st.Rows, Classes: st.Classes, Kinds: st.Kinds, tables: st.Tables, leader: st.Leader, same: st.Same, siblings: st.Siblings, Textless: st.Textless, Schedules: st.Schedules}
 	return nil
 }

@@ -96,7 +96,7 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, others []Re
 			continue
 		}
 		kept = append(kept, i)
-		r.Page = page
+		r.Page, r.Source = page, SourceLegend
 		sigs[sig] = true
 		variants[sig+"\x00"+strings.ToUpper(strings.Join(strings.Fields(r.Description), " "))] = true
 		rows = append(rows, r)

@@ -35,6 +35,13 @@ type Row struct {
 	Box Rect
 	// GlyphBox is the extent of the glyph's drawing.
 	GlyphBox Rect
+	// Code is the product code a schedule gives the row ("P5", "L12"),
+	// which the plans write beside its symbols; "" for a legend row.
+	Code string
+	// Source is SourceLegend for a row read from a legend (a glyph and
+	// its description), SourceSchedule for one read from a schedule (a
+	// code and its description).
+	Source string
 }
 
 // Rect is an axis-aligned rectangle in raster pixels.

@@ -714,15 +714,17 @@ function renderLegend() {
       c.classList.add('unmapped');
     }
     desc.append(d, c);
-    // tag and part_number: additive fields, shown where the service sends them.
-    const ids = [[r.tag, 'tag'], [r.part_number, 'part']].filter(([v]) => v != null && v !== '');
+    // code, tag and part_number: additive fields, shown where the service
+    // sends them (code: a schedule row's product code, written beside
+    // its devices on the plans).
+    const ids = [[r.code, 'code'], [r.tag, 'tag'], [r.part_number, 'part']].filter(([v]) => v != null && v !== '');
     if (ids.length) {
       const idl = document.createElement('div');
       idl.className = 'sub ids';
       for (const [v, cls] of ids) {
         const sp = document.createElement('span');
         sp.className = cls;
-        sp.textContent = `${t(cls === 'tag' ? 'tag' : 'partNumber')} ${v}`;
+        sp.textContent = `${t({ code: 'code', tag: 'tag', part: 'partNumber' }[cls])} ${v}`;
         idl.appendChild(sp);
       }
       desc.appendChild(idl);
@@ -737,6 +739,14 @@ function renderLegend() {
       tr.classList.add('mismatch');
       found.title = t('mismatch');
       found.textContent = `⚠ ${g.detected}`;
+    }
+    // tagged and agreement: additive; the count's witnesses where tags
+    // on the plan named devices (schedule rows, tagged finds).
+    if ((r.source === 'schedule' || g.tagged > 0) && Number.isInteger(g.tagged)) {
+      const w = document.createElement('div');
+      w.className = 'sub witnesses';
+      w.textContent = `${t('tagged')} ${g.tagged}` + (r.agreement && view.here ? ` · ${t('agreement')}: ${t('agree_' + r.agreement)}` : '');
+      desc.appendChild(w);
     }
     tr.append(glyph, desc, printed, found);
     body.appendChild(tr);
@@ -755,7 +765,7 @@ function legendView(rows) {
   const firstOf = (r, i) => (Number.isInteger(r.repeat_of) ? r.repeat_of : i);
   const here = [];
   rows.forEach((r, i) => {
-    if (r.page_index === state.page) here.push({ first: firstOf(r, i), row: r, pages: [r.page_index], printed: r.printed_quantity, detected: r.detected });
+    if (r.page_index === state.page) here.push({ first: firstOf(r, i), row: r, pages: [r.page_index], printed: r.printed_quantity, detected: r.detected, tagged: r.tagged });
   });
   if (here.length) return { here: true, groups: here };
   const groups = new Map();
@@ -763,11 +773,13 @@ function legendView(rows) {
     const f = firstOf(r, i);
     let g = groups.get(f);
     if (!g) {
-      g = { first: f, row: rows[f] || r, pages: [], printed: 0, detected: 0 };
+      g = { first: f, row: rows[f] || r, pages: [], printed: 0, detected: 0, tagged: 0 };
       groups.set(f, g);
     }
     if (!g.pages.includes(r.page_index)) g.pages.push(r.page_index);
     g.detected += r.detected;
+    // tagged: additive, absent on older services.
+    if (Number.isInteger(r.tagged)) g.tagged += r.tagged;
     g.printed = g.printed == null || r.printed_quantity == null ? null : g.printed + r.printed_quantity;
   });
   return { here: false, groups: [...groups.values()] };

@@ -58,7 +58,9 @@ const texts = {
     reviewed: '{d}: {c}.', classChanged: 'Class changed to {c}.', selectFirst: 'Click a box first.',
     drawFirst: 'Draw a box first (d, or shift-drag).', processingPages: '{d} of {t} pages done',
     processingTitle: 'Processing {f}', queuedTitle: 'Queued: {f}', legendGlyph: 'Glyph on the drawing',
-    tag: 'tag', partNumber: 'part',
+    tag: 'tag', partNumber: 'part', code: 'code', tagged: 'tagged', agreement: 'agree',
+    agree_all: 'all', agree_detected_printed: 'found and printed', agree_tagged_printed: 'tags and printed',
+    agree_detected_tagged: 'found and tags', agree_none: 'none', agree_unchecked: 'nothing to check',
   },
   fi: {
     title: 'Piirustusten tarkastus', apiKey: 'API-avain', useKey: 'Käytä avainta', forgetKey: 'Unohda',
@@ -115,7 +117,9 @@ const texts = {
     reviewed: '{d}: {c}.', classChanged: 'Luokaksi vaihdettu {c}.', selectFirst: 'Napsauta ensin laatikkoa.',
     drawFirst: 'Piirrä ensin laatikko (d tai vaihto-veto).', processingPages: '{d}/{t} sivua valmiina',
     processingTitle: 'Käsitellään {f}', queuedTitle: 'Jonossa: {f}', legendGlyph: 'Symboli piirustuksessa',
-    tag: 'tunnus', partNumber: 'tuote',
+    tag: 'tunnus', partNumber: 'tuote', code: 'koodi', tagged: 'tunnuksin', agreement: 'täsmää',
+    agree_all: 'kaikki', agree_detected_printed: 'löydetty ja painettu', agree_tagged_printed: 'tunnukset ja painettu',
+    agree_detected_tagged: 'löydetty ja tunnukset', agree_none: 'ei mikään', agree_unchecked: 'ei verrattavaa',
   },
 };
 

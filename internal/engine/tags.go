@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"math"
+	"sort"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/legend"
+)
+
+// Tag labelling (see docs/legend.md, "Schedules and tags").
+const (
+	// tagReachEm is how far, in the tag's text heights, a symbol may stand
+	// from the tag that labels it (box to box): tags are written beside
+	// their symbols.
+	tagReachEm = 2.0
+	// tagConfidence is the confidence of a device named by its tag: the
+	// code the sheet writes beside it says what it is.
+	tagConfidence = 0.95
+	// minTaggedClass is the fewest tags of a class on a page for the page
+	// to be taken as naming that class's devices by tags.
+	minTaggedClass = 2
+	// mismatchPenalty orders pairs of a tag and a symbol of another class
+	// after every pair of one class (pixels; more than any page spans).
+	mismatchPenalty = 1e6
+)
+
+// labelTags attaches the page's tags to the detections out (the page's
+// glyph matches): each tag labels at most one symbol and each symbol
+// carries at most one tag, nearest pairs first, a symbol within
+// tagReachEm of its tag. A labelled symbol takes the tag's row and class
+// (the schedule says what it is; the legend's category glyph often
+// cannot: a double socket and a 3-phase socket share one); a tag with no
+// symbol near is a device of its own, boxed by the tag. On a page that
+// names a class's devices by tags (minTaggedClass tags or more), a glyph
+// match of that class that no tag labels is not counted: every device of
+// a scheduled kind carries its code there, so an untagged look-alike is
+// another thing (a bar glyph on furniture, a door's leaf), unless text
+// writing a code among other words stands beside it (a tag the text
+// layer ran into a label: Row -1). classes maps a
+// legend row (0-based) to its class, category a class to its catalog
+// category ("" for none).
+func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, category func(class string) string) []detect.Detection {
+	if len(tags) == 0 {
+		return out
+	}
+	type pair struct {
+		t, d int
+		gap  float64
+	}
+	var pairs []pair
+	var unread []detect.Box // runs writing a code among other words
+	for _, t := range tags {
+		if t.Row < 0 {
+			unread = append(unread, detect.Box{X: t.Box.Min.X - tagReachEm*t.Em, Y: t.Box.Min.Y - tagReachEm*t.Em,
+				W: t.Box.Max.X - t.Box.Min.X + 2*tagReachEm*t.Em, H: t.Box.Max.Y - t.Box.Min.Y + 2*tagReachEm*t.Em})
+		}
+	}
+	for ti, t := range tags {
+		if t.Row < 0 || classes[t.Row] == "" {
+			// A row naming no class says nothing of the symbol beside
+			// its tag: the tag stands alone rather than take another
+			// kind's symbol (a look-alike flood, a neighbour).
+			continue
+		}
+		reach := tagReachEm * t.Em
+		tb := detect.Box{X: t.Box.Min.X, Y: t.Box.Min.Y, W: t.Box.Max.X - t.Box.Min.X, H: t.Box.Max.Y - t.Box.Min.Y}
+		for di, d := range out {
+			if !d.Source.VectorMatching {
+				continue
+			}
+			// A tag names a device of its kind: a switch's code does not
+			// label the motion detector beside it (a symbol of another
+			// category whose own tag, if any, is elsewhere).
+			if tc, dc := category(classes[t.Row]), category(d.Class); tc != "" && dc != "" && tc != dc {
+				continue
+			}
+			if g := boxGap(tb, d.Box); g <= reach {
+				// Ties (a symbol between two tags) go to the nearer centre.
+				g += 1e-3 * centreDist(tb, d.Box)
+				if d.Class != classes[t.Row] {
+					// A symbol whose glyph already names the tag's class
+					// is its first witness: pairs of one class are made
+					// before any other (a tag written nearer a
+					// neighbour of another kind than its own symbol).
+					g += mismatchPenalty
+				}
+				pairs = append(pairs, pair{ti, di, g})
+			}
+		}
+	}
+	sort.Slice(pairs, func(a, b int) bool { return pairs[a].gap < pairs[b].gap })
+	tagged := make([]int, len(out)) // 1-based tag index labelling detection i
+	done := make([]bool, len(tags))
+	for _, p := range pairs {
+		if done[p.t] || tagged[p.d] > 0 {
+			continue
+		}
+		done[p.t], tagged[p.d] = true, p.t+1
+	}
+	perClass := map[string]int{}
+	for _, t := range tags {
+		if t.Row >= 0 {
+			perClass[classes[t.Row]]++
+		}
+	}
+	nearUnread := func(b detect.Box) bool {
+		for _, u := range unread {
+			if boxGap(u, b) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	res := make([]detect.Detection, 0, len(out)+len(tags))
+	for i, d := range out {
+		if k := tagged[i]; k > 0 {
+			t := tags[k-1]
+			d.Class, d.LegendRow = classes[t.Row], t.Row+1
+			d.Source.Tag = true
+			d.Confidence = math.Max(d.Confidence, tagConfidence)
+			res = append(res, d)
+			continue
+		}
+		if d.Class != "" && perClass[d.Class] >= minTaggedClass && !nearUnread(d.Box) {
+			continue // an untagged match of a class the page names by tags
+		}
+		res = append(res, d)
+	}
+	for ti, t := range tags {
+		if done[ti] || t.Row < 0 {
+			continue
+		}
+		res = append(res, detect.Detection{Class: classes[t.Row], Confidence: tagConfidence, LegendRow: t.Row + 1, Source: detect.Source{Tag: true},
+			Box: detect.Box{X: t.Box.Min.X, Y: t.Box.Min.Y, W: t.Box.Max.X - t.Box.Min.X, H: t.Box.Max.Y - t.Box.Min.Y}})
+	}
+	return res
+}
+
+// boxGap is the distance between two boxes, 0 where they overlap.
+func boxGap(a, b detect.Box) float64 {
+	dx := math.Max(0, math.Max(a.X-(b.X+b.W), b.X-(a.X+a.W)))
+	dy := math.Max(0, math.Max(a.Y-(b.Y+b.H), b.Y-(a.Y+a.H)))
+	return math.Hypot(dx, dy)
+}
+
+// centreDist is the distance between two boxes' centres.
+func centreDist(a, b detect.Box) float64 {
+	return math.Hypot(a.X+a.W/2-b.X-b.W/2, a.Y+a.H/2-b.Y-b.H/2)
+}

@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"testing"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/glyph"
+	"blueprint/internal/legend"
+)
+
+// TestLabelTags: a tag labels the nearest symbol of its category within
+// reach, which takes the tag's row and class; a tag with no such symbol is
+// a device boxed by itself; an untagged match of a class the page names
+// by tags is not counted, and one of another class is kept.
+func TestLabelTags(t *testing.T) {
+	classes := []string{"socket_outlet_double", "socket_outlet_3phase", "motion_detector", ""}
+	cats := map[string]string{"socket_outlet_double": "sockets", "socket_outlet_3phase": "sockets", "motion_detector": "controls"}
+	category := func(c string) string { return cats[c] }
+	tag := func(row int, x, y float64) legend.Tag {
+		return legend.Tag{Row: row, Box: legend.Rect{Min: glyph.Point{X: x, Y: y}, Max: glyph.Point{X: x + 20, Y: y + 15}}, Em: 15}
+	}
+	match := func(class string, row int, x, y float64) detect.Detection {
+		return detect.Detection{Class: class, LegendRow: row, Confidence: 0.6, Box: detect.Box{X: x, Y: y, W: 20, H: 20}, Source: detect.Source{VectorMatching: true}}
+	}
+	out := []detect.Detection{
+		match("socket_outlet_double", 1, 100, 100), // labelled by the 3-phase tag beside it
+		match("socket_outlet_double", 1, 300, 100), // labelled by a double tag
+		match("motion_detector", 3, 500, 100),      // beside a 3-phase tag: another kind
+		match("socket_outlet_double", 1, 900, 900), // untagged: not counted
+		match("motion_detector", 3, 1500, 1500),    // untagged, no tags of its class: kept
+	}
+	tags := []legend.Tag{
+		tag(1, 125, 100), tag(0, 325, 100), tag(1, 525, 100), tag(0, 2000, 2000), tag(1, 2500, 2500), tag(3, 3000, 3000),
+	}
+	got := labelTags(out, tags, classes, category)
+	count := map[string]int{}
+	tagged := 0
+	for _, d := range got {
+		count[d.Class]++
+		if d.Source.Tag {
+			tagged++
+			if d.Confidence < tagConfidence {
+				t.Errorf("tagged %s at %.2f, want at least %.2f", d.Class, d.Confidence, tagConfidence)
+			}
+		}
+	}
+	want := map[string]int{"socket_outlet_3phase": 3, "socket_outlet_double": 2, "motion_detector": 2, "": 1}
+	for c, n := range want {
+		if count[c] != n {
+			t.Errorf("%q: %d, want %d (all: %v)", c, count[c], n, count)
+		}
+	}
+	if tagged != len(tags) {
+		t.Errorf("%d tagged detections, want one per tag (%d)", tagged, len(tags))
+	}
+	if d := got[0]; d.Class != "socket_outlet_3phase" || d.LegendRow != 2 || d.Box.X != 100 {
+		t.Errorf("first match labelled %+v, want the 3-phase row (2) with the symbol's box", d)
+	}
+}

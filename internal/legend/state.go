@@ -16,6 +16,7 @@ type documentState struct {
 	Same     []int
 	Siblings map[int][]int
 	Textless []int
+	OCR      map[int]PageText
 }
 
 // MarshalBinary encodes the whole document (rows, glyphs, tables, the
@@ -25,7 +26,7 @@ type documentState struct {
 // original does. Floats are kept bit for bit (encoding/gob).
 func (d *Document) MarshalBinary() ([]byte, error) {
 	var b bytes.Buffer
-	st := documentState{Rows: d.Rows, Classes: d.Classes, Kinds: d.Kinds, Tables: d.tables, Leader: d.leader, Same: d.same, Siblings: d.siblings, Textless: d.Textless}
+	st := documentState{Rows: d.Rows, Classes: d.Classes, Kinds: d.Kinds, Tables: d.tables, Leader: d.leader, Same: d.same, Siblings: d.siblings, Textless: d.Textless, OCR: d.ocr}
 	if err := gob.NewEncoder(&b).Encode(st); err != nil {
 		return nil, fmt.Errorf("legend: encode document: %w", err)
 	}
@@ -55,6 +56,6 @@ func (d *Document) UnmarshalBinary(data []byte) error {
 	if st.Siblings == nil {
 		st.Siblings = map[int][]int{}
 	}
-	*d = Document{Rows: st.Rows, Classes: st.Classes, Kinds: st.Kinds, tables: st.Tables, leader: st.Leader, same: st.Same, siblings: st.Siblings, Textless: st.Textless}
+	*d = Document{Rows: st.Rows, Classes: st.Classes, Kinds: st.Kinds, tables: st.Tables, leader: st.Leader, same: st.Same, siblings: st.Siblings, Textless: st.Textless, ocr: st.OCR}
 	return nil
 }

@@ -22,6 +22,10 @@ const (
 	columnChain = 2.0
 	// maxPitchEm: rows of one table lie at most this far apart.
 	maxPitchEm = 6.0
+	// maxEmptyEm: rows further apart than maxPitchEm still follow one
+	// another where at most this much empty space is left between them
+	// (descriptions wrapped over four lines or more).
+	maxEmptyEm = 2.0
 )
 
 // headerWords open a legend table (upper case, compared on whole words or

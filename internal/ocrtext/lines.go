@@ -29,6 +29,10 @@ type line struct {
 	vertical bool
 	min, max glyph.Point
 	height   float64 // median extent across the line
+	cap      float64 // its capitals' height: the 80th percentile extent
+	// boxes are the letters' boxes (min, max), kept when members are
+	// given up for the ink.
+	boxes [][2]glyph.Point
 }
 
 // grid indexes component centres in square cells.
@@ -175,9 +179,11 @@ func lines(cs []component, g *grid, minLetters int) []line {
 			l.min, l.max = glyph.MinPoint(l.min, c.min), glyph.MaxPoint(l.max, c.max)
 			c0, c1 := across(c, l.vertical)
 			hs = append(hs, c1-c0)
+			l.boxes = append(l.boxes, [2]glyph.Point{c.min, c.max})
 		}
 		slices.Sort(hs)
 		l.height = hs[len(hs)/2]
+		l.cap = hs[len(hs)*4/5]
 		out = append(out, l)
 	}
 	// A stable order: top to bottom, left to right.

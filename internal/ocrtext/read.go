@@ -73,9 +73,9 @@ const (
 	mosaicMaxH = 4000
 	mosaicMaxW = 5000
 	// minConf is the least OCR confidence (0-100) of a word kept.
-	minConf = 55
-	// emPerHeight: a font's em is about 1.4 times its capitals' height.
-	emPerHeight = 1.4
+	minConf = 25
+	// emPerCap: a font's em is about 1.4 times its capitals' height.
+	emPerCap = 1.4
 )
 
 // Reader reads outlined text with a Recognizer.
@@ -154,13 +154,22 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 				idx = append(idx, i)
 			}
 		}
-		for _, angle := range axisAngles {
-			if err := r.readAll(bctx, pg, cs, g, ls, idx, angle, best); err != nil {
-				if ctx.Err() != nil {
-					return nil, fmt.Errorf("ocrtext: %w", ctx.Err())
-				}
-				if !errors.Is(bctx.Err(), context.DeadlineExceeded) {
-					return nil, err
+		// The longest lines are read both ways; where one way reads
+		// nearly all of them better, the rest are read that way only.
+		sample, rest := idx[:min(len(idx), sampleLines)], idx[min(len(idx), sampleLines):]
+		angles := axisAngles[:]
+		for pass, set := range [][]int{sample, rest} {
+			if pass == 1 {
+				angles = preferred(best, sample, axisAngles)
+			}
+			for _, angle := range angles {
+				if err := r.readAll(bctx, pg, cs, g, ls, set, angle, best); err != nil {
+					if ctx.Err() != nil {
+						return nil, fmt.Errorf("ocrtext: %w", ctx.Err())
+					}
+					if !errors.Is(bctx.Err(), context.DeadlineExceeded) {
+						return nil, err
+					}
 				}
 			}
 		}
@@ -191,6 +200,42 @@ func filledOnly(pg *drawing.Page, c component) bool {
 		}
 	}
 	return true
+}
+
+// sampleLines is how many of the longest lines along an axis are read
+// in both directions to learn which way the page's text along it reads.
+const sampleLines = 60
+
+// oneWay is the share of the sample's lines that must read better one
+// way for the other lines along the axis to be read that way only.
+const oneWay = 0.9
+
+// preferred returns the angles the lines along an axis other than the
+// sample's are read at: the one the sample's lines read better at, where
+// at least oneWay of them do, else both.
+func preferred(best []reading, sample []int, angles [2]float64) []float64 {
+	n := [2]int{}
+	for _, i := range sample {
+		b := best[i]
+		if !b.done || b.score == 0 {
+			continue
+		}
+		if b.angle == angles[0] {
+			n[0]++
+		} else {
+			n[1]++
+		}
+	}
+	total := float64(n[0] + n[1])
+	switch {
+	case total == 0:
+		return angles[:]
+	case float64(n[0]) >= oneWay*total:
+		return angles[:1]
+	case float64(n[1]) >= oneWay*total:
+		return angles[1:]
+	}
+	return angles[:]
 }
 
 // reading is what OCR read of one line at one angle.
@@ -328,7 +373,18 @@ func linePieces(cs []component, g *grid, l line) []piece {
 // evenly among its letters, a space after each word) and marks the
 // outlines inside the words as text.
 func (res *Result) addLine(pg *drawing.Page, cs []component, g *grid, l line, b reading) {
-	size := emPerHeight * l.height
+	size := emPerCap * l.cap
+	// The line's baseline, in the strip: where most letters end below.
+	bottoms := make([]float64, 0, len(l.boxes))
+	for _, bx := range l.boxes {
+		v := math.Inf(-1)
+		for _, p := range []glyph.Point{bx[0], bx[1], {X: bx[0].X, Y: bx[1].Y}, {X: bx[1].X, Y: bx[0].Y}} {
+			v = math.Max(v, b.f.to(p).Y)
+		}
+		bottoms = append(bottoms, v)
+	}
+	slices.Sort(bottoms)
+	base := bottoms[len(bottoms)/2]
 	for _, w := range b.words {
 		n := utf8.RuneCountInString(w.Text)
 		x0, x1 := float64(w.Box.Min.X), float64(w.Box.Max.X)
@@ -337,38 +393,32 @@ func (res *Result) addLine(pg *drawing.Page, cs []component, g *grid, l line, b 
 		for _, c := range w.Text {
 			u0 := x0 + (x1-x0)*float64(k)/float64(n)
 			u1 := x0 + (x1-x0)*float64(k+1)/float64(n)
-			res.Chars = append(res.Chars, pageChar(b.f, string(c), u0, u1, top, bot, size, b.angle))
+			res.Chars = append(res.Chars, pageChar(b.f, string(c), u0, u1, top, bot, base, size, b.angle))
 			k++
 		}
-		res.Chars = append(res.Chars, pageChar(b.f, " ", x1, x1+0.3*stripHeight, top, bot, size, b.angle))
-		// The outlines inside the word are its letters.
-		p0, p1 := b.f.from(glyph.Point{X: x0, Y: top}), b.f.from(glyph.Point{X: x1, Y: bot})
-		mn, mx := glyph.MinPoint(p0, p1), glyph.MaxPoint(p0, p1)
-		g.near(mn, mx, func(i int) {
-			c := cs[i].centre()
-			if c.X < mn.X || c.X > mx.X || c.Y < mn.Y || c.Y > mx.Y {
-				return
-			}
-			for _, p := range cs[i].pieces {
-				if p.arc {
-					res.Arcs[p.i] = true
-				} else {
-					res.Segments[p.i] = true
-				}
-			}
-		})
+		res.Chars = append(res.Chars, pageChar(b.f, " ", x1, x1+0.3*stripHeight, top, bot, base, size, b.angle))
+	}
+	// The line's outlines are its letters, those of the words OCR was
+	// not sure of too: text, not drawing (left as drawing, an unread
+	// word would pass for a glyph beside the words read).
+	for _, p := range linePieces(cs, g, l) {
+		if p.arc {
+			res.Arcs[p.i] = true
+		} else {
+			res.Segments[p.i] = true
+		}
 	}
 }
 
 // pageChar maps a character's box in a strip (u along the line, top and
-// bottom across it) to a page character.
-func pageChar(f frame, text string, u0, u1, top, bot, size, angle float64) drawing.Char {
+// bottom across it, on the line's baseline base) to a page character.
+func pageChar(f frame, text string, u0, u1, top, bot, base, size, angle float64) drawing.Char {
 	a, b := f.from(glyph.Point{X: u0, Y: top}), f.from(glyph.Point{X: u1, Y: bot})
 	return drawing.Char{
 		Text:   text,
 		Min:    glyph.MinPoint(a, b),
 		Max:    glyph.MaxPoint(a, b),
-		Origin: f.from(glyph.Point{X: u0, Y: bot}),
+		Origin: f.from(glyph.Point{X: u0, Y: base}),
 		Size:   size,
 		Angle:  angle,
 	}

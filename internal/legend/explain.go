@@ -46,6 +46,13 @@ type PageExplanation struct {
 	// scan (drawing.Page.Scan). Its legends are read from its pixels
 	// where the engine reads legends on images, not here.
 	Image bool
+	// TextSource says where the page's text came from (TextPDF, TextOCR,
+	// TextNone; "" on an image page); OCR, for TextOCR, what OCR read of its outlines.
+	TextSource string
+	OCR        *PageText
+	// Turned are the angles (90, -90, 180) at which the page was also
+	// searched turned, for legends set in a turned column.
+	Turned []float64
 }
 
 // Candidate is a run of text with drawing to its left.
@@ -84,11 +91,15 @@ func Explain(ctx context.Context, doc detect.Drawings, vocab *Vocabulary, d *Doc
 		if err != nil {
 			return nil, fmt.Errorf("legend: explain page %d: %w", i, err)
 		}
+		pg = d.Page(i, pg) // with the text read from its outlines
 		var rs []run
 		if pg != nil {
 			rs = runs(pg)
 		}
 		pe := explainPage(pg, rs, i, vocab)
+		if !pe.Image {
+			pe.TextSource, pe.OCR = d.TextSource(i), d.OCRText(i)
+		}
 		pe.Kind = d.Kinds[i]
 		pe.Tables = d.tables[i]
 		for r, row := range d.Rows {
@@ -127,6 +138,8 @@ func explainPage(pg *drawing.Page, rs []run, page int, vocab *Vocabulary) PageEx
 	}
 	pe.Searched = true
 	find(pg, page, rs, maps, &pe)
+	pe.Turned = turnedAngles(pg)
+	findTurned(pg, page, maps, &pe)
 	return pe
 }
 

@@ -48,7 +48,7 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultBudget   = 30 * time.Second
+	DefaultBudget   = 90 * time.Second
 	DefaultMaxLines = 4000
 )
 

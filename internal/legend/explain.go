@@ -116,8 +116,10 @@ func Explain(ctx context.Context, doc detect.Drawings, vocab *Vocabulary, d *Doc
 
 // explainPage searches one page as find does (find records what it
 // looks at and rejects), saying why the page is searched or not.
-func explainPage(pg *drawing.Page, rs []run, page int, vocab *Vocabulary) PageExplanation {
-	pe := PageExplanation{Page: page, Image: pg == nil || pg.Scan()}
+// Text written turned is searched turned as well (deferred: whether or
+// not the upright text is searched).
+func explainPage(pg *drawing.Page, rs []run, page int, vocab *Vocabulary) (pe PageExplanation) {
+	pe = PageExplanation{Page: page, Image: pg == nil || pg.Scan()}
 	switch {
 	case pg == nil:
 		pe.SearchReason = "an image page: no drawing to search"
@@ -127,6 +129,9 @@ func explainPage(pg *drawing.Page, rs []run, page int, vocab *Vocabulary) PageEx
 		return pe
 	}
 	maps := vocab.maps()
+	if pe.Turned = turnedAngles(pg); len(pe.Turned) > 0 {
+		defer findTurned(pg, page, maps, &pe)
+	}
 	switch header, stack := searched(rs, maps); {
 	case header >= 0:
 		pe.SearchReason = fmt.Sprintf("it writes header words (%q)", clip(rs[header].text))
@@ -138,8 +143,6 @@ func explainPage(pg *drawing.Page, rs []run, page int, vocab *Vocabulary) PageEx
 	}
 	pe.Searched = true
 	find(pg, page, rs, maps, &pe)
-	pe.Turned = turnedAngles(pg)
-	findTurned(pg, page, maps, &pe)
 	return pe
 }
 

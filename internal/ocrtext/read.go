@@ -41,6 +41,10 @@ type Options struct {
 	// Budget is the most time reading one page may take; lines not read
 	// by then stay unread (Result.Unread). Zero means DefaultBudget.
 	Budget time.Duration
+	// MaxPixels bounds the pixels of the images OCR reads for one page
+	// (OCR's time follows them: about 0.2 s of one core a million):
+	// lines that would pass it stay unread. Zero means DefaultMaxPixels.
+	MaxPixels int
 	// MaxLines is the most lines of text read on one page, longest
 	// first; zero means DefaultMaxLines.
 	MaxLines int
@@ -48,7 +52,8 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultBudget   = 90 * time.Second
+	DefaultBudget    = 120 * time.Second
+	DefaultMaxPixels = 40_000_000
 	DefaultMaxLines = 4000
 )
 
@@ -88,6 +93,9 @@ type Reader struct {
 func New(rec Recognizer, opt Options) *Reader {
 	if opt.Budget <= 0 {
 		opt.Budget = DefaultBudget
+	}
+	if opt.MaxPixels <= 0 {
+		opt.MaxPixels = DefaultMaxPixels
 	}
 	if opt.MaxLines <= 0 {
 		opt.MaxLines = DefaultMaxLines
@@ -146,6 +154,7 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 	}
 	bctx, cancel := context.WithTimeout(ctx, r.opt.Budget)
 	defer cancel()
+	pixels := r.opt.MaxPixels // left to read
 	best := make([]reading, len(ls))
 	for _, axisAngles := range [][2]float64{{0, 180}, {90, -90}} {
 		var idx []int
@@ -163,7 +172,7 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 				angles = preferred(best, sample, axisAngles)
 			}
 			for _, angle := range angles {
-				if err := r.readAll(bctx, pg, cs, g, ls, set, angle, best); err != nil {
+				if err := r.readAll(bctx, pg, cs, g, ls, set, angle, best, &pixels); err != nil {
 					if ctx.Err() != nil {
 						return nil, fmt.Errorf("ocrtext: %w", ctx.Err())
 					}
@@ -272,13 +281,18 @@ type strip struct {
 
 // readAll reads the lines idx at angle, packing them into mosaics, and
 // keeps in best each line's surer reading.
-func (r *Reader) readAll(ctx context.Context, pg *drawing.Page, cs []component, g *grid, ls []line, idx []int, angle float64, best []reading) error {
+func (r *Reader) readAll(ctx context.Context, pg *drawing.Page, cs []component, g *grid, ls []line, idx []int, angle float64, best []reading, pixels *int) error {
 	var strips []strip
 	y, w := 0, 0
 	flush := func() error {
 		if len(strips) == 0 {
 			return nil
 		}
+		if w*y > *pixels {
+			strips, y, w = strips[:0], 0, 0
+			return nil // past the bound: its lines stay unread
+		}
+		*pixels -= w * y
 		err := r.readMosaic(ctx, pg, cs, g, ls, strips, image.Rect(0, 0, w, y), angle, best)
 		strips, y, w = strips[:0], 0, 0
 		return err

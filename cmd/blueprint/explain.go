@@ -391,9 +391,7 @@ func (rep *explainReport) write(w io.Writer) error {
 			fmt.Fprintf(tw, "  text: OCR of the words it draws as outlines (%d lines of letters found, %d read, %d left unread past the time bound)\n", p.OCRLines, p.OCRRead, p.OCRUnread)
 		case legend.TextNone:
 			fmt.Fprintf(tw, "  text: none read (its words are drawn as outlines and OCR is off or read nothing)\n")
-		case legend.TextPDF:
-			fmt.Fprintf(tw, "  text: the PDF's text layer\n")
-		}
+		} // the PDF's text layer, as most pages: not said
 		if len(p.Turned) > 0 {
 			fmt.Fprintf(tw, "  also searched turned %v° (text written at those angles)\n", p.Turned)
 		}

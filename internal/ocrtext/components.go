@@ -1,6 +1,7 @@
 package ocrtext
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -81,23 +82,14 @@ func components(pg *drawing.Page, maxLen, maxSize float64) []component {
 	for i := range parent {
 		parent[i] = int32(i)
 	}
-	var root func(int32) int32
-	root = func(i int32) int32 {
+	root := func(i int32) int32 {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
 		}
 		return i
 	}
-	slices.SortFunc(ends, func(a, b end) int {
-		if a.key < b.key {
-			return -1
-		}
-		if a.key > b.key {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ends, func(a, b end) int { return cmp.Compare(a.key, b.key) })
 	for i := 1; i < len(ends); i++ {
 		if ends[i].key == ends[i-1].key {
 			a, b := root(ends[i].p), root(ends[i-1].p)

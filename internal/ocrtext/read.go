@@ -54,7 +54,7 @@ type Options struct {
 const (
 	DefaultBudget    = 120 * time.Second
 	DefaultMaxPixels = 40_000_000
-	DefaultMaxLines = 4000
+	DefaultMaxLines  = 4000
 )
 
 // Geometry of outlined text, in page pixels (200 DPI) and text heights.

@@ -162,6 +162,17 @@ type explainPage struct {
 	// Image: an image page (no drawing, or a scan), whose legends are
 	// read by OCR where legends on images are on.
 	Image bool `json:"image"`
+	// TextSource is where the page's text came from: "pdf" (its text
+	// layer), "ocr" (OCR of the words it draws as outlines) or "none";
+	// OCRLines and OCRRead, for "ocr", the lines of outlined letters found
+	// and read, OCRUnread those left unread past the time bound.
+	TextSource string `json:"text_source,omitempty"`
+	OCRLines   int    `json:"ocr_lines,omitempty"`
+	OCRRead    int    `json:"ocr_lines_read,omitempty"`
+	OCRUnread  int    `json:"ocr_lines_unread,omitempty"`
+	// Turned are the angles at which the page was also searched turned
+	// (a legend set in a column turned on the sheet).
+	Turned []float64 `json:"searched_turned,omitempty"`
 	// TextRuns looked for a glyph to their left; NoGlyph found none.
 	TextRuns   int                `json:"text_runs"`
 	NoGlyph    int                `json:"text_runs_without_glyph"`
@@ -335,6 +346,10 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 			lp := x.Legend.Pages[p.Index]
 			ep.Kind, ep.KindReason, ep.Searched, ep.SearchReason, ep.Image = lp.Kind, lp.KindReason, lp.Searched, lp.SearchReason, lp.Image
 			ep.TextRuns, ep.NoGlyph, ep.Singles = lp.TextRuns, lp.NoGlyph, lp.Singles
+			ep.TextSource, ep.Turned = lp.TextSource, lp.Turned
+			if lp.OCR != nil {
+				ep.OCRLines, ep.OCRRead, ep.OCRUnread = lp.OCR.Lines, lp.OCR.Read, lp.OCR.Unread
+			}
 			for _, c := range lp.Candidates {
 				ep.Candidates = append(ep.Candidates, explainCandidate{Text: c.Text, Glyph: boxOf(c.Glyph), Rejected: c.Rejected})
 			}
@@ -387,6 +402,15 @@ func (rep *explainReport) write(w io.Writer) error {
 	for _, p := range rep.Pages {
 		fmt.Fprintf(tw, "\npage %d: %s\n", p.PageIndex+1, p.Kind)
 		fmt.Fprintf(tw, "  why: %s\n", p.KindReason)
+		switch p.TextSource {
+		case legend.TextOCR:
+			fmt.Fprintf(tw, "  text: OCR of the words it draws as outlines (%d lines of letters found, %d read, %d left unread past the time bound)\n", p.OCRLines, p.OCRRead, p.OCRUnread)
+		case legend.TextNone:
+			fmt.Fprintf(tw, "  text: none read (its words are drawn as outlines and OCR is off or read nothing)\n")
+		} // the PDF's text layer, as most pages: not said
+		if len(p.Turned) > 0 {
+			fmt.Fprintf(tw, "  also searched turned %v° (text written at those angles)\n", p.Turned)
+		}
 		switch {
 		case !p.Searched:
 			fmt.Fprintf(tw, "  legends: not searched: %s\n", p.SearchReason)

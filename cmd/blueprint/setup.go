@@ -175,7 +175,13 @@ func (f readFlags) newReader(e env) (*reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %s: %w", config.EnvOCR, err)
 	}
-	r.eng, err = engine.New(r.cat, engine.Options{RasterOff: cfg.Raster.Off, RasterOnVector: cfg.Raster.OnVector, Raster: raster.Config{Library: cfg.Raster.Library}, OCR: o})
+	// Words drawn as outlines are read wherever tesseract is, whatever
+	// the setting for legends on images.
+	outlines, err := ocr.Open(context.Background(), true, cfg.Raster.OCR)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %s: %w", config.EnvOCR, err)
+	}
+	r.eng, err = engine.New(r.cat, engine.Options{RasterOff: cfg.Raster.Off, RasterOnVector: cfg.Raster.OnVector, Raster: raster.Config{Library: cfg.Raster.Library}, OCR: o, Outlines: outlines})
 	if err != nil {
 		return nil, fmt.Errorf("%w (set %s or --onnxruntime-lib to ONNX Runtime's libonnxruntime.so, which make ort fetches into %s, or use --raster off to read PDFs without the raster detector)",
 			err, config.EnvOnnxRuntimeLib, ortDir)

@@ -165,6 +165,10 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 		if eopt.OCR, err = ocr.Open(ctx, cfg.Raster.ImageLegends, cfg.Raster.OCR); err != nil {
 			return nil, devKey, fmt.Errorf("%s: %w", config.EnvOCR, err)
 		}
+		// Words drawn as outlines are read wherever tesseract is.
+		if eopt.Outlines, err = ocr.Open(ctx, true, cfg.Raster.OCR); err != nil {
+			return nil, devKey, fmt.Errorf("%s: %w", config.EnvOCR, err)
+		}
 		if eopt.OCR == nil && cfg.Raster.ImageLegends {
 			slog.Warn("legends on image pages are not read: no OCR (install tesseract-ocr with its eng and fin data, or set " + config.EnvOCR + ")")
 		}

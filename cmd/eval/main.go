@@ -83,7 +83,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr e
 	if err != nil {
 		return fmt.Errorf("%s: %w", config.EnvOCR, err)
 	}
-	eng, err := engine.New(cat, engine.Options{RasterOff: rc.Off, RasterOnVector: rc.OnVector, Raster: raster.Config{Library: rc.Library}, OCR: o})
+	outlines, err := ocr.Open(context.Background(), true, rc.OCR)
+	if err != nil {
+		return fmt.Errorf("%s: %w", config.EnvOCR, err)
+	}
+	eng, err := engine.New(cat, engine.Options{RasterOff: rc.Off, RasterOnVector: rc.OnVector, Raster: raster.Config{Library: rc.Library}, OCR: o, Outlines: outlines})
 	if err != nil {
 		return fmt.Errorf("start engine: %w", err)
 	}

@@ -71,6 +71,10 @@ func main() {
 		if opt.OCR, err = ocr.Open(context.Background(), c.Raster.ImageLegends, c.Raster.OCR); err != nil {
 			return nil, fmt.Errorf("%s: %w", config.EnvOCR, err)
 		}
+		// Words drawn as outlines are read wherever tesseract is.
+		if opt.Outlines, err = ocr.Open(context.Background(), true, c.Raster.OCR); err != nil {
+			return nil, fmt.Errorf("%s: %w", config.EnvOCR, err)
+		}
 		if remote != nil {
 			opt.RasterDetector = remote
 		}

@@ -16,6 +16,7 @@ import (
 	"blueprint/internal/imagelegend"
 	"blueprint/internal/legend"
 	"blueprint/internal/ocr"
+	"blueprint/internal/ocrtext"
 	"blueprint/internal/raster"
 	"blueprint/internal/vector"
 )
@@ -47,6 +48,11 @@ type Options struct {
 	// searched for (internal/glyphsearch). Without it image pages get the
 	// raster detector alone.
 	OCR *ocr.Reader
+	// Outlines, when set, reads the words that PDF pages draw as outlines
+	// (CAD exports without a text layer) with OCR (internal/ocrtext), so
+	// their legends, schedules, tags and titles are read; without it
+	// such pages are read for their drawing alone, with a warning.
+	Outlines *ocr.Reader
 }
 
 // RasterDetector is what the engine needs of the raster detector: search a
@@ -78,6 +84,8 @@ type Engine struct {
 	onVector bool
 	// images reads legends on image pages; nil without OCR.
 	images *imagelegend.Reader
+	// outlines reads words drawn as outlines; nil without OCR.
+	outlines legend.OutlineReader
 }
 
 // New returns the production engine for the catalog's classes: the vector
@@ -114,6 +122,9 @@ func New(cat *catalog.Catalog, opt Options) (*Engine, error) {
 	vocab = vocab.WithNames(names)
 	e := &Engine{cat: cat, catalog: tpls, plain: plain, vocab: vocab, onVector: opt.RasterOnVector}
 	e.images = newImageReader(opt, e)
+	if opt.Outlines != nil {
+		e.outlines = ocrtext.New(opt.Outlines, ocrtext.Options{})
+	}
 	if opt.RasterOff {
 		return e, nil
 	}
@@ -173,7 +184,7 @@ const legendMaxScale = 3.0
 // nothing on a page of a kind not counted (docEngine.skip), as
 // detect.DocumentEngine promises.
 func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
-	ld, err := legend.Read(ctx, doc, e.vocab)
+	ld, err := legend.ReadWith(ctx, doc, e.vocab, legend.Options{Outlines: e.outlines})
 	if err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: document pass: %w", err)
 	}
@@ -250,6 +261,12 @@ func (e *Engine) unreadPages(ld *legend.Document) []detect.Warning {
 		out = append(out, detect.Warning{Code: detect.WarnTextNotRead, Page: i, Message: fmt.Sprintf(
 			"page %d writes no text (its words are drawn as outlines): no legend, schedule, tag or title on it was read, so it is counted by glyph shapes alone", i)})
 	}
+	for i := range ld.Kinds {
+		if t := ld.OCRText(i); t != nil && t.Unread > 0 {
+			out = append(out, detect.Warning{Code: detect.WarnTextNotRead, Page: i, Message: fmt.Sprintf(
+				"page %d draws its words as outlines: OCR read %d of its %d lines of text within its time and size bounds, %d were left unread, so a legend, schedule or tag among them was not read", i, t.Read, t.Lines, t.Unread)})
+		}
+	}
 	if e.images != nil {
 		return out
 	}
@@ -306,6 +323,9 @@ func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detecti
 	if err != nil {
 		return nil, fmt.Errorf("engine: page %d: %w", p.Index, err)
 	}
+	// Words drawn as outlines and read by the document pass: text, as a
+	// PDF's text layer would be (tags near symbols, text inside glyphs).
+	pg = e.doc.Page(p.Index, pg)
 	ms, err := e.m.Match(ctx, pg)
 	if err != nil {
 		return nil, fmt.Errorf("engine: page %d: %w", p.Index, err)

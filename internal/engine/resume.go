@@ -21,7 +21,7 @@ const stateMagic = "blueprint-document-pass/3\n"
 // builds the same engine in another process without reading the document
 // again. A large document's page batches use it (job.ResumableEngine).
 func (e *Engine) PrepareSaved(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, []byte, error) {
-	ld, err := legend.Read(ctx, doc, e.vocab)
+	ld, err := legend.ReadWith(ctx, doc, e.vocab, legend.Options{Outlines: e.outlines})
 	if err != nil {
 		return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: document pass: %w", err)
 	}

@@ -32,18 +32,30 @@ type Document struct {
 	// colour.
 	siblings map[int][]int
 	// Textless are the pages that draw but write no text: their words
-	// are drawn as outlines (or absent), so no legend, schedule, tag or
+	// are drawn as outlines (or absent) and were not read from them (no
+	// OutlineReader, or it read nothing), so no legend, schedule, tag or
 	// title on them could be read.
 	Textless []int
 	// Schedules are the schedule tables read (their rows are in Rows,
 	// with a Code and Source "schedule"), in page order.
 	Schedules []Schedule
+	// ocr holds the text read from the outlines of the pages that draw
+	// their words so (Options.Outlines).
+	ocr map[int]PageText
 }
 
 // Read is the document pass: it reads every page's drawing once, finds
 // legend tables and page kinds, and maps each row to a class. Page
-// drawings are released as soon as they are read.
+// drawings are released as soon as they are read. Words drawn as
+// outlines are not read (ReadWith reads them).
 func Read(ctx context.Context, doc detect.Drawings, vocab *Vocabulary) (*Document, error) {
+	return ReadWith(ctx, doc, vocab, Options{})
+}
+
+// ReadWith is Read with options: with opt.Outlines, the words of pages
+// that draw them as outlines are read through it and then read as a
+// PDF's text is (Document.Page gives such a page as read).
+func ReadWith(ctx context.Context, doc detect.Drawings, vocab *Vocabulary, opt Options) (*Document, error) {
 	d := &Document{tables: map[int][]Rect{}}
 	var bare []int
 	doors := false
@@ -54,6 +66,11 @@ func Read(ctx context.Context, doc detect.Drawings, vocab *Vocabulary) (*Documen
 		pg, err := doc.Drawing(ctx, i)
 		if err != nil {
 			return nil, fmt.Errorf("legend: page %d: %w", i, err)
+		}
+		if textless(pg) && opt.Outlines != nil {
+			if pg, err = d.readOutlines(ctx, opt.Outlines, i, pg); err != nil {
+				return nil, err
+			}
 		}
 		if d.addPage(i, pg, vocab) {
 			bare = append(bare, i)
@@ -77,17 +94,23 @@ func Read(ctx context.Context, doc detect.Drawings, vocab *Vocabulary) (*Documen
 // has nothing to read anyway.
 const minTextlessDrawing = 200
 
+// textless reports whether pg draws but writes no text (Textless).
+func textless(pg *drawing.Page) bool {
+	return pg != nil && len(pg.Chars) == 0 && !pg.Scan() && len(pg.Segments)+len(pg.Arcs) >= minTextlessDrawing
+}
+
 // addPage reads page i's legends and kind; it reports whether the page
 // is a plan only by default (kindOf).
 func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 	var rs []run
 	var tables []Table
-	if pg != nil && len(pg.Chars) == 0 && !pg.Scan() && len(pg.Segments)+len(pg.Arcs) >= minTextlessDrawing {
+	if textless(pg) {
 		d.Textless = append(d.Textless, i)
 	}
 	if pg != nil && len(pg.Chars) > 0 {
 		rs = runs(pg)
 		tables = find(pg, i, rs, vocab.maps(), nil)
+		tables = append(tables, findTurned(pg, i, vocab.maps(), nil)...)
 	}
 	kind, bare := kindOf(pg, rs, tables)
 	d.Kinds = append(d.Kinds, kind)

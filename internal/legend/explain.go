@@ -46,6 +46,13 @@ type PageExplanation struct {
 	// scan (drawing.Page.Scan). Its legends are read from its pixels
 	// where the engine reads legends on images, not here.
 	Image bool
+	// TextSource says where the page's text came from (TextPDF, TextOCR,
+	// TextNone; "" on an image page); OCR, for TextOCR, what OCR read of its outlines.
+	TextSource string
+	OCR        *PageText
+	// Turned are the angles (90, -90, 180) at which the page was also
+	// searched turned, for legends set in a turned column.
+	Turned []float64
 }
 
 // Candidate is a run of text with drawing to its left.
@@ -84,11 +91,15 @@ func Explain(ctx context.Context, doc detect.Drawings, vocab *Vocabulary, d *Doc
 		if err != nil {
 			return nil, fmt.Errorf("legend: explain page %d: %w", i, err)
 		}
+		pg = d.Page(i, pg) // with the text read from its outlines
 		var rs []run
 		if pg != nil {
 			rs = runs(pg)
 		}
 		pe := explainPage(pg, rs, i, vocab)
+		if !pe.Image {
+			pe.TextSource, pe.OCR = d.TextSource(i), d.OCRText(i)
+		}
 		pe.Kind = d.Kinds[i]
 		pe.Tables = d.tables[i]
 		for r, row := range d.Rows {
@@ -105,8 +116,10 @@ func Explain(ctx context.Context, doc detect.Drawings, vocab *Vocabulary, d *Doc
 
 // explainPage searches one page as find does (find records what it
 // looks at and rejects), saying why the page is searched or not.
-func explainPage(pg *drawing.Page, rs []run, page int, vocab *Vocabulary) PageExplanation {
-	pe := PageExplanation{Page: page, Image: pg == nil || pg.Scan()}
+// Text written turned is searched turned as well (deferred: whether or
+// not the upright text is searched).
+func explainPage(pg *drawing.Page, rs []run, page int, vocab *Vocabulary) (pe PageExplanation) {
+	pe = PageExplanation{Page: page, Image: pg == nil || pg.Scan()}
 	switch {
 	case pg == nil:
 		pe.SearchReason = "an image page: no drawing to search"
@@ -116,6 +129,9 @@ func explainPage(pg *drawing.Page, rs []run, page int, vocab *Vocabulary) PageEx
 		return pe
 	}
 	maps := vocab.maps()
+	if pe.Turned = turnedAngles(pg); len(pe.Turned) > 0 {
+		defer findTurned(pg, page, maps, &pe)
+	}
 	switch header, stack := searched(rs, maps); {
 	case header >= 0:
 		pe.SearchReason = fmt.Sprintf("it writes header words (%q)", clip(rs[header].text))

@@ -22,6 +22,11 @@ const (
 	columnChain = 2.0
 	// maxPitchEm: rows of one table lie at most this far apart.
 	maxPitchEm = 6.0
+	// maxEmptyEm: rows further apart than maxPitchEm still follow one
+	// another where no band of empty space taller than this is left
+	// between them (descriptions wrapped over four lines or more, in two
+	// languages; emptyBetween).
+	maxEmptyEm = 4.0
 )
 
 // headerWords open a legend table (upper case, compared on whole words or

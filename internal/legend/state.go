@@ -17,6 +17,7 @@ type documentState struct {
 	Siblings  map[int][]int
 	Textless  []int
 	Schedules []Schedule
+	OCR       map[int]PageText
 }
 
 // MarshalBinary encodes the whole document (rows, glyphs, tables, the
@@ -26,7 +27,7 @@ type documentState struct {
 // original does. Floats are kept bit for bit (encoding/gob).
 func (d *Document) MarshalBinary() ([]byte, error) {
 	var b bytes.Buffer
-	st := documentState{Rows: d.Rows, Classes: d.Classes, Kinds: d.Kinds, Tables: d.tables, Leader: d.leader, Same: d.same, Siblings: d.siblings, Textless: d.Textless, Schedules: d.Schedules}
+	st := documentState{Rows: d.Rows, Classes: d.Classes, Kinds: d.Kinds, Tables: d.tables, Leader: d.leader, Same: d.same, Siblings: d.siblings, Textless: d.Textless, Schedules: d.Schedules, OCR: d.ocr}
 	if err := gob.NewEncoder(&b).Encode(st); err != nil {
 		return nil, fmt.Errorf("legend: encode document: %w", err)
 	}
@@ -63,6 +64,6 @@ func (d *Document) UnmarshalBinary(data []byte) error {
 	if st.Siblings == nil {
 		st.Siblings = map[int][]int{}
 	}
-	*d = Document{Rows: st.Rows, Classes: st.Classes, Kinds: st.Kinds, tables: st.Tables, leader: st.Leader, same: st.Same, siblings: st.Siblings, Textless: st.Textless, Schedules: st.Schedules}
+	*d = Document{Rows: st.Rows, Classes: st.Classes, Kinds: st.Kinds, tables: st.Tables, leader: st.Leader, same: st.Same, siblings: st.Siblings, Textless: st.Textless, Schedules: st.Schedules, ocr: st.OCR}
 	return nil
 }

@@ -155,8 +155,11 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, others []Re
 	}
 	// Rows of a table follow one another closely.
 	for i := 1; i < len(kept); i++ {
-		// A section row between two rows doubles their gap.
-		if gap := ys[kept[i]] - ys[kept[i-1]]; gap > maxPitchEm*em && !(gap > 1.5*pitch && gap <= sectionGap*pitch && ix.sectionBetween(rows[i-1], rows[i], em)) {
+		// A section row between two rows doubles their gap; rows whose
+		// descriptions wrap over several lines stand further apart, with
+		// no more empty space between them.
+		if gap := ys[kept[i]] - ys[kept[i-1]]; gap > maxPitchEm*em && !(gap > 1.5*pitch && gap <= sectionGap*pitch && ix.sectionBetween(rows[i-1], rows[i], em)) &&
+			ix.emptyBetween(rows[i-1], rows[i]) > maxEmptyEm*em {
 			if why != nil {
 				*why = fmt.Sprintf("two of its rows stand %.1f em apart (a table's rows are at most %.0f em apart)", gap/em, maxPitchEm)
 			}

@@ -1,0 +1,150 @@
+package ocrtext
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyph"
+)
+
+// piece is one segment or arc of the page: index into Segments when
+// arc is false, into Arcs when true.
+type piece struct {
+	i   int32
+	arc bool
+}
+
+// component is a set of pieces joined end to end (one letter's outline,
+// a closed contour or a stroke-font letter's strokes), with its box in
+// page pixels.
+type component struct {
+	pieces   []piece
+	min, max glyph.Point
+}
+
+func (c *component) w() float64 { return c.max.X - c.min.X }
+func (c *component) h() float64 { return c.max.Y - c.min.Y }
+func (c *component) centre() glyph.Point {
+	return glyph.Point{X: (c.min.X + c.max.X) / 2, Y: (c.min.Y + c.max.Y) / 2}
+}
+
+// arcEnds returns an arc's end points.
+func arcEnds(a drawing.Arc) (glyph.Point, glyph.Point) {
+	p := func(deg float64) glyph.Point {
+		s, c := math.Sincos(deg * math.Pi / 180)
+		return glyph.Point{X: a.C.X + a.R*c, Y: a.C.Y + a.R*s}
+	}
+	return p(a.Start), p(a.Start + a.Sweep)
+}
+
+// endKey is a point rounded to a half-pixel grid, packed for sorting: an
+// arc fitted to a letter's curve ends within a fraction of a pixel of
+// its neighbours.
+func endKey(p glyph.Point) uint64 {
+	x := uint64(uint32(int32(math.Round(p.X * 2))))
+	y := uint64(uint32(int32(math.Round(p.Y * 2))))
+	return x<<32 | y
+}
+
+// components joins the page's pieces no longer than maxLen pixels that
+// meet end to end into components, and returns those whose box is at
+// most maxSize pixels on each side (a letter's outline, not a wall). A
+// letter drawn as a filled outline is one or a few closed contours of
+// short pieces; the pieces of a plan's walls and wires chain into
+// components far larger than any letter.
+func components(pg *drawing.Page, maxLen, maxSize float64) []component {
+	type end struct {
+		key uint64
+		p   int32 // index into ps
+	}
+	var ps []piece
+	var ends []end
+	for i, s := range pg.Segments {
+		if math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y) > maxLen {
+			continue
+		}
+		k := int32(len(ps))
+		ps = append(ps, piece{i: int32(i)})
+		ends = append(ends, end{endKey(s.A), k}, end{endKey(s.B), k})
+	}
+	for i, a := range pg.Arcs {
+		if 2*a.R > maxLen {
+			continue
+		}
+		k := int32(len(ps))
+		ps = append(ps, piece{i: int32(i), arc: true})
+		p, q := arcEnds(a)
+		ends = append(ends, end{endKey(p), k}, end{endKey(q), k})
+	}
+	parent := make([]int32, len(ps))
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	root := func(i int32) int32 {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	slices.SortFunc(ends, func(a, b end) int { return cmp.Compare(a.key, b.key) })
+	for i := 1; i < len(ends); i++ {
+		if ends[i].key == ends[i-1].key {
+			a, b := root(ends[i].p), root(ends[i-1].p)
+			if a != b {
+				parent[a] = b
+			}
+		}
+	}
+	ends = nil
+	idx := map[int32]int{}
+	var out []component
+	for k, p := range ps {
+		r := root(int32(k))
+		j, ok := idx[r]
+		if !ok {
+			j = len(out)
+			idx[r] = j
+			out = append(out, component{min: glyph.Point{X: math.Inf(1), Y: math.Inf(1)}, max: glyph.Point{X: math.Inf(-1), Y: math.Inf(-1)}})
+		}
+		c := &out[j]
+		c.pieces = append(c.pieces, p)
+		mn, mx := pieceBox(pg, p)
+		c.min, c.max = glyph.MinPoint(c.min, mn), glyph.MaxPoint(c.max, mx)
+	}
+	return slices.DeleteFunc(out, func(c component) bool {
+		return c.w() > maxSize || c.h() > maxSize
+	})
+}
+
+// pieceBox is a piece's bounding box (an arc's, conservatively, its
+// circle's).
+func pieceBox(pg *drawing.Page, p piece) (glyph.Point, glyph.Point) {
+	if p.arc {
+		a := pg.Arcs[p.i]
+		if math.Abs(a.Sweep) >= 360 {
+			return glyph.Point{X: a.C.X - a.R, Y: a.C.Y - a.R}, glyph.Point{X: a.C.X + a.R, Y: a.C.Y + a.R}
+		}
+		mn, mx := arcEnds(a)
+		lo, hi := glyph.MinPoint(mn, mx), glyph.MaxPoint(mn, mx)
+		for deg := -360.0; deg <= 720; deg += 90 {
+			if between(deg, a.Start, a.Start+a.Sweep) {
+				s, c := math.Sincos(deg * math.Pi / 180)
+				q := glyph.Point{X: a.C.X + a.R*c, Y: a.C.Y + a.R*s}
+				lo, hi = glyph.MinPoint(lo, q), glyph.MaxPoint(hi, q)
+			}
+		}
+		return lo, hi
+	}
+	s := pg.Segments[p.i]
+	return glyph.MinPoint(s.A, s.B), glyph.MaxPoint(s.A, s.B)
+}
+
+func between(x, a, b float64) bool {
+	if a > b {
+		a, b = b, a
+	}
+	return x > a && x < b
+}

@@ -1,0 +1,439 @@
+// Package ocrtext reads text that a PDF page draws as outlines (CAD
+// exports that turn every character into paths, leaving no text layer):
+// it finds the letter-like outlines in the page's vector geometry, draws
+// them line by line into images, reads those with OCR, and returns the
+// words as positioned characters in the page's own coordinates, so that
+// whatever reads a page's text (legend tables, tags, titles) reads them as
+// it reads a PDF's text.
+//
+// Only the outlines are drawn, never the page's other drawing, so the
+// images hold clean text and their size follows the text, not the sheet:
+// an A0 sheet's words are read in a few images of stacked lines instead
+// of one render of the whole sheet. Lines read along either axis; each is
+// read in both directions of its axis and keeps the reading OCR is surer
+// of, so text in any of the four orientations is read.
+package ocrtext
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyph"
+	"blueprint/internal/ocr"
+)
+
+// Recognizer reads the lines of text of an image (ocr.Reader).
+type Recognizer interface {
+	Lines(ctx context.Context, img image.Image, mode ocr.Mode) ([]ocr.Line, error)
+}
+
+// Options bound what reading one page may cost.
+type Options struct {
+	// Budget is the most time reading one page may take; lines not read
+	// by then stay unread (Result.Unread). Zero means DefaultBudget.
+	Budget time.Duration
+	// MaxPixels bounds the pixels of the images OCR reads for one page
+	// (OCR's time follows them: about 0.2 s of one core a million):
+	// lines that would pass it stay unread. Zero means DefaultMaxPixels.
+	MaxPixels int
+	// MaxLines is the most lines of text read on one page, longest
+	// first; zero means DefaultMaxLines.
+	MaxLines int
+}
+
+// Defaults of Options.
+const (
+	DefaultBudget    = 120 * time.Second
+	DefaultMaxPixels = 40_000_000
+	DefaultMaxLines  = 4000
+)
+
+// Geometry of outlined text, in page pixels (200 DPI) and text heights.
+const (
+	// minLetter and maxLetter bound a letter's larger side: 0.6 mm to
+	// 25 mm on the sheet.
+	minLetter = 5.0
+	maxLetter = 200.0
+	// minPieces is the fewest pieces a letter's outline has: a filled
+	// letter is a closed outline of three pieces or more.
+	minPieces = 3
+	// minLetters is the fewest letters a line is read with: a lone
+	// outline is a symbol's piece more often than a one-letter word.
+	minLetters = 2
+	// stripHeight is the height, in image pixels, letters are drawn at
+	// (Tesseract reads capitals 20 to 40 pixels high best).
+	stripHeight = 32.0
+	// stripPad is the white margin around each line, in image pixels.
+	stripPad = 12
+	// mosaicMaxH and mosaicMaxW bound one image of stacked lines.
+	mosaicMaxH = 4000
+	mosaicMaxW = 5000
+	// minConf is the least OCR confidence (0-100) of a word kept.
+	minConf = 25
+	// emPerCap: a font's em is about 1.4 times its capitals' height.
+	emPerCap = 1.4
+)
+
+// Reader reads outlined text with a Recognizer.
+type Reader struct {
+	rec Recognizer
+	opt Options
+}
+
+// New returns a Reader that reads with rec within opt's bounds.
+func New(rec Recognizer, opt Options) *Reader {
+	if opt.Budget <= 0 {
+		opt.Budget = DefaultBudget
+	}
+	if opt.MaxPixels <= 0 {
+		opt.MaxPixels = DefaultMaxPixels
+	}
+	if opt.MaxLines <= 0 {
+		opt.MaxLines = DefaultMaxLines
+	}
+	return &Reader{rec: rec, opt: opt}
+}
+
+// Result is the text read on one page.
+type Result struct {
+	// Chars are the characters read, in page pixels, words separated
+	// by a space character, each with its line's baseline angle (0 reads
+	// left to right, 90 top to bottom, -90 bottom to top, 180 upside
+	// down).
+	Chars []drawing.Char
+	// Lines is how many lines of letter-like outlines were found; Read
+	// how many of them OCR read words on; Unread how many were not read
+	// for the bounds (Options).
+	Lines, Read, Unread int
+	// Segments and Arcs mark the page's pieces that are the outlines of
+	// the words read (true at the piece's index): drawn text, not
+	// drawing.
+	Segments, Arcs []bool
+}
+
+// Read finds the lines of outlined text on pg and reads them. It returns
+// what it read within the budget; an error only when OCR fails or ctx
+// ends (the budget passing is no error: Result.Unread says what it
+// left).
+func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
+	res := &Result{Segments: make([]bool, len(pg.Segments)), Arcs: make([]bool, len(pg.Arcs))}
+	// Ink: every filled outline small enough to be a letter or part of
+	// one (a dot, an accent, a comma); letters: those large enough and
+	// made of enough pieces to be letters themselves.
+	ink := slices.DeleteFunc(components(pg, maxLetter, maxLetter), func(c component) bool { return !filledOnly(pg, c) })
+	var cs []component
+	for _, c := range ink {
+		if math.Max(c.w(), c.h()) >= minLetter && len(c.pieces) >= minPieces {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == 0 {
+		return res, nil
+	}
+	g := newGrid(cs, 2*maxLetter/5)
+	ls := lines(cs, g, minLetters)
+	// Longest lines first: legends and titles before stray pairs.
+	slices.SortStableFunc(ls, func(a, b line) int { return len(b.members) - len(a.members) })
+	cs, g = ink, newGrid(ink, 2*maxLetter/5)
+	for i := range ls {
+		ls[i].members = nil // indexes into the letters, not the ink
+	}
+	res.Lines = len(ls)
+	if len(ls) > r.opt.MaxLines {
+		res.Unread += len(ls) - r.opt.MaxLines
+		ls = ls[:r.opt.MaxLines]
+	}
+	bctx, cancel := context.WithTimeout(ctx, r.opt.Budget)
+	defer cancel()
+	pixels := r.opt.MaxPixels // left to read
+	best := make([]reading, len(ls))
+	for _, axisAngles := range [][2]float64{{0, 180}, {90, -90}} {
+		var idx []int
+		for i, l := range ls {
+			if l.vertical == (axisAngles[0] == 90) {
+				idx = append(idx, i)
+			}
+		}
+		// The longest lines are read both ways; where one way reads
+		// nearly all of them better, the rest are read that way only.
+		sample, rest := idx[:min(len(idx), sampleLines)], idx[min(len(idx), sampleLines):]
+		angles := axisAngles[:]
+		for pass, set := range [][]int{sample, rest} {
+			if pass == 1 {
+				angles = preferred(best, sample, axisAngles)
+			}
+			for _, angle := range angles {
+				if err := r.readAll(bctx, pg, cs, g, ls, set, angle, best, &pixels); err != nil {
+					if ctx.Err() != nil {
+						return nil, fmt.Errorf("ocrtext: %w", ctx.Err())
+					}
+					if !errors.Is(bctx.Err(), context.DeadlineExceeded) {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	for i, b := range best {
+		if !b.done {
+			res.Unread++
+			continue
+		}
+		if len(b.words) == 0 {
+			continue
+		}
+		res.Read++
+		res.addLine(pg, cs, g, ls[i], b)
+	}
+	return res, nil
+}
+
+// filledOnly reports whether every piece of c belongs to a filled,
+// unstroked path: a font's letters drawn as paths are their filled glyph
+// outlines. A plan's hatching, walls and symbols are stroked; the
+// stroked letters of CAD stroke fonts (SHX) are not read (their strokes
+// cannot be told from hatching by their geometry alone).
+func filledOnly(pg *drawing.Page, c component) bool {
+	for _, p := range c.pieces {
+		if st := styleOf(pg, p); st.Fill == "" || st.Stroke != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// sampleLines is how many of the longest lines along an axis are read
+// in both directions to learn which way the page's text along it reads.
+const sampleLines = 60
+
+// oneWay is the share of the sample's lines that must read better one
+// way for the other lines along the axis to be read that way only.
+const oneWay = 0.9
+
+// preferred returns the angles the lines along an axis other than the
+// sample's are read at: the one the sample's lines read better at, where
+// at least oneWay of them do, else both.
+func preferred(best []reading, sample []int, angles [2]float64) []float64 {
+	n := [2]int{}
+	for _, i := range sample {
+		b := best[i]
+		if !b.done || b.score == 0 {
+			continue
+		}
+		if b.angle == angles[0] {
+			n[0]++
+		} else {
+			n[1]++
+		}
+	}
+	total := float64(n[0] + n[1])
+	switch {
+	case total == 0:
+		return angles[:]
+	case float64(n[0]) >= oneWay*total:
+		return angles[:1]
+	case float64(n[1]) >= oneWay*total:
+		return angles[1:]
+	}
+	return angles[:]
+}
+
+// reading is what OCR read of one line at one angle.
+type reading struct {
+	done  bool // the line was read at some angle
+	angle float64
+	f     frame
+	words []ocr.Word
+	score float64
+}
+
+// score weighs a reading by how many letters and digits it read and how
+// sure OCR was of them.
+func score(ws []ocr.Word) float64 {
+	var s float64
+	for _, w := range ws {
+		n := 0
+		for _, c := range w.Text {
+			if unicode.IsLetter(c) || unicode.IsDigit(c) {
+				n++
+			}
+		}
+		s += float64(n) * w.Conf / 100
+	}
+	return s
+}
+
+// strip is one line drawn into a mosaic.
+type strip struct {
+	line int
+	f    frame
+	box  image.Rectangle // in the mosaic
+}
+
+// readAll reads the lines idx at angle, packing them into mosaics, and
+// keeps in best each line's surer reading.
+func (r *Reader) readAll(ctx context.Context, pg *drawing.Page, cs []component, g *grid, ls []line, idx []int, angle float64, best []reading, pixels *int) error {
+	var strips []strip
+	y, w := 0, 0
+	flush := func() error {
+		if len(strips) == 0 {
+			return nil
+		}
+		if w*y > *pixels {
+			strips, y, w = strips[:0], 0, 0
+			return nil // past the bound: its lines stay unread
+		}
+		*pixels -= w * y
+		err := r.readMosaic(ctx, pg, cs, g, ls, strips, image.Rect(0, 0, w, y), angle, best)
+		strips, y, w = strips[:0], 0, 0
+		return err
+	}
+	for _, i := range idx {
+		l := ls[i]
+		f := newFrame(angle, stripHeight/math.Max(l.height, 1))
+		sw, sh := f.place(l.min, l.max, glyph.Point{X: stripPad, Y: float64(y + stripPad)})
+		bw, bh := int(math.Ceil(sw))+2*stripPad, int(math.Ceil(sh))+2*stripPad
+		if bw > mosaicMaxW || bh > mosaicMaxH {
+			continue // a "line" no sheet writes: a hatch of small shapes
+		}
+		if y+bh > mosaicMaxH {
+			if err := flush(); err != nil {
+				return err
+			}
+			f.place(l.min, l.max, glyph.Point{X: stripPad, Y: stripPad})
+		}
+		strips = append(strips, strip{line: i, f: f, box: image.Rect(0, y, bw, y+bh)})
+		y += bh
+		w = max(w, bw)
+	}
+	return flush()
+}
+
+// readMosaic draws strips into one image, reads it, and gives each
+// strip's words to its line.
+func (r *Reader) readMosaic(ctx context.Context, pg *drawing.Page, cs []component, g *grid, ls []line, strips []strip, bounds image.Rectangle, angle float64, best []reading) error {
+	img := image.NewGray(bounds)
+	for i := range img.Pix {
+		img.Pix[i] = 0xff
+	}
+	for _, s := range strips {
+		paint(img, pg, linePieces(cs, g, ls[s.line]), s.f, s.box)
+	}
+	lines, err := r.rec.Lines(ctx, img, ocr.Block)
+	if err != nil {
+		return fmt.Errorf("ocrtext: read %d lines at %g°: %w", len(strips), angle, err)
+	}
+	words := make([][]ocr.Word, len(strips))
+	for _, l := range lines {
+		for _, w := range l.Words {
+			cy := (w.Box.Min.Y + w.Box.Max.Y) / 2
+			k, _ := slices.BinarySearchFunc(strips, cy, func(s strip, y int) int {
+				if s.box.Max.Y <= y {
+					return -1
+				}
+				if s.box.Min.Y > y {
+					return 1
+				}
+				return 0
+			})
+			if k < len(strips) && strips[k].box.Min.Y <= cy && cy < strips[k].box.Max.Y {
+				words[k] = append(words[k], w)
+			}
+		}
+	}
+	for k, s := range strips {
+		var kept []ocr.Word
+		for _, w := range words[k] {
+			if w.Conf >= minConf && strings.IndexFunc(w.Text, func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }) >= 0 {
+				kept = append(kept, w)
+			}
+		}
+		b := &best[s.line]
+		sc := score(kept)
+		if !b.done || sc > b.score {
+			*b = reading{done: true, angle: angle, f: s.f, words: kept, score: sc}
+		}
+	}
+	return nil
+}
+
+// linePieces are the pieces of the letter-like components whose centres
+// lie in the line's box, a little widened across it (accents, commas and
+// dots are letters too small to chain).
+func linePieces(cs []component, g *grid, l line) []piece {
+	pad := 0.25 * l.height
+	mn := glyph.Point{X: l.min.X - pad, Y: l.min.Y - pad}
+	mx := glyph.Point{X: l.max.X + pad, Y: l.max.Y + pad}
+	var ps []piece
+	g.near(mn, mx, func(i int) {
+		c := cs[i].centre()
+		if c.X >= mn.X && c.X <= mx.X && c.Y >= mn.Y && c.Y <= mx.Y {
+			ps = append(ps, cs[i].pieces...)
+		}
+	})
+	return ps
+}
+
+// addLine adds a line's words as characters (each word's box split
+// evenly among its letters, a space after each word) and marks the
+// outlines inside the words as text.
+func (res *Result) addLine(pg *drawing.Page, cs []component, g *grid, l line, b reading) {
+	size := emPerCap * l.cap
+	// The line's baseline, in the strip: where most letters end below.
+	bottoms := make([]float64, 0, len(l.boxes))
+	for _, bx := range l.boxes {
+		v := math.Inf(-1)
+		for _, p := range []glyph.Point{bx[0], bx[1], {X: bx[0].X, Y: bx[1].Y}, {X: bx[1].X, Y: bx[0].Y}} {
+			v = math.Max(v, b.f.to(p).Y)
+		}
+		bottoms = append(bottoms, v)
+	}
+	slices.Sort(bottoms)
+	base := bottoms[len(bottoms)/2]
+	for _, w := range b.words {
+		n := utf8.RuneCountInString(w.Text)
+		x0, x1 := float64(w.Box.Min.X), float64(w.Box.Max.X)
+		top, bot := float64(w.Box.Min.Y), float64(w.Box.Max.Y)
+		k := 0
+		for _, c := range w.Text {
+			u0 := x0 + (x1-x0)*float64(k)/float64(n)
+			u1 := x0 + (x1-x0)*float64(k+1)/float64(n)
+			res.Chars = append(res.Chars, pageChar(b.f, string(c), u0, u1, top, bot, base, size, b.angle))
+			k++
+		}
+		res.Chars = append(res.Chars, pageChar(b.f, " ", x1, x1+0.3*stripHeight, top, bot, base, size, b.angle))
+	}
+	// The line's outlines are its letters, those of the words OCR was
+	// not sure of too: text, not drawing (left as drawing, an unread
+	// word would pass for a glyph beside the words read).
+	for _, p := range linePieces(cs, g, l) {
+		if p.arc {
+			res.Arcs[p.i] = true
+		} else {
+			res.Segments[p.i] = true
+		}
+	}
+}
+
+// pageChar maps a character's box in a strip (u along the line, top and
+// bottom across it, on the line's baseline base) to a page character.
+func pageChar(f frame, text string, u0, u1, top, bot, base, size, angle float64) drawing.Char {
+	a, b := f.from(glyph.Point{X: u0, Y: top}), f.from(glyph.Point{X: u1, Y: bot})
+	return drawing.Char{
+		Text:   text,
+		Min:    glyph.MinPoint(a, b),
+		Max:    glyph.MaxPoint(a, b),
+		Origin: f.from(glyph.Point{X: u0, Y: base}),
+		Size:   size,
+		Angle:  angle,
+	}
+}

@@ -28,6 +28,12 @@ type Takeoff struct {
 	// job's order (the poll's legend), rows detected 0 times and rows of
 	// no class included. Empty when the job has no legend reading.
 	Legend []TakeoffLegendRow
+	// Withheld counts, by class, the detections under the filter that
+	// are withheld from the take-off until a reviewer accepts them (a
+	// flooded legend row's matches, guesses at classes no legend row
+	// names: the job's warnings say which); never part of Summary. Nil
+	// when none is.
+	Withheld map[string]int
 }
 
 // TakeoffLegendRow is one legend row of a take-off beside what was
@@ -46,6 +52,9 @@ type TakeoffLegendRow struct {
 	// Printed is the quantity the row prints, nil when none.
 	Printed  *int
 	Detected int
+	// Withheld counts its matches withheld from Detected until a
+	// reviewer accepts them (a flooded row's).
+	Withheld int
 }
 
 // Difference is Detected less Printed; ok is false when the row prints
@@ -63,6 +72,8 @@ type PageTakeoff struct {
 	Summary   Summary
 	// Printed is Takeoff.Printed for the legend rows read on this page.
 	Printed map[string]float64
+	// Withheld is Takeoff.Withheld for this page.
+	Withheld map[string]int
 }
 
 // Takeoff returns the take-off of a done job the caller owns under the
@@ -86,18 +97,35 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 		}
 	}
 	total := map[string]int{}
-	err = s.eachPage(ctx, j, f, func(p Page, kept, unclassed []storedDetection) error {
+	err = s.eachPage(ctx, j, f, func(p Page, ds pageDetections) error {
 		// Rows of no class count their finds too; they are no symbols.
-		countRows(t.Legend, unclassed, func(l *TakeoffLegendRow) { l.Detected++ })
+		countRows(t.Legend, ds.unclassed, func(l *TakeoffLegendRow) { l.Detected++ })
 		counts := map[string]int{}
-		for _, d := range kept {
+		for _, d := range ds.kept {
 			counts[d.Class]++
 			total[d.Class]++
 			if d.LegendRow > 0 && d.LegendRow <= len(t.Legend) {
 				t.Legend[d.LegendRow-1].Detected++
 			}
 		}
-		t.Pages = append(t.Pages, PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang), Printed: printed(j.Legend, p.Index)})
+		pt := PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang), Printed: printed(j.Legend, p.Index)}
+		for _, d := range ds.withheld {
+			if d.LegendRow > 0 && d.LegendRow <= len(t.Legend) {
+				t.Legend[d.LegendRow-1].Withheld++
+			}
+			if d.Class == "" {
+				continue // a row of no class: no symbol
+			}
+			if pt.Withheld == nil {
+				pt.Withheld = map[string]int{}
+			}
+			if t.Withheld == nil {
+				t.Withheld = map[string]int{}
+			}
+			pt.Withheld[d.Class]++
+			t.Withheld[d.Class]++
+		}
+		t.Pages = append(t.Pages, pt)
 		return nil
 	})
 	if err != nil {

@@ -28,12 +28,12 @@ type Takeoff struct {
 	// job's order (the poll's legend), rows detected 0 times and rows of
 	// no class included. Empty when the job has no legend reading.
 	Legend []TakeoffLegendRow
-	// Withheld counts, by class, the detections under the filter that
-	// are withheld from the take-off until a reviewer accepts them (a
-	// flooded legend row's matches, guesses at classes no legend row
-	// names: the job's warnings say which); never part of Summary. Nil
-	// when none is.
-	Withheld map[string]int
+	// Withheld counts, by class as Summary does, the detections under
+	// the filter that are withheld from the take-off until a reviewer
+	// accepts them (a flooded legend row's matches, guesses at classes no
+	// legend row names: the job's warnings say which); never part of
+	// Summary.
+	Withheld Summary
 }
 
 // TakeoffLegendRow is one legend row of a take-off beside what was
@@ -73,7 +73,7 @@ type PageTakeoff struct {
 	// Printed is Takeoff.Printed for the legend rows read on this page.
 	Printed map[string]float64
 	// Withheld is Takeoff.Withheld for this page.
-	Withheld map[string]int
+	Withheld Summary
 }
 
 // Takeoff returns the take-off of a done job the caller owns under the
@@ -96,11 +96,11 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 			t.Legend[i].DisplayName = s.Symbol(r.Class, o.Lang).DisplayName
 		}
 	}
-	total := map[string]int{}
+	total, held := map[string]int{}, map[string]int{}
 	err = s.eachPage(ctx, j, f, func(p Page, ds pageDetections) error {
 		// Rows of no class count their finds too; they are no symbols.
 		countRows(t.Legend, ds.unclassed, func(l *TakeoffLegendRow) { l.Detected++ })
-		counts := map[string]int{}
+		counts, pageHeld := map[string]int{}, map[string]int{}
 		for _, d := range ds.kept {
 			counts[d.Class]++
 			total[d.Class]++
@@ -108,30 +108,24 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 				t.Legend[d.LegendRow-1].Detected++
 			}
 		}
-		pt := PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang), Printed: printed(j.Legend, p.Index)}
 		for _, d := range ds.withheld {
 			if d.LegendRow > 0 && d.LegendRow <= len(t.Legend) {
 				t.Legend[d.LegendRow-1].Withheld++
 			}
-			if d.Class == "" {
-				continue // a row of no class: no symbol
+			if d.Class != "" { // a row of no class finds no symbol
+				pageHeld[d.Class]++
+				held[d.Class]++
 			}
-			if pt.Withheld == nil {
-				pt.Withheld = map[string]int{}
-			}
-			if t.Withheld == nil {
-				t.Withheld = map[string]int{}
-			}
-			pt.Withheld[d.Class]++
-			t.Withheld[d.Class]++
 		}
-		t.Pages = append(t.Pages, pt)
+		t.Pages = append(t.Pages, PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang), Printed: printed(j.Legend, p.Index),
+			Withheld: s.summary(pageHeld, o.Lang)})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	t.Summary = s.summary(total, o.Lang)
+	t.Withheld = s.summary(held, o.Lang)
 	t.Printed = printed(j.Legend, -1)
 	return t, nil
 }

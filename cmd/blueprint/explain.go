@@ -317,11 +317,12 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 			}
 		}
 		counted, held := map[string]int{}, map[string]int{}
+		textRead := !slices.Contains(x.Document.Textless, p.Index) && !(p.Index < len(x.Legend.Pages) && x.Legend.Pages[p.Index].Image && !x.ImageLegends)
 		for _, d := range filter.Apply(kept[i]) {
 			switch {
 			case d.LegendRow >= 1 && d.LegendRow <= len(rep.Rows):
 				rep.Rows[d.LegendRow-1].Counted++
-			case detect.Withheld(d, named):
+			case detect.Withheld(d, named, textRead):
 				held[d.Class]++
 			default:
 				counted[d.Class]++
@@ -439,7 +440,7 @@ func (rep *explainReport) write(w io.Writer) error {
 			}
 			fmt.Fprintln(tw, "  matches of no legend row (catalog glyphs, raster detector), counted of found:")
 			if withheld {
-				fmt.Fprintf(tw, "    withheld: of a class no legend row names, below the confidence such guesses reach on real drawings (catalog glyphs %.2f, raster detector %.2f); listed for review, not counted\n", detect.UnnamedVectorFloor, detect.UnnamedRasterFloor)
+				fmt.Fprintf(tw, "    withheld: of a class no legend row names, below the confidence such guesses reach on real drawings (raster detector %.3f; catalog glyphs %.2f on a page whose text was not read, %.2f elsewhere); listed for review, not counted\n", detect.UnnamedRasterFloor, detect.UnnamedUnreadFloor, detect.UnnamedVectorFloor)
 			}
 			for len(ms) > 0 {
 				n := min(len(ms), 4)

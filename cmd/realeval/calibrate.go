@@ -37,8 +37,7 @@ type calibration struct {
 // images; it collects each detection reported at the default thresholds
 // and prints, for detections of classes no legend row names, the
 // confidence distributions of right-class and wrong-class detections per
-// finder (catalog glyphs, raster detector), the floors detect.UnnamedTarget
-// gives, and the share of reported detections in a class the sheet has,
+// kind (kinds), the floors detect.UnnamedTarget gives, and the share of reported detections in a class the sheet has,
 // before withholding and with the committed floors. from, when set, reads
 // the samples of an earlier run (-report) instead of running the engine.
 func calibrate(ctx context.Context, truths []realset.Truth, data, renders, mutool, from, report string, stdout, stderr io.Writer) error {
@@ -62,24 +61,25 @@ func calibrate(ctx context.Context, truths []realset.Truth, data, renders, mutoo
 	}
 	c := calibration{Target: detect.UnnamedTarget, Floors: map[string]float64{}, Samples: samples}
 	fmt.Fprintf(stdout, "Detections of classes no legend row of the job names, found by no legend row (%d sets; right: the set's truth holds the class)\n", len(truths))
-	for _, by := range []string{realset.ByVector, realset.ByRaster} {
+	for _, k := range kinds {
 		var un []realset.Sample
 		for _, s := range samples {
-			if s.By == by && !s.Named {
+			if !s.Named && kindOf(s) == k.name {
 				un = append(un, s)
 			}
 		}
-		f := realset.Floor(un, detect.UnnamedTarget)
-		c.Floors[by] = f
+		f := realset.Floor(un, detect.UnnamedTarget, detect.UnnamedEvidence)
+		c.Floors[k.name] = f
 		share, n := realset.Share(un)
-		fmt.Fprintf(stdout, "\n%s (%d detections, %.0f %% right):\n%s", finderName(by), n, 100*share, realset.Histogram(un, 0.05))
+		fmt.Fprintf(stdout, "\n%s (%d detections, %.0f %% right):\n%s", k.about, n, 100*share, realset.Histogram(un, 0.05))
 		fmt.Fprintf(stdout, "  wrong-class ones, by set and class:\n%s", realset.Wrong(un))
-		fmt.Fprintf(stdout, "  floor for %.0f %% right from it up: %s (committed: %.2f)\n", 100*detect.UnnamedTarget, floorText(f), committed(by))
+		fmt.Fprintf(stdout, "  floor for %.0f %% right from it up (set on %d or more): %s (committed: %.3f)\n", 100*detect.UnnamedTarget, detect.UnnamedEvidence, floorText(f, n), committed(k.name))
 	}
 	fmt.Fprintf(stdout, "\nShare of the reported detections in a class the sheet has (all finders):\n")
 	fmt.Fprintf(stdout, "  %-30s %-7s %18s %18s %18s\n", "set", "mode", "none withheld", "measured floors", "committed floors")
-	measured := func(by string) float64 { return c.Floors[by] }
-	none := func(string) float64 { return 0 }
+	measured := func(s realset.Sample) float64 { return c.Floors[kindOf(s)] }
+	none := func(realset.Sample) float64 { return 0 }
+	inForce := func(s realset.Sample) float64 { return committed(kindOf(s)) }
 	bySetMode := map[[2]string][]realset.Sample{}
 	for _, s := range samples {
 		k := [2]string{s.Set, s.Mode}
@@ -97,7 +97,7 @@ func calibrate(ctx context.Context, truths []realset.Truth, data, renders, mutoo
 	})
 	row := func(name, mode string, ss []realset.Sample) {
 		fmt.Fprintf(stdout, "  %-30s %-7s %18s %18s %18s\n", name, mode,
-			shareText(realset.Reported(ss, none)), shareText(realset.Reported(ss, measured)), shareText(realset.Reported(ss, committed)))
+			shareText(realset.Reported(ss, none)), shareText(realset.Reported(ss, measured)), shareText(realset.Reported(ss, inForce)))
 	}
 	for _, k := range keys {
 		row(k[0], k[1], bySetMode[k])
@@ -123,21 +123,37 @@ func calibrate(ctx context.Context, truths []realset.Truth, data, renders, mutoo
 	return nil
 }
 
-func finderName(by string) string {
-	if by == realset.ByVector {
-		return "catalog glyphs on the drawing (vector matcher)"
+// kinds are the kinds of guesses a floor is measured for: raster
+// detections, and catalog glyph matches on pages whose text was read and
+// on those whose text was not (detect.UnnamedFloor).
+var kinds = []struct{ name, about string }{
+	{"vector-text-read", "catalog glyphs on the drawing (vector matcher), on pages whose text was read"},
+	{"vector-text-unread", "catalog glyphs on the drawing (vector matcher), on pages whose text was not read (words drawn as outlines)"},
+	{realset.ByRaster, "raster detector alone"},
+}
+
+// kindOf is the kind of guess s is.
+func kindOf(s realset.Sample) string {
+	switch {
+	case s.By != realset.ByVector:
+		return s.By
+	case s.TextRead:
+		return "vector-text-read"
 	}
-	return "raster detector alone"
+	return "vector-text-unread"
 }
 
-// committed is the floor in force (detect.UnnamedFloor) for finder by.
-func committed(by string) float64 {
-	return detect.UnnamedFloor(detect.Source{VectorMatching: by == realset.ByVector, Detector: by == realset.ByRaster})
+// committed is the floor in force (detect.UnnamedFloor) for kind k.
+func committed(k string) float64 {
+	return detect.UnnamedFloor(detect.Source{VectorMatching: k != realset.ByRaster, Detector: k == realset.ByRaster}, k != "vector-text-unread")
 }
 
-func floorText(f float64) string {
-	if f > 1 {
+func floorText(f float64, n int) string {
+	switch {
+	case f > 1:
 		return "above every one (withhold all)"
+	case f == 0 && n < detect.UnnamedEvidence:
+		return fmt.Sprintf("none (%d measured: too few)", n)
 	}
 	return strconv.FormatFloat(f, 'f', 3, 64)
 }
@@ -250,6 +266,7 @@ func detectFile(ctx context.Context, eng detect.Engine, filter detect.Filter, t 
 		return nil, nil, fmt.Errorf("%s: %w", t.File, err)
 	}
 	named := detect.NamedClasses(info.Legend)
+	unread := detect.TextUnread(info.Warnings)
 	var out []realset.Sample
 	for i, ds := range detect.KeepStored(dets) {
 		if !detect.Counted(kinds[i]) {
@@ -259,7 +276,7 @@ func detectFile(ctx context.Context, eng detect.Engine, filter detect.Filter, t 
 			if d.Class == "" {
 				continue // a row of no class: counted under its row, no symbol
 			}
-			s := realset.Sample{Set: t.File, Mode: mode, Page: i, Class: d.Class, Confidence: d.Confidence, Named: named[d.Class], Has: t.Has(d.Class)}
+			s := realset.Sample{Set: t.File, Mode: mode, Page: i, Class: d.Class, Confidence: d.Confidence, Named: named[d.Class], TextRead: !unread[i], Has: t.Has(d.Class)}
 			if page != nil {
 				s.Page = *page - 1
 			}

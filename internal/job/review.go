@@ -260,7 +260,7 @@ func (s *Service) reviewedPage(ctx context.Context, j *Job, page int) (storedPag
 	if err != nil {
 		return sp, err
 	}
-	return sp.reviewed(pr, j.Legend).withheld(j.withholding()), nil
+	return sp.reviewed(pr, j.Legend).withheld(j.withholding(page)), nil
 }
 
 // withholding is what a done job withholds from its take-off until a
@@ -271,11 +271,19 @@ func (s *Service) reviewedPage(ctx context.Context, j *Job, page int) (storedPag
 type withholding struct {
 	rows  []int           // flooded legend rows, 1-based
 	named map[string]bool // the classes the job's legend rows name
+	// textRead: the page's text was read (no text_not_read warning).
+	textRead bool
 }
 
-// withholding is j's.
-func (j *Job) withholding() withholding {
-	return withholding{rows: j.Withheld, named: j.namedClasses()}
+// withholding is j's on page.
+func (j *Job) withholding(page int) withholding {
+	w := withholding{rows: j.Withheld, named: j.namedClasses(), textRead: true}
+	for _, s := range j.Warnings {
+		if s.Code == detect.WarnTextNotRead && s.Page == page {
+			w.textRead = false
+		}
+	}
+	return w
 }
 
 // namedClasses are the classes the job's legend rows name: a detection of
@@ -309,7 +317,7 @@ func (sp storedPage) withheld(w withholding) storedPage {
 			switch {
 			case d.LegendRow > 0 && slices.Contains(w.rows, d.LegendRow):
 				d.Withheld = withheldFlood
-			case !d.Reviewed && detect.Withheld(detect.Detection{Class: d.Class, Confidence: d.Confidence, Source: d.Source, LegendRow: d.LegendRow}, w.named):
+			case !d.Reviewed && detect.Withheld(detect.Detection{Class: d.Class, Confidence: d.Confidence, Source: d.Source, LegendRow: d.LegendRow}, w.named, w.textRead):
 				d.Withheld = withheldCatalogOnly
 			default:
 				d.Withheld = ""

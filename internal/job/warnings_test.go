@@ -114,17 +114,19 @@ func TestWithholdFloods(t *testing.T) {
 }
 
 // TestWithholdUnnamed: a detection no legend row found, of a class no
-// legend row names, below its finder's floor, is withheld as catalog_only:
+// legend row names, below its finder's floor (for a catalog glyph match,
+// the floor of a page whose text was or was not read), is withheld as
+// catalog_only:
 // not counted, listed with review=all, counted once accepted; one at its
 // floor, one of a named class, a legend row's find and one a reviewer
 // re-classed are counted.
 func TestWithholdUnnamed(t *testing.T) {
 	vec := detect.Source{VectorMatching: true}
 	ras := detect.Source{Detector: true}
-	low := detect.UnnamedVectorFloor - 0.1
+	low := detect.UnnamedUnreadFloor - 0.1
 	sp := storedPage{Detections: []storedDetection{
 		{ID: "a", Class: "push_button", Confidence: low, Source: vec},
-		{ID: "b", Class: "push_button", Confidence: detect.UnnamedVectorFloor, Source: vec},
+		{ID: "b", Class: "push_button", Confidence: detect.UnnamedUnreadFloor, Source: vec},
 		{ID: "c", Class: "heater", Confidence: detect.UnnamedRasterFloor - 0.1, Source: ras},
 		{ID: "d", Class: "smoke_detector", Confidence: low, Source: vec},
 		{ID: "e", Class: "push_button", Confidence: low, Source: vec, LegendRow: 2},
@@ -132,9 +134,9 @@ func TestWithholdUnnamed(t *testing.T) {
 		{ID: "g", Class: "heater", Confidence: low, Source: ras},
 	}}
 	legend := []LegendRow{{Class: "smoke_detector"}, {Class: ""}}
-	j := &Job{Legend: legend}
+	j := &Job{Legend: legend, Warnings: []Warning{{Code: detect.WarnTextNotRead, Page: 0, Message: "outlines"}}}
 	pr := &PageReviews{Reviews: []Review{{DetectionID: "f", Decision: DecisionAccepted}, {DetectionID: "g", Class: "sounder"}}}
-	rv := sp.reviewed(pr, legend).withheld(j.withholding())
+	rv := sp.reviewed(pr, legend).withheld(j.withholding(0))
 	var counted, held []string
 	for _, d := range rv.visible(detect.Filter{}) {
 		counted = append(counted, d.ID)
@@ -149,5 +151,16 @@ func TestWithholdUnnamed(t *testing.T) {
 	}
 	if got, want := strings.Join(held, ","), "a:catalog_only,c:catalog_only"; got != want {
 		t.Errorf("withheld %s, want %s", got, want)
+	}
+	// On a page whose text was read the catalog glyph match stands
+	// (UnnamedVectorFloor); the raster detection is still withheld.
+	held = held[:0]
+	for _, d := range sp.withheld(j.withholding(1)).filtered(detect.Filter{}, true) {
+		if d.Withheld != "" {
+			held = append(held, d.ID)
+		}
+	}
+	if got, want := strings.Join(held, ","), "c,g"; got != want {
+		t.Errorf("text read: withheld %s, want %s", got, want)
 	}
 }

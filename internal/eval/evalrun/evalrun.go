@@ -169,8 +169,9 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 	size := make([][2]int, n)
 	var timings []eval.PageTiming
 	var named map[string]bool // the classes the drawing's legend rows name
+	unread := map[int]bool{}  // the pages whose text was not read
 	opt := pipeline.Options{Engine: cfg.Engine, Document: func(info detect.DocumentInfo) error {
-		named = detect.NamedClasses(info.Legend)
+		named, unread = detect.NamedClasses(info.Legend), detect.TextUnread(info.Warnings)
 		return nil
 	}}
 	err = pipeline.Run(ctx, doc, opt, func(r pipeline.PageResult) error {
@@ -206,7 +207,7 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 	for i, ds := range stored {
 		kept := ds[:0:0]
 		for _, d := range ds {
-			if detect.Withheld(d, named) {
+			if detect.Withheld(d, named, !unread[i]) {
 				if filter.Keep(d) {
 					held++ // reported but for the withholding
 				}

@@ -40,6 +40,8 @@ type Sample struct {
 	By         string  `json:"by"`
 	// Named: a legend row of the job names the class.
 	Named bool `json:"named"`
+	// TextRead: the page's text was read (no text_not_read warning).
+	TextRead bool `json:"text_read"`
 	// Has: the set's truth holds the class (a count above 0, or a class
 	// left unscored because its count is uncertain, not its presence).
 	Has bool `json:"has"`
@@ -58,8 +60,12 @@ func (t Truth) Has(class string) bool {
 // samples at t or above are right (Has); samples below it are the ones
 // withheld. Where every sample's share passes, it is 0; where none does
 // (the most confident sample is wrong and no lower t recovers), it lies
-// just above the highest confidence, withholding them all.
-func Floor(samples []Sample, target float64) float64 {
+// just above the highest confidence, withholding them all. With fewer
+// than evidence samples it is 0: too few to set a floor on.
+func Floor(samples []Sample, target float64, evidence int) float64 {
+	if len(samples) < evidence {
+		return 0
+	}
 	s := slices.Clone(samples)
 	sort.SliceStable(s, func(a, b int) bool { return s[a].Confidence > s[b].Confidence })
 	floor := math.Nextafter(1, 2)
@@ -103,12 +109,12 @@ func Share(samples []Sample) (share float64, n int) {
 }
 
 // Reported keeps the samples a take-off counts when detections of
-// classes no legend names are counted only from floor(by) up: legend
+// classes no legend names are counted only from floor(s) up: legend
 // finds and named classes always, the others at or above their floor.
-func Reported(samples []Sample, floor func(by string) float64) []Sample {
+func Reported(samples []Sample, floor func(s Sample) float64) []Sample {
 	var out []Sample
 	for _, s := range samples {
-		if s.By == ByLegend || s.Named || s.Confidence >= floor(s.By) {
+		if s.By == ByLegend || s.Named || s.Confidence >= floor(s) {
 			out = append(out, s)
 		}
 	}

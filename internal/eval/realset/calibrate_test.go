@@ -38,7 +38,7 @@ func TestFloor(t *testing.T) {
 		{"", 0.8, math.Nextafter(1, 2)},
 	}
 	for _, c := range cases {
-		if got := Floor(samples(c.spec), c.target); got != c.want {
+		if got := Floor(samples(c.spec), c.target, 0); got != c.want {
 			t.Errorf("Floor(%q, %v) = %v, want %v", c.spec, c.target, got, c.want)
 		}
 	}
@@ -54,8 +54,11 @@ func TestReported(t *testing.T) {
 		{By: ByRaster, Confidence: 0.6},
 		{By: ByRaster, Confidence: 0.9, Has: true},
 	}
-	got := Reported(ss, func(by string) float64 {
-		if by == ByVector {
+	if f := Floor(samples("0.9- 0.8- 0.7-"), 0.8, 4); f != 0 {
+		t.Errorf("floor on 3 samples of 4 needed: %v, want 0", f)
+	}
+	got := Reported(ss, func(s Sample) float64 {
+		if s.By == ByVector {
 			return 0.5
 		}
 		return 0.8

@@ -62,15 +62,18 @@ const (
 
 // UnnamedFloor is the confidence a detection of source s, of a class no
 // legend row of its job names, must reach to be counted; textRead says
-// whether its page's text was read (no text_not_read warning).
+// whether its page's text was read (no text_not_read warning). A source
+// of neither finder (none measured) has no floor.
 func UnnamedFloor(s Source, textRead bool) float64 {
 	switch {
-	case !s.VectorMatching:
-		return UnnamedRasterFloor
-	case !textRead:
+	case s.VectorMatching && !textRead:
 		return UnnamedUnreadFloor
+	case s.VectorMatching:
+		return UnnamedVectorFloor
+	case s.Detector:
+		return UnnamedRasterFloor
 	}
-	return UnnamedVectorFloor
+	return 0
 }
 
 // Unnamed reports whether d was found by the catalog's glyphs or the

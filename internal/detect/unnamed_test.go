@@ -32,6 +32,7 @@ func TestWithheld(t *testing.T) {
 		{"raster detection of a named class", Detection{Class: "sounder", Confidence: 0.3, Source: ras}, false, false},
 		{"a legend row's find of a class no row names", Detection{Class: "push_button", Confidence: 0.3, Source: vec, LegendRow: 2}, false, false},
 		{"a legend row of no class", Detection{Confidence: 0.3, Source: vec, LegendRow: 2}, false, false},
+		{"a source of neither finder", Detection{Class: "heater", Confidence: 0.3}, false, false},
 	}
 	for _, c := range cases {
 		if got := Withheld(c.d, named, c.textRead); got != c.want {

@@ -83,10 +83,14 @@ func (w *warnings) page(p Page, kept, withheld []storedDetection) {
 
 // withheldText says, for the message of a page's warning, what of its
 // guesses (detections of classes no legend row names) was counted and
-// what withheld, by class.
+// what withheld, by class: the counted classes alone where none was
+// withheld.
 func withheldText(counted, held map[string]int) string {
 	var b strings.Builder
-	if n := total(counted); n > 0 {
+	switch n := total(counted); {
+	case n > 0 && total(held) == 0:
+		fmt.Fprintf(&b, " (%s)", listed(counted))
+	case n > 0:
 		fmt.Fprintf(&b, "; %d counted (%s)", n, listed(counted))
 	}
 	if n := total(held); n > 0 {

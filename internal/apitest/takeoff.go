@@ -111,7 +111,7 @@ func contractTakeoffExports(t *testing.T, newSvc NewService) {
 			if err != nil {
 				t.Fatalf("csv: %v\n%s", err, r.Body)
 			}
-			if !slices.Equal(rows[0], []string{"class", "display_name", "category", "talo2010_code", "count", "printed_quantity"}) {
+			if !slices.Equal(rows[0], []string{"class", "display_name", "category", "talo2010_code", "count", "printed_quantity", "withheld"}) {
 				t.Fatalf("csv header %q", rows[0])
 			}
 			got, n := [][]string{}, 0

@@ -26,7 +26,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real real-eval bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort ort-gpu-layer gpu-check train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real real-eval calibrate-unnamed bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort ort-gpu-layer gpu-check train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup tesseract-layer process-rootfs-check smoke
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -349,6 +349,19 @@ REAL_DATA        ?= ../shared/realdata
 REAL_EVAL_REPORT ?=
 real-eval: build $(ORT_LIB)
 	@$(GO) run ./cmd/realeval -data $(REAL_DATA) -blueprint $(BIN)/blueprint $(if $(REAL_EVAL_REPORT),-report $(REAL_EVAL_REPORT)) $(REAL_EVAL_ARGS) $(REAL_EVAL_SETS)
+
+# The floors of detections of classes no legend row names (detect.UnnamedFloor, docs/decisions.md,
+# "Answers that say when they do not know"): the production engine in one process on every real
+# set's vector pages and on each plan page rendered at 200 DPI (into CALIBRATE_RENDERS, outside the
+# repository) and sent alone as an image; prints the confidences of right-class and wrong-class
+# detections per finder (catalog glyphs, raster detector), the floors they give and the share of
+# reported detections in a class the sheet has. CALIBRATE_FROM=<an earlier CALIBRATE_REPORT> re-reads.
+# make calibrate-unnamed [CALIBRATE_REPORT=/tmp/unnamed.json] [CALIBRATE_FROM=/tmp/unnamed.json] [REAL_EVAL_SETS=...]
+CALIBRATE_RENDERS ?= /tmp/realeval-renders
+CALIBRATE_REPORT  ?=
+CALIBRATE_FROM    ?=
+calibrate-unnamed: mupdf-headers $(ORT_LIB)
+	@$(GO) run ./cmd/realeval -calibrate -data $(REAL_DATA) -renders $(CALIBRATE_RENDERS) $(if $(CALIBRATE_REPORT),-report $(CALIBRATE_REPORT)) $(if $(CALIBRATE_FROM),-from $(CALIBRATE_FROM)) $(REAL_EVAL_SETS)
 
 bench-heavy: build $(ORT_LIB)
 	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat 2 -heavy $(BENCH_DENSE) -heavy-max-ratio 2 -heavy-max-rss 1024

@@ -319,7 +319,7 @@ func TestTakeoffOutputs(t *testing.T) {
 
 	code, stdout, _ = cli(t, rasterOff, "takeoff", "--csv", a, b)
 	lines := strings.Split(strings.TrimSpace(stdout), "\r\n")
-	if code != exitOK || lines[0] != "file,class,display_name,category,talo2010_code,count,printed_quantity" ||
+	if code != exitOK || lines[0] != "file,class,display_name,category,talo2010_code,count,printed_quantity,withheld" ||
 		!strings.HasPrefix(lines[1], a+",") || !strings.HasPrefix(lines[len(lines)-1], b+",") {
 		t.Errorf("CSV of two files: exit %d:\n%s", code, stdout)
 	}

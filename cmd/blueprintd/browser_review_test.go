@@ -9,6 +9,8 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -46,6 +48,7 @@ type apiDet struct {
 	Review *struct {
 		Decision *string `json:"decision"`
 	} `json:"review"`
+	Withheld *string `json:"withheld"`
 }
 
 // decision is the review decision of d, "" for none.
@@ -1128,6 +1131,68 @@ func TestReviewPageWarnings(t *testing.T) {
 	if hidden || !slices.Equal(got, want) {
 		t.Errorf("page 0 shows warnings %q (hidden %v), want %q", got, hidden, want)
 	}
+}
+
+// TestReviewPageWithheld: on a scan read without a legend the raster
+// detector's guesses below its floor are withheld: listed with
+// review=all, drawn dotted, counted nowhere, their details say why; a
+// reviewer's accept counts one.
+func TestReviewPageWithheld(t *testing.T) {
+	ctx := browser(t, "en-US")
+	e := startEnv(t, t.TempDir(), options{runner: runnerOpts()})
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "synth", "scan-00001.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := e.initJob(keyA, map[string]any{"file_name": "scan-00001.png", "mime_type": "image/png", "size": len(data)})
+	id := created["job_id"].(string)
+	e.upload(created, data, "image/png")
+	if r := e.do("POST", "/v1/jobs/"+id+"/start", keyA, nil, nil); r.Status != 202 {
+		t.Fatalf("start: %d %s", r.Status, r.Body)
+	}
+	e.api.WaitStatus(keyA, id, "done")
+	held := 0
+	for _, d := range apiDetections(t, e, id, 0, true) {
+		if d.Withheld != nil {
+			if *d.Withheld != "catalog_only" {
+				t.Errorf("detection %s withheld as %q, want catalog_only", d.ID, *d.Withheld)
+			}
+			held++
+		}
+	}
+	if held == 0 {
+		t.Fatal("the scan's raster guesses: none withheld")
+	}
+	before := pollJob(t, e, id)
+	browse(t, ctx, chromedp.Navigate(e.api.CreateReviewLink(keyA, id)))
+	settled(t, ctx, "default", time.Minute)
+	if n := eval[int](t, ctx, `document.querySelectorAll('#boxes .box[data-withheld]').length`); n != held {
+		t.Errorf("the page draws %d withheld boxes, the API lists %d", n, held)
+	}
+	checkCounts(t, ctx, e, id, 0, "withheld boxes shown")
+
+	// Accept a withheld box: it counts.
+	pick := eval[string](t, ctx, `[...document.querySelectorAll('#boxes .box[data-withheld]')].find((b) => { const r = b.getBoundingClientRect();
+		return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === b; })?.dataset.id ?? ''`)
+	if pick == "" {
+		t.Fatal("no withheld box whose centre another box does not cover")
+	}
+	r := boxAt(t, ctx, fmt.Sprintf(`#boxes .box[data-id=%q]`, pick))
+	browse(t, ctx, chromedp.MouseClickXY(r.X+r.W/2, r.Y+r.H/2))
+	if got := eval[string](t, ctx, `document.getElementById('details').textContent`); !strings.Contains(got, "Withheld") || !strings.Contains(got, "no legend row names this class") {
+		t.Errorf("details of a withheld box: %q", got)
+	}
+	key(t, ctx, "a")
+	if d := apiDetection(t, e, id, 0, pick); d == nil || d.decision() != "accepted" || d.Withheld != nil {
+		t.Fatalf("after a on withheld box %s the API has %+v, want it accepted and counted", pick, d)
+	}
+	if got := eval[string](t, ctx, fmt.Sprintf(`document.querySelector('#boxes .box[data-id=%q]').dataset.withheld ?? ''`, pick)); got != "" {
+		t.Errorf("the accepted box is still drawn withheld (%q)", got)
+	}
+	if j := pollJob(t, e, id); j.Summary.Total != before.Summary.Total+1 {
+		t.Errorf("after accepting a withheld box the API counts %d, before %d", j.Summary.Total, before.Summary.Total)
+	}
+	checkCounts(t, ctx, e, id, 0, "after accepting a withheld box")
 }
 
 // nearMissInjector answers every POST .../search with the service's own

@@ -11,6 +11,12 @@
 //
 // SET names fixtures to run (file name, with or without extension); none
 // runs them all. Where the data folder is absent it says so and exits 0.
+//
+// With -calibrate it measures instead the floors of detections of classes
+// no legend row names (detect.UnnamedFloor; calibrate.go says how), and
+// -report writes its samples, which -from reads again:
+//
+//	go run ./cmd/realeval -calibrate [-renders /tmp/realeval-renders] [-report FILE | -from FILE] [SET...]
 package main
 
 import (
@@ -53,6 +59,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	report := fs.String("report", "", "also write the report as JSON to `FILE`")
 	target := fs.Float64("target", 0.9, "within-tolerance share a set should reach (reported, not enforced)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time allowed for one drawing")
+	cal := fs.Bool("calibrate", false, "instead of the take-off, measure the confidences of detections of classes no legend names (right and wrong class) and the floors they give (detect.UnnamedFloor)")
+	renders := fs.String("renders", filepath.Join(os.TempDir(), "realeval-renders"), "with -calibrate: `folder` for the 200-DPI renders of the plan pages (outside the repository)")
+	mutool := fs.String("mutool", "mutool", "with -calibrate: mutool binary that renders the pages")
+	from := fs.String("from", "", "with -calibrate: read the samples of an earlier run's -report `FILE` instead of running the engine")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -70,6 +80,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	truths, err = pick(truths, fs.Args())
 	if err != nil {
 		return err
+	}
+	if *cal {
+		return calibrate(ctx, truths, *data, *renders, *mutool, *from, *report, stdout, stderr)
 	}
 	var sets []realset.SetResult
 	var skipped []string

@@ -67,7 +67,7 @@ func contractTakeoffExports(t *testing.T, newSvc NewService) {
 				t.Errorf("legend check Content-Disposition %q", lr.Header.Get("Content-Disposition"))
 			}
 			lrows, err := csv.NewReader(bytes.NewReader(lr.Body)).ReadAll()
-			if err != nil || len(lrows) != len(legend)+1 || !slices.Equal(lrows[0], []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference", "code", "source", "tagged", "agreement"}) {
+			if err != nil || len(lrows) != len(legend)+1 || !slices.Equal(lrows[0], []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference", "code", "source", "tagged", "agreement", "withheld"}) {
 				t.Fatalf("legend-check.csv (%v): %q, want a header and %d rows", err, lrows, len(legend))
 			}
 			// The legend rows as read: tag and part number (null where
@@ -111,7 +111,7 @@ func contractTakeoffExports(t *testing.T, newSvc NewService) {
 			if err != nil {
 				t.Fatalf("csv: %v\n%s", err, r.Body)
 			}
-			if !slices.Equal(rows[0], []string{"class", "display_name", "category", "talo2010_code", "count", "printed_quantity"}) {
+			if !slices.Equal(rows[0], []string{"class", "display_name", "category", "talo2010_code", "count", "printed_quantity", "withheld"}) {
 				t.Fatalf("csv header %q", rows[0])
 			}
 			got, n := [][]string{}, 0

@@ -14,11 +14,15 @@ import (
 // Timing are the fields every detector is compared on; the rest tells what
 // was run.
 type Report struct {
-	Dataset        string                `json:"dataset"`
-	ConfidenceMode string                `json:"confidence_mode"` // the read-time filter behind precision, recall, F1 and count error
-	Sheets         int                   `json:"sheets"`
-	Overall        Overall               `json:"overall"`
-	PerClass       map[string]ClassScore `json:"per_class"`
+	Dataset        string `json:"dataset"`
+	ConfidenceMode string `json:"confidence_mode"` // the read-time filter behind precision, recall, F1 and count error
+	Sheets         int    `json:"sheets"`
+	// Withheld counts the stored detections the service withholds from
+	// its take-off as guesses at classes no legend row names
+	// (detect.Withheld); they are not reported, so not scored.
+	Withheld int                   `json:"withheld"`
+	Overall  Overall               `json:"overall"`
+	PerClass map[string]ClassScore `json:"per_class"`
 	// PerCase scores each generated case the ground truth names
 	// (CaseScore); absent when it names none.
 	PerCase  map[string]CaseScore `json:"per_case,omitempty"`
@@ -149,7 +153,7 @@ func (r Report) WriteTable(w io.Writer) error {
 		rss = fmt.Sprintf("%.0f MiB", *t.PeakRSSMB)
 	}
 	lines := []string{
-		fmt.Sprintf("map50 %s (mean AP50 over classes with ground truth), count MAE %.3f per page", num(o.MAP50), o.CountMAEPerPage),
+		fmt.Sprintf("map50 %s (mean AP50 over classes with ground truth), count MAE %.3f per page; withheld as guesses at classes no legend names: %d", num(o.MAP50), o.CountMAEPerPage, r.Withheld),
 		fmt.Sprintf("timing: %d pages, %.3f s/page mean, %.3f s/page p95, %.3f s max; render %.3f s, detect %.3f s mean (validation %.3f s more); peak RSS %s; wall %.1f s",
 			t.Pages, t.SecondsPerPageMean, t.SecondsPerPageP95, t.SecondsPerPageMax, t.RenderSecondsMean, t.DetectSecondsMean, t.ValidateSecondsMean, rss, t.WallSeconds),
 	}

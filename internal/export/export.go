@@ -1,7 +1,8 @@
 // Package export writes a job's quantity take-off (job.Takeoff) as files an
 // estimator opens in a spreadsheet: CSV (one row per symbol class, then the
 // legend check: one row per legend row) and XLSX (the same two tables as
-// sheets, then one sheet per page with detections). Every count is the
+// sheets, then one sheet per page with detections). Beside each count
+// stands what was withheld from it until a reviewer accepts it. Every count is the
 // take-off's own, so the class rows sum to the summary's total_detections
 // of a poll under the same filter, and each legend row's detected is the
 // poll's legend[].detected.
@@ -28,11 +29,14 @@ const (
 
 // CSVHeader is the header row of the CSV: stable machine names, whatever
 // the language of the display names.
-var CSVHeader = []string{"class", "display_name", "category", "talo2010_code", "count", "printed_quantity"}
+// withheld, the last, counts the class's detections withheld from count
+// until a reviewer accepts them (the job's warnings say why).
+var CSVHeader = []string{"class", "display_name", "category", "talo2010_code", "count", "printed_quantity", "withheld"}
 
 // LegendCSVHeader is the header of the legend check's CSV (LegendCSV):
 // one row per legend row of the job.
-var LegendCSVHeader = []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference", "code", "source", "tagged", "agreement"}
+// withheld counts the row's matches withheld from detected (a flood).
+var LegendCSVHeader = []string{"page_index", "description", "class", "display_name", "tag", "part_number", "printed_quantity", "detected", "difference", "code", "source", "tagged", "agreement", "withheld"}
 
 // CSV writes the take-off of the whole job as RFC 4180 CSV (UTF-8, comma,
 // CRLF): CSVHeader, then one row per class in the summary's order. Null
@@ -75,18 +79,19 @@ func writeCSV(w io.Writer, rows [][]string) error {
 }
 
 // Records returns the rows of CSV and LegendCSV without their headers: classes under
-// CSVHeader, one per class in the summary's order, and legend under
-// LegendCSVHeader, one per legend row in the job's order (rows detected 0
-// times and rows of no class included). Text cells are made safe for
-// spreadsheets (Safe).
+// CSVHeader, one per class in the summary's order, then one per class
+// only withheld (count 0), and legend under LegendCSVHeader, one per
+// legend row in the job's order (rows detected 0 times and rows of no
+// class included). Text cells are made safe for spreadsheets (Safe).
 func Records(t *job.Takeoff) (classes, legend [][]string) {
-	classes = make([][]string, 0, len(t.Summary.BySymbol))
-	for _, r := range t.Summary.BySymbol {
+	rows := classRows(t.Summary, t.Withheld)
+	classes = make([][]string, 0, len(rows))
+	for _, r := range rows {
 		printed := ""
 		if q, ok := t.Printed[r.Class]; ok {
 			printed = strconv.FormatFloat(q, 'f', -1, 64)
 		}
-		classes = append(classes, []string{Safe(r.Class), Safe(deref(r.DisplayName)), Safe(deref(r.Category)), Safe(deref(r.Talo2010Code)), strconv.Itoa(r.Count), printed})
+		classes = append(classes, []string{Safe(r.Class), Safe(deref(r.DisplayName)), Safe(deref(r.Category)), Safe(deref(r.Talo2010Code)), strconv.Itoa(r.Count), printed, strconv.Itoa(r.withheld)})
 	}
 	for _, r := range t.Legend {
 		printed, diff := "", ""
@@ -97,9 +102,38 @@ func Records(t *job.Takeoff) (classes, legend [][]string) {
 			diff = strconv.Itoa(d)
 		}
 		legend = append(legend, []string{strconv.Itoa(r.PageIndex), Safe(r.Description), Safe(r.Class), Safe(deref(r.DisplayName)),
-			Safe(r.Tag), Safe(r.PartNumber), printed, strconv.Itoa(r.Detected), diff, Safe(r.Code), r.Source, strconv.Itoa(r.Tagged), r.Agreement})
+			Safe(r.Tag), Safe(r.PartNumber), printed, strconv.Itoa(r.Detected), diff, Safe(r.Code), r.Source, strconv.Itoa(r.Tagged), r.Agreement, strconv.Itoa(r.Withheld)})
 	}
 	return classes, legend
+}
+
+// classRow is a class's row of a take-off table: its count and how many
+// of its detections are withheld.
+type classRow struct {
+	job.SymbolCount
+	withheld int
+}
+
+// classRows are the rows of a take-off table: the summary's classes in
+// its order, then the classes only withheld (count 0) in the order of
+// the withheld summary.
+func classRows(counted, withheld job.Summary) []classRow {
+	held := map[string]int{}
+	for _, r := range withheld.BySymbol {
+		held[r.Class] = r.Count
+	}
+	out := make([]classRow, 0, len(counted.BySymbol)+len(withheld.BySymbol))
+	for _, r := range counted.BySymbol {
+		out = append(out, classRow{SymbolCount: r, withheld: held[r.Class]})
+		delete(held, r.Class)
+	}
+	for _, r := range withheld.BySymbol {
+		if n, ok := held[r.Class]; ok {
+			r.Count = 0
+			out = append(out, classRow{SymbolCount: r, withheld: n})
+		}
+	}
+	return out
 }
 
 // Safe keeps a text cell from being taken for a formula by a spreadsheet
@@ -133,6 +167,7 @@ func cellOf(s *string) any {
 type words struct {
 	takeoff, page, total                          string
 	symbol, class, category, talo, count, printed string
+	withheld                                      string
 	title, description, confidencePerClass, flat  string
 	// The legend check sheet.
 	legendCheck, pageCol, legendDescription, tag, partNumber, printedRow, detected, difference string
@@ -146,7 +181,8 @@ var wordsByLang = map[string]words{
 	catalog.LangEnglish: {
 		takeoff: "Take-off", page: "Page %d", total: "Total",
 		symbol: "Symbol", class: "Class", category: "Category", talo: "Talo 2010", count: "Count", printed: "Printed quantity (legend)",
-		title: "Take-off of %s", description: "Job %s; counts of detected symbols, confidence filter %s.",
+		withheld: "Withheld for review",
+		title:    "Take-off of %s", description: "Job %s; counts of detected symbols, confidence filter %s.",
 		confidencePerClass: "per-class defaults", flat: "flat",
 		legendCheck: "Legend check", pageCol: "Page", legendDescription: "Description", tag: "Tag", partNumber: "Part number",
 		printedRow: "Printed quantity", detected: "Detected", difference: "Difference",
@@ -160,7 +196,8 @@ var wordsByLang = map[string]words{
 	catalog.LangFinnish: {
 		takeoff: "Määrälaskenta", page: "Sivu %d", total: "Yhteensä",
 		symbol: "Symboli", class: "Luokka", category: "Ryhmä", talo: "Talo 2010", count: "Määrä", printed: "Selitteen määrä",
-		title: "Määrälaskenta: %s", description: "Työ %s; tunnistettujen symbolien määrät, luottamussuodatin %s.",
+		withheld: "Pidätetty tarkistettavaksi",
+		title:    "Määrälaskenta: %s", description: "Työ %s; tunnistettujen symbolien määrät, luottamussuodatin %s.",
 		confidencePerClass: "luokkakohtaiset oletukset", flat: "kiinteä",
 		legendCheck: "Selitteen tarkistus", pageCol: "Sivu", legendDescription: "Selite", tag: "Tunnus", partNumber: "Tuotenumero",
 		printedRow: "Selitteen määrä", detected: "Tunnistettu", difference: "Erotus",
@@ -217,7 +254,7 @@ func XLSX(w io.Writer, t *job.Takeoff) error {
 	if err := f.SetSheetName(first, wd.takeoff); err != nil {
 		return fmt.Errorf("export: XLSX sheet: %w", err)
 	}
-	if err := writeSheet(f, wd.takeoff, wd, bold, t.Summary, t.Printed); err != nil {
+	if err := writeSheet(f, wd.takeoff, wd, bold, t.Summary, t.Withheld, t.Printed); err != nil {
 		return err
 	}
 	if len(t.Legend) > 0 {
@@ -229,14 +266,14 @@ func XLSX(w io.Writer, t *job.Takeoff) error {
 		}
 	}
 	for _, p := range t.Pages {
-		if p.Summary.TotalDetections == 0 {
+		if p.Summary.TotalDetections == 0 && p.Withheld.TotalDetections == 0 {
 			continue // no empty sheets
 		}
 		name := fmt.Sprintf(wd.page, p.PageIndex+1)
 		if _, err := f.NewSheet(name); err != nil {
 			return fmt.Errorf("export: XLSX sheet %s: %w", name, err)
 		}
-		if err := writeSheet(f, name, wd, bold, p.Summary, p.Printed); err != nil {
+		if err := writeSheet(f, name, wd, bold, p.Summary, p.Withheld, p.Printed); err != nil {
 			return err
 		}
 	}
@@ -255,7 +292,8 @@ const (
 	colTalo
 	colCount
 	colPrinted
-	columns = colPrinted
+	colWithheld
+	columns = colWithheld
 )
 
 // startSheet opens a sheet's stream writer with the columns' widths, the
@@ -279,22 +317,26 @@ func startSheet(f *excelize.File, name string, bold int, widths []float64, heade
 	return sw, nil
 }
 
-// writeSheet fills one sheet: header, one row per class, total row.
-func writeSheet(f *excelize.File, name string, wd words, bold int, s job.Summary, printed map[string]float64) error {
+// writeSheet fills one sheet: header, one row per class (then the
+// classes only withheld, count 0), total row.
+func writeSheet(f *excelize.File, name string, wd words, bold int, s, withheld job.Summary, printed map[string]float64) error {
 	fail := func(err error) error { return fmt.Errorf("export: XLSX sheet %s: %w", name, err) }
-	sw, err := startSheet(f, name, bold, []float64{34, 26, 20, 12, 9, 24},
-		[]any{wd.symbol, wd.class, wd.category, wd.talo, wd.count, wd.printed})
+	sw, err := startSheet(f, name, bold, []float64{34, 26, 20, 12, 9, 24, 20},
+		[]any{wd.symbol, wd.class, wd.category, wd.talo, wd.count, wd.printed, wd.withheld})
 	if err != nil {
 		return fail(err)
 	}
 	row := 2
-	for _, r := range s.BySymbol {
-		var q any
+	for _, r := range classRows(s, withheld) {
+		var q, held any
 		if v, ok := printed[r.Class]; ok {
 			q = v
 		}
+		if r.withheld > 0 {
+			held = r.withheld
+		}
 		cell, _ := excelize.CoordinatesToCellName(1, row)
-		if err := sw.SetRow(cell, []any{cellOf(r.DisplayName), r.Class, wd.categoryCell(r.Category), cellOf(r.Talo2010Code), r.Count, q}); err != nil {
+		if err := sw.SetRow(cell, []any{cellOf(r.DisplayName), r.Class, wd.categoryCell(r.Category), cellOf(r.Talo2010Code), r.Count, q, held}); err != nil {
 			return fail(err)
 		}
 		row++
@@ -307,6 +349,9 @@ func writeSheet(f *excelize.File, name string, wd words, bold int, s job.Summary
 	cell, _ := excelize.CoordinatesToCellName(1, row)
 	total := make([]any, columns)
 	total[colSymbol-1], total[colCount-1] = wd.total, sum
+	if withheld.TotalDetections > 0 {
+		total[colWithheld-1] = withheld.TotalDetections
+	}
 	if err := sw.SetRow(cell, total, excelize.RowOpts{StyleID: bold}); err != nil {
 		return fail(err)
 	}
@@ -318,14 +363,15 @@ func writeSheet(f *excelize.File, name string, wd words, bold int, s job.Summary
 
 // writeLegendSheet fills the legend check: one row per legend row with its
 // page (1-based, as the page sheets), description, class name (empty for
-// a row of no class), tag, part number, printed quantity, detected and
+// a row of no class), tag, part number, printed quantity, detected,
 // difference (detected less printed, a formula carrying its value; empty
-// when the row prints no quantity).
+// when the row prints no quantity) and its matches withheld (a flood;
+// empty for none).
 func writeLegendSheet(f *excelize.File, wd words, bold int, rows []job.TakeoffLegendRow) error {
 	name := wd.legendCheck
 	fail := func(err error) error { return fmt.Errorf("export: XLSX sheet %s: %w", name, err) }
-	sw, err := startSheet(f, name, bold, []float64{7, 40, 30, 12, 16, 18, 11, 11, 10, 11, 10, 18},
-		[]any{wd.pageCol, wd.legendDescription, wd.symbol, wd.tag, wd.partNumber, wd.printedRow, wd.detected, wd.difference, wd.code, wd.source, wd.tagged, wd.agreement})
+	sw, err := startSheet(f, name, bold, []float64{7, 40, 30, 12, 16, 18, 11, 11, 10, 11, 10, 18, 20},
+		[]any{wd.pageCol, wd.legendDescription, wd.symbol, wd.tag, wd.partNumber, wd.printedRow, wd.detected, wd.difference, wd.code, wd.source, wd.tagged, wd.agreement, wd.withheld})
 	if err != nil {
 		return fail(err)
 	}
@@ -338,8 +384,12 @@ func writeLegendSheet(f *excelize.File, wd words, bold int, rows []job.TakeoffLe
 		if d, ok := r.Difference(); ok {
 			diff = excelize.Cell{Value: d, Formula: fmt.Sprintf("G%d-F%d", row, row)}
 		}
+		var held any
+		if r.Withheld > 0 {
+			held = r.Withheld
+		}
 		cell, _ := excelize.CoordinatesToCellName(1, row)
-		if err := sw.SetRow(cell, []any{r.PageIndex + 1, r.Description, cellOf(r.DisplayName), textCell(r.Tag), textCell(r.PartNumber), printed, r.Detected, diff, textCell(r.Code), r.Source, r.Tagged, r.Agreement}); err != nil {
+		if err := sw.SetRow(cell, []any{r.PageIndex + 1, r.Description, cellOf(r.DisplayName), textCell(r.Tag), textCell(r.PartNumber), printed, r.Detected, diff, textCell(r.Code), r.Source, r.Tagged, r.Agreement, held}); err != nil {
 			return fail(err)
 		}
 	}

@@ -154,6 +154,9 @@ func (s *Service) detectionView(d storedDetection, p Page, syms *symbolViews) De
 	if d.Reviewed {
 		v.Review = &ReviewView{Decision: strPtr(d.Decision)}
 	}
+	if d.Decision == "" {
+		v.Withheld = strPtr(d.Withheld)
+	}
 	if p.Width > 0 && p.Height > 0 {
 		w, h := float64(p.Width), float64(p.Height)
 		v.BBoxNorm = normBoxView(d.Box, w, h)
@@ -188,9 +191,10 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 	syms := s.symbolViews(o.Lang)
 	expires := s.now().Add(SignedGetTTL)
 	ws := newWarnings(j)
-	err := s.eachPage(ctx, j, f, func(p Page, kept, unclassed []storedDetection) error {
-		ws.page(p, kept)
-		countRows(v.Legend, unclassed, func(l *LegendView, d storedDetection) { l.Detected, l.Tagged = l.Detected+1, l.Tagged+tagged(d) })
+	err := s.eachPage(ctx, j, f, func(p Page, ds pageDetections) error {
+		ws.page(p, ds.kept, ds.withheld)
+		kept := ds.kept
+		countRows(v.Legend, ds.unclassed, func(l *LegendView, d storedDetection) { l.Detected, l.Tagged = l.Detected+1, l.Tagged+tagged(d) })
 		pv := PageView{PageIndex: p.Index, WidthPx: p.Width, HeightPx: p.Height, RenderDPI: detect.RenderDPI,
 			DetectionsURL: s.cfg.Links.DetectionsURL(j.ID, p.Index), Kind: p.Kind}
 		img, err := s.cfg.Links.PageImageURL(ctx, j.ID, p.Index, expires)
@@ -234,16 +238,30 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 	return v, nil
 }
 
+// pageDetections are a page's detections, reviews applied, under a read
+// filter: those counted (kept), those withheld from the take-off until a
+// reviewer accepts them (withheld: no reviewer decided on them), and the
+// finds of legend rows of no class, counted under their rows only
+// (unclassed).
+type pageDetections struct {
+	kept, withheld, unclassed []storedDetection
+}
+
 // eachPage calls fn with every page of a done job, in order, and the
-// page's detections, reviews applied, that pass f, and stops at fn's first
-// error.
-func (s *Service) eachPage(ctx context.Context, j *Job, f detect.Filter, fn func(p Page, kept, unclassed []storedDetection) error) error {
+// page's detections that pass f, and stops at fn's first error.
+func (s *Service) eachPage(ctx context.Context, j *Job, f detect.Filter, fn func(p Page, ds pageDetections) error) error {
 	for _, p := range j.Pages {
 		sp, err := s.reviewedPage(ctx, j, p.Index)
 		if err != nil {
 			return internal("load results", err)
 		}
-		if err := fn(p, sp.visible(f), storedPage{Detections: sp.Unclassed}.visible(f)); err != nil {
+		ds := pageDetections{kept: sp.visible(f), unclassed: storedPage{Detections: sp.Unclassed}.visible(f)}
+		for _, d := range append(sp.filtered(f, true), storedPage{Detections: sp.Unclassed}.filtered(f, true)...) {
+			if d.Withheld != "" && d.Decision == "" {
+				ds.withheld = append(ds.withheld, d)
+			}
+		}
+		if err := fn(p, ds); err != nil {
 			return err
 		}
 	}

@@ -260,18 +260,68 @@ func (s *Service) reviewedPage(ctx context.Context, j *Job, page int) (storedPag
 	if err != nil {
 		return sp, err
 	}
-	return sp.reviewed(pr, j.Legend).withheld(j.Withheld), nil
+	return sp.reviewed(pr, j.Legend).withheld(j.withholding(page)), nil
 }
 
-// withheld marks the detections of the withheld legend rows (1-based).
-func (sp storedPage) withheld(rows []int) storedPage {
-	if len(rows) == 0 {
-		return sp
+// withholding is what a done job withholds from its take-off until a
+// reviewer accepts it: the matches of its flooded legend rows
+// (Job.Withheld), and the detections no legend row found, of a class no
+// legend row names, below the floor real drawings showed such guesses
+// earn (detect.Withheld).
+type withholding struct {
+	rows  []int           // flooded legend rows, 1-based
+	named map[string]bool // the classes the job's legend rows name
+	// textRead: the page's text was read (no text_not_read warning).
+	textRead bool
+}
+
+// withholding is j's on page.
+func (j *Job) withholding(page int) withholding {
+	w := withholding{rows: j.Withheld, named: j.namedClasses(), textRead: true}
+	for _, s := range j.Warnings {
+		if s.Code == detect.WarnTextNotRead && s.Page == page {
+			w.textRead = false
+		}
 	}
+	return w
+}
+
+// namedClasses are the classes the job's legend rows name: a detection of
+// one of them stands on the drawing's own word.
+func (j *Job) namedClasses() map[string]bool {
+	named := make(map[string]bool, len(j.Legend))
+	for _, r := range j.Legend {
+		if r.Class != "" {
+			named[r.Class] = true
+		}
+	}
+	return named
+}
+
+// Reasons a detection is withheld (storedDetection.Withheld), as the
+// warning codes that say so.
+const (
+	withheldFlood       = detect.WarnFlood
+	withheldCatalogOnly = detect.WarnCatalogOnly
+)
+
+// withheld marks the detections w withholds. A detection a reviewer
+// changed keeps its class as the reviewer gave it: a person's word names
+// it, so it is not withheld as a guess (a flooded row's stays withheld
+// until accepted).
+func (sp storedPage) withheld(w withholding) storedPage {
 	out := storedPage{Detections: slices.Clone(sp.Detections), Unclassed: slices.Clone(sp.Unclassed)}
 	for _, ds := range [][]storedDetection{out.Detections, out.Unclassed} {
 		for i := range ds {
-			ds[i].Withheld = ds[i].LegendRow > 0 && slices.Contains(rows, ds[i].LegendRow)
+			d := &ds[i]
+			switch {
+			case d.LegendRow > 0 && slices.Contains(w.rows, d.LegendRow):
+				d.Withheld = withheldFlood
+			case !d.Reviewed && detect.Withheld(detect.Detection{Class: d.Class, Confidence: d.Confidence, Source: d.Source, LegendRow: d.LegendRow}, w.named, w.textRead):
+				d.Withheld = withheldCatalogOnly
+			default:
+				d.Withheld = ""
+			}
 		}
 	}
 	return out

@@ -28,6 +28,12 @@ type Takeoff struct {
 	// job's order (the poll's legend), rows detected 0 times and rows of
 	// no class included. Empty when the job has no legend reading.
 	Legend []TakeoffLegendRow
+	// Withheld counts, by class as Summary does, the detections under
+	// the filter that are withheld from the take-off until a reviewer
+	// accepts them (a flooded legend row's matches, guesses at classes no
+	// legend row names: the job's warnings say which); never part of
+	// Summary.
+	Withheld Summary
 }
 
 // TakeoffLegendRow is one legend row of a take-off beside what was
@@ -50,6 +56,9 @@ type TakeoffLegendRow struct {
 	// detections named by a tag, Agreement says which witnesses agree.
 	Code, Source, Agreement string
 	Tagged                  int
+	// Withheld counts its matches withheld from Detected until a
+	// reviewer accepts them (a flooded row's).
+	Withheld int
 }
 
 // Difference is Detected less Printed; ok is false when the row prints
@@ -67,6 +76,8 @@ type PageTakeoff struct {
 	Summary   Summary
 	// Printed is Takeoff.Printed for the legend rows read on this page.
 	Printed map[string]float64
+	// Withheld is Takeoff.Withheld for this page.
+	Withheld Summary
 }
 
 // Takeoff returns the take-off of a done job the caller owns under the
@@ -89,12 +100,12 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 			t.Legend[i].DisplayName = s.Symbol(r.Class, o.Lang).DisplayName
 		}
 	}
-	total := map[string]int{}
-	err = s.eachPage(ctx, j, f, func(p Page, kept, unclassed []storedDetection) error {
+	total, held := map[string]int{}, map[string]int{}
+	err = s.eachPage(ctx, j, f, func(p Page, ds pageDetections) error {
 		// Rows of no class count their finds too; they are no symbols.
-		countRows(t.Legend, unclassed, func(l *TakeoffLegendRow, d storedDetection) { l.Detected, l.Tagged = l.Detected+1, l.Tagged+tagged(d) })
-		counts := map[string]int{}
-		for _, d := range kept {
+		countRows(t.Legend, ds.unclassed, func(l *TakeoffLegendRow, d storedDetection) { l.Detected, l.Tagged = l.Detected+1, l.Tagged+tagged(d) })
+		counts, pageHeld := map[string]int{}, map[string]int{}
+		for _, d := range ds.kept {
 			counts[d.Class]++
 			total[d.Class]++
 			if d.LegendRow > 0 && d.LegendRow <= len(t.Legend) {
@@ -102,7 +113,17 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 				t.Legend[d.LegendRow-1].Tagged += tagged(d)
 			}
 		}
-		t.Pages = append(t.Pages, PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang), Printed: printed(j.Legend, p.Index)})
+		for _, d := range ds.withheld {
+			if d.LegendRow > 0 && d.LegendRow <= len(t.Legend) {
+				t.Legend[d.LegendRow-1].Withheld++
+			}
+			if d.Class != "" { // a row of no class finds no symbol
+				pageHeld[d.Class]++
+				held[d.Class]++
+			}
+		}
+		t.Pages = append(t.Pages, PageTakeoff{PageIndex: p.Index, Summary: s.summary(counts, o.Lang), Printed: printed(j.Legend, p.Index),
+			Withheld: s.summary(pageHeld, o.Lang)})
 		return nil
 	})
 	if err != nil {
@@ -113,6 +134,7 @@ func (s *Service) Takeoff(ctx context.Context, c Caller, jobID string, o ReadOpt
 		l.Agreement = Agreement(l.Detected, l.Tagged, l.Printed, l.Source == SourceSchedule)
 	}
 	t.Summary = s.summary(total, o.Lang)
+	t.Withheld = s.summary(held, o.Lang)
 	t.Printed = printed(j.Legend, -1)
 	return t, nil
 }

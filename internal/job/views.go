@@ -142,6 +142,13 @@ type DetectionView struct {
 	// Review is the reviewer's decision, absent on a detection nobody
 	// reviewed.
 	Review *ReviewView `json:"review,omitempty"`
+	// Withheld, on a detection listed with review=all that the take-off
+	// does not count until a reviewer accepts it, says why: "flood" (its
+	// legend row matched far more places than the sheet can hold) or
+	// "catalog_only" (a guess of the catalog's glyphs or the raster
+	// detector at a class no legend row of the job names, below the
+	// confidence such guesses reach on real drawings); absent otherwise.
+	Withheld *string `json:"withheld,omitempty"`
 }
 
 // ReviewView is a detection's review on the wire: decision is accepted,
@@ -330,10 +337,13 @@ type storedDetection struct {
 	// storedPage.reviewed), never stored in the result blob.
 	Reviewed bool   `json:"-"`
 	Decision string `json:"-"`
-	// Withheld: its legend row is a flood (Job.Withheld), applied at
-	// read time: not counted unless a reviewer accepts it, listed with
-	// the rejected (review=all) for review.
-	Withheld bool `json:"-"`
+	// Withheld says why it is withheld, "" when it is not: its legend
+	// row is a flood (withheldFlood), or it is a guess of the catalog's
+	// glyphs or the raster detector at a class no legend row names
+	// (withheldCatalogOnly); applied at read time (storedPage.withheld):
+	// not counted unless a reviewer accepts it, listed with the rejected
+	// (review=all) for review.
+	Withheld string `json:"-"`
 }
 
 // storedPage is the content of a page's result blob.
@@ -364,7 +374,7 @@ func (sp storedPage) filtered(f detect.Filter, withRejected bool) []storedDetect
 			keep = withRejected
 		case d.Decision == DecisionAccepted || d.Decision == DecisionAdded:
 			keep = true
-		case d.Withheld:
+		case d.Withheld != "":
 			keep = withRejected && f.Keep(detect.Detection{Class: d.Class, Confidence: d.Confidence})
 		default:
 			keep = f.Keep(detect.Detection{Class: d.Class, Confidence: d.Confidence})

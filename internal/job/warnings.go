@@ -23,18 +23,13 @@ const (
 // stored ones (the document pass's, and the floods withheld when the job
 // was done), and those its detections show.
 type warnings struct {
-	// legendClasses are the classes the job's legend rows name.
-	legendClasses map[string]bool
-	out           []WarningView
+	// named are the classes the job's legend rows name.
+	named map[string]bool
+	out   []WarningView
 }
 
 func newWarnings(j *Job) *warnings {
-	w := &warnings{legendClasses: map[string]bool{}}
-	for _, r := range j.Legend {
-		if r.Class != "" {
-			w.legendClasses[r.Class] = true
-		}
-	}
+	w := &warnings{named: j.namedClasses()}
 	for _, s := range j.Warnings {
 		w.add(s.Code, s.Page, s.Message)
 	}
@@ -49,55 +44,95 @@ func (w *warnings) add(code string, page int, msg string) {
 	w.out = append(w.out, v)
 }
 
-// page notes the warnings of a counted page's kept detections: a page
-// counted without any legend, and classes that only the catalog glyphs
-// or the raster detector found where the job's legends name others.
-func (w *warnings) page(p Page, kept []storedDetection) {
-	if !detect.Counted(p.Kind) || len(kept) == 0 {
+// page notes the warnings of a counted page from its counted detections
+// (kept) and those withheld from the take-off: a page counted without any
+// legend, and classes that only the catalog glyphs or the raster detector
+// found where no legend row names them, with how many of those were
+// withheld as guesses below the confidence they earn on real drawings
+// (detect.UnnamedFloor).
+func (w *warnings) page(p Page, kept, withheld []storedDetection) {
+	if !detect.Counted(p.Kind) {
 		return
 	}
-	unexplained := map[string]int{}
+	counted, held := map[string]int{}, map[string]int{}
 	for _, d := range kept {
-		if d.LegendRow > 0 {
-			continue
-		}
-		if !w.legendClasses[d.Class] {
-			unexplained[d.Class]++
+		if d.LegendRow == 0 && !w.named[d.Class] {
+			counted[d.Class]++
 		}
 	}
-	if len(w.legendClasses) == 0 {
-		w.add(detect.WarnNoLegend, p.Index, fmt.Sprintf(
-			"page %d was counted without a legend: its %d detections come from the catalog's glyphs and the raster detector, which do not know this drawing's own symbols; check them", p.Index, len(kept)))
+	for _, d := range withheld {
+		if d.Withheld == withheldCatalogOnly {
+			held[d.Class]++
+		}
+	}
+	nHeld := total(held)
+	if len(w.named) == 0 {
+		if len(kept)+nHeld == 0 {
+			return
+		}
+		msg := fmt.Sprintf("page %d was counted without a legend: its %d detections come from the catalog's glyphs and the raster detector, which do not know this drawing's own symbols", p.Index, len(kept)+nHeld)
+		w.add(detect.WarnNoLegend, p.Index, msg+withheldText(counted, held)+"; check them")
 		return
 	}
-	if len(unexplained) == 0 {
+	if len(counted)+len(held) == 0 {
 		return
 	}
-	classes := make([]string, 0, len(unexplained))
+	msg := fmt.Sprintf("page %d: %d detections of classes no legend row of the job names were found by the catalog's glyphs or the raster detector alone", p.Index, total(counted)+nHeld)
+	w.add(detect.WarnCatalogOnly, p.Index, msg+withheldText(counted, held)+"; check them")
+}
+
+// withheldText says, for the message of a page's warning, what of its
+// guesses (detections of classes no legend row names) was counted and
+// what withheld, by class: the counted classes alone where none was
+// withheld.
+func withheldText(counted, held map[string]int) string {
+	var b strings.Builder
+	switch n := total(counted); {
+	case n > 0 && total(held) == 0:
+		fmt.Fprintf(&b, " (%s)", listed(counted))
+	case n > 0:
+		fmt.Fprintf(&b, "; %d counted (%s)", n, listed(counted))
+	}
+	if n := total(held); n > 0 {
+		fmt.Fprintf(&b, "; %d withheld, not counted, below the confidence such detections reach on real drawings (%s): they are listed with review=all and count once a reviewer accepts them", n, listed(held))
+	}
+	return b.String()
+}
+
+// total is the sum of a count by class.
+func total(by map[string]int) int {
 	n := 0
-	for c, k := range unexplained {
-		classes = append(classes, c)
+	for _, k := range by {
 		n += k
 	}
+	return n
+}
+
+// listed names the classes of a count by class with their counts, most
+// first, at most maxListed of them.
+func listed(by map[string]int) string {
+	classes := make([]string, 0, len(by))
+	for c := range by {
+		classes = append(classes, c)
+	}
 	sort.Slice(classes, func(a, b int) bool {
-		if unexplained[classes[a]] != unexplained[classes[b]] {
-			return unexplained[classes[a]] > unexplained[classes[b]]
+		if by[classes[a]] != by[classes[b]] {
+			return by[classes[a]] > by[classes[b]]
 		}
 		return classes[a] < classes[b]
 	})
-	listed := make([]string, 0, maxListed+1)
+	out := make([]string, 0, maxListed+1)
 	for k, c := range classes {
 		if k == maxListed {
-			listed = append(listed, fmt.Sprintf("and %d more", len(classes)-maxListed))
+			out = append(out, fmt.Sprintf("and %d more", len(classes)-maxListed))
 			break
 		}
-		listed = append(listed, fmt.Sprintf("%s %d", c, unexplained[c]))
+		out = append(out, fmt.Sprintf("%s %d", c, by[c]))
 	}
-	w.add(detect.WarnCatalogOnly, p.Index, fmt.Sprintf(
-		"page %d: %d detections of classes no legend row of the job names were found by the catalog's glyphs or the raster detector alone (%s); check them", p.Index, n, strings.Join(listed, ", ")))
+	return strings.Join(out, ", ")
 }
 
-// maxListed bounds the classes a catalog_only warning names.
+// maxListed bounds the classes a warning names.
 const maxListed = 8
 
 // views returns every warning.

@@ -32,11 +32,16 @@ func TestWarnings(t *testing.T) {
 
 	// No legend anywhere: each counted page with detections says so.
 	bare := newWarnings(&Job{Warnings: []Warning{{Code: detect.WarnTextNotRead, Page: 0, Message: "page 0 writes no text"}}})
-	bare.page(Page{Index: 0, Kind: detect.KindLegend}, []storedDetection{{Class: "smoke_detector"}})
-	bare.page(plan, []storedDetection{{Class: "smoke_detector"}, {Class: "push_button"}})
-	bare.page(Page{Index: 2, Kind: detect.KindFloorPlan}, nil)
-	if got, want := codes(bare.views()), "text_not_read@0 no_legend@1"; got != want {
+	bare.page(Page{Index: 0, Kind: detect.KindLegend}, []storedDetection{{Class: "smoke_detector"}}, nil)
+	bare.page(plan, []storedDetection{{Class: "smoke_detector"}, {Class: "push_button"}}, nil)
+	bare.page(Page{Index: 2, Kind: detect.KindFloorPlan}, nil, nil)
+	// A page whose every detection is withheld still says so.
+	bare.page(Page{Index: 3, Kind: detect.KindImage}, nil, []storedDetection{{Class: "heater", Withheld: withheldCatalogOnly}, {Class: "heater", Withheld: withheldCatalogOnly}})
+	if got, want := codes(bare.views()), "text_not_read@0 no_legend@1 no_legend@3"; got != want {
 		t.Errorf("no legend: %s, want %s", got, want)
+	}
+	if msg := bare.views()[2].Message; !strings.Contains(msg, "2 withheld") || !strings.Contains(msg, "heater 2") || strings.Contains(msg, "counted (") {
+		t.Errorf("no legend, all withheld: %q", msg)
 	}
 
 	// A legend naming smoke detectors and sounders: a push button found by
@@ -44,9 +49,13 @@ func TestWarnings(t *testing.T) {
 	q := 3
 	j := &Job{Legend: []LegendRow{{PageIndex: 0, Class: "smoke_detector", Quantity: &q}, {PageIndex: 0, Class: "sounder"}}}
 	w := newWarnings(j)
-	w.page(plan, []storedDetection{{Class: "smoke_detector", LegendRow: 1}, {Class: "smoke_detector"}, {Class: "push_button"}, {Class: "push_button"}})
+	w.page(plan, []storedDetection{{Class: "smoke_detector", LegendRow: 1}, {Class: "smoke_detector"}, {Class: "push_button"}, {Class: "push_button"}},
+		[]storedDetection{{Class: "heater", Withheld: withheldCatalogOnly}, {Class: "sounder", LegendRow: 2, Withheld: withheldFlood}})
 	if got, want := codes(w.views()), "catalog_only@1"; got != want {
 		t.Errorf("legend and a catalog-only class: %s, want %s", got, want)
+	}
+	if msg := w.views()[0].Message; !strings.Contains(msg, "3 detections") || !strings.Contains(msg, "2 counted (push_button 2)") || !strings.Contains(msg, "1 withheld") || !strings.Contains(msg, "(heater 1)") {
+		t.Errorf("catalog_only message %q", msg)
 	}
 }
 
@@ -91,7 +100,7 @@ func TestWithholdFloods(t *testing.T) {
 	// once a reviewer accepts them.
 	sp := storedPage{Detections: []storedDetection{{ID: "a", Class: "sounder", Confidence: 0.9, LegendRow: 3}, {ID: "b", Class: "sounder", Confidence: 0.9, LegendRow: 3}, {ID: "c", Class: "sounder", Confidence: 0.9}}}
 	pr := &PageReviews{Reviews: []Review{{DetectionID: "b", Decision: DecisionAccepted}}}
-	rv := sp.reviewed(pr, fd.Legend).withheld([]int{3})
+	rv := sp.reviewed(pr, fd.Legend).withheld(withholding{rows: []int{3}, named: map[string]bool{"sounder": true}})
 	var ids []string
 	for _, d := range rv.visible(detect.Filter{}) {
 		ids = append(ids, d.ID)
@@ -101,5 +110,57 @@ func TestWithholdFloods(t *testing.T) {
 	}
 	if n := len(rv.filtered(detect.Filter{}, true)); n != 3 {
 		t.Errorf("listed for review: %d, want 3", n)
+	}
+}
+
+// TestWithholdUnnamed: a detection no legend row found, of a class no
+// legend row names, below its finder's floor (for a catalog glyph match,
+// the floor of a page whose text was or was not read), is withheld as
+// catalog_only:
+// not counted, listed with review=all, counted once accepted; one at its
+// floor, one of a named class, a legend row's find and one a reviewer
+// re-classed are counted.
+func TestWithholdUnnamed(t *testing.T) {
+	vec := detect.Source{VectorMatching: true}
+	ras := detect.Source{Detector: true}
+	low := detect.UnnamedUnreadFloor - 0.1
+	sp := storedPage{Detections: []storedDetection{
+		{ID: "a", Class: "push_button", Confidence: low, Source: vec},
+		{ID: "b", Class: "push_button", Confidence: detect.UnnamedUnreadFloor, Source: vec},
+		{ID: "c", Class: "heater", Confidence: detect.UnnamedRasterFloor - 0.1, Source: ras},
+		{ID: "d", Class: "smoke_detector", Confidence: low, Source: vec},
+		{ID: "e", Class: "push_button", Confidence: low, Source: vec, LegendRow: 2},
+		{ID: "f", Class: "push_button", Confidence: low, Source: vec},
+		{ID: "g", Class: "heater", Confidence: low, Source: ras},
+	}}
+	legend := []LegendRow{{Class: "smoke_detector"}, {Class: ""}}
+	j := &Job{Legend: legend, Warnings: []Warning{{Code: detect.WarnTextNotRead, Page: 0, Message: "outlines"}}}
+	pr := &PageReviews{Reviews: []Review{{DetectionID: "f", Decision: DecisionAccepted}, {DetectionID: "g", Class: "sounder"}}}
+	rv := sp.reviewed(pr, legend).withheld(j.withholding(0))
+	var counted, held []string
+	for _, d := range rv.visible(detect.Filter{}) {
+		counted = append(counted, d.ID)
+	}
+	for _, d := range rv.filtered(detect.Filter{}, true) {
+		if d.Withheld != "" {
+			held = append(held, d.ID+":"+d.Withheld)
+		}
+	}
+	if got, want := strings.Join(counted, ","), "b,d,e,f,g"; got != want {
+		t.Errorf("counted %s, want %s", got, want)
+	}
+	if got, want := strings.Join(held, ","), "a:catalog_only,c:catalog_only"; got != want {
+		t.Errorf("withheld %s, want %s", got, want)
+	}
+	// On a page whose text was read the catalog glyph match stands
+	// (UnnamedVectorFloor); the raster detection is still withheld.
+	held = held[:0]
+	for _, d := range sp.withheld(j.withholding(1)).filtered(detect.Filter{}, true) {
+		if d.Withheld != "" {
+			held = append(held, d.ID)
+		}
+	}
+	if got, want := strings.Join(held, ","), "c,g"; got != want {
+		t.Errorf("text read: withheld %s, want %s", got, want)
 	}
 }

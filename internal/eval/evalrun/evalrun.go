@@ -84,10 +84,11 @@ func Run(ctx context.Context, cfg Config) (eval.Report, error) {
 		report  = eval.Report{Dataset: cfg.Data, ConfidenceMode: filter.Mode(), Sheets: len(sheets)}
 	)
 	for i, s := range sheets {
-		pages, pt, err := runSheet(ctx, cfg, s)
+		pages, pt, held, err := runSheet(ctx, cfg, s)
 		if err != nil {
 			return eval.Report{}, err
 		}
+		report.Withheld += held
 		all = append(all, pages...)
 		if cfg.Findings != nil {
 			if err := writeFindings(cfg.Findings, s, pages, filter); err != nil {
@@ -102,8 +103,8 @@ func Run(ctx context.Context, cfg Config) (eval.Report, error) {
 			ss.Seconds += t.RenderSeconds + t.DetectSeconds
 		}
 		report.PerSheet = append(report.PerSheet, ss)
-		progress(cfg.Progress, "[%d/%d] %s: %d pages, %.2f s, gt %d pred %d tp %d fp %d fn %d\n",
-			i+1, len(sheets), s.File, ss.Pages, ss.Seconds, ss.GT, ss.Pred, ss.TP, ss.FP, ss.FN)
+		progress(cfg.Progress, "[%d/%d] %s: %d pages, %.2f s, gt %d pred %d tp %d fp %d fn %d withheld %d\n",
+			i+1, len(sheets), s.File, ss.Pages, ss.Seconds, ss.GT, ss.Pred, ss.TP, ss.FP, ss.FN, held)
 	}
 	scores := eval.Score(all, filter)
 	report.Overall = scores.Overall
@@ -120,34 +121,37 @@ func Run(ctx context.Context, cfg Config) (eval.Report, error) {
 }
 
 // runSheet renders and detects every page of one drawing and returns the
-// labelled pages (stored detections, ground truth) and the cost of every
-// page.
-func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []eval.PageTiming, error) {
+// labelled pages (stored detections, ground truth), the cost of every
+// page and how many detections the read filter passes that the service
+// withholds as guesses at classes no legend row names (detect.Withheld):
+// those, stored or not, are left out of the scored pages, as the service
+// leaves them out of its take-off.
+func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []eval.PageTiming, int, error) {
 	for _, p := range s.Pages {
 		for _, sym := range p.Symbols {
 			if _, ok := cfg.Catalog.Model(sym.Class); !ok {
-				return nil, nil, fmt.Errorf("%s: page %d: class %q is not in the catalog", s.Label, p.PageIndex, sym.Class)
+				return nil, nil, 0, fmt.Errorf("%s: page %d: class %q is not in the catalog", s.Label, p.PageIndex, sym.Class)
 			}
 		}
 	}
 	data, err := os.ReadFile(s.Path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read drawing: %w", err)
+		return nil, nil, 0, fmt.Errorf("read drawing: %w", err)
 	}
 	mime := document.Sniff(data)
 	if mime == "" {
-		return nil, nil, fmt.Errorf("%s: not a PDF, PNG, JPEG or WebP", s.Path)
+		return nil, nil, 0, fmt.Errorf("%s: not a PDF, PNG, JPEG or WebP", s.Path)
 	}
 	// The service validates an upload at start, then renders it: so does
 	// the evaluation, with the service's limits.
 	validateStart := time.Now()
 	if _, err := document.Validate(ctx, data, mime, document.DefaultLimits()); err != nil {
-		return nil, nil, fmt.Errorf("%s: the service would refuse it: %w", s.Path, err)
+		return nil, nil, 0, fmt.Errorf("%s: the service would refuse it: %w", s.Path, err)
 	}
 	openStart := time.Now()
 	doc, err := document.Open(ctx, data, mime, document.DefaultLimits())
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: open: %w", s.Path, err)
+		return nil, nil, 0, fmt.Errorf("%s: open: %w", s.Path, err)
 	}
 	defer doc.Close()
 	n := doc.NumPages()
@@ -157,14 +161,20 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 	validateShare := openStart.Sub(validateStart).Seconds() / float64(n)
 	for _, p := range s.Pages {
 		if p.PageIndex >= n {
-			return nil, nil, fmt.Errorf("%s: ground truth labels page %d but the drawing has %d pages", s.Label, p.PageIndex, n)
+			return nil, nil, 0, fmt.Errorf("%s: ground truth labels page %d but the drawing has %d pages", s.Label, p.PageIndex, n)
 		}
 	}
 
 	dets := make([][]detect.Detection, n)
 	size := make([][2]int, n)
 	var timings []eval.PageTiming
-	err = pipeline.Run(ctx, doc, pipeline.Options{Engine: cfg.Engine}, func(r pipeline.PageResult) error {
+	var named map[string]bool // the classes the drawing's legend rows name
+	unread := map[int]bool{}  // the pages whose text was not read
+	opt := pipeline.Options{Engine: cfg.Engine, Document: func(info detect.DocumentInfo) error {
+		named, unread = detect.NamedClasses(info.Legend), detect.TextUnread(info.Warnings)
+		return nil
+	}}
+	err = pipeline.Run(ctx, doc, opt, func(r pipeline.PageResult) error {
 		if r.Index < 0 || r.Index >= n {
 			return fmt.Errorf("pipeline reported page %d of %d", r.Index, n)
 		}
@@ -187,19 +197,35 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", s.Path, err)
+		return nil, nil, 0, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	// The storage rules are job-wide: one drawing is one job.
 	stored := detect.KeepStored(dets)
+	filter := detect.DefaultFilter(cfg.Catalog.Threshold)
+	filter.Flat = cfg.Flat
+	held := 0
+	for i, ds := range stored {
+		kept := ds[:0:0]
+		for _, d := range ds {
+			if detect.Withheld(d, named, !unread[i]) {
+				if filter.Keep(d) {
+					held++ // reported but for the withholding
+				}
+				continue
+			}
+			kept = append(kept, d)
+		}
+		stored[i] = kept
+	}
 	pages := make([]eval.Page, 0, len(s.Pages))
 	for _, p := range s.Pages {
 		objs, err := p.Objects(size[p.PageIndex][0], size[p.PageIndex][1])
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", s.Label, err)
+			return nil, nil, 0, fmt.Errorf("%s: %w", s.Label, err)
 		}
 		pages = append(pages, eval.Page{GT: objs, Pred: stored[p.PageIndex], Cases: p.Cases})
 	}
-	return pages, timings, nil
+	return pages, timings, held, nil
 }
 
 // writeFindings writes the findings of one sheet's scored pages (in the

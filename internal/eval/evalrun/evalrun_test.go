@@ -328,6 +328,27 @@ func TestRunScoresWhatTheEngineReports(t *testing.T) {
 	if rep.Overall.TP != 4 || rep.ConfidenceMode != "flat" {
 		t.Fatalf("flat: %+v", rep.Overall)
 	}
+	if rep.Withheld != 0 {
+		t.Fatalf("withheld %d of detections no finder claims", rep.Withheld)
+	}
+
+	// The same boxes from the raster detector, no legend naming their
+	// classes: guesses below its floor, withheld as the service
+	// withholds them, so not scored.
+	guess := detect.EngineFunc(func(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+		ds, err := scripted(ctx, p)
+		for i := range ds {
+			ds[i].Source = detect.Source{Detector: true}
+		}
+		return ds, err
+	})
+	rep, err = Run(context.Background(), Config{Data: dir, Catalog: cat, Engine: guess})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Withheld != 3 || rep.Overall.Pred != 0 || rep.Overall.TP != 0 {
+		t.Fatalf("raster guesses: withheld %d, overall %+v; want the 3 reported withheld", rep.Withheld, rep.Overall)
+	}
 }
 
 func TestRunRejectsBadData(t *testing.T) {

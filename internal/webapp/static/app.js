@@ -502,9 +502,9 @@ async function showPage(index, seq) {
 }
 
 // renderPageCount shows the count of the page on view: its detections
-// less the rejected ones.
+// the take-off counts.
 function renderPageCount() {
-  $('page-count').textContent = viewer.detections.filter((d) => decisionOf(d) !== 'rejected').length;
+  $('page-count').textContent = viewer.detections.filter(counts).length;
 }
 
 function ready() {
@@ -863,6 +863,7 @@ function showDetails(d) {
   for (const [k, v] of [[t('className'), d.class], [t('category'), categoryName(d.category)],
     [t('conf'), formatConf(d.confidence)], [t('source'), src || '—'],
     [t('box'), `${Math.round(b.x)}, ${Math.round(b.y)} · ${Math.round(b.width)} × ${Math.round(b.height)}`],
+    ...(d.withheld && !decision ? [[t('withheldState'), t('withheld.' + d.withheld)]] : []),
     [t('reviewState'), t('decision.' + (decision || 'none'))]]) {
     const dt = document.createElement('dt');
     dt.textContent = k;
@@ -898,6 +899,14 @@ function showDetails(d) {
 // ---- reviews ----
 
 const decisionOf = (d) => (d && d.review && d.review.decision) || null;
+
+// counts says whether the take-off counts d: not rejected, and not
+// withheld (a flooded legend row's match, a guess at a class no legend
+// row names) unless a reviewer accepted it.
+const counts = (d) => {
+  const dec = decisionOf(d);
+  return dec === 'accepted' || dec === 'added' || (dec !== 'rejected' && !d.withheld);
+};
 
 // track counts a request in flight on the page (body data-pending), so
 // that a person (and a test) can tell when the page has caught up.
@@ -941,11 +950,12 @@ async function changeSelectedClass() {
 // view, and updates the box, the counts and the details from the answer.
 async function review(d, change) {
   const page = state.page;
-  const before = { class: d.class, category: d.category, counts: decisionOf(d) !== 'rejected' };
+  const before = { class: d.class, category: d.category, counts: counts(d) };
   try {
     const v = await track(state.client.review(state.jobId, page, d.id, change));
     Object.assign(d, v);
     if (v.review === undefined) delete d.review;
+    if (v.withheld === undefined) delete d.withheld;
     colour(d);
     const i = viewer.detections.indexOf(d);
     if (i >= 0) viewer.update(i);
@@ -963,7 +973,7 @@ async function review(d, change) {
 // from its state before a review to after; refreshJob then reads every
 // count (the legend's too) from the service.
 function recount(page, before, d) {
-  const after = decisionOf(d) !== 'rejected';
+  const after = counts(d);
   if (before && before.counts) bump(page, before.class, before.category, -1);
   if (after) bump(page, d.class, d.category, 1);
   renderCounts();

@@ -39,6 +39,11 @@ const texts = {
     },
     accept: 'Accept', reject: 'Reject', changeClass: 'Change class', undo: 'Undo',
     decision: { accepted: 'accepted', rejected: 'rejected', added: 'added', none: 'not reviewed' },
+    withheldState: 'Withheld',
+    withheld: {
+      flood: 'not counted: its legend row matched far more places than the sheet can hold; accept to count it',
+      catalog_only: 'not counted: no legend row names this class, and its confidence is below what such guesses reach on real drawings; accept to count it',
+    },
     reviewState: 'Review', reviewCounts: 'Reviewed: {a} accepted · {r} rejected · {n} added',
     keys: 'Keys: a accept · x reject · c change class · n / p next / previous · u next unreviewed · d draw a box (or shift-drag) · f find more like it · Esc cancel',
     prevTitle: 'Previous detection (p)', nextTitle: 'Next detection (n)', unreviewed: 'Unreviewed',
@@ -98,6 +103,11 @@ const texts = {
     },
     accept: 'Hyväksy', reject: 'Hylkää', changeClass: 'Vaihda luokka', undo: 'Peru',
     decision: { accepted: 'hyväksytty', rejected: 'hylätty', added: 'lisätty', none: 'tarkastamatta' },
+    withheldState: 'Pidätetty',
+    withheld: {
+      flood: 'ei laskettu: sen selitteen rivi osui paljon useampaan kohtaan kuin piirustukseen mahtuu; hyväksy, niin se lasketaan',
+      catalog_only: 'ei laskettu: mikään selitteen rivi ei nimeä tätä luokkaa, ja sen luottamus jää alle sen, minkä tällaiset arvaukset saavuttavat oikeissa piirustuksissa; hyväksy, niin se lasketaan',
+    },
     reviewState: 'Tarkastus', reviewCounts: 'Tarkastettu: {a} hyväksytty · {r} hylätty · {n} lisätty',
     keys: 'Näppäimet: a hyväksy · x hylkää · c vaihda luokka · n / p seuraava / edellinen · u seuraava tarkastamaton · d piirrä laatikko (tai vaihto-veto) · f etsi samanlaiset · Esc peru',
     prevTitle: 'Edellinen tunnistus (p)', nextTitle: 'Seuraava tunnistus (n)', unreviewed: 'Tarkastamaton',

@@ -104,7 +104,8 @@ export class Viewer {
     return el;
   }
 
-  // dress gives a box element its detection's class, colour and review.
+  // dress gives a box element its detection's class, colour, review and
+  // why the take-off withholds it (data-withheld), if it does.
   dress(el, d) {
     el.dataset.class = d.class;
     el.dataset.id = d.id;
@@ -112,6 +113,8 @@ export class Viewer {
     const decision = d.review && d.review.decision;
     if (decision) el.dataset.review = decision;
     else delete el.dataset.review;
+    if (d.withheld) el.dataset.withheld = d.withheld;
+    else delete el.dataset.withheld;
   }
 
   // update redraws detection i after a review changed it.

@@ -26,6 +26,7 @@ import (
 	"blueprint/internal/httpapi"
 	"blueprint/internal/job"
 	"blueprint/internal/localblob"
+	"blueprint/internal/ocr"
 	"blueprint/internal/openapi"
 	"blueprint/internal/raster"
 	"blueprint/internal/raster/rastertest"
@@ -52,7 +53,12 @@ func api(t *testing.T, vars map[string]string) (*apitest.Client, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.New(cat, engine.Options{RasterOff: cfg.Raster.Off, Raster: raster.Config{Library: cfg.Raster.Library}, LazyRaster: true})
+	// As blueprintd: words drawn as outlines are read wherever tesseract is.
+	outlines, err := ocr.Open(context.Background(), true, cfg.Raster.OCR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(cat, engine.Options{RasterOff: cfg.Raster.Off, Raster: raster.Config{Library: cfg.Raster.Library}, LazyRaster: true, Outlines: outlines})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/glyph"
+	"blueprint/internal/legend"
+	"blueprint/internal/vector"
+)
+
+// refCut is a cut Reference: each glyph as a vector drawing (pages drawn
+// as vectors) and as a raster crop (every page), the form CutReference
+// returns encoded and the saved document pass keeps.
+type refCut struct {
+	Rows   []detect.LegendRow
+	Glyphs []refGlyph
+}
+
+type refGlyph struct {
+	Row   int
+	Glyph glyph.Glyph // empty on an image page, or where no drawing was cut
+	Crop  []byte      // gray PNG of the glyph on its page's raster; nil where none
+}
+
+// refMagic starts every encoded refCut.
+const refMagic = "blueprint-reference/1\n"
+
+// CutReference cuts the glyphs of ref from its job's open document and
+// returns them encoded (kilobytes), for WithReferences: on a page drawn as
+// vectors the drawing wholly inside each box (legend.CutGlyph, as a search
+// cuts its exemplar), and on every page the box's pixels as a crop, which
+// image pages search for. A glyph that cuts to nothing either way (a box
+// around blank paper, or around more than one symbol) is left out; rows
+// left without a glyph count nothing.
+func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref detect.Reference) ([]byte, error) {
+	out := refCut{Rows: ref.Rows}
+	byPage := map[int][]int{}
+	var pages []int
+	for i, g := range ref.Glyphs {
+		if g.Row < 0 || g.Row >= len(ref.Rows) || g.Page < 0 || g.Page >= doc.NumPages() {
+			return nil, fmt.Errorf("engine: reference glyph %d: row %d or page %d out of range", i, g.Row, g.Page)
+		}
+		if _, ok := byPage[g.Page]; !ok {
+			pages = append(pages, g.Page)
+		}
+		byPage[g.Page] = append(byPage[g.Page], i)
+	}
+	for _, p := range pages {
+		pg, err := doc.Drawing(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
+		}
+		img, err := doc.PageImage(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
+		}
+		for _, i := range byPage[p] {
+			g := ref.Glyphs[i]
+			rg := refGlyph{Row: g.Row}
+			if pg != nil && !pg.Scan() {
+				c, err := legend.CutGlyph(pg, legend.Rect{Min: glyph.Point{X: g.Box.X, Y: g.Box.Y}, Max: glyph.Point{X: g.Box.X + g.Box.W, Y: g.Box.Y + g.Box.H}})
+				switch {
+				case err == nil:
+					rg.Glyph = c.Glyph
+				case errors.Is(err, legend.ErrCutEmpty), errors.Is(err, legend.ErrCutTooLarge):
+				default:
+					return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
+				}
+			}
+			r := image.Rect(int(math.Floor(g.Box.X)), int(math.Floor(g.Box.Y)), int(math.Ceil(g.Box.X+g.Box.W)), int(math.Ceil(g.Box.Y+g.Box.H))).Add(img.Bounds().Min)
+			if !r.Intersect(img.Bounds()).Empty() {
+				crop, err := cropPNG(img, r)
+				if err != nil {
+					return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
+				}
+				rg.Crop = crop
+			}
+			if len(rg.Glyph.Shapes) > 0 || rg.Crop != nil {
+				out.Glyphs = append(out.Glyphs, rg)
+			}
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString(refMagic)
+	if err := gob.NewEncoder(&b).Encode(out); err != nil {
+		return nil, fmt.Errorf("engine: encode reference: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// decodeRefs decodes what CutReference returned.
+func decodeRefs(cuts [][]byte) ([]refCut, error) {
+	out := make([]refCut, 0, len(cuts))
+	for i, c := range cuts {
+		rest, ok := bytes.CutPrefix(c, []byte(refMagic))
+		if !ok {
+			return nil, fmt.Errorf("engine: reference %d: not a cut reference of this version", i)
+		}
+		var rc refCut
+		if err := gob.NewDecoder(bytes.NewReader(rest)).Decode(&rc); err != nil {
+			return nil, fmt.Errorf("engine: reference %d: %w", i, err)
+		}
+		for _, g := range rc.Glyphs {
+			if g.Row < 0 || g.Row >= len(rc.Rows) {
+				return nil, fmt.Errorf("engine: reference %d: glyph of row %d out of range", i, g.Row)
+			}
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
+// WithReferences returns the engine whose document pass joins the cut
+// references (CutReference) to the document's own legends: each
+// reference's rows follow the document's in DocumentInfo.Legend, their
+// vector glyphs are matched on pages drawn as vectors and their crops
+// searched on image pages, beside the document's own legend glyphs and
+// competing with them for each place. Its saved pass (PrepareSaved) keeps
+// the references, so Resume needs nothing more.
+func (e *Engine) WithReferences(cuts [][]byte) (detect.DocumentEngine, error) {
+	refs, err := decodeRefs(cuts)
+	if err != nil {
+		return nil, err
+	}
+	return &Referenced{e: e, refs: refs}, nil
+}
+
+// Referenced is an Engine whose document pass joins other jobs' glyphs
+// (WithReferences). It is safe for concurrent use, as Engine is.
+type Referenced struct {
+	e    *Engine
+	refs []refCut
+}
+
+// Detect is Engine.Detect: without a document pass, no legend counts.
+func (r *Referenced) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	return r.e.Detect(ctx, p)
+}
+
+// Prepare is Engine.Prepare with the references joined.
+func (r *Referenced) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
+	eng, info, _, err := r.e.prepareSaved(ctx, doc, r.refs, false)
+	return eng, info, err
+}
+
+// PrepareSaved is Engine.PrepareSaved with the references joined and
+// saved.
+func (r *Referenced) PrepareSaved(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, []byte, error) {
+	return r.e.prepareSaved(ctx, doc, r.refs, true)
+}
+
+// Resume is Engine.Resume: the saved pass holds the references.
+func (r *Referenced) Resume(ctx context.Context, state []byte) (detect.Engine, detect.DocumentInfo, error) {
+	return r.e.Resume(ctx, state)
+}
+
+// refRow is a vector template's reference row: the class its matches
+// count as and their 1-based row in DocumentInfo.Legend.
+type refRow struct {
+	class string
+	row   int
+}
+
+// joinRefs appends the references' rows to info.Legend, their vector
+// glyphs to tpls (numbered after the document's own rows, base of them,
+// as de.refs records) and their crops to il's rows (il made when nil and
+// a reference has a crop). It returns the templates and il.
+func joinRefs(refs []refCut, info *detect.DocumentInfo, tpls []vector.Template, base int, de *docEngine, il *imageLegends) ([]vector.Template, *imageLegends) {
+	for _, rc := range refs {
+		first := len(info.Legend)
+		info.Legend = append(info.Legend, rc.Rows...)
+		for _, g := range rc.Glyphs {
+			row := first + g.Row + 1
+			class := rc.Rows[g.Row].Class
+			if len(g.Glyph.Shapes) > 0 {
+				de.refs = append(de.refs, refRow{class: class, row: row})
+				t := vector.Template{Class: class, Glyph: g.Glyph, Row: base + len(de.refs), Priority: 1, MinScale: legendMinScale, MaxScale: legendMaxScale, OptionalStubs: true, Stretch: true}
+				if g.Glyph.Weak() {
+					t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
+				}
+				tpls = append(tpls, t)
+			}
+			if g.Crop != nil {
+				if il == nil {
+					il = &imageLegends{Tables: map[int][]image.Rectangle{}, Kinds: map[int]string{}}
+				}
+				info := rc.Rows[g.Row]
+				il.Rows = append(il.Rows, imageRow{Info: info, Crop: g.Crop, ref: true, row: row})
+			}
+		}
+	}
+	return tpls, il
+}

@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/draw"
+	"image/png"
+	"math"
+	"testing"
+
+	"blueprint/internal/catalog"
+	"blueprint/internal/detect"
+	"blueprint/internal/document"
+)
+
+// refDocument is a document.Document as a detect.ReferenceDoc.
+type refDocument struct{ *document.Document }
+
+func (d refDocument) PageImage(ctx context.Context, i int) (image.Image, error) {
+	p, err := d.Page(ctx, i)
+	if err != nil {
+		return nil, err
+	}
+	return p.Raster, nil
+}
+
+// openPNG opens an image as a document, closed with the test.
+func openPNG(t *testing.T, data []byte) *document.Document {
+	t.Helper()
+	doc, err := document.Open(context.Background(), data, document.MimePNG, document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { doc.Close() })
+	return doc
+}
+
+// withoutLegend is the image legendImage drew with its legend blanked: a
+// plan page sent alone.
+func withoutLegend(t *testing.T, data []byte) []byte {
+	t.Helper()
+	src, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := image.NewGray(src.Bounds())
+	draw.Draw(img, img.Bounds(), src, image.Point{}, draw.Src)
+	draw.Draw(img, image.Rect(0, 0, 500, 225), image.White, image.Point{}, draw.Src)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// legendReference is the reference a job of legendImage's drawing lends:
+// its two legend rows, their glyphs where legendImage draws them.
+func legendReference() detect.Reference {
+	return detect.Reference{
+		Rows: []detect.LegendRow{
+			{PageIndex: 0, Description: "SMOKE DETECTOR", Class: "smoke_detector", ReferenceJob: "job-a"},
+			{PageIndex: 0, Description: "MANUAL CALL POINT", Class: "manual_call_point", ReferenceJob: "job-a"},
+		},
+		Glyphs: []detect.ReferenceGlyph{
+			{Page: 0, Box: detect.Box{X: 65, Y: 85, W: 50, H: 50}, Row: 0},
+			{Page: 0, Box: detect.Box{X: 63, Y: 148, W: 54, H: 48}, Row: 1},
+		},
+	}
+}
+
+// A plan image sent alone, with no legend and no OCR, is counted by the
+// glyphs of another job's legend: each of its smoke detectors is found,
+// under the reference's row, and the saved pass resumes to the same
+// detections.
+func TestReferenceLegendOnImage(t *testing.T) {
+	ctx := context.Background()
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(cat, Options{RasterOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legendPNG, want := legendImage(t, 1)
+	cut, err := e.CutReference(ctx, refDocument{openPNG(t, legendPNG)}, legendReference())
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := e.WithReferences([][]byte{cut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := openPNG(t, withoutLegend(t, legendPNG))
+	eng, info, state, err := re.(*Referenced).PrepareSaved(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Legend) != 2 || info.Legend[0].ReferenceJob != "job-a" || info.Legend[0].Class != "smoke_detector" {
+		t.Fatalf("legend %+v: want the reference's two rows", info.Legend)
+	}
+	p, err := plan.Page(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := eng.Detect(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smoke := 0
+	for _, d := range ds {
+		if d.Class != "smoke_detector" {
+			continue
+		}
+		if d.LegendRow != 1 {
+			t.Errorf("smoke detector at %+v counts under legend row %d, want 1", d.Box, d.LegendRow)
+		}
+		c := image.Pt(int(d.Box.X+d.Box.W/2), int(d.Box.Y+d.Box.H/2))
+		near := false
+		for _, w := range want["smoke_detector"] {
+			near = near || math.Hypot(float64(c.X-w.X), float64(c.Y-w.Y)) < 15
+		}
+		if !near {
+			t.Errorf("smoke detector at %v is none of the drawn ones", c)
+		}
+		smoke++
+	}
+	if smoke != len(want["smoke_detector"]) {
+		t.Errorf("%d smoke detectors found, %d drawn", smoke, len(want["smoke_detector"]))
+	}
+	// Without the reference the image is the raster detector's, which
+	// is off here: the engine has no legend to count with.
+	if _, _, err := e.Prepare(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	resumed, rinfo, err := e.Resume(ctx, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rinfo.Legend) != len(info.Legend) {
+		t.Fatalf("resumed legend has %d rows, prepared %d", len(rinfo.Legend), len(info.Legend))
+	}
+	rds, err := resumed.Detect(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rds) != len(ds) {
+		t.Errorf("resumed engine found %d, prepared %d", len(rds), len(ds))
+	}
+}
+
+// A reference that is not CutReference's is refused, and a glyph of a
+// row or page out of range is not cut.
+func TestReferenceRefusals(t *testing.T) {
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(cat, Options{RasterOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.WithReferences([][]byte{[]byte("not a reference")}); err == nil {
+		t.Error("WithReferences took bytes that are no cut reference")
+	}
+	legendPNG, _ := legendImage(t, 1)
+	ref := legendReference()
+	ref.Glyphs[1].Row = 5
+	if _, err := e.CutReference(context.Background(), refDocument{openPNG(t, legendPNG)}, ref); err == nil {
+		t.Error("CutReference cut a glyph of a row the reference does not have")
+	}
+}

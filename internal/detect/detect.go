@@ -194,11 +194,18 @@ type Reference struct {
 
 // ReferenceGlyph is one glyph of a Reference: the drawing inside Box
 // (raster pixels) on page Page of the referenced job's document, counted
-// under Reference.Rows[Row].
+// under Reference.Rows[Row]. Exemplar marks a glyph drawn on a plan (a
+// detection a reviewer confirmed, or a legend row's surest match); the
+// others are legend rows' glyphs, drawn in a legend table with the other
+// rows of their page. PixelsOnly: the glyph lends its pixels only, for
+// image pages (a legend row's match on a plan: on a page drawn as vectors
+// the row's legend glyph is matched itself).
 type ReferenceGlyph struct {
-	Page int
-	Box  Box
-	Row  int
+	Page       int
+	Box        Box
+	Row        int
+	Exemplar   bool
+	PixelsOnly bool
 }
 
 // ReferenceDoc is the open document of a referenced job: its pages'

@@ -27,6 +27,9 @@ type refGlyph struct {
 	Row   int
 	Glyph glyph.Glyph // empty on an image page, or where no drawing was cut
 	Crop  []byte      // gray PNG of the glyph on its page's raster; nil where none
+	// Plain: the crop matches its legend table's rules or text
+	// (legendPlain); it is not searched on image pages.
+	Plain bool
 }
 
 // refMagic starts every encoded refCut.
@@ -35,7 +38,8 @@ const refMagic = "blueprint-reference/1\n"
 // CutReference cuts the glyphs of ref from its job's open document and
 // returns them encoded (kilobytes), for WithReferences: on a page drawn as
 // vectors the drawing wholly inside each box (legend.CutGlyph, as a search
-// cuts its exemplar), and on every page the box's pixels as a crop, which
+// cuts its exemplar; not for a glyph of PixelsOnly), and on every page the
+// box's pixels as a crop, which
 // image pages search for. A glyph that cuts to nothing either way (a box
 // around blank paper, or around more than one symbol) is left out; rows
 // left without a glyph count nothing.
@@ -61,10 +65,14 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 		if err != nil {
 			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
 		}
+		plain, err := legendPlain(ctx, img, ref.Glyphs, byPage[p])
+		if err != nil {
+			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
+		}
 		for _, i := range byPage[p] {
 			g := ref.Glyphs[i]
-			rg := refGlyph{Row: g.Row}
-			if pg != nil && !pg.Scan() {
+			rg := refGlyph{Row: g.Row, Plain: plain[i]}
+			if pg != nil && !pg.Scan() && !g.PixelsOnly {
 				c, err := legend.CutGlyph(pg, legend.Rect{Min: glyph.Point{X: g.Box.X, Y: g.Box.Y}, Max: glyph.Point{X: g.Box.X + g.Box.W, Y: g.Box.Y + g.Box.H}})
 				switch {
 				case err == nil:
@@ -94,6 +102,51 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 	}
 	return b.Bytes(), nil
 }
+
+// legendPlain reports, for the legend glyphs among gs[idx] (all on one
+// page image img), whether each is too plain to search on an image
+// (plainGlyphs, as for a legend read on an image): searched over its
+// legend table, approximated by the extent of the page's legend glyphs
+// grown by plainReach glyph sizes each way (the table's rules, the start
+// of each row's text), it matches places that are no row's glyph. The
+// result is indexed like gs; exemplars are never plain: a reviewer saw
+// them counted on a plan.
+func legendPlain(ctx context.Context, img image.Image, gs []detect.ReferenceGlyph, idx []int) (map[int]bool, error) {
+	out := map[int]bool{}
+	var (
+		rects  []image.Rectangle
+		which  []int
+		extent image.Rectangle
+		side   int
+	)
+	for _, i := range idx {
+		g := gs[i]
+		if g.Exemplar {
+			continue
+		}
+		r := image.Rect(int(math.Floor(g.Box.X)), int(math.Floor(g.Box.Y)), int(math.Ceil(g.Box.X+g.Box.W)), int(math.Ceil(g.Box.Y+g.Box.H))).Add(img.Bounds().Min)
+		rects, which = append(rects, r), append(which, i)
+		extent = extent.Union(r)
+		side = max(side, r.Dx(), r.Dy())
+	}
+	if len(rects) == 0 {
+		return out, nil
+	}
+	table := extent.Inset(-plainReach * side)
+	plain, err := plainGlyphs(ctx, img, table, rects)
+	if err != nil {
+		return nil, err
+	}
+	for k, i := range which {
+		out[i] = plain[k]
+	}
+	return out, nil
+}
+
+// plainReach is how far past its page's legend glyphs, in glyph sizes,
+// legendPlain searches a glyph: far enough to take in the rules beside
+// and between the rows.
+const plainReach = 2
 
 // decodeRefs decodes what CutReference returned.
 func decodeRefs(cuts [][]byte) ([]refCut, error) {
@@ -192,7 +245,7 @@ func joinRefs(refs []refCut, info *detect.DocumentInfo, tpls []vector.Template, 
 					il = &imageLegends{Tables: map[int][]image.Rectangle{}, Kinds: map[int]string{}}
 				}
 				info := rc.Rows[g.Row]
-				il.Rows = append(il.Rows, imageRow{Info: info, Crop: g.Crop, ref: true, row: row})
+				il.Rows = append(il.Rows, imageRow{Info: info, Crop: g.Crop, Plain: g.Plain, ref: true, row: row})
 			}
 		}
 	}

@@ -172,14 +172,21 @@ func (s *Service) cutReference(ctx context.Context, re ReferencingEngine, j *Job
 func (s *Service) referenceOf(ctx context.Context, r *Job) (detect.Reference, error) {
 	var ref detect.Reference
 	reps := Repeats(r.Legend)
+	lent := map[int]int{} // r's legend row (1-based) -> its row in ref
 	for i, row := range r.Legend {
 		if row.Class == "" || row.GlyphBox == nil || row.ReferenceJob != "" || reps[i] >= 0 {
 			continue
 		}
+		lent[i+1] = len(ref.Rows)
 		ref.Glyphs = append(ref.Glyphs, detect.ReferenceGlyph{Page: row.PageIndex, Box: *row.GlyphBox, Row: len(ref.Rows)})
 		ref.Rows = append(ref.Rows, detect.LegendRow{PageIndex: row.PageIndex, Description: row.Description, Class: row.Class,
 			PartNumber: row.PartNumber, Tag: row.Tag, ReferenceJob: r.ID})
 	}
+	drawn, err := s.drawnInstances(ctx, r, reps, lent)
+	if err != nil {
+		return ref, err
+	}
+	ref.Glyphs = append(ref.Glyphs, drawn...)
 	exemplarRow := map[string]int{}
 	taken := map[string]int{}
 	for _, page := range r.ReviewedPages {
@@ -199,10 +206,67 @@ func (s *Service) referenceOf(ctx context.Context, r *Job) (detect.Reference, er
 				ref.Rows = append(ref.Rows, detect.LegendRow{PageIndex: page, Description: s.cfg.Catalog.DisplayName(d.Class, "") + " (reviewed detections)",
 					Class: d.Class, ReferenceJob: r.ID})
 			}
-			ref.Glyphs = append(ref.Glyphs, detect.ReferenceGlyph{Page: page, Box: d.Box, Row: row})
+			ref.Glyphs = append(ref.Glyphs, detect.ReferenceGlyph{Page: page, Box: d.Box, Row: row, Exemplar: true})
 		}
 	}
 	return ref, nil
+}
+
+// minDrawnConfidence is the least confidence of a vector match of a
+// reference's legend row that lends its glyph as drawn on its plan: the
+// matcher's sure matches (the drawing explains the glyph whole).
+const minDrawnConfidence = 0.9
+
+// drawnInstances are, for each lent legend row of job r (lent: r's 1-based
+// row to its row in the reference; reps: Repeats of r's legend), the
+// glyph as r's plans draw it: the surest vector match of the row on r's
+// counted pages, not rejected by a reviewer, from minDrawnConfidence. A
+// legend draws every glyph in a cell of one height, often smaller than
+// the plans do (11 pixels high on the South African A3 sheets at 200
+// DPI, too few for an image search to tell a glyph from a line end),
+// while the plan draws it at the size, line weight and company (text,
+// wires) other plans of the set draw it: the instance an image page of
+// the same set is searched for. Only vector matches lend one: on a page
+// drawn as vectors the match is the drawing itself, where a glyph search
+// on an image may have matched a look-alike.
+func (s *Service) drawnInstances(ctx context.Context, r *Job, reps []int, lent map[int]int) ([]detect.ReferenceGlyph, error) {
+	type best struct {
+		page int
+		d    storedDetection
+	}
+	found := map[int]best{}
+	for _, p := range r.Pages {
+		if !detect.Counted(p.Kind) {
+			continue
+		}
+		sp, err := s.reviewedPage(ctx, r, p.Index)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range sp.Detections {
+			if !d.Source.VectorMatching || d.Confidence < minDrawnConfidence || d.Decision == DecisionRejected || d.LegendRow <= 0 || d.LegendRow > len(reps) {
+				continue
+			}
+			row := d.LegendRow
+			if f := reps[row-1]; f >= 0 {
+				row = f + 1
+			}
+			k, ok := lent[row]
+			if !ok || r.Legend[row-1].Class != d.Class {
+				continue
+			}
+			if b, ok := found[k]; !ok || d.Confidence > b.d.Confidence {
+				found[k] = best{p.Index, d}
+			}
+		}
+	}
+	out := make([]detect.ReferenceGlyph, 0, len(found))
+	for k := range len(lent) {
+		if b, ok := found[k]; ok {
+			out = append(out, detect.ReferenceGlyph{Page: b.page, Box: b.d.Box, Row: k, Exemplar: true, PixelsOnly: true})
+		}
+	}
+	return out, nil
 }
 
 // exemplars are the detections of a page of job r that its reviewers

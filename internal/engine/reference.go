@@ -30,6 +30,9 @@ type refGlyph struct {
 	// Plain: the crop matches its legend table's rules or text
 	// (legendPlain); it is not searched on image pages.
 	Plain bool
+	// Drawn: the glyph as a plan of the reference draws it
+	// (detect.ReferenceGlyph.PixelsOnly).
+	Drawn bool
 }
 
 // refMagic starts every encoded refCut.
@@ -71,7 +74,7 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 		}
 		for _, i := range byPage[p] {
 			g := ref.Glyphs[i]
-			rg := refGlyph{Row: g.Row, Plain: plain[i]}
+			rg := refGlyph{Row: g.Row, Plain: plain[i], Drawn: g.PixelsOnly}
 			if pg != nil && !pg.Scan() && !g.PixelsOnly {
 				c, err := legend.CutGlyph(pg, legend.Rect{Min: glyph.Point{X: g.Box.X, Y: g.Box.Y}, Max: glyph.Point{X: g.Box.X + g.Box.W, Y: g.Box.Y + g.Box.H}})
 				switch {
@@ -225,10 +228,20 @@ type refRow struct {
 // glyphs to tpls (numbered after the document's own rows, base of them,
 // as de.refs records) and their crops to il's rows (il made when nil and
 // a reference has a crop). It returns the templates and il.
+//
+// On image pages a row that lends its glyph as a plan of the reference
+// draws it (refGlyph.Drawn) is searched for by that glyph alone: a
+// legend draws its glyphs in cells of one height, often smaller than the
+// plans do, and there the legend's crop matches line ends and corners
+// the plan's own drawing of the symbol does not.
 func joinRefs(refs []refCut, info *detect.DocumentInfo, tpls []vector.Template, base int, de *docEngine, il *imageLegends) ([]vector.Template, *imageLegends) {
 	for _, rc := range refs {
 		first := len(info.Legend)
 		info.Legend = append(info.Legend, rc.Rows...)
+		drawn := map[int]bool{}
+		for _, g := range rc.Glyphs {
+			drawn[g.Row] = drawn[g.Row] || (g.Drawn && g.Crop != nil)
+		}
 		for _, g := range rc.Glyphs {
 			row := first + g.Row + 1
 			class := rc.Rows[g.Row].Class
@@ -240,7 +253,7 @@ func joinRefs(refs []refCut, info *detect.DocumentInfo, tpls []vector.Template, 
 				}
 				tpls = append(tpls, t)
 			}
-			if g.Crop != nil {
+			if g.Crop != nil && (g.Drawn || !drawn[g.Row]) {
 				if il == nil {
 					il = &imageLegends{Tables: map[int][]image.Rectangle{}, Kinds: map[int]string{}}
 				}

@@ -171,3 +171,34 @@ func TestReferenceRefusals(t *testing.T) {
 		t.Error("CutReference cut a glyph of a row the reference does not have")
 	}
 }
+
+// joinRefs: each reference row follows the document's in the legend; a
+// vector glyph joins the matcher numbered after the document's rows; on
+// images a row that lends its glyph as a plan draws it is searched by
+// that glyph alone, a row without one by its legend crop, and a legend
+// crop too plain to search is kept but marked plain.
+func TestJoinRefs(t *testing.T) {
+	info := detect.DocumentInfo{Legend: []detect.LegendRow{{Description: "own"}}}
+	refs := []refCut{{
+		Rows: []detect.LegendRow{{Class: "smoke_detector", ReferenceJob: "a"}, {Class: "manual_call_point", ReferenceJob: "a"}},
+		Glyphs: []refGlyph{
+			{Row: 0, Crop: []byte("legend smoke")},
+			{Row: 0, Crop: []byte("plan smoke"), Drawn: true},
+			{Row: 1, Crop: []byte("legend call"), Plain: true},
+		},
+	}}
+	de := &docEngine{}
+	_, il := joinRefs(refs, &info, nil, 1, de, nil)
+	if len(info.Legend) != 3 || info.Legend[1].Class != "smoke_detector" || info.Legend[2].ReferenceJob != "a" {
+		t.Fatalf("legend %+v: want the document's row, then the reference's two", info.Legend)
+	}
+	if il == nil || len(il.Rows) != 2 {
+		t.Fatalf("image rows %+v: want the smoke detector's plan glyph and the call point's legend glyph", il)
+	}
+	if string(il.Rows[0].Crop) != "plan smoke" || il.Rows[0].row != 2 || !il.Rows[0].ref {
+		t.Errorf("first image row %+v: want the plan's smoke detector under legend row 2", il.Rows[0])
+	}
+	if string(il.Rows[1].Crop) != "legend call" || il.Rows[1].row != 3 || !il.Rows[1].Plain {
+		t.Errorf("second image row %+v: want the call point's legend glyph, plain, under legend row 3", il.Rows[1])
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"math"
 
 	"blueprint/internal/detect"
@@ -75,11 +76,15 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 		for _, i := range byPage[p] {
 			g := ref.Glyphs[i]
 			rg := refGlyph{Row: g.Row, Plain: plain[i], Drawn: g.PixelsOnly}
-			if pg != nil && !pg.Scan() && !g.PixelsOnly {
+			var cut *legend.Cut
+			if pg != nil && !pg.Scan() {
 				c, err := legend.CutGlyph(pg, legend.Rect{Min: glyph.Point{X: g.Box.X, Y: g.Box.Y}, Max: glyph.Point{X: g.Box.X + g.Box.W, Y: g.Box.Y + g.Box.H}})
 				switch {
 				case err == nil:
-					rg.Glyph = c.Glyph
+					cut = &c
+					if !g.PixelsOnly {
+						rg.Glyph = c.Glyph
+					}
 				case errors.Is(err, legend.ErrCutEmpty), errors.Is(err, legend.ErrCutTooLarge):
 				default:
 					return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
@@ -87,7 +92,11 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 			}
 			r := image.Rect(int(math.Floor(g.Box.X)), int(math.Floor(g.Box.Y)), int(math.Ceil(g.Box.X+g.Box.W)), int(math.Ceil(g.Box.Y+g.Box.H))).Add(img.Bounds().Min)
 			if !r.Intersect(img.Bounds()).Empty() {
-				crop, err := cropPNG(img, r)
+				src := img
+				if cut != nil && g.Exemplar {
+					src = onlyGlyph(img, r, *cut)
+				}
+				crop, err := cropPNG(src, r)
 				if err != nil {
 					return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
 				}
@@ -105,6 +114,93 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 	}
 	return b.Bytes(), nil
 }
+
+// glyphReach is how far, in raster pixels, a pixel may lie from the cut
+// glyph's drawing and still be its ink (half a heavy pen, antialiasing).
+const glyphReach = 3
+
+// onlyGlyph is img with the pixels of r that lie farther than glyphReach
+// from the drawing of cut (legend.CutGlyph: what lies wholly inside the
+// box, in the symbol's colour, and its text) painted white: a symbol cut
+// from a plan without the walls, wires and hatching that cross its box,
+// which a search for it would otherwise look for too. Outside r it is
+// img.
+func onlyGlyph(img image.Image, r image.Rectangle, cut legend.Cut) image.Image {
+	r = r.Inset(-1).Intersect(img.Bounds())
+	out := image.NewGray(r)
+	keep := image.NewGray(r)
+	c := glyph.Point{X: (cut.Drawn.Min.X + cut.Drawn.Max.X) / 2, Y: (cut.Drawn.Min.Y + cut.Drawn.Max.Y) / 2}
+	px := func(p glyph.Point) (float64, float64) {
+		return c.X + p.X*pxPerMM + float64(img.Bounds().Min.X), c.Y + p.Y*pxPerMM + float64(img.Bounds().Min.Y)
+	}
+	mark := func(x, y float64) {
+		for dy := -glyphReach; dy <= glyphReach; dy++ {
+			for dx := -glyphReach; dx <= glyphReach; dx++ {
+				q := image.Pt(int(math.Round(x))+dx, int(math.Round(y))+dy)
+				if q.In(r) {
+					keep.Pix[keep.PixOffset(q.X, q.Y)] = 1
+				}
+			}
+		}
+	}
+	for _, sh := range cut.Glyph.Shapes {
+		if sh.Kind == glyph.KindText && len(sh.Pts) > 0 {
+			// its extent: 0.6 of its height a character, centred on its baseline
+			w := 0.6 * sh.Size * float64(len([]rune(sh.Text)))
+			x0, y0 := px(glyph.Point{X: sh.Pts[0].X - w/2, Y: sh.Pts[0].Y - sh.Size})
+			x1, y1 := px(glyph.Point{X: sh.Pts[0].X + w/2, Y: sh.Pts[0].Y})
+			for y := y0; y <= y1; y++ {
+				for x := x0; x <= x1; x++ {
+					mark(x, y)
+				}
+			}
+			continue
+		}
+		for _, chain := range (glyph.Glyph{Shapes: []glyph.Shape{sh}}).Polylines(0.5 / pxPerMM) {
+			if sh.Fill && len(chain) > 0 {
+				// a filled shape's inside is ink too: its extent
+				x0, y0 := px(chain[0])
+				x1, y1 := x0, y0
+				for _, p := range chain[1:] {
+					x, y := px(p)
+					x0, y0, x1, y1 = math.Min(x0, x), math.Min(y0, y), math.Max(x1, x), math.Max(y1, y)
+				}
+				for y := y0; y <= y1; y++ {
+					for x := x0; x <= x1; x++ {
+						mark(x, y)
+					}
+				}
+			}
+			for i := range chain {
+				if i == 0 {
+					mark(px(chain[0]))
+					continue
+				}
+				ax, ay := px(chain[i-1])
+				bx, by := px(chain[i])
+				n := int(math.Hypot(bx-ax, by-ay)) + 1
+				for k := 1; k <= n; k++ {
+					f := float64(k) / float64(n)
+					mark(ax+f*(bx-ax), ay+f*(by-ay))
+				}
+			}
+		}
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			v := uint8(255)
+			if keep.Pix[keep.PixOffset(x, y)] != 0 {
+				v = color.GrayModel.Convert(img.At(x, y)).(color.Gray).Y
+			}
+			out.Pix[out.PixOffset(x, y)] = v
+		}
+	}
+	return out
+}
+
+// pxPerMM is raster pixels a millimetre of the page (legend.CutGlyph's
+// glyph frame).
+const pxPerMM = float64(detect.RenderDPI) / 25.4
 
 // legendPlain reports, for the legend glyphs among gs[idx] (all on one
 // page image img), whether each is too plain to search on an image

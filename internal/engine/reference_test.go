@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image"
+	"image/color"
 	"image/draw"
 	"image/png"
 	"math"
@@ -12,6 +13,8 @@ import (
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
 	"blueprint/internal/document"
+	"blueprint/internal/glyph"
+	"blueprint/internal/legend"
 )
 
 // refDocument is a document.Document as a detect.ReferenceDoc.
@@ -200,5 +203,32 @@ func TestJoinRefs(t *testing.T) {
 	}
 	if string(il.Rows[1].Crop) != "legend call" || il.Rows[1].row != 3 || !il.Rows[1].Plain {
 		t.Errorf("second image row %+v: want the call point's legend glyph, plain, under legend row 3", il.Rows[1])
+	}
+}
+
+// onlyGlyph keeps the ink of the cut glyph and paints white what merely
+// crosses its box: a wall through a circle symbol is gone from the crop,
+// the circle stays.
+func TestOnlyGlyph(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 100, 100))
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	const cx, cy, rpx = 50.0, 50.0, 12.0
+	for a := 0.0; a < 2*math.Pi; a += 0.01 {
+		img.SetGray(int(cx+rpx*math.Cos(a)), int(cy+rpx*math.Sin(a)), color.Gray{})
+	}
+	for x := range 100 {
+		img.SetGray(x, 20, color.Gray{}) // a wall crossing the box above the circle
+	}
+	cut := legend.Cut{
+		Glyph: glyph.Glyph{Shapes: []glyph.Shape{{Kind: glyph.KindCircle, Pts: []glyph.Point{{}}, R: rpx / pxPerMM}}},
+		Drawn: legend.Rect{Min: glyph.Point{X: cx - rpx, Y: cy - rpx}, Max: glyph.Point{X: cx + rpx, Y: cy + rpx}},
+	}
+	box := image.Rect(15, 15, 85, 85)
+	out := onlyGlyph(img, box, cut)
+	if g := color.GrayModel.Convert(out.At(50, 20)).(color.Gray).Y; g != 255 {
+		t.Errorf("the wall at (50,20) is %d, want white", g)
+	}
+	if g := color.GrayModel.Convert(out.At(int(cx+rpx), int(cy))).(color.Gray).Y; g != 0 {
+		t.Errorf("the circle at (%d,%d) is %d, want its ink", int(cx+rpx), int(cy), g)
 	}
 }

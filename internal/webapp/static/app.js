@@ -1613,6 +1613,7 @@ function bind() {
     state.client = null;
     setReview(null);
     $('jobs').replaceChildren();
+    referenceChoices([], false);
     say(t('keyForgotten'));
   });
   $('upload-form').addEventListener('submit', (e) => {

@@ -38,6 +38,9 @@ type localService struct {
 	// onProgress, while a file is processed, is told its pages done and
 	// total each time they change.
 	onProgress func(done, total int)
+	// refs are the jobs every later job counts with (init's
+	// reference_jobs): the --legend drawing's.
+	refs []string
 }
 
 // newLocalService builds the job service over a new temporary directory
@@ -85,6 +88,7 @@ func (l *localService) Close() error {
 // take-off the exports write, both under the same read options.
 type result struct {
 	File    string
+	JobID   string
 	Done    *job.DoneView
 	Takeoff *job.Takeoff
 }
@@ -100,7 +104,12 @@ func (l *localService) takeoff(ctx context.Context, name string, data []byte, op
 	}
 	c := job.Caller{KeyID: cliKeyID}
 	base, size := filepath.Base(name), int64(len(data))
-	created, _, err := l.svc.Init(ctx, c, job.InitRequest{FileName: &base, MimeType: &mime, Size: &size}, "")
+	req := job.InitRequest{FileName: &base, MimeType: &mime, Size: &size}
+	if len(l.refs) > 0 {
+		refs := l.refs
+		req.ReferenceJobs = &refs
+	}
+	created, _, err := l.svc.Init(ctx, c, req, "")
 	if err != nil {
 		return nil, l.refusal(err)
 	}
@@ -127,7 +136,7 @@ func (l *localService) takeoff(ctx context.Context, name string, data []byte, op
 		if err != nil {
 			return nil, l.refusal(err)
 		}
-		return &result{File: name, Done: v, Takeoff: t}, nil
+		return &result{File: name, JobID: id, Done: v, Takeoff: t}, nil
 	case *job.FailedView:
 		// The service's message, less its advice to partners.
 		msg, _, _ := strings.Cut(v.Error.Message, " Upload the file again as a new job")

@@ -46,6 +46,13 @@ The output, on stdout, is one of:
 	--xlsx OUT  the API's takeoff.xlsx written to OUT; with several files,
 	            or when OUT is a directory, OUT/<name>-takeoff.xlsx each
 
+With --legend LEGEND, the drawing LEGEND (a legend sheet, or any sheet
+whose legend is wanted) is read first as a job of its own, and every FILE
+is then counted with its legend beside their own, as a job whose
+reference_jobs names LEGEND's job (docs/api.md): plan pages sent alone,
+as images say, are then counted by the glyphs of that legend. LEGEND's own
+take-off is not written.
+
 While files are processed, a progress bar (pages done of the total) is
 drawn on stderr when stderr is a terminal. A file that cannot be read is
 reported on stderr in one line and the others are still counted; the exit
@@ -63,6 +70,7 @@ type takeoffOptions struct {
 	legendCSV bool
 	xlsx      string
 	lang      string
+	legend    string // --legend: a drawing whose legend every file counts with
 }
 
 func takeoffFlags(fs *flag.FlagSet, e env) func(context.Context, []string) error {
@@ -72,6 +80,7 @@ func takeoffFlags(fs *flag.FlagSet, e env) func(context.Context, []string) error
 	fs.BoolVar(&o.json, "json", false, "write the take-off as JSON")
 	fs.StringVar(&o.xlsx, "xlsx", "", "write the take-off as an Excel workbook (the API's takeoff.xlsx) to `OUT`")
 	fs.StringVar(&o.lang, "lang", catalog.LangEnglish, "`language` of display names: en or fi")
+	fs.StringVar(&o.legend, "legend", "", "a drawing `LEGEND` whose legend is read first; every FILE is counted with it (the API's reference_jobs)")
 	o.read.define(fs)
 	return func(ctx context.Context, files []string) error { return takeoff(ctx, files, o, e) }
 }
@@ -114,6 +123,11 @@ func takeoff(ctx context.Context, files []string, o takeoffOptions, e env) error
 	}
 	// Files that cannot be read are told first, before ONNX Runtime and
 	// the engine are loaded.
+	if o.legend != "" {
+		if err := checkFile(o.legend); err != nil {
+			return fmt.Errorf("takeoff: --legend %s: %w", o.legend, err)
+		}
+	}
 	failed := 0
 	var readable []string
 	for _, f := range files {
@@ -139,6 +153,13 @@ func takeoff(ctx context.Context, files []string, o takeoffOptions, e env) error
 		return err
 	}
 	defer l.Close()
+	if o.legend != "" {
+		res, err := takeoffFile(ctx, l, o.legend, o.readOptions(), e)
+		if err != nil {
+			return fmt.Errorf("takeoff: --legend %s: %w", o.legend, err)
+		}
+		l.refs = []string{res.JobID}
+	}
 	var results []*result
 	for _, f := range readable {
 		res, err := takeoffFile(ctx, l, f, o.readOptions(), e)

@@ -397,3 +397,33 @@ func TestTakeoffTableTags(t *testing.T) {
 		t.Errorf("legend table:\n%s\nwant rows %q", b.String(), want)
 	}
 }
+
+// TestTakeoffWithLegend: --legend reads a drawing first and counts every
+// file with its legend (the API's reference_jobs): the file's legend then
+// lists the lent rows, each naming the legend's job; a --legend that
+// cannot be read stops the command before any file is counted.
+func TestTakeoffWithLegend(t *testing.T) {
+	legend := filepath.Join("..", "..", "testdata", "synth", "sheet-00001.pdf") // draws a legend
+	plan := filepath.Join("..", "..", "testdata", "synth", "sheet-00002.pdf")   // draws none
+	code, stdout, stderr := cli(t, rasterOff, "takeoff", "--json", "--legend", legend, plan)
+	var out []struct {
+		File   string           `json:"file"`
+		Legend []map[string]any `json:"legend"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); code != exitOK || err != nil || len(out) != 1 || out[0].File != plan {
+		t.Fatalf("exit %d, %v, stderr %q:\n%s", code, err, stderr, stdout)
+	}
+	lent := 0
+	for _, r := range out[0].Legend {
+		if id, _ := r["reference_job"].(string); id != "" {
+			lent++
+		}
+	}
+	if lent == 0 {
+		t.Errorf("the plan's legend %v lists no row lent by --legend", out[0].Legend)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.pdf")
+	if code, _, stderr := cli(t, rasterOff, "takeoff", "--legend", missing, plan); code != exitFailure || !strings.Contains(stderr, "--legend") {
+		t.Errorf("a missing --legend: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -48,6 +48,7 @@ func RunContract(t *testing.T, newSvc NewService) {
 		{"SymbolsAndIcons", contractSymbolsAndIcons},
 		{"StartValidation", contractStartValidation},
 		{"StartOnUpload", contractStartOnUpload},
+		{"ReferenceJobs", contractReferenceJobs},
 		{"IdempotencyKey", contractIdempotencyKey},
 		{"RateLimit", contractRateLimit},
 		{"WrongKeysThrottled", contractWrongKeysThrottled},

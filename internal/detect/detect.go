@@ -131,6 +131,10 @@ type LegendRow struct {
 	// that page's raster (Page.Width × Page.Height); nil when the row has
 	// no glyph drawn or its extent is unknown.
 	GlyphBox *Box
+	// ReferenceJob, when set, names the other job whose legend or
+	// reviewed detections this row comes from (a job's reference_jobs):
+	// PageIndex is then a page of that job, and GlyphBox nil.
+	ReferenceJob string
 }
 
 // RectBox is r as a Box, nil when r is empty: a glyph's extent found on a
@@ -178,7 +182,46 @@ const (
 	// WarnFlood: a legend row matched far more places than its printed
 	// quantity: its glyph is plain enough to match lines and corners.
 	WarnFlood = "flood"
+	// WarnReferenceUnavailable: a job of reference_jobs could not lend its
+	// legend when the job was processed (it expired or was deleted since
+	// init, or its file could not be read): the job was counted without
+	// it.
+	WarnReferenceUnavailable = "reference_unavailable"
 )
+
+// Reference is what a job takes from one of its reference jobs (another
+// done job of the same key): the rows its glyphs count under (that job's
+// legend and schedule rows, and a row per class its reviewers confirmed,
+// each with ReferenceJob set) and the glyphs to cut for them from that
+// job's document.
+type Reference struct {
+	Rows   []LegendRow
+	Glyphs []ReferenceGlyph
+}
+
+// ReferenceGlyph is one glyph of a Reference: the drawing inside Box
+// (raster pixels) on page Page of the referenced job's document, counted
+// under Reference.Rows[Row]. Exemplar marks a glyph drawn on a plan (a
+// detection a reviewer confirmed, or a legend row's surest match); the
+// others are legend rows' glyphs, drawn in a legend table with the other
+// rows of their page. PixelsOnly: the glyph lends its pixels only, for
+// image pages (a legend row's match on a plan: on a page drawn as vectors
+// the row's legend glyph is matched itself).
+type ReferenceGlyph struct {
+	Page       int
+	Box        Box
+	Row        int
+	Exemplar   bool
+	PixelsOnly bool
+}
+
+// ReferenceDoc is the open document of a referenced job: its pages'
+// drawings (nil for an image) and their rasters as the pipeline renders
+// them, the frame of a legend row's GlyphBox and of a detection's box.
+type ReferenceDoc interface {
+	Drawings
+	PageImage(ctx context.Context, i int) (image.Image, error)
+}
 
 // Drawings reads a document's pages' drawings without rendering them.
 type Drawings interface {

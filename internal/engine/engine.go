@@ -184,22 +184,16 @@ const legendMaxScale = 3.0
 // nothing on a page of a kind not counted (docEngine.skip), as
 // detect.DocumentEngine promises.
 func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
-	ld, err := legend.ReadWith(ctx, doc, e.vocab, legend.Options{Outlines: e.outlines})
-	if err != nil {
-		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: document pass: %w", err)
-	}
-	il, err := e.readImageLegends(ctx, doc)
-	if err != nil {
-		return nil, detect.DocumentInfo{}, err
-	}
-	return e.prepared(ld, il)
+	eng, info, _, err := e.prepareSaved(ctx, doc, nil, false)
+	return eng, info, err
 }
 
 // prepared is the engine for the pages of the document the document pass
-// read as ld (and il on its image pages, nil for none), and what it
-// learned (Prepare, Resume). The image pages' legend rows follow the PDF
-// legends' in DocumentInfo.Legend.
-func (e *Engine) prepared(ld *legend.Document, il *imageLegends) (detect.Engine, detect.DocumentInfo, error) {
+// read as ld (and il on its image pages, nil for none), joined by the
+// references refs (WithReferences), and what it learned (Prepare,
+// Resume). The image pages' legend rows follow the PDF legends' in
+// DocumentInfo.Legend, and the references' rows follow those.
+func (e *Engine) prepared(ld *legend.Document, il *imageLegends, refs []refCut) (detect.Engine, detect.DocumentInfo, error) {
 	if il != nil {
 		// Image pages read as text sheets are not counted, as PDF
 		// pages of those kinds are not.
@@ -233,20 +227,24 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends) (detect.Engine,
 		}
 		tpls = append(tpls, t)
 	}
-	m, err := vector.NewMatcher(tpls)
-	if err != nil {
-		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: legend templates: %w", err)
-	}
-	de := &docEngine{m: m, doc: ld, classes: classes, category: func(c string) string {
-		meta, _ := e.cat.Meta(c)
-		return meta.Category
-	}}
-	f := &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector}
-	if il != nil && len(il.Rows) > 0 {
+	if il != nil {
 		for k := range il.Rows {
 			info.Legend = append(info.Legend, il.Rows[k].Info)
 			il.Rows[k].row = len(info.Legend)
 		}
+	}
+	de := &docEngine{doc: ld, classes: classes, category: func(c string) string {
+		meta, _ := e.cat.Meta(c)
+		return meta.Category
+	}}
+	tpls, il = joinRefs(refs, &info, tpls, len(ld.Rows), de, il)
+	m, err := vector.NewMatcher(tpls)
+	if err != nil {
+		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: legend templates: %w", err)
+	}
+	de.m = m
+	f := &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector}
+	if il != nil && len(il.Rows) > 0 {
 		f.images = il
 	}
 	return f, info, nil
@@ -295,6 +293,9 @@ type docEngine struct {
 	classes []string
 	// category gives a class's catalog category ("" for none).
 	category func(class string) string
+	// refs are the reference rows of the templates numbered after the
+	// document's rows (joinRefs): template Row len(doc.Rows)+k+1 is refs[k].
+	refs []refRow
 }
 
 // skip reports whether a detection on page p is not to be reported: the
@@ -337,7 +338,9 @@ func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detecti
 			continue
 		}
 		d := detect.Detection{Class: m.Class, Confidence: m.Confidence, Box: m.Box, Source: detect.Source{VectorMatching: true}}
-		if m.Row > 0 {
+		if k := m.Row - len(e.doc.Rows) - 1; k >= 0 && k < len(e.refs) {
+			d.Class, d.LegendRow = e.refs[k].class, e.refs[k].row
+		} else if m.Row > 0 {
 			// A row of no class is counted under its row (class "").
 			row := e.doc.Assign(pg, p.Index, m.Row-1, m.Box)
 			d.Class, d.LegendRow = e.classes[row], row+1

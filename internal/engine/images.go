@@ -35,6 +35,9 @@ type imageRow struct {
 	Plain bool
 	// row is the 1-based index into DocumentInfo.Legend (prepared sets it).
 	row int
+	// ref: the row is another job's (joinRefs): its glyph is Crop alone,
+	// Glyph and Info.PageIndex are not of this document.
+	ref bool
 }
 
 // imageLegends are the legends read on a document's image pages: scans
@@ -200,12 +203,15 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 			continue
 		}
 		key := fmt.Sprint(r.Info.PageIndex, r.Glyph)
+		if r.ref {
+			key = string(r.Crop) // the same glyph cut twice is searched once
+		}
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
 		var t *glyphsearch.Template
-		if r.Info.PageIndex == p.Index {
+		if r.Info.PageIndex == p.Index && !r.ref {
 			t, err = page.Template(r.Glyph)
 		} else {
 			var crop image.Image

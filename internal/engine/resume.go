@@ -21,28 +21,38 @@ const stateMagic = "blueprint-document-pass/3\n"
 // builds the same engine in another process without reading the document
 // again. A large document's page batches use it (job.ResumableEngine).
 func (e *Engine) PrepareSaved(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, []byte, error) {
+	return e.prepareSaved(ctx, doc, nil, true)
+}
+
+// prepareSaved is the document pass of Prepare and PrepareSaved, joined by
+// refs; with save it also returns the pass as bytes.
+func (e *Engine) prepareSaved(ctx context.Context, doc detect.Drawings, refs []refCut, save bool) (detect.Engine, detect.DocumentInfo, []byte, error) {
 	ld, err := legend.ReadWith(ctx, doc, e.vocab, legend.Options{Outlines: e.outlines})
 	if err != nil {
 		return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: document pass: %w", err)
-	}
-	b, err := ld.MarshalBinary()
-	if err != nil {
-		return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: save the document pass: %w", err)
 	}
 	il, err := e.readImageLegends(ctx, doc)
 	if err != nil {
 		return nil, detect.DocumentInfo{}, nil, err
 	}
-	var st bytes.Buffer
-	st.WriteString(stateMagic)
-	if err := gob.NewEncoder(&st).Encode(savedPass{Legend: b, Images: il}); err != nil {
-		return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: save the document pass: %w", err)
+	var state []byte
+	if save {
+		b, err := ld.MarshalBinary()
+		if err != nil {
+			return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: save the document pass: %w", err)
+		}
+		var st bytes.Buffer
+		st.WriteString(stateMagic)
+		if err := gob.NewEncoder(&st).Encode(savedPass{Legend: b, Images: il, Refs: refs}); err != nil {
+			return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: save the document pass: %w", err)
+		}
+		state = st.Bytes()
 	}
-	eng, info, err := e.prepared(ld, il)
+	eng, info, err := e.prepared(ld, il, refs)
 	if err != nil {
 		return nil, detect.DocumentInfo{}, nil, err
 	}
-	return eng, info, st.Bytes(), nil
+	return eng, info, state, nil
 }
 
 // Resume returns the engine and document information that Prepare
@@ -66,12 +76,14 @@ func (e *Engine) Resume(ctx context.Context, state []byte) (detect.Engine, detec
 	if err := ld.UnmarshalBinary(sp.Legend); err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: resume the document pass: %w", err)
 	}
-	return e.prepared(&ld, sp.Images)
+	return e.prepared(&ld, sp.Images, sp.Refs)
 }
 
 // savedPass is a saved document pass: the PDF legends (legend.Document's
-// encoding) and the legends read on image pages, their glyphs as PNG.
+// encoding), the legends read on image pages, their glyphs as PNG, and the
+// other jobs' glyphs joined to them (WithReferences).
 type savedPass struct {
 	Legend []byte
 	Images *imageLegends
+	Refs   []refCut
 }

@@ -65,7 +65,7 @@ func expected(te *json.UnmarshalTypeError) string {
 		return "an integer"
 	case "confidence":
 		return "a number"
-	case "models":
+	case "models", "reference_jobs":
 		return "an array of strings"
 	case "start_on_upload":
 		return "a boolean"

@@ -119,15 +119,16 @@ func (s *Service) batchPages() int {
 }
 
 // planBatches makes the document pass of a job whose document is
-// processed in batches, saves it with the batches (PlanKey) and returns
-// them.
-func (s *Service) planBatches(ctx context.Context, j *Job, doc OpenFile) ([]Batch, error) {
+// processed in batches with the document engine de (documentEngine; nil:
+// none), saves it with the batches (PlanKey) and returns them; refWarns
+// join the pass's warnings.
+func (s *Service) planBatches(ctx context.Context, j *Job, doc OpenFile, de detect.DocumentEngine, refWarns []Warning) ([]Batch, error) {
 	plan := batchPlan{Batches: Batches(doc.NumPages(), s.batchPages())}
 	charges := &drawingCharges{admission: s.cfg.Admission}
 	defer charges.release()
 	var info detect.DocumentInfo
 	var err error
-	switch e := s.cfg.Engine.(type) {
+	switch e := de.(type) {
 	case ResumableEngine:
 		_, info, plan.EngineState, err = e.PrepareSaved(ctx, doc.Drawings(charges.charge))
 	case detect.DocumentEngine:
@@ -143,7 +144,7 @@ func (s *Service) planBatches(ctx context.Context, j *Job, doc OpenFile) ([]Batc
 	}
 	plan.Kinds = info.Kinds
 	found := findingsOf(info)
-	plan.Legend, plan.Warnings = found.Legend, found.Warnings
+	plan.Legend, plan.Warnings = found.Legend, append(found.Warnings, refWarns...)
 	b, err := json.Marshal(plan)
 	if err != nil {
 		return nil, fmt.Errorf("encode the batch plan of job %s: %w", j.ID, err)

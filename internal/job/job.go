@@ -39,6 +39,10 @@ type Job struct {
 	CallbackURL string   `json:"callback_url,omitempty"`
 	// StartOnUpload: a recorded upload starts the job (StartUploaded).
 	StartOnUpload bool `json:"start_on_upload,omitempty"`
+	// ReferenceJobs are done jobs of the same key whose legends and
+	// reviewed detections join this job's templates (init's
+	// reference_jobs, in the order given; see references.go).
+	ReferenceJobs []string `json:"reference_jobs,omitempty"`
 	// StartError is why the last start check refused the stored file;
 	// nil once a new upload is recorded or the job is queued.
 	StartError *StartError `json:"start_error,omitempty"`
@@ -141,6 +145,10 @@ type LegendRow struct {
 	// (detect.LegendRow.GlyphBox); nil when the row has none, and for
 	// jobs processed before it was kept.
 	GlyphBox *detect.Box `json:"glyph_box,omitempty"`
+	// ReferenceJob is the job whose legend or review the row comes from
+	// (detect.LegendRow.ReferenceJob), "" for a row of this job's own
+	// document: PageIndex is then a page of that job.
+	ReferenceJob string `json:"reference_job,omitempty"`
 }
 
 // Warning is a stored warning of a done job (detect.Warning): Page -1

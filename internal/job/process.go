@@ -284,6 +284,12 @@ func findingsOf(info detect.DocumentInfo) findings {
 }
 
 func (s *Service) run(ctx context.Context, j *Job) ([]Page, findings, []Batch, error) {
+	// The references are cut before the job's own file is opened: each
+	// opens its job's file within the memory admission, one at a time.
+	de, refWarns, err := s.documentEngine(ctx, j)
+	if err != nil {
+		return nil, findings{}, nil, &failure{msg: "the legends of the reference jobs could not be read (a service-side error)", err: err}
+	}
 	doc, release, err := s.openUpload(ctx, j)
 	if err != nil {
 		return nil, findings{}, nil, err
@@ -300,7 +306,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, findings, []Batch, e
 		return nil, findings{}, nil, err
 	}
 	if total > s.batchPages() {
-		batches, err := s.planBatches(ctx, j, doc)
+		batches, err := s.planBatches(ctx, j, doc, de, refWarns)
 		return nil, findings{}, batches, err
 	}
 	var pages []Page
@@ -344,13 +350,14 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, findings, []Batch, e
 	}
 	var found findings
 	var eng detect.Engine = stepEngine{s.cfg.Engine}
-	if de, ok := s.cfg.Engine.(detect.DocumentEngine); ok {
-		eng = stepDocEngine{stepEngine{s.cfg.Engine}, de}
+	if de != nil {
+		eng = stepDocEngine{stepEngine{de}, de}
 	}
 	charges := &drawingCharges{admission: s.cfg.Admission}
 	defer charges.release()
 	opt := RunOptions{Engine: eng, KeepPNG: !s.cfg.LazyPageImages, Charge: charges.charge, Progress: progress, Document: func(info detect.DocumentInfo) error {
 		found = findingsOf(info)
+		found.Warnings = append(found.Warnings, refWarns...)
 		return nil
 	}}
 	if err := doc.Run(ctx, opt, each); err != nil {
@@ -478,7 +485,7 @@ func warningOf(w detect.Warning) Warning {
 }
 
 func legendRowOfInfo(r detect.LegendRow) LegendRow {
-	return LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity, PartNumber: r.PartNumber, Tag: r.Tag, GlyphBox: r.GlyphBox, Code: r.Code, Source: r.Source}
+	return LegendRow{PageIndex: r.PageIndex, Description: r.Description, Class: r.Class, Quantity: r.Quantity, PartNumber: r.PartNumber, Tag: r.Tag, GlyphBox: r.GlyphBox, Code: r.Code, Source: r.Source, ReferenceJob: r.ReferenceJob}
 }
 
 func (s *Service) putBlob(ctx context.Context, key string, data []byte) error {

@@ -55,10 +55,10 @@ func (s *Service) view(ctx context.Context, j *Job, o ReadOptions) (any, error) 
 		}
 		return &AwaitingView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CreatedAt: Timestamp(j.CreatedAt),
 			FileName: j.FileName, Uploaded: j.Upload != nil, Upload: up,
-			StartOnUpload: j.StartOnUpload, StartError: startErrorView(j.StartError)}, nil
+			StartOnUpload: j.StartOnUpload, StartError: startErrorView(j.StartError), ReferenceJobs: j.ReferenceJobs}, nil
 	case Queued, Processing:
 		v := &RunningView{JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CreatedAt: Timestamp(j.CreatedAt),
-			StartedAt: timestampPtr(j.StartedAt), FileName: strPtr(j.FileName), StartOnUpload: j.StartOnUpload}
+			StartedAt: timestampPtr(j.StartedAt), FileName: strPtr(j.FileName), StartOnUpload: j.StartOnUpload, ReferenceJobs: j.ReferenceJobs}
 		if j.Status == Processing {
 			v.PagesTotal, v.PagesDone = j.PagesTotal, j.PagesDone
 			if j.PagesFinished != nil || (j.PagesDone != nil && *j.PagesDone == 0) {
@@ -178,11 +178,12 @@ func (s *Service) doneView(ctx context.Context, j *Job, o ReadOptions) (*DoneVie
 		JobID: j.ID, Status: j.Status, ExternalRef: j.ExternalRef, CompletedAt: timestampPtr(j.CompletedAt),
 		FileName: strPtr(j.FileName), PageCount: len(j.Pages), ConfidenceMode: f.Mode(),
 		InferenceThresholds: s.thresholds(j), Pages: []PageView{}, Legend: make([]LegendView, len(j.Legend)),
+		ReferenceJobs: j.ReferenceJobs,
 	}
 	reps := Repeats(j.Legend)
 	for i, r := range j.Legend {
 		v.Legend[i] = LegendView{PageIndex: r.PageIndex, Description: r.Description, Class: strPtr(r.Class), PrintedQuantity: r.Quantity,
-			PartNumber: strPtr(r.PartNumber), Tag: strPtr(r.Tag), GlyphBBoxNorm: glyphBoxNorm(r, j.Pages), Code: strPtr(r.Code), Source: r.source()}
+			PartNumber: strPtr(r.PartNumber), Tag: strPtr(r.Tag), GlyphBBoxNorm: glyphBoxNorm(r, j.Pages), Code: strPtr(r.Code), Source: r.source(), ReferenceJob: r.ReferenceJob}
 		if reps[i] >= 0 {
 			v.Legend[i].RepeatOf = &reps[i]
 		}
@@ -440,7 +441,9 @@ type readCloser struct {
 // description (words compared without regard to case and spacing),
 // class, tag and part number drawn on another page, where no row of its
 // own page repeats that one already (one legend drawn on several sheets;
-// two like rows of one table stay two rows).
+// two like rows of one table stay two rows). Rows of reference jobs
+// (ReferenceJob) neither repeat nor are repeated: their pages are another
+// document's.
 func Repeats(rows []LegendRow) []int {
 	type key struct{ desc, class, tag, part string }
 	norm := func(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), " ")) }
@@ -449,6 +452,9 @@ func Repeats(rows []LegendRow) []int {
 	pages := map[int]map[int]bool{} // per first row: the pages drawing it
 	for i, r := range rows {
 		out[i] = -1
+		if r.ReferenceJob != "" {
+			continue
+		}
 		k := key{norm(r.Description), r.Class, norm(r.Tag), norm(r.PartNumber)}
 		f, ok := first[k]
 		if !ok {

@@ -315,6 +315,9 @@ type InitRequest struct {
 	// StartOnUpload asks for the job to start when its upload arrives
 	// (additive; see StartUploaded).
 	StartOnUpload *bool `json:"start_on_upload"`
+	// ReferenceJobs are done jobs of the caller's key whose legends join
+	// this job's (additive; see checkReferences).
+	ReferenceJobs *[]string `json:"reference_jobs"`
 }
 
 // normalised is the validated init request with defaults applied; its JSON
@@ -330,9 +333,11 @@ type normalised struct {
 	// omitempty: a request without start_on_upload hashes as it did
 	// before the field existed, so stored Idempotency-Keys still match.
 	StartOnUpload bool `json:"start_on_upload,omitempty"`
+	// omitempty, as StartOnUpload.
+	ReferenceJobs []string `json:"reference_jobs,omitempty"`
 }
 
-func (s *Service) validateInit(ctx context.Context, r InitRequest) (normalised, error) {
+func (s *Service) validateInit(ctx context.Context, c Caller, r InitRequest) (normalised, error) {
 	var n normalised
 	if r.FileName == nil || strings.TrimSpace(*r.FileName) == "" {
 		return n, invalidField("file_name", "file_name is required")
@@ -397,6 +402,13 @@ func (s *Service) validateInit(ctx context.Context, r InitRequest) (normalised, 
 	if r.StartOnUpload != nil {
 		n.StartOnUpload = *r.StartOnUpload
 	}
+	if r.ReferenceJobs != nil {
+		refs, err := s.checkReferences(ctx, c, *r.ReferenceJobs)
+		if err != nil {
+			return n, err
+		}
+		n.ReferenceJobs = refs
+	}
 	return n, nil
 }
 
@@ -412,7 +424,7 @@ func (s *Service) Init(ctx context.Context, c Caller, r InitRequest, idempotency
 		return nil, false, &Error{Code: CodeUnprocessable, Message: fmt.Sprintf("Idempotency-Key is longer than %d characters", MaxIdempotencyKeyLen),
 			Details: map[string]any{"header": "Idempotency-Key"}}
 	}
-	n, err := s.validateInit(ctx, r)
+	n, err := s.validateInit(ctx, c, r)
 	if err != nil {
 		return nil, false, err
 	}
@@ -429,6 +441,7 @@ func (s *Service) Init(ctx context.Context, c Caller, r InitRequest, idempotency
 		ExternalRef:     n.ExternalRef,
 		CallbackURL:     n.CallbackURL,
 		StartOnUpload:   n.StartOnUpload,
+		ReferenceJobs:   n.ReferenceJobs,
 		CreatedAt:       now,
 		UploadExpiresAt: now.Add(s.cfg.UploadTTL),
 	}
@@ -493,7 +506,7 @@ func (s *Service) created(ctx context.Context, j *Job) (*Created, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Created{JobID: j.ID, Status: AwaitingUpload, ExternalRef: j.ExternalRef, Upload: up}, nil
+	return &Created{JobID: j.ID, Status: AwaitingUpload, ExternalRef: j.ExternalRef, Upload: up, ReferenceJobs: j.ReferenceJobs}, nil
 }
 
 // ---- upload ----

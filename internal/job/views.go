@@ -26,6 +26,8 @@ type Created struct {
 	Status      State            `json:"status"`
 	ExternalRef *string          `json:"external_ref"`
 	Upload      UploadDescriptor `json:"upload"`
+	// ReferenceJobs is additive: init's reference_jobs, absent when none.
+	ReferenceJobs []string `json:"reference_jobs,omitempty"`
 }
 
 // Uploaded is the 200 response of the signed upload PUT.
@@ -57,6 +59,8 @@ type AwaitingView struct {
 	// when none did, or a new upload has replaced that file).
 	StartOnUpload bool            `json:"start_on_upload"`
 	StartError    *StartErrorView `json:"start_error"`
+	// ReferenceJobs is additive: init's reference_jobs, absent when none.
+	ReferenceJobs []string `json:"reference_jobs,omitempty"`
 }
 
 // RunningView is the poll response of a queued or processing job.
@@ -76,6 +80,8 @@ type RunningView struct {
 	// processes; null while it is queued, and for a job whose progress
 	// was counted before the service kept which pages were done.
 	PagesFinished []int `json:"pages_finished"`
+	// ReferenceJobs is additive: init's reference_jobs, absent when none.
+	ReferenceJobs []string `json:"reference_jobs,omitempty"`
 }
 
 // Thresholds are a model's inference thresholds.
@@ -228,6 +234,10 @@ type LegendView struct {
 	// them; null for a row that repeats none. Each copy's printed
 	// quantity and detected are its own sheet's.
 	RepeatOf *int `json:"repeat_of"`
+	// ReferenceJob is additive: the reference job (reference_jobs) the
+	// row comes from, its page_index a page of that job; absent for the
+	// rows of this job's own document.
+	ReferenceJob string `json:"reference_job,omitempty"`
 }
 
 // WarningView is one warning of a done job: a code (detect.Warn…), the
@@ -263,6 +273,9 @@ type DoneView struct {
 	// classes found only by the catalog glyphs or the detector, legend
 	// rows that matched far more than they print. Empty when none.
 	Warnings []WarningView `json:"warnings"`
+	// ReferenceJobs is additive: init's reference_jobs (the jobs whose
+	// legends joined this one's), absent when none.
+	ReferenceJobs []string `json:"reference_jobs,omitempty"`
 }
 
 // FailureView is the error object of a failed job.

@@ -54,6 +54,7 @@ const state = {
   filter: null, // Set of classes shown, null: all
   legendRow: null, // index of the legend row whose detections are shown, null: none
   pages: new Map(), // page_index -> that page's detections (rejected ones too), under the filter
+  jobNames: new Map(), // job_id -> file name, of the jobs listed
   pagesKey: 0, // increases whenever the cached pages go stale
   draft: null, // {page, bbox_norm}: a box drawn by the person, not yet added
   search: null, // the matches of "find more like this", see runSearch
@@ -274,7 +275,31 @@ async function loadJobs(more = false) {
   }
   state.listNext = res.next;
   $('jobs-more').hidden = !res.next;
+  for (const j of res.jobs) state.jobNames.set(j.job_id, j.file_name || j.job_id);
+  referenceChoices(res.jobs, more);
 }
+
+// referenceChoices offers the key's done jobs listed so far in the
+// upload's "Count with the legend of" (init's reference_jobs): a plan
+// sent alone is then counted by the glyphs of that job's legend. The
+// choice made stays while the list grows or reloads.
+function referenceChoices(jobs, more) {
+  const sel = $('upload-reference');
+  const keep = sel.value;
+  if (!more) while (sel.options.length > 1) sel.remove(1);
+  for (const j of jobs) {
+    if (j.status !== 'done' || [...sel.options].some((o) => o.value === j.job_id)) continue;
+    const o = document.createElement('option');
+    o.value = j.job_id;
+    o.textContent = `${j.file_name || j.job_id} · ${new Date(j.created_at).toLocaleString(lang)}`;
+    sel.appendChild(o);
+  }
+  sel.value = [...sel.options].some((o) => o.value === keep) ? keep : '';
+  $('upload-reference-row').hidden = sel.options.length < 2;
+}
+
+// jobName is a job's file name where the job list has shown it, else its id.
+const jobName = (id) => state.jobNames.get(id) || id;
 
 function jobItem(j) {
   const li = document.createElement('li');
@@ -701,7 +726,11 @@ function renderLegend() {
     glyph.appendChild(legendGlyph(r));
     const desc = document.createElement('td');
     const d = document.createElement('div');
-    d.textContent = (multi && !view.here ? `${pagesLabel(g.pages)}: ` : '') + r.description;
+    // reference_job (additive): a row lent by another job's legend; its
+    // pages are that job's.
+    const where = r.reference_job ? `${t('fromJob', { j: jobName(r.reference_job) })}: ` : (multi && !view.here ? `${pagesLabel(g.pages)}: ` : '');
+    d.textContent = where + r.description;
+    if (r.reference_job) tr.dataset.reference = r.reference_job;
     const c = document.createElement('div');
     c.className = 'sub';
     if (r.class) {
@@ -764,10 +793,17 @@ function renderLegend() {
 function legendView(rows) {
   const firstOf = (r, i) => (Number.isInteger(r.repeat_of) ? r.repeat_of : i);
   const here = [];
+  // The rows another job lent (reference_job, additive) count on every
+  // page: they are listed on each, after the page's own.
   rows.forEach((r, i) => {
-    if (r.page_index === state.page) here.push({ first: firstOf(r, i), row: r, pages: [r.page_index], printed: r.printed_quantity, detected: r.detected, tagged: r.tagged });
+    if (r.page_index === state.page && !r.reference_job) here.push({ first: firstOf(r, i), row: r, pages: [r.page_index], printed: r.printed_quantity, detected: r.detected, tagged: r.tagged });
   });
-  if (here.length) return { here: true, groups: here };
+  if (here.length) {
+    rows.forEach((r, i) => {
+      if (r.reference_job) here.push({ first: i, row: r, pages: [], printed: r.printed_quantity, detected: r.detected });
+    });
+    return { here: true, groups: here };
+  }
   const groups = new Map();
   rows.forEach((r, i) => {
     const f = firstOf(r, i);
@@ -1545,7 +1581,10 @@ async function upload(file) {
   const status = (s) => { $('upload-status').textContent = s; say(''); };
   try {
     status(t('creating'));
-    const created = await state.client.init({ file_name: file.name, mime_type: mime, size: file.size });
+    const req = { file_name: file.name, mime_type: mime, size: file.size };
+    const ref = $('upload-reference').value;
+    if (ref) req.reference_jobs = [ref];
+    const created = await state.client.init(req);
     await put(created.upload, file, (f) => { bar.value = f; status(t('uploading', { p: Math.round(f * 100) })); });
     status(t('starting'));
     await state.client.start(created.job_id);
@@ -1596,6 +1635,7 @@ function bind() {
     state.client = null;
     setReview(null);
     $('jobs').replaceChildren();
+    referenceChoices([], false);
     say(t('keyForgotten'));
   });
   $('upload-form').addEventListener('submit', (e) => {

@@ -5,7 +5,8 @@
 const texts = {
   en: {
     title: 'Blueprint review', apiKey: 'API key', useKey: 'Use key', forgetKey: 'Forget',
-    upload: 'Upload a drawing', uploadStart: 'Upload and process', jobs: 'Recent jobs', jobId: 'Job id',
+    upload: 'Upload a drawing', uploadStart: 'Upload and process',
+    countWith: 'Count with the legend of', ownLegendOnly: 'its own legend only', fromJob: 'From {j}', jobs: 'Recent jobs', jobId: 'Job id',
     open: 'Open', more: 'More', confidence: 'Confidence', perClass: 'Per-class defaults',
     detections: 'detections', onPage: 'on this page', downloadCSV: 'Download CSV', downloadXLSX: 'Download XLSX',
     bySymbol: 'By symbol', byCategory: 'By category', showAll: 'Show all', symbol: 'Symbol', category: 'Category',
@@ -69,7 +70,8 @@ const texts = {
   },
   fi: {
     title: 'Piirustusten tarkastus', apiKey: 'API-avain', useKey: 'Käytä avainta', forgetKey: 'Unohda',
-    upload: 'Lähetä piirustus', uploadStart: 'Lähetä ja käsittele', jobs: 'Viimeisimmät työt', jobId: 'Työn tunnus',
+    upload: 'Lähetä piirustus', uploadStart: 'Lähetä ja käsittele',
+    countWith: 'Laske selitteellä työstä', ownLegendOnly: 'vain oma selite', fromJob: 'Työstä {j}', jobs: 'Viimeisimmät työt', jobId: 'Työn tunnus',
     open: 'Avaa', more: 'Lisää', confidence: 'Luottamus', perClass: 'Luokkakohtaiset oletukset',
     detections: 'tunnistusta', onPage: 'tällä sivulla', downloadCSV: 'Lataa CSV', downloadXLSX: 'Lataa XLSX',
     bySymbol: 'Symboleittain', byCategory: 'Ryhmittäin', showAll: 'Näytä kaikki', symbol: 'Symboli', category: 'Ryhmä',

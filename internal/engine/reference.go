@@ -1,0 +1,362 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/glyph"
+	"blueprint/internal/legend"
+	"blueprint/internal/vector"
+)
+
+// refCut is a cut Reference: each glyph as a vector drawing (pages drawn
+// as vectors) and as a raster crop (every page), the form CutReference
+// returns encoded and the saved document pass keeps.
+type refCut struct {
+	Rows   []detect.LegendRow
+	Glyphs []refGlyph
+}
+
+type refGlyph struct {
+	Row   int
+	Glyph glyph.Glyph // empty on an image page, or where no drawing was cut
+	Crop  []byte      // gray PNG of the glyph on its page's raster; nil where none
+	// Plain: the crop matches its legend table's rules or text
+	// (legendPlain); it is not searched on image pages.
+	Plain bool
+	// Drawn: the glyph as a plan of the reference draws it
+	// (detect.ReferenceGlyph.PixelsOnly).
+	Drawn bool
+}
+
+// refMagic starts every encoded refCut.
+const refMagic = "blueprint-reference/1\n"
+
+// CutReference cuts the glyphs of ref from its job's open document and
+// returns them encoded (kilobytes), for WithReferences: on a page drawn as
+// vectors the drawing wholly inside each box (legend.CutGlyph, as a search
+// cuts its exemplar; not for a glyph of PixelsOnly), and on every page the
+// box's pixels as a crop, which
+// image pages search for. A glyph that cuts to nothing either way (a box
+// around blank paper, or around more than one symbol) is left out; rows
+// left without a glyph count nothing.
+func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref detect.Reference) ([]byte, error) {
+	out := refCut{Rows: ref.Rows}
+	byPage := map[int][]int{}
+	var pages []int
+	for i, g := range ref.Glyphs {
+		if g.Row < 0 || g.Row >= len(ref.Rows) || g.Page < 0 || g.Page >= doc.NumPages() {
+			return nil, fmt.Errorf("engine: reference glyph %d: row %d or page %d out of range", i, g.Row, g.Page)
+		}
+		if _, ok := byPage[g.Page]; !ok {
+			pages = append(pages, g.Page)
+		}
+		byPage[g.Page] = append(byPage[g.Page], i)
+	}
+	for _, p := range pages {
+		pg, err := doc.Drawing(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
+		}
+		img, err := doc.PageImage(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
+		}
+		plain, err := legendPlain(ctx, img, ref.Glyphs, byPage[p])
+		if err != nil {
+			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
+		}
+		for _, i := range byPage[p] {
+			g := ref.Glyphs[i]
+			rg := refGlyph{Row: g.Row, Plain: plain[i], Drawn: g.PixelsOnly}
+			var cut *legend.Cut
+			if pg != nil && !pg.Scan() {
+				c, err := legend.CutGlyph(pg, legend.Rect{Min: glyph.Point{X: g.Box.X, Y: g.Box.Y}, Max: glyph.Point{X: g.Box.X + g.Box.W, Y: g.Box.Y + g.Box.H}})
+				switch {
+				case err == nil:
+					cut = &c
+					if !g.PixelsOnly {
+						rg.Glyph = c.Glyph
+					}
+				case errors.Is(err, legend.ErrCutEmpty), errors.Is(err, legend.ErrCutTooLarge):
+				default:
+					return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
+				}
+			}
+			r := image.Rect(int(math.Floor(g.Box.X)), int(math.Floor(g.Box.Y)), int(math.Ceil(g.Box.X+g.Box.W)), int(math.Ceil(g.Box.Y+g.Box.H))).Add(img.Bounds().Min)
+			if !r.Intersect(img.Bounds()).Empty() {
+				src := img
+				if cut != nil && g.Exemplar {
+					src = onlyGlyph(img, r, *cut)
+				}
+				crop, err := cropPNG(src, r)
+				if err != nil {
+					return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
+				}
+				rg.Crop = crop
+			}
+			if len(rg.Glyph.Shapes) > 0 || rg.Crop != nil {
+				out.Glyphs = append(out.Glyphs, rg)
+			}
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString(refMagic)
+	if err := gob.NewEncoder(&b).Encode(out); err != nil {
+		return nil, fmt.Errorf("engine: encode reference: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// glyphReach is how far, in raster pixels, a pixel may lie from the cut
+// glyph's drawing and still be its ink (half a heavy pen, antialiasing).
+const glyphReach = 3
+
+// onlyGlyph is img with the pixels of r that lie farther than glyphReach
+// from the drawing of cut (legend.CutGlyph: what lies wholly inside the
+// box, in the symbol's colour, and its text) painted white: a symbol cut
+// from a plan without the walls, wires and hatching that cross its box,
+// which a search for it would otherwise look for too. Outside r it is
+// img.
+func onlyGlyph(img image.Image, r image.Rectangle, cut legend.Cut) image.Image {
+	r = r.Inset(-1).Intersect(img.Bounds())
+	out := image.NewGray(r)
+	keep := image.NewGray(r)
+	c := glyph.Point{X: (cut.Drawn.Min.X + cut.Drawn.Max.X) / 2, Y: (cut.Drawn.Min.Y + cut.Drawn.Max.Y) / 2}
+	px := func(p glyph.Point) (float64, float64) {
+		return c.X + p.X*pxPerMM + float64(img.Bounds().Min.X), c.Y + p.Y*pxPerMM + float64(img.Bounds().Min.Y)
+	}
+	mark := func(x, y float64) {
+		for dy := -glyphReach; dy <= glyphReach; dy++ {
+			for dx := -glyphReach; dx <= glyphReach; dx++ {
+				q := image.Pt(int(math.Round(x))+dx, int(math.Round(y))+dy)
+				if q.In(r) {
+					keep.Pix[keep.PixOffset(q.X, q.Y)] = 1
+				}
+			}
+		}
+	}
+	for _, sh := range cut.Glyph.Shapes {
+		if sh.Kind == glyph.KindText && len(sh.Pts) > 0 {
+			// its extent: 0.6 of its height a character, centred on its baseline
+			w := 0.6 * sh.Size * float64(len([]rune(sh.Text)))
+			x0, y0 := px(glyph.Point{X: sh.Pts[0].X - w/2, Y: sh.Pts[0].Y - sh.Size})
+			x1, y1 := px(glyph.Point{X: sh.Pts[0].X + w/2, Y: sh.Pts[0].Y})
+			for y := y0; y <= y1; y++ {
+				for x := x0; x <= x1; x++ {
+					mark(x, y)
+				}
+			}
+			continue
+		}
+		for _, chain := range (glyph.Glyph{Shapes: []glyph.Shape{sh}}).Polylines(0.5 / pxPerMM) {
+			if sh.Fill && len(chain) > 0 {
+				// a filled shape's inside is ink too: its extent
+				x0, y0 := px(chain[0])
+				x1, y1 := x0, y0
+				for _, p := range chain[1:] {
+					x, y := px(p)
+					x0, y0, x1, y1 = math.Min(x0, x), math.Min(y0, y), math.Max(x1, x), math.Max(y1, y)
+				}
+				for y := y0; y <= y1; y++ {
+					for x := x0; x <= x1; x++ {
+						mark(x, y)
+					}
+				}
+			}
+			for i := range chain {
+				if i == 0 {
+					mark(px(chain[0]))
+					continue
+				}
+				ax, ay := px(chain[i-1])
+				bx, by := px(chain[i])
+				n := int(math.Hypot(bx-ax, by-ay)) + 1
+				for k := 1; k <= n; k++ {
+					f := float64(k) / float64(n)
+					mark(ax+f*(bx-ax), ay+f*(by-ay))
+				}
+			}
+		}
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			v := uint8(255)
+			if keep.Pix[keep.PixOffset(x, y)] != 0 {
+				v = color.GrayModel.Convert(img.At(x, y)).(color.Gray).Y
+			}
+			out.Pix[out.PixOffset(x, y)] = v
+		}
+	}
+	return out
+}
+
+// pxPerMM is raster pixels a millimetre of the page (legend.CutGlyph's
+// glyph frame).
+const pxPerMM = float64(detect.RenderDPI) / 25.4
+
+// legendPlain reports, for the legend glyphs among gs[idx] (all on one
+// page image img), whether each is too plain to search on an image
+// (plainGlyphs, as for a legend read on an image): searched over its
+// legend table, approximated by the extent of the page's legend glyphs
+// grown by plainReach glyph sizes each way (the table's rules, the start
+// of each row's text), it matches places that are no row's glyph. The
+// result is indexed like gs; exemplars are never plain: a reviewer saw
+// them counted on a plan.
+func legendPlain(ctx context.Context, img image.Image, gs []detect.ReferenceGlyph, idx []int) (map[int]bool, error) {
+	out := map[int]bool{}
+	var (
+		rects  []image.Rectangle
+		which  []int
+		extent image.Rectangle
+		side   int
+	)
+	for _, i := range idx {
+		g := gs[i]
+		if g.Exemplar {
+			continue
+		}
+		r := image.Rect(int(math.Floor(g.Box.X)), int(math.Floor(g.Box.Y)), int(math.Ceil(g.Box.X+g.Box.W)), int(math.Ceil(g.Box.Y+g.Box.H))).Add(img.Bounds().Min)
+		rects, which = append(rects, r), append(which, i)
+		extent = extent.Union(r)
+		side = max(side, r.Dx(), r.Dy())
+	}
+	if len(rects) == 0 {
+		return out, nil
+	}
+	table := extent.Inset(-plainReach * side)
+	plain, err := plainGlyphs(ctx, img, table, rects)
+	if err != nil {
+		return nil, err
+	}
+	for k, i := range which {
+		out[i] = plain[k]
+	}
+	return out, nil
+}
+
+// plainReach is how far past its page's legend glyphs, in glyph sizes,
+// legendPlain searches a glyph: far enough to take in the rules beside
+// and between the rows.
+const plainReach = 2
+
+// decodeRefs decodes what CutReference returned.
+func decodeRefs(cuts [][]byte) ([]refCut, error) {
+	out := make([]refCut, 0, len(cuts))
+	for i, c := range cuts {
+		rest, ok := bytes.CutPrefix(c, []byte(refMagic))
+		if !ok {
+			return nil, fmt.Errorf("engine: reference %d: not a cut reference of this version", i)
+		}
+		var rc refCut
+		if err := gob.NewDecoder(bytes.NewReader(rest)).Decode(&rc); err != nil {
+			return nil, fmt.Errorf("engine: reference %d: %w", i, err)
+		}
+		for _, g := range rc.Glyphs {
+			if g.Row < 0 || g.Row >= len(rc.Rows) {
+				return nil, fmt.Errorf("engine: reference %d: glyph of row %d out of range", i, g.Row)
+			}
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
+// WithReferences returns the engine whose document pass joins the cut
+// references (CutReference) to the document's own legends: each
+// reference's rows follow the document's in DocumentInfo.Legend, their
+// vector glyphs are matched on pages drawn as vectors and their crops
+// searched on image pages, beside the document's own legend glyphs and
+// competing with them for each place. Its saved pass (PrepareSaved) keeps
+// the references, so Resume needs nothing more.
+func (e *Engine) WithReferences(cuts [][]byte) (detect.DocumentEngine, error) {
+	refs, err := decodeRefs(cuts)
+	if err != nil {
+		return nil, err
+	}
+	return &Referenced{e: e, refs: refs}, nil
+}
+
+// Referenced is an Engine whose document pass joins other jobs' glyphs
+// (WithReferences). It is safe for concurrent use, as Engine is.
+type Referenced struct {
+	e    *Engine
+	refs []refCut
+}
+
+// Detect is Engine.Detect: without a document pass, no legend counts.
+func (r *Referenced) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	return r.e.Detect(ctx, p)
+}
+
+// Prepare is Engine.Prepare with the references joined.
+func (r *Referenced) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, error) {
+	eng, info, _, err := r.e.prepareSaved(ctx, doc, r.refs, false)
+	return eng, info, err
+}
+
+// PrepareSaved is Engine.PrepareSaved with the references joined and
+// saved.
+func (r *Referenced) PrepareSaved(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, []byte, error) {
+	return r.e.prepareSaved(ctx, doc, r.refs, true)
+}
+
+// Resume is Engine.Resume: the saved pass holds the references.
+func (r *Referenced) Resume(ctx context.Context, state []byte) (detect.Engine, detect.DocumentInfo, error) {
+	return r.e.Resume(ctx, state)
+}
+
+// refRow is a vector template's reference row: the class its matches
+// count as and their 1-based row in DocumentInfo.Legend.
+type refRow struct {
+	class string
+	row   int
+}
+
+// joinRefs appends the references' rows to info.Legend, their vector
+// glyphs to tpls (numbered after the document's own rows, base of them,
+// as de.refs records) and their crops to il's rows (il made when nil and
+// a reference has a crop). It returns the templates and il.
+//
+// On image pages a row that lends its glyph as a plan of the reference
+// draws it (refGlyph.Drawn) is searched for by that glyph alone: a
+// legend draws its glyphs in cells of one height, often smaller than the
+// plans do, and there the legend's crop matches line ends and corners
+// the plan's own drawing of the symbol does not.
+func joinRefs(refs []refCut, info *detect.DocumentInfo, tpls []vector.Template, base int, de *docEngine, il *imageLegends) ([]vector.Template, *imageLegends) {
+	for _, rc := range refs {
+		first := len(info.Legend)
+		info.Legend = append(info.Legend, rc.Rows...)
+		drawn := map[int]bool{}
+		for _, g := range rc.Glyphs {
+			drawn[g.Row] = drawn[g.Row] || (g.Drawn && g.Crop != nil)
+		}
+		for _, g := range rc.Glyphs {
+			row := first + g.Row + 1
+			class := rc.Rows[g.Row].Class
+			if len(g.Glyph.Shapes) > 0 {
+				de.refs = append(de.refs, refRow{class: class, row: row})
+				t := vector.Template{Class: class, Glyph: g.Glyph, Row: base + len(de.refs), Priority: 1, MinScale: legendMinScale, MaxScale: legendMaxScale, OptionalStubs: true, Stretch: true}
+				if g.Glyph.Weak() {
+					t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
+				}
+				tpls = append(tpls, t)
+			}
+			if g.Crop != nil && (g.Drawn || !drawn[g.Row]) {
+				if il == nil {
+					il = &imageLegends{Tables: map[int][]image.Rectangle{}, Kinds: map[int]string{}}
+				}
+				info := rc.Rows[g.Row]
+				il.Rows = append(il.Rows, imageRow{Info: info, Crop: g.Crop, Plain: g.Plain, ref: true, row: row})
+			}
+		}
+	}
+	return tpls, il
+}

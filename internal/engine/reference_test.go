@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"math"
+	"testing"
+
+	"blueprint/internal/catalog"
+	"blueprint/internal/detect"
+	"blueprint/internal/document"
+	"blueprint/internal/glyph"
+	"blueprint/internal/legend"
+)
+
+// refDocument is a document.Document as a detect.ReferenceDoc.
+type refDocument struct{ *document.Document }
+
+func (d refDocument) PageImage(ctx context.Context, i int) (image.Image, error) {
+	p, err := d.Page(ctx, i)
+	if err != nil {
+		return nil, err
+	}
+	return p.Raster, nil
+}
+
+// openPNG opens an image as a document, closed with the test.
+func openPNG(t *testing.T, data []byte) *document.Document {
+	t.Helper()
+	doc, err := document.Open(context.Background(), data, document.MimePNG, document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { doc.Close() })
+	return doc
+}
+
+// withoutLegend is the image legendImage drew with its legend blanked: a
+// plan page sent alone.
+func withoutLegend(t *testing.T, data []byte) []byte {
+	t.Helper()
+	src, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := image.NewGray(src.Bounds())
+	draw.Draw(img, img.Bounds(), src, image.Point{}, draw.Src)
+	draw.Draw(img, image.Rect(0, 0, 500, 225), image.White, image.Point{}, draw.Src)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// legendReference is the reference a job of legendImage's drawing lends:
+// its two legend rows, their glyphs where legendImage draws them.
+func legendReference() detect.Reference {
+	return detect.Reference{
+		Rows: []detect.LegendRow{
+			{PageIndex: 0, Description: "SMOKE DETECTOR", Class: "smoke_detector", ReferenceJob: "job-a"},
+			{PageIndex: 0, Description: "MANUAL CALL POINT", Class: "manual_call_point", ReferenceJob: "job-a"},
+		},
+		Glyphs: []detect.ReferenceGlyph{
+			{Page: 0, Box: detect.Box{X: 65, Y: 85, W: 50, H: 50}, Row: 0},
+			{Page: 0, Box: detect.Box{X: 63, Y: 148, W: 54, H: 48}, Row: 1},
+		},
+	}
+}
+
+// A plan image sent alone, with no legend and no OCR, is counted by the
+// glyphs of another job's legend: each of its smoke detectors is found,
+// under the reference's row, and the saved pass resumes to the same
+// detections.
+func TestReferenceLegendOnImage(t *testing.T) {
+	ctx := context.Background()
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(cat, Options{RasterOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legendPNG, want := legendImage(t, 1)
+	cut, err := e.CutReference(ctx, refDocument{openPNG(t, legendPNG)}, legendReference())
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := e.WithReferences([][]byte{cut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := openPNG(t, withoutLegend(t, legendPNG))
+	eng, info, state, err := re.(*Referenced).PrepareSaved(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Legend) != 2 || info.Legend[0].ReferenceJob != "job-a" || info.Legend[0].Class != "smoke_detector" {
+		t.Fatalf("legend %+v: want the reference's two rows", info.Legend)
+	}
+	p, err := plan.Page(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := eng.Detect(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smoke := 0
+	for _, d := range ds {
+		if d.Class != "smoke_detector" {
+			continue
+		}
+		if d.LegendRow != 1 {
+			t.Errorf("smoke detector at %+v counts under legend row %d, want 1", d.Box, d.LegendRow)
+		}
+		c := image.Pt(int(d.Box.X+d.Box.W/2), int(d.Box.Y+d.Box.H/2))
+		near := false
+		for _, w := range want["smoke_detector"] {
+			near = near || math.Hypot(float64(c.X-w.X), float64(c.Y-w.Y)) < 15
+		}
+		if !near {
+			t.Errorf("smoke detector at %v is none of the drawn ones", c)
+		}
+		smoke++
+	}
+	if smoke != len(want["smoke_detector"]) {
+		t.Errorf("%d smoke detectors found, %d drawn", smoke, len(want["smoke_detector"]))
+	}
+	// Without the reference the image is the raster detector's, which
+	// is off here: the engine has no legend to count with.
+	if _, _, err := e.Prepare(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	resumed, rinfo, err := e.Resume(ctx, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rinfo.Legend) != len(info.Legend) {
+		t.Fatalf("resumed legend has %d rows, prepared %d", len(rinfo.Legend), len(info.Legend))
+	}
+	rds, err := resumed.Detect(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rds) != len(ds) {
+		t.Errorf("resumed engine found %d, prepared %d", len(rds), len(ds))
+	}
+}
+
+// A reference that is not CutReference's is refused, and a glyph of a
+// row or page out of range is not cut.
+func TestReferenceRefusals(t *testing.T) {
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(cat, Options{RasterOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.WithReferences([][]byte{[]byte("not a reference")}); err == nil {
+		t.Error("WithReferences took bytes that are no cut reference")
+	}
+	legendPNG, _ := legendImage(t, 1)
+	ref := legendReference()
+	ref.Glyphs[1].Row = 5
+	if _, err := e.CutReference(context.Background(), refDocument{openPNG(t, legendPNG)}, ref); err == nil {
+		t.Error("CutReference cut a glyph of a row the reference does not have")
+	}
+}
+
+// joinRefs: each reference row follows the document's in the legend; a
+// vector glyph joins the matcher numbered after the document's rows; on
+// images a row that lends its glyph as a plan draws it is searched by
+// that glyph alone, a row without one by its legend crop, and a legend
+// crop too plain to search is kept but marked plain.
+func TestJoinRefs(t *testing.T) {
+	info := detect.DocumentInfo{Legend: []detect.LegendRow{{Description: "own"}}}
+	refs := []refCut{{
+		Rows: []detect.LegendRow{{Class: "smoke_detector", ReferenceJob: "a"}, {Class: "manual_call_point", ReferenceJob: "a"}},
+		Glyphs: []refGlyph{
+			{Row: 0, Crop: []byte("legend smoke")},
+			{Row: 0, Crop: []byte("plan smoke"), Drawn: true},
+			{Row: 1, Crop: []byte("legend call"), Plain: true},
+		},
+	}}
+	de := &docEngine{}
+	_, il := joinRefs(refs, &info, nil, 1, de, nil)
+	if len(info.Legend) != 3 || info.Legend[1].Class != "smoke_detector" || info.Legend[2].ReferenceJob != "a" {
+		t.Fatalf("legend %+v: want the document's row, then the reference's two", info.Legend)
+	}
+	if il == nil || len(il.Rows) != 2 {
+		t.Fatalf("image rows %+v: want the smoke detector's plan glyph and the call point's legend glyph", il)
+	}
+	if string(il.Rows[0].Crop) != "plan smoke" || il.Rows[0].row != 2 || !il.Rows[0].ref {
+		t.Errorf("first image row %+v: want the plan's smoke detector under legend row 2", il.Rows[0])
+	}
+	if string(il.Rows[1].Crop) != "legend call" || il.Rows[1].row != 3 || !il.Rows[1].Plain {
+		t.Errorf("second image row %+v: want the call point's legend glyph, plain, under legend row 3", il.Rows[1])
+	}
+}
+
+// onlyGlyph keeps the ink of the cut glyph and paints white what merely
+// crosses its box: a wall through a circle symbol is gone from the crop,
+// the circle stays.
+func TestOnlyGlyph(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 100, 100))
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	const cx, cy, rpx = 50.0, 50.0, 12.0
+	for a := 0.0; a < 2*math.Pi; a += 0.01 {
+		img.SetGray(int(cx+rpx*math.Cos(a)), int(cy+rpx*math.Sin(a)), color.Gray{})
+	}
+	for x := range 100 {
+		img.SetGray(x, 20, color.Gray{}) // a wall crossing the box above the circle
+	}
+	cut := legend.Cut{
+		Glyph: glyph.Glyph{Shapes: []glyph.Shape{{Kind: glyph.KindCircle, Pts: []glyph.Point{{}}, R: rpx / pxPerMM}}},
+		Drawn: legend.Rect{Min: glyph.Point{X: cx - rpx, Y: cy - rpx}, Max: glyph.Point{X: cx + rpx, Y: cy + rpx}},
+	}
+	box := image.Rect(15, 15, 85, 85)
+	out := onlyGlyph(img, box, cut)
+	if g := color.GrayModel.Convert(out.At(50, 20)).(color.Gray).Y; g != 255 {
+		t.Errorf("the wall at (50,20) is %d, want white", g)
+	}
+	if g := color.GrayModel.Convert(out.At(int(cx+rpx), int(cy))).(color.Gray).Y; g != 0 {
+		t.Errorf("the circle at (%d,%d) is %d, want its ink", int(cx+rpx), int(cy), g)
+	}
+}

@@ -1,0 +1,343 @@
+package job
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"slices"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
+)
+
+// MaxReferenceJobs is the most jobs init's reference_jobs may name: each
+// one's glyphs are searched on every page of the job, so ten legends of
+// thirty rows are already three hundred templates.
+const MaxReferenceJobs = 10
+
+// MaxExemplarsPerClass is the most reviewed detections of one class a
+// reference job lends as exemplars (each is one more template searched on
+// every page): a few show a symbol's variations; more add time, not
+// symbols.
+const MaxExemplarsPerClass = 3
+
+// Reasons of a refused reference_jobs entry (details.reason).
+const (
+	refReasonTooMany  = "too_many"
+	refReasonUnknown  = "unknown_job"
+	refReasonNotDone  = "not_done"
+	refReasonRepeated = "repeated"
+	refReasonInvalid  = "invalid"
+)
+
+// ReferencingEngine is a document engine that counts with glyphs of other
+// jobs (*engine.Engine is one): CutReference cuts a reference's glyphs
+// from its job's open document, and WithReferences returns the engine
+// whose document pass joins those cuts to the document's own legends.
+type ReferencingEngine interface {
+	ResumableEngine
+	CutReference(ctx context.Context, doc detect.ReferenceDoc, ref detect.Reference) ([]byte, error)
+	WithReferences(cuts [][]byte) (detect.DocumentEngine, error)
+}
+
+// refError is the 422 of a refused reference_jobs entry.
+func refError(reason, id, format string, args ...any) *Error {
+	d := map[string]any{"field": "reference_jobs", "reason": reason}
+	if id != "" {
+		d["job_id"] = id
+	}
+	if reason == refReasonTooMany {
+		d["max"] = MaxReferenceJobs
+	}
+	return &Error{Code: CodeUnprocessable, Message: fmt.Sprintf(format, args...), Details: d}
+}
+
+// checkReferences validates init's reference_jobs: at most
+// MaxReferenceJobs ids, none repeated, each a done job of the caller's
+// key. A job of another key is refused exactly like one that does not
+// exist.
+func (s *Service) checkReferences(ctx context.Context, c Caller, ids []string) ([]string, error) {
+	if len(ids) > MaxReferenceJobs {
+		return nil, refError(refReasonTooMany, "", "reference_jobs names %d jobs; at most %d", len(ids), MaxReferenceJobs)
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if id == "" || len(id) > 100 {
+			return nil, refError(refReasonInvalid, "", "reference_jobs holds an empty or overlong job id")
+		}
+		if slices.Contains(out, id) {
+			return nil, refError(refReasonRepeated, id, "reference_jobs names job %q twice", id)
+		}
+		r, err := s.cfg.Store.GetJob(ctx, id)
+		if errors.Is(err, ErrNotFound) || (err == nil && r.Owner != c.KeyID) {
+			return nil, refError(refReasonUnknown, id, "reference_jobs: job %q not found", id)
+		}
+		if err != nil {
+			return nil, internal("load reference job", err)
+		}
+		if r.Status != Done {
+			return nil, refError(refReasonNotDone, id, "reference_jobs: job %q is %s; only a done job lends its legend", id, r.Status)
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// documentEngine is the document engine that processes j: the configured
+// one, joined by the glyphs of j's reference jobs where it is a
+// ReferencingEngine (nil when the configured engine reads no documents).
+// The warnings say which references could not lend theirs.
+func (s *Service) documentEngine(ctx context.Context, j *Job) (detect.DocumentEngine, []Warning, error) {
+	de, _ := s.cfg.Engine.(detect.DocumentEngine)
+	if len(j.ReferenceJobs) == 0 {
+		return de, nil, nil
+	}
+	re, ok := s.cfg.Engine.(ReferencingEngine)
+	if !ok {
+		return de, []Warning{{Code: detect.WarnReferenceUnavailable, Page: -1,
+			Message: "this service's engine does not read other jobs' legends: the job was counted without its reference_jobs"}}, nil
+	}
+	var cuts [][]byte
+	var warns []Warning
+	for _, id := range j.ReferenceJobs {
+		cut, err := s.cutReference(ctx, re, j, id)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, err
+			}
+			s.log.Warn("reference job not used", "job_id", j.ID, "reference_job", id, "err", err)
+			warns = append(warns, Warning{Code: detect.WarnReferenceUnavailable, Page: -1,
+				Message: fmt.Sprintf("reference job %s could not lend its legend (%s): the job was counted without it", id, refUnavailable(err))})
+			continue
+		}
+		if cut != nil {
+			cuts = append(cuts, cut)
+		}
+	}
+	eng, err := re.WithReferences(cuts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("join reference jobs: %w", err)
+	}
+	return eng, warns, nil
+}
+
+// errRefGone is a reference job no longer done (expired or deleted since
+// init).
+var errRefGone = errors.New("it is no longer a done job of this key")
+
+// refUnavailable says in words why a reference could not be used.
+func refUnavailable(err error) string {
+	if errors.Is(err, errRefGone) {
+		return errRefGone.Error()
+	}
+	return "its file could not be read"
+}
+
+// cutReference cuts the glyphs job j takes from its reference job id:
+// nil when that job has none to lend (no legend row of a class, no
+// reviewed detection).
+func (s *Service) cutReference(ctx context.Context, re ReferencingEngine, j *Job, id string) ([]byte, error) {
+	r, err := s.cfg.Store.GetJob(ctx, id)
+	if errors.Is(err, ErrNotFound) || (err == nil && (r.Owner != j.Owner || r.Status != Done)) {
+		return nil, errRefGone
+	}
+	if err != nil {
+		return nil, err
+	}
+	ref, err := s.referenceOf(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if len(ref.Glyphs) == 0 {
+		return nil, nil
+	}
+	doc, release, err := s.openUpload(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	defer doc.Close()
+	return re.CutReference(ctx, refDoc{f: doc, d: doc.Drawings(nil)}, ref)
+}
+
+// referenceOf is what job r lends: its own legend and schedule rows that
+// name a class and draw a glyph (a row repeating one on an earlier sheet
+// once; rows r took from its own references are not passed on: their
+// glyphs are in other documents), then, per class, up to
+// MaxExemplarsPerClass detections its reviewers accepted, added or gave
+// that class, as one row of the class.
+func (s *Service) referenceOf(ctx context.Context, r *Job) (detect.Reference, error) {
+	var ref detect.Reference
+	reps := Repeats(r.Legend)
+	lent := map[int]int{} // r's legend row (1-based) -> its row in ref
+	for i, row := range r.Legend {
+		if row.Class == "" || row.GlyphBox == nil || row.ReferenceJob != "" || reps[i] >= 0 {
+			continue
+		}
+		lent[i+1] = len(ref.Rows)
+		ref.Glyphs = append(ref.Glyphs, detect.ReferenceGlyph{Page: row.PageIndex, Box: *row.GlyphBox, Row: len(ref.Rows)})
+		ref.Rows = append(ref.Rows, detect.LegendRow{PageIndex: row.PageIndex, Description: row.Description, Class: row.Class,
+			PartNumber: row.PartNumber, Tag: row.Tag, ReferenceJob: r.ID})
+	}
+	drawn, err := s.drawnInstances(ctx, r, reps, lent)
+	if err != nil {
+		return ref, err
+	}
+	ref.Glyphs = append(ref.Glyphs, drawn...)
+	exemplarRow := map[string]int{}
+	taken := map[string]int{}
+	for _, page := range r.ReviewedPages {
+		ds, err := s.exemplars(ctx, r, page)
+		if err != nil {
+			return ref, err
+		}
+		for _, d := range ds {
+			if taken[d.Class] >= MaxExemplarsPerClass {
+				continue
+			}
+			taken[d.Class]++
+			row, ok := exemplarRow[d.Class]
+			if !ok {
+				row = len(ref.Rows)
+				exemplarRow[d.Class] = row
+				ref.Rows = append(ref.Rows, detect.LegendRow{PageIndex: page, Description: s.cfg.Catalog.DisplayName(d.Class, "") + " (reviewed detections)",
+					Class: d.Class, ReferenceJob: r.ID})
+			}
+			ref.Glyphs = append(ref.Glyphs, detect.ReferenceGlyph{Page: page, Box: d.Box, Row: row, Exemplar: true})
+		}
+	}
+	return ref, nil
+}
+
+// minDrawnConfidence is the least confidence of a vector match of a
+// reference's legend row that lends its glyph as drawn on its plan: the
+// matcher's sure matches (the drawing explains the glyph whole).
+const minDrawnConfidence = 0.9
+
+// drawnInstances are, for each lent legend row of job r (lent: r's 1-based
+// row to its row in the reference; reps: Repeats of r's legend), the
+// glyph as r's plans draw it: the surest vector match of the row on r's
+// counted pages, not rejected by a reviewer, from minDrawnConfidence. A
+// legend draws every glyph in a cell of one height, often smaller than
+// the plans do (11 pixels high on the South African A3 sheets at 200
+// DPI, too few for an image search to tell a glyph from a line end),
+// while the plan draws it at the size, line weight and company (text,
+// wires) other plans of the set draw it: the instance an image page of
+// the same set is searched for. Only vector matches lend one: on a page
+// drawn as vectors the match is the drawing itself, where a glyph search
+// on an image may have matched a look-alike.
+func (s *Service) drawnInstances(ctx context.Context, r *Job, reps []int, lent map[int]int) ([]detect.ReferenceGlyph, error) {
+	type best struct {
+		page int
+		d    storedDetection
+	}
+	found := map[int]best{}
+	for _, p := range r.Pages {
+		if !detect.Counted(p.Kind) {
+			continue
+		}
+		sp, err := s.reviewedPage(ctx, r, p.Index)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range sp.Detections {
+			if !d.Source.VectorMatching || d.Confidence < minDrawnConfidence || d.Decision == DecisionRejected || d.LegendRow <= 0 || d.LegendRow > len(reps) {
+				continue
+			}
+			row := d.LegendRow
+			if f := reps[row-1]; f >= 0 {
+				row = f + 1
+			}
+			k, ok := lent[row]
+			if !ok || r.Legend[row-1].Class != d.Class {
+				continue
+			}
+			if b, ok := found[k]; !ok || d.Confidence > b.d.Confidence {
+				found[k] = best{p.Index, d}
+			}
+		}
+	}
+	out := make([]detect.ReferenceGlyph, 0, len(found))
+	for k := range len(lent) {
+		if b, ok := found[k]; ok {
+			out = append(out, detect.ReferenceGlyph{Page: b.page, Box: b.d.Box, Row: k, Exemplar: true, PixelsOnly: true})
+		}
+	}
+	return out, nil
+}
+
+// exemplars are the detections of a page of job r that its reviewers
+// vouched for, in the order reviewed: accepted, added, or given a class
+// (and not rejected), each with its class after review. Classes the
+// catalog does not have are left out.
+func (s *Service) exemplars(ctx context.Context, r *Job, page int) ([]storedDetection, error) {
+	pr, err := s.pageReviews(ctx, r, page)
+	if err != nil || pr == nil {
+		return nil, err
+	}
+	sp, err := s.loadPage(ctx, r.ID, page)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]storedDetection, len(sp.Detections))
+	for _, d := range sp.Detections {
+		byID[d.ID] = d
+	}
+	var out []storedDetection
+	for _, rv := range pr.Reviews {
+		if rv.Decision == DecisionRejected {
+			continue
+		}
+		d := storedDetection{Box: detect.Box{}, Class: rv.Class}
+		switch {
+		case rv.Box != nil:
+			d.Box = *rv.Box
+		case rv.Decision == DecisionAccepted || rv.Class != "":
+			found, ok := byID[rv.DetectionID]
+			if !ok {
+				continue
+			}
+			d.Box = found.Box
+			if d.Class == "" {
+				d.Class = found.Class
+			}
+		default:
+			continue // a decision withdrawn
+		}
+		if _, ok := s.cfg.Catalog.Model(d.Class); !ok {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// refDoc is an open file as detect.ReferenceDoc.
+type refDoc struct {
+	f OpenFile
+	d detect.Drawings
+}
+
+func (r refDoc) NumPages() int { return r.f.NumPages() }
+
+func (r refDoc) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
+	return r.d.Drawing(ctx, i)
+}
+
+func (r refDoc) PageImage(ctx context.Context, i int) (image.Image, error) {
+	if pi, ok := r.f.(PageImages); ok {
+		return pi.PageImage(ctx, i)
+	}
+	data, err := r.f.PagePNG(ctx, i)
+	if err != nil {
+		return nil, fmt.Errorf("render page %d: %w", i, err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("decode page %d: %w", i, err)
+	}
+	return img, nil
+}

@@ -1,0 +1,88 @@
+package job_test
+
+import (
+	"context"
+	"testing"
+
+	"blueprint/internal/apitest"
+	"blueprint/internal/job"
+)
+
+// TestReferenceJobsInBatches: a job whose reference_jobs name a done job,
+// processed in page batches, counts with the reference's rows on every
+// page: the references are cut once, in the document pass, and each batch
+// resumes the engine from the saved pass, which must hold them
+// (TestReferenceLegendOnImage checks that the production engine's resumed
+// pass detects what the prepared one does).
+func TestReferenceJobsInBatches(t *testing.T) {
+	ctx := context.Background()
+	e := newBatchEnv(t, 2)
+	svc := e.cfgWith(t, apitest.ScriptedReferencingEngine()) // two pages a batch
+	doc := apitest.PDFDoc([2]int{144, 72}, [2]int{144, 72}, [2]int{144, 72})
+	e.queue(t, "legend", doc)
+	if err := svc.Process(ctx, "legend"); err != nil {
+		t.Fatal(err)
+	}
+	e.queueRef(t, "plan", doc, []string{"legend"})
+	if err := svc.Process(ctx, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := svc.Get(ctx, job.Caller{KeyID: "owner"}, "plan", job.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, ok := v.(*job.DoneView)
+	if !ok {
+		t.Fatalf("the plan job is %+v, not done", v)
+	}
+	if len(done.ReferenceJobs) != 1 || done.ReferenceJobs[0] != "legend" {
+		t.Errorf("reference_jobs %v, want [legend]", done.ReferenceJobs)
+	}
+	var lent []job.LegendView
+	for _, r := range done.Legend {
+		if r.ReferenceJob != "" {
+			lent = append(lent, r)
+		}
+	}
+	// The legend job's one row of a class, found once on each of the
+	// plan's 3 pages, in both batches.
+	if len(lent) != 1 || lent[0].ReferenceJob != "legend" || lent[0].Class == nil || *lent[0].Class != "socket_outlet" || lent[0].Detected != 3 {
+		t.Errorf("lent rows %+v: want the legend job's socket outlet row, detected on each of 3 pages", lent)
+	}
+	// A reference that is gone when the job is processed is left out,
+	// with a warning; the job is still counted.
+	e.queueRef(t, "orphan", doc, []string{"nobody"})
+	if err := svc.Process(ctx, "orphan"); err != nil {
+		t.Fatal(err)
+	}
+	v, err = svc.Get(ctx, job.Caller{KeyID: "owner"}, "orphan", job.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, ok = v.(*job.DoneView)
+	if !ok {
+		t.Fatalf("the orphan job is %+v, not done", v)
+	}
+	warned := false
+	for _, w := range done.Warnings {
+		warned = warned || w.Code == "reference_unavailable"
+	}
+	if !warned {
+		t.Errorf("warnings %+v: want reference_unavailable", done.Warnings)
+	}
+}
+
+// queueRef queues a job as queue does, naming its reference jobs.
+func (e *batchEnv) queueRef(t *testing.T, id string, data []byte, refs []string) {
+	t.Helper()
+	e.queue(t, id, data)
+	ctx := context.Background()
+	j, err := e.store.GetJob(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.ReferenceJobs = refs
+	if err := e.store.UpdateJob(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+}

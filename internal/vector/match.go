@@ -1,7 +1,7 @@
 package vector
 
 import (
-	"blueprint/internal/drawing"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
 )
 
@@ -214,21 +215,41 @@ func (ix *pageIndex) buildCircles() {
 }
 
 // buildCorners finds pairs of segments that share an end (none at hubs of
-// more than maxEndsNear ends).
+// more than maxEndsNear ends). The ends are filed by their endpointTolPx
+// cell in one sorted list (a page holds hundreds of thousands: a map
+// probed nine times twice per end cost seconds on an A1 sheet) and read
+// in that order, the cells around an end being three runs of the list,
+// one per row, whose bounds only move forward. The corners are then put
+// in the order of their first segment's end, each end's in the order of
+// the rows and columns around it, as a walk over the segments would give
+// them.
 func (ix *pageIndex) buildCorners() {
 	segs := ix.pg.Segments
-	type key struct{ x, y int }
-	q := func(p glyph.Point) key {
-		return key{int(math.Floor(p.X / endpointTolPx)), int(math.Floor(p.Y / endpointTolPx))}
+	type end struct {
+		key int64
+		e   int32 // 2*seg + end
 	}
-	ends := map[key][]int32{} // 2*seg + end
+	const off = 1 << 30
+	cellOf := func(v float64) int64 {
+		c := math.Floor(v / endpointTolPx)
+		return int64(min(off-2, max(2-off, c))) + off // NaN reads as the low bound
+	}
+	keyOf := func(cx, cy int64) int64 { return cy<<32 | cx }
+	ends := make([]end, 0, 2*len(segs))
 	for i, s := range segs {
 		if ix.segLen[i] < 2 {
 			continue
 		}
-		ends[q(s.A)] = append(ends[q(s.A)], int32(2*i))
-		ends[q(s.B)] = append(ends[q(s.B)], int32(2*i+1))
+		ends = append(ends,
+			end{keyOf(cellOf(s.A.X), cellOf(s.A.Y)), int32(2 * i)},
+			end{keyOf(cellOf(s.B.X), cellOf(s.B.Y)), int32(2*i + 1)})
 	}
+	slices.SortFunc(ends, func(a, b end) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		return cmp.Compare(a.e, b.e)
+	})
 	endPt := func(e int32) (glyph.Point, glyph.Point) {
 		s := segs[e/2]
 		if e%2 == 0 {
@@ -236,38 +257,53 @@ func (ix *pageIndex) buildCorners() {
 		}
 		return s.B, s.A
 	}
-	for i, s := range segs {
-		if ix.segLen[i] < 2 {
+	type found struct {
+		e   int32
+		seq int32 // order among e's corners
+		c   cornerFeat
+	}
+	var out []found
+	// lo[r], hi[r] bound the ends in cells cx-1..cx+1 of row cy+r-1.
+	var lo, hi [3]int
+	for _, me := range ends {
+		for r := range lo {
+			dy := int64(r-1) << 32
+			for lo[r] < len(ends) && ends[lo[r]].key < me.key+dy-1 {
+				lo[r]++
+			}
+			hi[r] = max(hi[r], lo[r])
+			for hi[r] < len(ends) && ends[hi[r]].key <= me.key+dy+1 {
+				hi[r]++
+			}
+		}
+		if hi[0]-lo[0]+hi[1]-lo[1]+hi[2]-lo[2] > maxEndsNear {
 			continue
 		}
-		for end, p := range [2]glyph.Point{s.A, s.B} {
-			e := int32(2*i + end)
-			k := q(p)
-			near := 0
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					near += len(ends[key{k.x + dx, k.y + dy}])
+		v, far1 := endPt(me.e)
+		seq := int32(0)
+		for r := range lo {
+			for _, f := range ends[lo[r]:hi[r]] {
+				if f.e/2 <= me.e/2 {
+					continue // each unordered pair once
 				}
-			}
-			if near > maxEndsNear {
-				continue
-			}
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					for _, f := range ends[key{k.x + dx, k.y + dy}] {
-						if f/2 <= int32(i) {
-							continue // each unordered pair once
-						}
-						v, far1 := endPt(e)
-						w, far2 := endPt(f)
-						if math.Hypot(v.X-w.X, v.Y-w.Y) > endpointTolPx {
-							continue
-						}
-						ix.corners = append(ix.corners, cornerFeat{v: v, a1: far1, a2: far2})
-					}
+				w, far2 := endPt(f.e)
+				if math.Hypot(v.X-w.X, v.Y-w.Y) > endpointTolPx {
+					continue
 				}
+				out = append(out, found{me.e, seq, cornerFeat{v: v, a1: far1, a2: far2}})
+				seq++
 			}
 		}
+	}
+	slices.SortFunc(out, func(a, b found) int {
+		if a.e != b.e {
+			return cmp.Compare(a.e, b.e)
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	ix.corners = make([]cornerFeat, len(out))
+	for i, f := range out {
+		ix.corners[i] = f.c
 	}
 }
 

@@ -57,11 +57,11 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	if pg == nil {
 		return Cut{}, ErrCutEmpty
 	}
-	ix := newIndex(pg, nil)
 	outer := Rect{
 		Min: glyph.Point{X: box.Min.X - cutMargin, Y: box.Min.Y - cutMargin},
 		Max: glyph.Point{X: box.Max.X + cutMargin, Y: box.Max.Y + cutMargin},
 	}
+	ix := newIndex(within(pg, outer), nil)
 	var all []int32
 	ix.piecesIn(outer, func(i int32) {
 		b := ix.pieces[i].box
@@ -134,6 +134,24 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 		}
 	}
 	return Cut{Glyph: g, Drawn: drawn, Pen: pen}, nil
+}
+
+// within is pg with only the segments and arcs that lie wholly inside r,
+// in their order (what CutGlyph may cut: indexing a whole A1 sheet's
+// pieces for one box cost a tenth of a second).
+func within(pg *drawing.Page, r Rect) *drawing.Page {
+	sub := &drawing.Page{Width: pg.Width, Height: pg.Height, Styles: pg.Styles, Chars: pg.Chars, ImageArea: pg.ImageArea}
+	for _, s := range pg.Segments {
+		if r.Contains(s.A) && r.Contains(s.B) {
+			sub.Segments = append(sub.Segments, s)
+		}
+	}
+	for _, a := range pg.Arcs {
+		if b := arcBox(a); r.Contains(b.Min) && r.Contains(b.Max) {
+			sub.Arcs = append(sub.Arcs, a)
+		}
+	}
+	return sub
 }
 
 // style is the paint of piece i.

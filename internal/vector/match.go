@@ -85,6 +85,10 @@ type Match struct {
 // and safe for concurrent use.
 type Matcher struct {
 	tpls []*prepared
+	// cornered: some template is looked for from page corners (a
+	// corner anchor, a stretched glyph), which a page's index then
+	// finds; a search for a circle or a lone line skips them.
+	cornered bool
 }
 
 // NewMatcher prepares templates for matching.
@@ -96,6 +100,7 @@ func NewMatcher(tpls []Template) (*Matcher, error) {
 			return nil, err
 		}
 		m.tpls = append(m.tpls, p)
+		m.cornered = m.cornered || p.kind == anchorCorner || p.stretch != nil
 	}
 	m.findNested()
 	return m, nil
@@ -127,7 +132,7 @@ type pageIndex struct {
 	chars   *grid
 	// cornerArms are the corner readings bucketed by cornerBucket;
 	// bucket k is cornerArms[cornerStart[k]:cornerStart[k+1]]. Built on
-	// first use.
+	// first use (hashCorners), with corners.
 	cornerStart []int32
 	cornerArms  []cornerArms
 	// verified counts pose verifications (the matcher's unit of work).
@@ -174,7 +179,6 @@ func newPageIndex(pg *drawing.Page) *pageIndex {
 		add(glyph.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2})
 	})
 	ix.buildCircles()
-	ix.buildCorners()
 	return ix
 }
 
@@ -664,7 +668,9 @@ func (mt *Matcher) Match(ctx context.Context, pg *drawing.Page) ([]Match, error)
 // result is the one of a single goroutine.
 func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageIndex, error) {
 	ix := newPageIndex(pg)
-	ix.hashCorners() // built before the goroutines share the index
+	if mt.cornered {
+		ix.hashCorners() // built before the goroutines share the index
+	}
 	perTpl := make([][]scored, len(mt.tpls))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -936,9 +942,11 @@ type cornerArms struct {
 	ang     float64 // signed angle from a to b, degrees
 }
 
-// hashCorners indexes both readings of every corner by the unsigned angle
-// and the log arm ratio, in buckets stored contiguously.
+// hashCorners finds the page's corners (buildCorners) and indexes both
+// readings of every corner by the unsigned angle and the log arm ratio,
+// in buckets stored contiguously.
 func (ix *pageIndex) hashCorners() {
+	ix.buildCorners()
 	nb := (int(180/cornerAngStep) + 1) * (2*cornerRatioBuckets + 1)
 	arms := make([]cornerArms, 0, 2*len(ix.corners))
 	keys := make([]int, 0, 2*len(ix.corners))

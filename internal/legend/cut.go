@@ -3,6 +3,7 @@ package legend
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 
 	"blueprint/internal/drawing"
@@ -61,11 +62,14 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 		Min: glyph.Point{X: box.Min.X - cutMargin, Y: box.Min.Y - cutMargin},
 		Max: glyph.Point{X: box.Max.X + cutMargin, Y: box.Max.Y + cutMargin},
 	}
-	ix := newIndex(within(pg, outer), nil)
+	// What the vector matcher looks at: the page without its dense
+	// hatching (a wall's hatch under a wall socket would otherwise be
+	// most of the box, and no match could ever find it).
+	ix := newIndex(within(pg.WithoutHatching(), outer), nil)
 	var all []int32
 	ix.piecesIn(outer, func(i int32) {
 		b := ix.pieces[i].box
-		if outer.Contains(b.Min) && outer.Contains(b.Max) {
+		if outer.Contains(b.Min) && outer.Contains(b.Max) && !ix.paperFill(i) {
 			all = append(all, i)
 		}
 	})
@@ -79,9 +83,19 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	// wholly inside it: drawing in other colours is something else that
 	// the box could not leave out (a wall, a hatch, a grid bubble, the
 	// end of a wire running to the symbol's centre, a leader's arrow).
+	// A symbol's lines are stroked: its paint is the stroke that draws
+	// most, a fill's only where nothing inside the box is stroked (a
+	// socket's filled half is drawn in black inside its red outline).
 	byPaint := map[string]float64{}
 	for _, i := range all {
-		byPaint[ix.paint(i)] += ix.length(i)
+		if ix.stroked(i) {
+			byPaint[ix.paint(i)] += ix.length(i)
+		}
+	}
+	if len(byPaint) == 0 {
+		for _, i := range all {
+			byPaint[ix.paint(i)] += ix.length(i)
+		}
 	}
 	paint := ""
 	for p, l := range byPaint {
@@ -95,6 +109,19 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 		if ix.paint(i) == paint {
 			pieces = append(pieces, i)
 			drawn = drawn.union(ix.pieces[i].box)
+		}
+	}
+	// A fill of another paint that the symbol's drawing encloses is part
+	// of it (the filled half of a double socket, a downlight's filled
+	// quadrants); the pen stays the symbol's.
+	var fills []int32
+	enclosing := Rect{
+		Min: glyph.Point{X: drawn.Min.X - cutMargin, Y: drawn.Min.Y - cutMargin},
+		Max: glyph.Point{X: drawn.Max.X + cutMargin, Y: drawn.Max.Y + cutMargin},
+	}
+	for _, i := range all {
+		if b := ix.pieces[i].box; ix.paint(i) != paint && !ix.stroked(i) && enclosing.Contains(b.Min) && enclosing.Contains(b.Max) {
+			fills = append(fills, i)
 		}
 	}
 	var inBox []int
@@ -119,7 +146,7 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 			inside = append(inside, int32(i))
 		}
 	}
-	g, _, _ := ix.glyphOf(pieces, inside, drawn)
+	g, _, _ := ix.glyphOf(append(slices.Clip(pieces), fills...), inside, drawn)
 	if len(g.Shapes) == 0 {
 		return Cut{}, ErrCutEmpty
 	}
@@ -170,6 +197,17 @@ func (ix *pageIndex) paint(i int32) string {
 	} else {
 		return st.Fill
 	}
+}
+
+// stroked reports whether piece i is drawn by a stroke.
+func (ix *pageIndex) stroked(i int32) bool { return ix.style(i).Stroke != "" }
+
+// paperFill reports whether piece i is the outline of a fill in the
+// paper's colour (drawing.PaperColour), with no stroke of its own: it
+// draws nothing, so it is no part of what a box holds.
+func (ix *pageIndex) paperFill(i int32) bool {
+	st := ix.style(i)
+	return st.Stroke == "" && !st.InkFill()
 }
 
 // length is the drawn length of piece i, in pixels.

@@ -65,7 +65,8 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	// What the vector matcher looks at: the page without its dense
 	// hatching (a wall's hatch under a wall socket would otherwise be
 	// most of the box, and no match could ever find it).
-	ix := newIndex(within(pg.WithoutHatching(), outer), nil)
+	hp := pg.WithoutHatching()
+	ix := newIndex(within(hp, outer), nil)
 	var all []int32
 	ix.piecesIn(outer, func(i int32) {
 		b := ix.pieces[i].box
@@ -83,23 +84,29 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	// wholly inside it: drawing in other colours is something else that
 	// the box could not leave out (a wall, a hatch, a grid bubble, the
 	// end of a wire running to the symbol's centre, a leader's arrow).
-	// A symbol's lines are stroked: its paint is the stroke that draws
-	// most, a fill's only where nothing inside the box is stroked (a
-	// socket's filled half is drawn in black inside its red outline).
+	//
+	// A symbol's lines are stroked: its paint is a stroke's, a fill's
+	// only where nothing inside the box is stroked (a socket's filled
+	// half is drawn in black inside its red outline). And the box holds
+	// the symbol, while the ground it stands on runs on past the box: of
+	// each paint, what the box holds counts less what a ring around it of
+	// the box's area holds (a wall's hatch, a grid of ceiling tiles
+	// fill the ring as densely as the box; the symbol does not).
+	stroked := false
+	for _, i := range all {
+		stroked = stroked || ix.stroked(i)
+	}
 	byPaint := map[string]float64{}
 	for _, i := range all {
-		if ix.stroked(i) {
+		if ix.stroked(i) || !stroked {
 			byPaint[ix.paint(i)] += ix.length(i)
 		}
 	}
-	if len(byPaint) == 0 {
-		for _, i := range all {
-			byPaint[ix.paint(i)] += ix.length(i)
-		}
-	}
+	ring := ringPaint(hp, outer, stroked)
 	paint := ""
+	score := func(p string) float64 { return byPaint[p] - ring[p] }
 	for p, l := range byPaint {
-		if l > byPaint[paint] || l == byPaint[paint] && p < paint {
+		if paint == "" || score(p) > score(paint) || score(p) == score(paint) && (l > byPaint[paint] || l == byPaint[paint] && p < paint) {
 			paint = p
 		}
 	}
@@ -161,6 +168,35 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 		}
 	}
 	return Cut{Glyph: g, Drawn: drawn, Pen: pen}, nil
+}
+
+// ringPaint is the length, per paint, of the segments and arcs (only
+// stroked ones when stroked is set; never a paper fill) that lie wholly
+// inside r grown to twice its area but not wholly inside r.
+func ringPaint(pg *drawing.Page, r Rect, stroked bool) map[string]float64 {
+	gx := (math.Sqrt2 - 1) / 2 * (r.Max.X - r.Min.X)
+	gy := (math.Sqrt2 - 1) / 2 * (r.Max.Y - r.Min.Y)
+	g := Rect{Min: glyph.Point{X: r.Min.X - gx, Y: r.Min.Y - gy}, Max: glyph.Point{X: r.Max.X + gx, Y: r.Max.Y + gy}}
+	out := map[string]float64{}
+	add := func(st drawing.Style, lo, hi glyph.Point, l float64) {
+		if !g.Contains(lo) || !g.Contains(hi) || r.Contains(lo) && r.Contains(hi) {
+			return
+		}
+		switch {
+		case st.Stroke != "":
+			out[st.Stroke] += l
+		case !stroked && st.InkFill():
+			out[st.Fill] += l
+		}
+	}
+	for _, s := range pg.Segments {
+		add(pg.Styles[s.Style], glyph.MinPoint(s.A, s.B), glyph.MaxPoint(s.A, s.B), math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y))
+	}
+	for _, a := range pg.Arcs {
+		b := arcBox(a)
+		add(pg.Styles[a.Style], b.Min, b.Max, math.Abs(a.Sweep)*math.Pi/180*a.R)
+	}
+	return out
 }
 
 // within is pg with only the segments and arcs that lie wholly inside r,

@@ -683,7 +683,7 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 				if n >= len(mt.tpls) || ctx.Err() != nil {
 					return
 				}
-				perTpl[n] = ix.matchTemplate(mt.tpls[n])
+				perTpl[n] = ix.matchTemplate(ctx, mt.tpls[n])
 			}
 		}()
 	}
@@ -702,9 +702,15 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 	return ms, ix, nil
 }
 
+// poseCheckEvery is how many poses matchTemplate verifies between looks
+// at its context.
+const poseCheckEvery = 256
+
 // matchTemplate tries the poses of one template's anchors on the page and
-// returns those that verify.
-func (ix *pageIndex) matchTemplate(t *prepared) []scored {
+// returns those that verify. Once ctx ends it verifies no more poses (a
+// plain glyph on a real sheet has hundreds of thousands) and returns what
+// it found; the caller reports ctx's error.
+func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) []scored {
 	seen := map[hypKey]bool{}
 	// done marks where the template was already found whole: other poses
 	// of it there (symmetries, other anchors of the same instance) need
@@ -713,10 +719,15 @@ func (ix *pageIndex) matchTemplate(t *prepared) []scored {
 	done := map[place]bool{}
 	const doneCell = 4.0
 	var found []scored
+	tried, stopped := 0, false
 	// try verifies a pose and returns its coverage (1 where the template
 	// was already found whole there, 0 where the pose fails).
 	try := func(h hypothesis) float64 {
-		if h.pl.Scale < h.t.minScale || h.pl.Scale > h.t.maxScale {
+		if stopped || h.pl.Scale < h.t.minScale || h.pl.Scale > h.t.maxScale {
+			return 0
+		}
+		if tried++; tried%poseCheckEvery == 0 && ctx.Err() != nil {
+			stopped = true
 			return 0
 		}
 		px, py := int(math.Floor(h.pl.At.X/doneCell)), int(math.Floor(h.pl.At.Y/doneCell))

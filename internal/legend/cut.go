@@ -27,10 +27,14 @@ type Cut struct {
 }
 
 // Limits of what CutGlyph cuts: a symbol, even one with a long text, draws
-// far less; cutting and matching more would take minutes.
+// far less; cutting and matching more would take minutes. MaxCutPieces
+// counts the glyph's shapes (a circle written as a polyline of a hundred
+// segments is one, a fill's many polygons are their outline), and the box
+// may hold maxCutRaw times as many pieces before they are joined.
 const (
 	MaxCutPieces = 250
 	MaxCutChars  = 40
+	maxCutRaw    = 8
 )
 
 // Errors of CutGlyph.
@@ -46,14 +50,18 @@ const cutTextGap = 0.3
 // CutGlyph cuts the drawing that lies wholly inside box on pg into a glyph,
 // as a legend row's glyph is cut from its cell: the segments and arcs
 // inside box (pieces that cross its edge, such as wires and walls running
-// through it, are left out) drawn in the colour that draws most of them
-// (the symbol the box is drawn around, not the plan behind it), fills drawn as many polygons and hatch strips
-// simplified the same way, and the characters drawn within the extent of
-// that drawing or within cutTextGap ems of it as the glyph's text (a
-// label beside the symbol is not part of it). It returns ErrCutEmpty when
-// box holds no drawing, and ErrCutTooLarge when it holds more than
-// MaxCutPieces pieces or MaxCutChars characters: far more than one symbol
-// draws (a box around a room or the whole sheet).
+// through it, are left out; so are dense hatching, which the vector
+// matcher does not see, and fills in the paper's colour, which draw
+// nothing) in the symbol's paint: the stroke colour of which the box holds
+// the most beyond what a ring of its area around it holds (the symbol the
+// box is drawn around, not the ground it stands on), with the fills of
+// other colours that its drawing encloses; fills drawn as many polygons
+// and hatch strips simplified the same way, and the characters drawn
+// within the extent of that drawing or within cutTextGap ems of it as the
+// glyph's text (a label beside the symbol is not part of it). It returns
+// ErrCutEmpty when box holds no drawing, and ErrCutTooLarge when it holds
+// more than MaxCutPieces shapes or MaxCutChars characters: far more than
+// one symbol draws (a box around a room or the whole sheet).
 func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	if pg == nil {
 		return Cut{}, ErrCutEmpty
@@ -77,7 +85,7 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	if len(all) == 0 {
 		return Cut{}, ErrCutEmpty
 	}
-	if len(all) > MaxCutPieces {
+	if len(all) > maxCutRaw*MaxCutPieces {
 		return Cut{}, ErrCutTooLarge
 	}
 	// The box is drawn around one symbol, which draws most of what lies
@@ -156,6 +164,9 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	g, _, _ := ix.glyphOf(append(slices.Clip(pieces), fills...), inside, drawn)
 	if len(g.Shapes) == 0 {
 		return Cut{}, ErrCutEmpty
+	}
+	if len(g.Shapes) > MaxCutPieces {
+		return Cut{}, ErrCutTooLarge
 	}
 	byPen := map[drawing.Style]float64{}
 	for _, i := range pieces {

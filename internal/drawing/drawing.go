@@ -4,7 +4,11 @@
 // Page from MuPDF's SVG rendering of a page.
 package drawing
 
-import "blueprint/internal/glyph"
+import (
+	"strings"
+
+	"blueprint/internal/glyph"
+)
 
 // Style is the paint of one drawn path: colours as "#rrggbb" ("" when the
 // path is not stroked or not filled) and stroke width in raster pixels.
@@ -13,6 +17,15 @@ type Style struct {
 	Fill   string
 	Width  float64
 }
+
+// PaperColour is the paint of the paper (Style colours are "#rrggbb"): a
+// fill in it draws nothing on the sheet. CAD masks what lies under a
+// symbol, a tag or a text with such a fill (a wipeout).
+const PaperColour = "#ffffff"
+
+// InkFill reports whether the style fills in a colour that shows on the
+// paper.
+func (s Style) InkFill() bool { return s.Fill != "" && !strings.EqualFold(s.Fill, PaperColour) }
 
 // Segment is a straight piece of a drawn path, in raster pixels.
 type Segment struct {

@@ -3,6 +3,7 @@ package legend
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 
 	"blueprint/internal/drawing"
@@ -26,10 +27,14 @@ type Cut struct {
 }
 
 // Limits of what CutGlyph cuts: a symbol, even one with a long text, draws
-// far less; cutting and matching more would take minutes.
+// far less; cutting and matching more would take minutes. MaxCutPieces
+// counts the glyph's shapes (a circle written as a polyline of a hundred
+// segments is one, a fill's many polygons are their outline), and the box
+// may hold maxCutRaw times as many pieces before they are joined.
 const (
 	MaxCutPieces = 250
 	MaxCutChars  = 40
+	maxCutRaw    = 8
 )
 
 // Errors of CutGlyph.
@@ -45,47 +50,71 @@ const cutTextGap = 0.3
 // CutGlyph cuts the drawing that lies wholly inside box on pg into a glyph,
 // as a legend row's glyph is cut from its cell: the segments and arcs
 // inside box (pieces that cross its edge, such as wires and walls running
-// through it, are left out) drawn in the colour that draws most of them
-// (the symbol the box is drawn around, not the plan behind it), fills drawn as many polygons and hatch strips
-// simplified the same way, and the characters drawn within the extent of
-// that drawing or within cutTextGap ems of it as the glyph's text (a
-// label beside the symbol is not part of it). It returns ErrCutEmpty when
-// box holds no drawing, and ErrCutTooLarge when it holds more than
-// MaxCutPieces pieces or MaxCutChars characters: far more than one symbol
-// draws (a box around a room or the whole sheet).
+// through it, are left out; so are dense hatching, which the vector
+// matcher does not see, and fills in the paper's colour, which draw
+// nothing) in the symbol's paint: the stroke colour of which the box holds
+// the most beyond what a ring of its area around it holds (the symbol the
+// box is drawn around, not the ground it stands on), with the fills of
+// other colours that its drawing encloses; fills drawn as many polygons
+// and hatch strips simplified the same way, and the characters drawn
+// within the extent of that drawing or within cutTextGap ems of it as the
+// glyph's text (a label beside the symbol is not part of it). It returns
+// ErrCutEmpty when box holds no drawing, and ErrCutTooLarge when it holds
+// more than MaxCutPieces shapes or MaxCutChars characters: far more than
+// one symbol draws (a box around a room or the whole sheet).
 func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	if pg == nil {
 		return Cut{}, ErrCutEmpty
 	}
-	ix := newIndex(pg, nil)
 	outer := Rect{
 		Min: glyph.Point{X: box.Min.X - cutMargin, Y: box.Min.Y - cutMargin},
 		Max: glyph.Point{X: box.Max.X + cutMargin, Y: box.Max.Y + cutMargin},
 	}
+	// What the vector matcher looks at: the page without its dense
+	// hatching (a wall's hatch under a wall socket would otherwise be
+	// most of the box, and no match could ever find it).
+	hp := pg.WithoutHatching()
+	ix := newIndex(within(hp, outer), nil)
 	var all []int32
 	ix.piecesIn(outer, func(i int32) {
 		b := ix.pieces[i].box
-		if outer.Contains(b.Min) && outer.Contains(b.Max) {
+		if outer.Contains(b.Min) && outer.Contains(b.Max) && !ix.paperFill(i) {
 			all = append(all, i)
 		}
 	})
 	if len(all) == 0 {
 		return Cut{}, ErrCutEmpty
 	}
-	if len(all) > MaxCutPieces {
+	if len(all) > maxCutRaw*MaxCutPieces {
 		return Cut{}, ErrCutTooLarge
 	}
 	// The box is drawn around one symbol, which draws most of what lies
 	// wholly inside it: drawing in other colours is something else that
 	// the box could not leave out (a wall, a hatch, a grid bubble, the
 	// end of a wire running to the symbol's centre, a leader's arrow).
+	//
+	// A symbol's lines are stroked: its paint is a stroke's, a fill's
+	// only where nothing inside the box is stroked (a socket's filled
+	// half is drawn in black inside its red outline). And the box holds
+	// the symbol, while the ground it stands on runs on past the box: of
+	// each paint, what the box holds counts less what a ring around it of
+	// the box's area holds (a wall's hatch, a grid of ceiling tiles
+	// fill the ring as densely as the box; the symbol does not).
+	stroked := false
+	for _, i := range all {
+		stroked = stroked || ix.stroked(i)
+	}
 	byPaint := map[string]float64{}
 	for _, i := range all {
-		byPaint[ix.paint(i)] += ix.length(i)
+		if ix.stroked(i) || !stroked {
+			byPaint[ix.paint(i)] += ix.length(i)
+		}
 	}
+	ring := ringPaint(hp, outer, stroked)
 	paint := ""
+	score := func(p string) float64 { return byPaint[p] - ring[p] }
 	for p, l := range byPaint {
-		if l > byPaint[paint] || l == byPaint[paint] && p < paint {
+		if paint == "" || score(p) > score(paint) || score(p) == score(paint) && (l > byPaint[paint] || l == byPaint[paint] && p < paint) {
 			paint = p
 		}
 	}
@@ -95,6 +124,19 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 		if ix.paint(i) == paint {
 			pieces = append(pieces, i)
 			drawn = drawn.union(ix.pieces[i].box)
+		}
+	}
+	// A fill of another paint that the symbol's drawing encloses is part
+	// of it (the filled half of a double socket, a downlight's filled
+	// quadrants); the pen stays the symbol's.
+	var fills []int32
+	enclosing := Rect{
+		Min: glyph.Point{X: drawn.Min.X - cutMargin, Y: drawn.Min.Y - cutMargin},
+		Max: glyph.Point{X: drawn.Max.X + cutMargin, Y: drawn.Max.Y + cutMargin},
+	}
+	for _, i := range all {
+		if b := ix.pieces[i].box; ix.paint(i) != paint && !ix.stroked(i) && enclosing.Contains(b.Min) && enclosing.Contains(b.Max) {
+			fills = append(fills, i)
 		}
 	}
 	var inBox []int
@@ -119,9 +161,12 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 			inside = append(inside, int32(i))
 		}
 	}
-	g, _, _ := ix.glyphOf(pieces, inside, drawn)
+	g, _, _ := ix.glyphOf(append(slices.Clip(pieces), fills...), inside, drawn)
 	if len(g.Shapes) == 0 {
 		return Cut{}, ErrCutEmpty
+	}
+	if len(g.Shapes) > MaxCutPieces {
+		return Cut{}, ErrCutTooLarge
 	}
 	byPen := map[drawing.Style]float64{}
 	for _, i := range pieces {
@@ -134,6 +179,53 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 		}
 	}
 	return Cut{Glyph: g, Drawn: drawn, Pen: pen}, nil
+}
+
+// ringPaint is the length, per paint, of the segments and arcs (only
+// stroked ones when stroked is set; never a paper fill) that lie wholly
+// inside r grown to twice its area but not wholly inside r.
+func ringPaint(pg *drawing.Page, r Rect, stroked bool) map[string]float64 {
+	gx := (math.Sqrt2 - 1) / 2 * (r.Max.X - r.Min.X)
+	gy := (math.Sqrt2 - 1) / 2 * (r.Max.Y - r.Min.Y)
+	g := Rect{Min: glyph.Point{X: r.Min.X - gx, Y: r.Min.Y - gy}, Max: glyph.Point{X: r.Max.X + gx, Y: r.Max.Y + gy}}
+	out := map[string]float64{}
+	add := func(st drawing.Style, lo, hi glyph.Point, l float64) {
+		if !g.Contains(lo) || !g.Contains(hi) || r.Contains(lo) && r.Contains(hi) {
+			return
+		}
+		switch {
+		case st.Stroke != "":
+			out[st.Stroke] += l
+		case !stroked && st.InkFill():
+			out[st.Fill] += l
+		}
+	}
+	for _, s := range pg.Segments {
+		add(pg.Styles[s.Style], glyph.MinPoint(s.A, s.B), glyph.MaxPoint(s.A, s.B), math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y))
+	}
+	for _, a := range pg.Arcs {
+		b := arcBox(a)
+		add(pg.Styles[a.Style], b.Min, b.Max, math.Abs(a.Sweep)*math.Pi/180*a.R)
+	}
+	return out
+}
+
+// within is pg with only the segments and arcs that lie wholly inside r,
+// in their order (what CutGlyph may cut: indexing a whole A1 sheet's
+// pieces for one box cost a tenth of a second).
+func within(pg *drawing.Page, r Rect) *drawing.Page {
+	sub := &drawing.Page{Width: pg.Width, Height: pg.Height, Styles: pg.Styles, Chars: pg.Chars, ImageArea: pg.ImageArea}
+	for _, s := range pg.Segments {
+		if r.Contains(s.A) && r.Contains(s.B) {
+			sub.Segments = append(sub.Segments, s)
+		}
+	}
+	for _, a := range pg.Arcs {
+		if b := arcBox(a); r.Contains(b.Min) && r.Contains(b.Max) {
+			sub.Arcs = append(sub.Arcs, a)
+		}
+	}
+	return sub
 }
 
 // style is the paint of piece i.
@@ -152,6 +244,17 @@ func (ix *pageIndex) paint(i int32) string {
 	} else {
 		return st.Fill
 	}
+}
+
+// stroked reports whether piece i is drawn by a stroke.
+func (ix *pageIndex) stroked(i int32) bool { return ix.style(i).Stroke != "" }
+
+// paperFill reports whether piece i is the outline of a fill in the
+// paper's colour (drawing.PaperColour), with no stroke of its own: it
+// draws nothing, so it is no part of what a box holds.
+func (ix *pageIndex) paperFill(i int32) bool {
+	st := ix.style(i)
+	return st.Stroke == "" && !st.InkFill()
 }
 
 // length is the drawn length of piece i, in pixels.

@@ -44,44 +44,77 @@ const (
 )
 
 // surroundings indexes a page's segments and arcs by the cells their boxes
-// cover, for the drawing near each match.
+// cover, for the drawing near each match: cells of surroundCellPx over the
+// page (a piece off the page filed in the border cells), each cell's
+// pieces a run of one list.
 type surroundings struct {
 	pg     *drawing.Page
 	boxes  []detect.Box // segments, then arcs
-	cells  map[[2]int][]int32
+	nx, ny int
+	start  []int32 // per cell, offset into items; len nx*ny+1
+	items  []int32
 	stamp  []int // per piece: the last query that visited it
 	nQuery int
 }
 
 func newSurroundings(pg *drawing.Page) *surroundings {
-	s := &surroundings{pg: pg, cells: map[[2]int][]int32{}}
-	add := func(b detect.Box) {
-		i := int32(len(s.boxes))
-		s.boxes = append(s.boxes, b)
-		for cy := int(b.Y / surroundCellPx); cy <= int((b.Y+b.H)/surroundCellPx); cy++ {
-			for cx := int(b.X / surroundCellPx); cx <= int((b.X+b.W)/surroundCellPx); cx++ {
-				s.cells[[2]int{cx, cy}] = append(s.cells[[2]int{cx, cy}], i)
+	s := &surroundings{pg: pg, nx: max(1, int(pg.Width/surroundCellPx)+1), ny: max(1, int(pg.Height/surroundCellPx)+1)}
+	s.boxes = make([]detect.Box, 0, len(pg.Segments)+len(pg.Arcs))
+	for _, sg := range pg.Segments {
+		lo, hi := glyph.MinPoint(sg.A, sg.B), glyph.MaxPoint(sg.A, sg.B)
+		s.boxes = append(s.boxes, detect.Box{X: lo.X, Y: lo.Y, W: hi.X - lo.X, H: hi.Y - lo.Y})
+	}
+	for _, a := range pg.Arcs {
+		s.boxes = append(s.boxes, arcBox(a))
+	}
+	s.start = make([]int32, s.nx*s.ny+1)
+	for _, b := range s.boxes {
+		x0, y0, x1, y1 := s.cellRange(b)
+		for cy := y0; cy <= y1; cy++ {
+			for cx := x0; cx <= x1; cx++ {
+				s.start[cy*s.nx+cx+1]++
 			}
 		}
 	}
-	for _, sg := range pg.Segments {
-		lo, hi := glyph.MinPoint(sg.A, sg.B), glyph.MaxPoint(sg.A, sg.B)
-		add(detect.Box{X: lo.X, Y: lo.Y, W: hi.X - lo.X, H: hi.Y - lo.Y})
+	for i := 1; i < len(s.start); i++ {
+		s.start[i] += s.start[i-1]
 	}
-	for _, a := range pg.Arcs {
-		add(arcBox(a))
+	s.items = make([]int32, s.start[len(s.start)-1])
+	fill := make([]int32, s.nx*s.ny)
+	for i, b := range s.boxes {
+		x0, y0, x1, y1 := s.cellRange(b)
+		for cy := y0; cy <= y1; cy++ {
+			for cx := x0; cx <= x1; cx++ {
+				c := cy*s.nx + cx
+				s.items[s.start[c]+fill[c]] = int32(i)
+				fill[c]++
+			}
+		}
 	}
 	s.stamp = make([]int, len(s.boxes))
 	return s
+}
+
+// cellRange is the cells b covers, clipped to the index's.
+func (s *surroundings) cellRange(b detect.Box) (x0, y0, x1, y1 int) {
+	cell := func(v float64, n int) int {
+		if !(v >= 0) { // negative or NaN
+			return 0
+		}
+		return min(n-1, int(math.Min(v/surroundCellPx, float64(n))))
+	}
+	return cell(b.X, s.nx), cell(b.Y, s.ny), cell(b.X+b.W, s.nx), cell(b.Y+b.H, s.ny)
 }
 
 // meeting calls fn for each piece whose box meets b and whose longer side
 // is at most maxSide.
 func (s *surroundings) meeting(b detect.Box, maxSide float64, fn func(i int32)) {
 	s.nQuery++
-	for cy := int(b.Y / surroundCellPx); cy <= int((b.Y+b.H)/surroundCellPx); cy++ {
-		for cx := int(b.X / surroundCellPx); cx <= int((b.X+b.W)/surroundCellPx); cx++ {
-			for _, i := range s.cells[[2]int{cx, cy}] {
+	x0, y0, x1, y1 := s.cellRange(b)
+	for cy := y0; cy <= y1; cy++ {
+		for cx := x0; cx <= x1; cx++ {
+			c := cy*s.nx + cx
+			for _, i := range s.items[s.start[c]:s.start[c+1]] {
 				if s.stamp[i] == s.nQuery {
 					continue
 				}
@@ -184,14 +217,16 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, d
 	tplLen := float64(len(tpl)) * sampleStepPx
 	grow := math.Max(surroundMinPx, surroundGrow*math.Max(b.W, b.H))
 	area := detect.Box{X: b.X - grow, Y: b.Y - grow, W: b.W + 2*grow, H: b.H + 2*grow}
-	var others []posed
+	var others []*pointSet
 	for _, o := range all {
 		// Another instance beside this one, not another reading of
 		// the same place (the arms of one four-way switch).
 		if o.box.IoU(b) == 0 && o.box.X <= area.X+area.W && o.box.Y <= area.Y+area.H && o.box.X+o.box.W >= area.X && o.box.Y+o.box.H >= area.Y {
-			others = append(others, o)
+			others = append(others, newPointSet(o.pts, o.tol+sampleStepPx))
 		}
 	}
+	onTpl := newPointSet(tpl, tol+sampleStepPx)
+	onFilled := newPointSet(c.filled, tol+sampleStepPx)
 	// The pen of the match: the paint of most of the page drawing the
 	// template explains there.
 	maxSide := maxPieceRel * math.Max(b.W, b.H)
@@ -199,7 +234,7 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, d
 	s.meeting(area, maxSide, func(i int32) {
 		if st := s.style(i); st.Stroke != "" {
 			for _, p := range s.points(i) {
-				if near(p, tpl, tol) {
+				if onTpl.near(p) {
 					byPen[st]++
 				}
 			}
@@ -230,10 +265,10 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, d
 		}
 		pc := piece{pts: s.points(i), fillOnly: fillOnly}
 		for _, p := range pc.pts {
-			on := near(p, tpl, tol)
+			on := onTpl.near(p)
 			pc.joined = pc.joined || on
 			if fillOnly {
-				on = near(p, c.filled, tol)
+				on = onFilled.near(p)
 			}
 			if !on && area.X <= p.X && p.X <= area.X+area.W && area.Y <= p.Y && p.Y <= area.Y+area.H && !explained(p, others) {
 				pc.off++
@@ -248,6 +283,18 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, d
 	// drawing, is part of the symbol there (the bar under an outdoor
 	// luminaire's stem); another symbol that merely stands near it is
 	// not.
+	sets := make([]*pointSet, len(ps)) // of joined pieces, made when first asked
+	touches := func(i, j int) bool {
+		if sets[j] == nil {
+			sets[j] = newPointSet(ps[j].pts, tol+sampleStepPx)
+		}
+		for _, p := range ps[i].pts {
+			if sets[j].near(p) {
+				return true
+			}
+		}
+		return false
+	}
 	for grew := true; grew; {
 		grew = false
 		for i := range ps {
@@ -255,7 +302,7 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, d
 				continue
 			}
 			for j := range ps {
-				if ps[j].joined && touching(ps[i].pts, ps[j].pts, tol) {
+				if ps[j].joined && touches(i, j) {
 					ps[i].joined, grew = true, true
 					break
 				}
@@ -272,22 +319,106 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, d
 	return float64(unexplained) * sampleStepPx / tplLen, float64(outside) * sampleStepPx / tplLen, pen
 }
 
-// touching reports whether two sampled pieces come within tol of each
-// other.
-func touching(a, b []glyph.Point, tol float64) bool {
-	for _, p := range a {
-		if near(p, b, tol) {
+// explained reports whether p lies near one of the sets (the samples of
+// other candidates).
+func explained(p glyph.Point, sets []*pointSet) bool {
+	for _, s := range sets {
+		if s.near(p) {
 			return true
 		}
 	}
 	return false
 }
 
-// explained reports whether one of the candidates explains p.
-func explained(p glyph.Point, cs []posed) bool {
-	for _, c := range cs {
-		if near(p, c.pts, c.tol) {
-			return true
+// pointSet answers whether a point lies within r of one of a set of
+// points (near's test, r being its tol + sampleStepPx), looking only at
+// the points in the cells around it: a candidate's surroundings hold
+// thousands of samples of walls and hatching, each tested against the
+// hundreds of the posed template.
+type pointSet struct {
+	r2     float64
+	cell   float64
+	x0, y0 float64
+	nx, ny int
+	start  []int32 // per cell, offset into pts; len nx*ny+1
+	pts    []glyph.Point
+}
+
+// maxCellsPerPoint bounds a pointSet's cells: a sparse set over a large
+// extent gets larger cells (any cell of at least r finds every point
+// within r in the cells around).
+const maxCellsPerPoint = 4
+
+func newPointSet(pts []glyph.Point, r float64) *pointSet {
+	s := &pointSet{r2: r * r, cell: math.Max(r, 1e-9)}
+	if len(pts) == 0 {
+		return s
+	}
+	lo := glyph.Point{X: math.Inf(1), Y: math.Inf(1)}
+	hi := glyph.Point{X: math.Inf(-1), Y: math.Inf(-1)}
+	for _, p := range pts {
+		lo, hi = glyph.MinPoint(lo, p), glyph.MaxPoint(hi, p)
+	}
+	if math.IsInf(lo.X, 0) || math.IsInf(hi.X, 0) || math.IsNaN(lo.X+lo.Y+hi.X+hi.Y) {
+		s.cell = math.Inf(1) // one cell holds them all
+	}
+	for (hi.X-lo.X)/s.cell*(hi.Y-lo.Y)/s.cell > float64(maxCellsPerPoint*len(pts)) {
+		s.cell *= 2
+	}
+	s.x0, s.y0 = lo.X, lo.Y
+	s.nx, s.ny = 1, 1
+	if !math.IsInf(s.cell, 0) {
+		s.nx, s.ny = int((hi.X-lo.X)/s.cell)+1, int((hi.Y-lo.Y)/s.cell)+1
+	}
+	cellOf := func(p glyph.Point) int {
+		if s.nx == 1 && s.ny == 1 {
+			return 0
+		}
+		cx := min(s.nx-1, max(0, int((p.X-s.x0)/s.cell)))
+		cy := min(s.ny-1, max(0, int((p.Y-s.y0)/s.cell)))
+		return cy*s.nx + cx
+	}
+	s.start = make([]int32, s.nx*s.ny+1)
+	for _, p := range pts {
+		s.start[cellOf(p)+1]++
+	}
+	for i := 1; i < len(s.start); i++ {
+		s.start[i] += s.start[i-1]
+	}
+	s.pts = make([]glyph.Point, len(pts))
+	fill := make([]int32, s.nx*s.ny)
+	for _, p := range pts {
+		c := cellOf(p)
+		s.pts[s.start[c]+fill[c]] = p
+		fill[c]++
+	}
+	return s
+}
+
+// near reports whether p lies within r of a point of the set.
+func (s *pointSet) near(p glyph.Point) bool {
+	if len(s.pts) == 0 {
+		return false
+	}
+	x0, y0 := 0, 0
+	x1, y1 := s.nx-1, s.ny-1
+	if s.nx > 1 || s.ny > 1 {
+		fx, fy := (p.X-s.x0)/s.cell, (p.Y-s.y0)/s.cell
+		if fx < -1 || fy < -1 || fx >= float64(s.nx+1) || fy >= float64(s.ny+1) {
+			return false // more than a cell (at least r) outside the extent
+		}
+		cx, cy := int(math.Floor(fx)), int(math.Floor(fy))
+		x0, y0 = max(0, cx-1), max(0, cy-1)
+		x1, y1 = min(s.nx-1, cx+1), min(s.ny-1, cy+1)
+	}
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			c := y*s.nx + x
+			for _, q := range s.pts[s.start[c]:s.start[c+1]] {
+				if dx, dy := p.X-q.X, p.Y-q.Y; dx*dx+dy*dy <= s.r2 {
+					return true
+				}
+			}
 		}
 	}
 	return false

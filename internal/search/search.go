@@ -115,7 +115,18 @@ type Template struct {
 	pen     drawing.Style // the paint that draws most of it
 	drawn   detect.Box
 	m       *vector.Matcher
+	// own is the drawing joined to the template where it was cut that
+	// it leaves unexplained (foreign and outside, as a candidate's):
+	// what the box could not hold of the symbol as the sheet draws it
+	// (a wall socket's back line running on to the next socket). A
+	// candidate is judged by what it has joined to it beyond that.
+	own joined
 }
+
+// joined is the drawing joined to a posed template that it leaves
+// unexplained, over the template's length (surroundings.foreignOutside):
+// all of it, and the part outside the posed template's box.
+type joined struct{ foreign, outside float64 }
 
 // templateClass is the class the matcher reports; search reports none.
 const templateClass = "search"
@@ -146,7 +157,43 @@ func Cut(pg *drawing.Page, box detect.Box) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: template: %w", err)
 	}
-	return &Template{glyph: g, content: content(g), pen: c.Pen, m: m, drawn: detect.Box{X: drawn.Min.X, Y: drawn.Min.Y, W: drawn.Max.X - drawn.Min.X, H: drawn.Max.Y - drawn.Min.Y}}, nil
+	tpl := &Template{glyph: g, content: content(g), pen: c.Pen, m: m, drawn: detect.Box{X: drawn.Min.X, Y: drawn.Min.Y, W: drawn.Max.X - drawn.Min.X, H: drawn.Max.Y - drawn.Min.Y}}
+	tpl.own = ownContext(pg, g, tpl.drawn)
+	return tpl, nil
+}
+
+// ownContext is the drawing joined to g where it was cut, at drawn on pg,
+// that g leaves unexplained: g posed where it was drawn (its frame is
+// centred on drawn at the drawn size) and judged as a candidate there is,
+// against the pieces of pg that come near it.
+func ownContext(pg *drawing.Page, g glyph.Glyph, drawn detect.Box) joined {
+	at := glyph.Point{X: drawn.X + drawn.W/2, Y: drawn.Y + drawn.H/2}
+	p := pose(g, glyph.Placement{At: at, Scale: 1}, drawn)
+	grow := math.Max(surroundMinPx, surroundGrow*math.Max(drawn.W, drawn.H))
+	area := detect.Box{X: drawn.X - grow, Y: drawn.Y - grow, W: drawn.W + 2*grow, H: drawn.H + 2*grow}
+	f, o, _ := newSurroundings(meetingArea(pg, area)).foreignOutside(p, nil)
+	return joined{foreign: f, outside: o}
+}
+
+// meetingArea is pg with only the segments and arcs whose boxes meet area,
+// in their order.
+func meetingArea(pg *drawing.Page, area detect.Box) *drawing.Page {
+	sub := &drawing.Page{Width: pg.Width, Height: pg.Height, Styles: pg.Styles, ImageArea: pg.ImageArea}
+	meets := func(b detect.Box) bool {
+		return b.X <= area.X+area.W && b.Y <= area.Y+area.H && b.X+b.W >= area.X && b.Y+b.H >= area.Y
+	}
+	for _, sg := range pg.Segments {
+		lo, hi := glyph.MinPoint(sg.A, sg.B), glyph.MaxPoint(sg.A, sg.B)
+		if meets(detect.Box{X: lo.X, Y: lo.Y, W: hi.X - lo.X, H: hi.Y - lo.Y}) {
+			sub.Segments = append(sub.Segments, sg)
+		}
+	}
+	for _, a := range pg.Arcs {
+		if meets(arcBox(a)) {
+			sub.Arcs = append(sub.Arcs, a)
+		}
+	}
+	return sub
 }
 
 // content is the length of g's drawing in mm, each text character
@@ -345,6 +392,7 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 			return
 		}
 		foreign, outside, pen := around.foreignOutside(p, poses)
+		foreign, outside = math.Max(0, foreign-t.own.foreign), math.Max(0, outside-t.own.outside)
 		c := candidate{box: m.Box, cov: m.Coverage, foreign: foreign, outside: outside, fit: m.Coverage / (1 + foreign),
 			drawn: m.Coverage * t.content * m.Placement.Scale * vector.PixelsPerMM}
 		colour := true

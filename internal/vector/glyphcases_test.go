@@ -43,7 +43,7 @@ func TestStubsOptionalInFloorBox(t *testing.T) {
 			t.Fatal(err)
 		}
 		whole := 0
-		for _, s := range ix.matchTemplate(p) {
+		for _, s := range ix.matchTemplate(context.Background(), p) {
 			if s.cov >= OperatingCoverage {
 				whole++
 			}

@@ -1,7 +1,7 @@
 package vector
 
 import (
-	"blueprint/internal/drawing"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
 )
 
@@ -84,6 +85,10 @@ type Match struct {
 // and safe for concurrent use.
 type Matcher struct {
 	tpls []*prepared
+	// cornered: some template is looked for from page corners (a
+	// corner anchor, a stretched glyph), which a page's index then
+	// finds; a search for a circle or a lone line skips them.
+	cornered bool
 }
 
 // NewMatcher prepares templates for matching.
@@ -95,6 +100,7 @@ func NewMatcher(tpls []Template) (*Matcher, error) {
 			return nil, err
 		}
 		m.tpls = append(m.tpls, p)
+		m.cornered = m.cornered || p.kind == anchorCorner || p.stretch != nil
 	}
 	m.findNested()
 	return m, nil
@@ -126,7 +132,7 @@ type pageIndex struct {
 	chars   *grid
 	// cornerArms are the corner readings bucketed by cornerBucket;
 	// bucket k is cornerArms[cornerStart[k]:cornerStart[k+1]]. Built on
-	// first use.
+	// first use (hashCorners), with corners.
 	cornerStart []int32
 	cornerArms  []cornerArms
 	// verified counts pose verifications (the matcher's unit of work).
@@ -173,7 +179,6 @@ func newPageIndex(pg *drawing.Page) *pageIndex {
 		add(glyph.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2})
 	})
 	ix.buildCircles()
-	ix.buildCorners()
 	return ix
 }
 
@@ -214,21 +219,41 @@ func (ix *pageIndex) buildCircles() {
 }
 
 // buildCorners finds pairs of segments that share an end (none at hubs of
-// more than maxEndsNear ends).
+// more than maxEndsNear ends). The ends are filed by their endpointTolPx
+// cell in one sorted list (a page holds hundreds of thousands: a map
+// probed nine times twice per end cost seconds on an A1 sheet) and read
+// in that order, the cells around an end being three runs of the list,
+// one per row, whose bounds only move forward. The corners are then put
+// in the order of their first segment's end, each end's in the order of
+// the rows and columns around it, as a walk over the segments would give
+// them.
 func (ix *pageIndex) buildCorners() {
 	segs := ix.pg.Segments
-	type key struct{ x, y int }
-	q := func(p glyph.Point) key {
-		return key{int(math.Floor(p.X / endpointTolPx)), int(math.Floor(p.Y / endpointTolPx))}
+	type end struct {
+		key int64
+		e   int32 // 2*seg + end
 	}
-	ends := map[key][]int32{} // 2*seg + end
+	const off = 1 << 30
+	cellOf := func(v float64) int64 {
+		c := math.Floor(v / endpointTolPx)
+		return int64(min(off-2, max(2-off, c))) + off // NaN reads as the low bound
+	}
+	keyOf := func(cx, cy int64) int64 { return cy<<32 | cx }
+	ends := make([]end, 0, 2*len(segs))
 	for i, s := range segs {
 		if ix.segLen[i] < 2 {
 			continue
 		}
-		ends[q(s.A)] = append(ends[q(s.A)], int32(2*i))
-		ends[q(s.B)] = append(ends[q(s.B)], int32(2*i+1))
+		ends = append(ends,
+			end{keyOf(cellOf(s.A.X), cellOf(s.A.Y)), int32(2 * i)},
+			end{keyOf(cellOf(s.B.X), cellOf(s.B.Y)), int32(2*i + 1)})
 	}
+	slices.SortFunc(ends, func(a, b end) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		return cmp.Compare(a.e, b.e)
+	})
 	endPt := func(e int32) (glyph.Point, glyph.Point) {
 		s := segs[e/2]
 		if e%2 == 0 {
@@ -236,38 +261,53 @@ func (ix *pageIndex) buildCorners() {
 		}
 		return s.B, s.A
 	}
-	for i, s := range segs {
-		if ix.segLen[i] < 2 {
+	type found struct {
+		e   int32
+		seq int32 // order among e's corners
+		c   cornerFeat
+	}
+	var out []found
+	// lo[r], hi[r] bound the ends in cells cx-1..cx+1 of row cy+r-1.
+	var lo, hi [3]int
+	for _, me := range ends {
+		for r := range lo {
+			dy := int64(r-1) << 32
+			for lo[r] < len(ends) && ends[lo[r]].key < me.key+dy-1 {
+				lo[r]++
+			}
+			hi[r] = max(hi[r], lo[r])
+			for hi[r] < len(ends) && ends[hi[r]].key <= me.key+dy+1 {
+				hi[r]++
+			}
+		}
+		if hi[0]-lo[0]+hi[1]-lo[1]+hi[2]-lo[2] > maxEndsNear {
 			continue
 		}
-		for end, p := range [2]glyph.Point{s.A, s.B} {
-			e := int32(2*i + end)
-			k := q(p)
-			near := 0
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					near += len(ends[key{k.x + dx, k.y + dy}])
+		v, far1 := endPt(me.e)
+		seq := int32(0)
+		for r := range lo {
+			for _, f := range ends[lo[r]:hi[r]] {
+				if f.e/2 <= me.e/2 {
+					continue // each unordered pair once
 				}
-			}
-			if near > maxEndsNear {
-				continue
-			}
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					for _, f := range ends[key{k.x + dx, k.y + dy}] {
-						if f/2 <= int32(i) {
-							continue // each unordered pair once
-						}
-						v, far1 := endPt(e)
-						w, far2 := endPt(f)
-						if math.Hypot(v.X-w.X, v.Y-w.Y) > endpointTolPx {
-							continue
-						}
-						ix.corners = append(ix.corners, cornerFeat{v: v, a1: far1, a2: far2})
-					}
+				w, far2 := endPt(f.e)
+				if math.Hypot(v.X-w.X, v.Y-w.Y) > endpointTolPx {
+					continue
 				}
+				out = append(out, found{me.e, seq, cornerFeat{v: v, a1: far1, a2: far2}})
+				seq++
 			}
 		}
+	}
+	slices.SortFunc(out, func(a, b found) int {
+		if a.e != b.e {
+			return cmp.Compare(a.e, b.e)
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	ix.corners = make([]cornerFeat, len(out))
+	for i, f := range out {
+		ix.corners[i] = f.c
 	}
 }
 
@@ -311,7 +351,7 @@ func (ix *pageIndex) segCovers(i int32, p, t glyph.Point, tol float64, fill bool
 	if l > 2*tol && math.Abs(t.X*d.Y-t.Y*d.X) > maxTurnSin {
 		return false
 	}
-	return !fill || ix.pg.Styles[s.Style].Fill != ""
+	return !fill || ix.pg.Styles[s.Style].InkFill()
 }
 
 func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill bool) bool {
@@ -334,7 +374,7 @@ func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill bool
 			return false
 		}
 	}
-	return !fill || ix.pg.Styles[a.Style].Fill != ""
+	return !fill || ix.pg.Styles[a.Style].InkFill()
 }
 
 // arcContinues reports whether a page arc on the circle (c, r) covers p
@@ -628,7 +668,9 @@ func (mt *Matcher) Match(ctx context.Context, pg *drawing.Page) ([]Match, error)
 // result is the one of a single goroutine.
 func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageIndex, error) {
 	ix := newPageIndex(pg)
-	ix.hashCorners() // built before the goroutines share the index
+	if mt.cornered {
+		ix.hashCorners() // built before the goroutines share the index
+	}
 	perTpl := make([][]scored, len(mt.tpls))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -641,7 +683,7 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 				if n >= len(mt.tpls) || ctx.Err() != nil {
 					return
 				}
-				perTpl[n] = ix.matchTemplate(mt.tpls[n])
+				perTpl[n] = ix.matchTemplate(ctx, mt.tpls[n])
 			}
 		}()
 	}
@@ -660,9 +702,15 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 	return ms, ix, nil
 }
 
+// poseCheckEvery is how many poses matchTemplate verifies between looks
+// at its context.
+const poseCheckEvery = 256
+
 // matchTemplate tries the poses of one template's anchors on the page and
-// returns those that verify.
-func (ix *pageIndex) matchTemplate(t *prepared) []scored {
+// returns those that verify. Once ctx ends it verifies no more poses (a
+// plain glyph on a real sheet has hundreds of thousands) and returns what
+// it found; the caller reports ctx's error.
+func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) []scored {
 	seen := map[hypKey]bool{}
 	// done marks where the template was already found whole: other poses
 	// of it there (symmetries, other anchors of the same instance) need
@@ -671,10 +719,15 @@ func (ix *pageIndex) matchTemplate(t *prepared) []scored {
 	done := map[place]bool{}
 	const doneCell = 4.0
 	var found []scored
+	tried, stopped := 0, false
 	// try verifies a pose and returns its coverage (1 where the template
 	// was already found whole there, 0 where the pose fails).
 	try := func(h hypothesis) float64 {
-		if h.pl.Scale < h.t.minScale || h.pl.Scale > h.t.maxScale {
+		if stopped || h.pl.Scale < h.t.minScale || h.pl.Scale > h.t.maxScale {
+			return 0
+		}
+		if tried++; tried%poseCheckEvery == 0 && ctx.Err() != nil {
+			stopped = true
 			return 0
 		}
 		px, py := int(math.Floor(h.pl.At.X/doneCell)), int(math.Floor(h.pl.At.Y/doneCell))
@@ -900,9 +953,11 @@ type cornerArms struct {
 	ang     float64 // signed angle from a to b, degrees
 }
 
-// hashCorners indexes both readings of every corner by the unsigned angle
-// and the log arm ratio, in buckets stored contiguously.
+// hashCorners finds the page's corners (buildCorners) and indexes both
+// readings of every corner by the unsigned angle and the log arm ratio,
+// in buckets stored contiguously.
 func (ix *pageIndex) hashCorners() {
+	ix.buildCorners()
 	nb := (int(180/cornerAngStep) + 1) * (2*cornerRatioBuckets + 1)
 	arms := make([]cornerArms, 0, 2*len(ix.corners))
 	keys := make([]int, 0, 2*len(ix.corners))

@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"context"
 	"math"
 
 	"blueprint/internal/drawing"
@@ -58,7 +59,7 @@ func (mt *Matcher) findNested() {
 			}
 			probe := *inner
 			probe.minScale, probe.maxScale = 0.02, 50
-			for _, s := range ix.matchTemplate(&probe) {
+			for _, s := range ix.matchTemplate(context.Background(), &probe) {
 				if s.cov < nestedMinCoverage {
 					continue
 				}

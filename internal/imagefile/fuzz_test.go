@@ -58,4 +58,3 @@ func FuzzDecodePNG(f *testing.F) {
 		}
 	})
 }
-

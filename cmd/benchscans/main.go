@@ -16,8 +16,10 @@
 // as it is ("native"). Per set and mode it prints each class's truth and
 // count (* where within tolerance: exact below 10, ±1 from 10 to 29, ±5 %
 // from 30 up), the within-tolerance share, the share of detections in a
-// class the sheet holds, and the seconds a page; then the same over every
-// set. A file without a count truth is skipped with a message.
+// class the sheet holds, and a page's cost: wall seconds, CPU seconds
+// (the server's and the programs it ran for the job, such as the OCR),
+// and the server's peak RSS during a job (VmHWM, reset before each job);
+// then the same over every set. A file without a count truth is skipped with a message.
 //
 // The renders go to -out, outside the repository: renders of the real
 // sets must never be committed.
@@ -119,25 +121,29 @@ func run() error {
 type tally struct {
 	sets, scored, within int
 	inClass, detections  int
-	seconds              float64
+	seconds, cpu         float64
 	pages                int
+	peakMiB              float64 // the most one job held
 }
 
 // add scores one set's counts in one mode against t.
-func (tl *tally) add(t realset.Truth, counts map[string]int, seconds float64, pages int) realset.SetResult {
-	r := realset.Score(t, counts)
+func (tl *tally) add(t realset.Truth, r modeRun) realset.SetResult {
+	counts := r.counts
+	res := realset.Score(t, counts)
 	tl.sets++
-	tl.scored += r.Scored
-	tl.within += r.WithinN
+	tl.scored += res.Scored
+	tl.within += res.WithinN
 	for c, n := range counts {
 		tl.detections += n
 		if onSheet(t, c) {
 			tl.inClass += n
 		}
 	}
-	tl.seconds += seconds
-	tl.pages += pages
-	return r
+	tl.seconds += r.seconds
+	tl.cpu += r.cpu
+	tl.pages += r.pages
+	tl.peakMiB = max(tl.peakMiB, r.peakMiB)
+	return res
 }
 
 // onSheet says whether the sheet holds class c by its truth: a class
@@ -161,7 +167,7 @@ func (tl *tally) String() string {
 		s += ", no detections"
 	}
 	if tl.pages > 0 {
-		s += fmt.Sprintf(", %.1f s a page", tl.seconds/float64(tl.pages))
+		s += fmt.Sprintf(", %.1f s and %.1f CPU s a page, peak %.0f MiB", tl.seconds/float64(tl.pages), tl.cpu/float64(tl.pages), tl.peakMiB)
 	}
 	return s
 }
@@ -172,9 +178,34 @@ const cleanJPEG = 95
 
 // modeRun is one mode's counts, summed over the pages that hold devices.
 type modeRun struct {
-	counts  map[string]int
-	seconds float64
-	pages   int
+	counts       map[string]int
+	seconds, cpu float64
+	pages        int
+	peakMiB      float64 // the most one of its jobs held
+}
+
+// measured sends one job and measures it: the server's peak RSS (VmHWM)
+// is reset before it and read after, its CPU and its waited-for
+// children's (the OCR program) read around it.
+func measured(ctx context.Context, srv *apiclient.Server, name string, data []byte) (apiclient.Job, modeRun, error) {
+	pid := srv.PID()
+	if err := apiclient.ResetPeakRSS(pid); err != nil {
+		return apiclient.Job{}, modeRun{}, err
+	}
+	var cpu0 float64
+	j, err := srv.Run(ctx, name, data, apiclient.RunOptions{Counts: true, BeforeStart: func() {
+		cpu0 = apiclient.ProcCPU(pid) + apiclient.ProcChildrenCPU(pid)
+	}})
+	if err != nil {
+		return j, modeRun{}, err
+	}
+	return j, modeRun{
+		counts:  sumPages(j.Pages),
+		seconds: j.Seconds,
+		cpu:     apiclient.ProcCPU(pid) + apiclient.ProcChildrenCPU(pid) - cpu0,
+		pages:   j.PageCount,
+		peakMiB: float64(apiclient.ProcStatusKB(pid, "VmHWM")) / 1024,
+	}, nil
 }
 
 func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string, t realset.Truth, total map[string]*tally) error {
@@ -188,11 +219,11 @@ func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string,
 			return err
 		}
 	} else {
-		job, err := srv.Run(ctx, file, data, apiclient.RunOptions{Counts: true})
+		_, r, err := measured(ctx, srv, file, data)
 		if err != nil {
 			return fmt.Errorf("native job: %w", err)
 		}
-		runs["native"] = modeRun{counts: sumPages(job.Pages), seconds: job.Seconds, pages: job.PageCount}
+		runs["native"] = r
 	}
 	var here []string
 	for _, m := range modes {
@@ -202,8 +233,7 @@ func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string,
 	}
 	results := map[string]realset.SetResult{}
 	for _, m := range here {
-		r := runs[m]
-		results[m] = total[m].add(t, r.counts, r.seconds, r.pages)
+		results[m] = total[m].add(t, runs[m])
 	}
 	fmt.Printf("\n%s\n%-28s %6s", t.File, "class", "truth")
 	for _, m := range here {
@@ -223,7 +253,7 @@ func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string,
 	}
 	for _, m := range here {
 		one := &tally{}
-		one.add(t, runs[m].counts, runs[m].seconds, runs[m].pages)
+		one.add(t, runs[m])
 		fmt.Printf("  %-12s %s\n", m+":", one)
 	}
 	return nil
@@ -245,11 +275,11 @@ func truthCell(c realset.ClassResult) string {
 // The pages sent alone are the PDF job's floor plans and every page the
 // truth places a device on.
 func benchPDF(ctx context.Context, srv *apiclient.Server, mt, out, file string, data []byte, t realset.Truth, runs map[string]modeRun) error {
-	pdfJob, err := srv.Run(ctx, file, data, apiclient.RunOptions{Counts: true})
+	pdfJob, pdfRun, err := measured(ctx, srv, file, data)
 	if err != nil {
 		return fmt.Errorf("PDF job: %w", err)
 	}
-	runs["pdf"] = modeRun{counts: sumPages(pdfJob.Pages), seconds: pdfJob.Seconds, pages: pdfJob.PageCount}
+	runs["pdf"] = pdfRun
 	plans := truthPages(t)
 	for _, p := range pdfJob.Pages {
 		if p.Kind == "floor_plan" {
@@ -298,11 +328,11 @@ func benchPDF(ctx context.Context, srv *apiclient.Server, mt, out, file string, 
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			return modeRun{}, err
 		}
-		job, err := srv.Run(ctx, path, data, apiclient.RunOptions{Counts: true})
+		_, r, err := measured(ctx, srv, path, data)
 		if err != nil {
 			return modeRun{}, fmt.Errorf("%s job: %w", name, err)
 		}
-		return modeRun{counts: sumPages(job.Pages), seconds: job.Seconds, pages: job.PageCount}, nil
+		return r, nil
 	}
 	if runs["image-pdf"], err = setJob("images.pdf", clean); err != nil {
 		return err
@@ -320,28 +350,30 @@ func benchPDF(ctx context.Context, srv *apiclient.Server, mt, out, file string, 
 		if err != nil {
 			return err
 		}
-		pngJob, err := srv.Run(ctx, pngPath, pngData, apiclient.RunOptions{Counts: true})
+		_, pngRun, err := measured(ctx, srv, pngPath, pngData)
 		if err != nil {
 			return fmt.Errorf("page %d as PNG: %w", i+1, err)
 		}
-		png.add(pngJob)
-		scanJob, err := srv.Run(ctx, fmt.Sprintf("scan-%d.jpg", i+1), scans[i], apiclient.RunOptions{Counts: true})
+		png.add(pngRun)
+		_, scanRun, err := measured(ctx, srv, fmt.Sprintf("scan-%d.jpg", i+1), scans[i])
 		if err != nil {
 			return fmt.Errorf("page %d as scan: %w", i+1, err)
 		}
-		scan.add(scanJob)
+		scan.add(scanRun)
 	}
 	runs["png"], runs["scan"] = png, scan
 	return nil
 }
 
-// add sums a one-page job into r.
-func (r *modeRun) add(j apiclient.Job) {
-	for c, n := range sumPages(j.Pages) {
+// add sums a one-page job's run into r.
+func (r *modeRun) add(j modeRun) {
+	for c, n := range j.counts {
 		r.counts[c] += n
 	}
-	r.seconds += j.Seconds
-	r.pages += j.PageCount
+	r.seconds += j.seconds
+	r.cpu += j.cpu
+	r.pages += j.pages
+	r.peakMiB = max(r.peakMiB, j.peakMiB)
 }
 
 // sumPages sums the pages' counts by class.

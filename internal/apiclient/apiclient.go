@@ -119,6 +119,36 @@ func ProcCPU(pid int) float64 {
 	return float64(u+s) / 100
 }
 
+// ProcChildrenCPU returns the CPU seconds (user and system) of process
+// pid's children that it has waited for (an OCR program run per call),
+// from /proc/PID/stat; 0 when unreadable.
+func ProcChildrenCPU(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 15 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[13], 10, 64)
+	s, _ := strconv.ParseInt(f[14], 10, 64)
+	return float64(u+s) / 100
+}
+
+// ResetPeakRSS resets process pid's VmHWM to its present RSS (Linux's
+// clear_refs 5), so that VmHWM read after some work is that work's peak.
+func ResetPeakRSS(pid int) error {
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		return fmt.Errorf("apiclient: reset peak RSS: %w", err)
+	}
+	return nil
+}
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

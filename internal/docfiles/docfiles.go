@@ -12,6 +12,7 @@ import (
 
 	"blueprint/internal/config"
 	"blueprint/internal/document"
+	"blueprint/internal/imagefile"
 	"blueprint/internal/job"
 	"blueprint/internal/pipeline"
 )
@@ -101,7 +102,7 @@ func (f *openFile) Run(ctx context.Context, opt job.RunOptions, each func(job.Pa
 }
 
 // PagePNG renders page i (document.Document.Page: the 200-DPI raster of a
-// PDF page, an image's own pixels) and encodes it with document.EncodePNG,
+// PDF page, an image's own pixels) and encodes it with imagefile.EncodePNG,
 // as pipeline.Run does with KeepPNG. The raster is garbage once it returns.
 func (f *openFile) PagePNG(ctx context.Context, i int) ([]byte, error) {
 	// Page also reads the page's drawing beside the render, for an
@@ -113,7 +114,7 @@ func (f *openFile) PagePNG(ctx context.Context, i int) ([]byte, error) {
 	if err != nil {
 		return nil, convert(err)
 	}
-	png, err := document.EncodePNG(p.Raster)
+	png, err := imagefile.EncodePNG(p.Raster)
 	if err != nil {
 		return nil, fmt.Errorf("page %d: %w", i, err)
 	}

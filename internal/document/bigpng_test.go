@@ -32,8 +32,8 @@ func TestSixteenBitPNGBudget(t *testing.T) {
 	t.Logf("%d × %d 16-bit RGBA PNG of %d bytes checked in %v", w, h, len(data), took)
 
 	hd, err := readImageHeader(data, MimePNG)
-	if err != nil || hd.decodeBytes != w*h*4 {
-		t.Fatalf("charged %d bytes (%v), want %d", hd.decodeBytes, err, w*h*4)
+	if err != nil || hd.DecodeBytes != w*h*4 {
+		t.Fatalf("charged %d bytes (%v), want %d", hd.DecodeBytes, err, w*h*4)
 	}
 	lim := DefaultLimits()
 	lim.MaxPagePixels = w*h - 1

@@ -1,5 +1,7 @@
 package document
 
+import "blueprint/internal/imagefile"
+
 // Memory estimates of document work, in bytes, for admission against a
 // memory budget (package budget). They are upper estimates of what the
 // work holds at its peak, measured on this service's own code paths.
@@ -43,7 +45,7 @@ func OpenBytes(data []byte, mime string) int64 {
 	if err != nil {
 		return CheckBytes(mime, int64(len(data))) // Open refuses it from the same header
 	}
-	return int64(len(data)) + hd.decodeBytes + hd.decodeBytes*encodeHalves/2
+	return int64(len(data)) + hd.DecodeBytes + hd.DecodeBytes*encodeHalves/2
 }
 
 // RenderAheadBytes bounds rendering ahead: the pipeline renders a page
@@ -103,5 +105,5 @@ func (d *Document) rasterBytes(i int) int64 {
 		return 0
 	}
 	px := int64(pixelsAt200(r.X1-r.X0)) * int64(pixelsAt200(r.Y1-r.Y0))
-	return min(px, d.lim.MaxPagePixels) * PageBytesPerPixel
+	return min(px, d.lim.MaxPagePixels) * imagefile.PageBytesPerPixel
 }

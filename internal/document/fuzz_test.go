@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"image/png"
 	"math/rand/v2"
 	"testing"
 
@@ -74,8 +73,8 @@ func FuzzValidateImage(f *testing.F) {
 	r := rand.New(rand.NewPCG(1, 1))
 	img := testImage(40, 30)
 	f.Add(uint8(0), pngBytes(f, img))
-	f.Add(uint8(0), rawPNG(r, 13, 9, 2, pngGray, true, nil, nil))
-	f.Add(uint8(0), rawPNG(r, 9, 13, 4, pngPaletted, false, []byte{1, 2}, bytes.Repeat([]byte{9, 80, 200}, 16)))
+	f.Add(uint8(0), documenttest.RawPNG(r, 13, 9, 2, documenttest.PNGGray, true, nil, nil))
+	f.Add(uint8(0), documenttest.RawPNG(r, 9, 13, 4, documenttest.PNGPaletted, false, []byte{1, 2}, bytes.Repeat([]byte{9, 80, 200}, 16)))
 	f.Add(uint8(0), documenttest.PNG16(64, 48))
 	f.Add(uint8(1), jpegBytes(f, img))
 	f.Add(uint8(2), readTestdata(f, "blue-purple-pink.lossy.webp"))
@@ -99,32 +98,8 @@ func FuzzValidateImage(f *testing.F) {
 			}
 			return
 		}
-		if b := page.Bounds(); b.Dx() != hd.width || b.Dy() != hd.height {
-			t.Fatalf("header %d × %d, page %v", hd.width, hd.height, b)
-		}
-	})
-}
-
-// FuzzDecodePNG: decodePNG never panics, and whatever image/png decodes
-// it decodes to the same pixels over white.
-func FuzzDecodePNG(f *testing.F) {
-	r := rand.New(rand.NewPCG(2, 2))
-	f.Add(rawPNG(r, 17, 5, 16, pngRGBA, true, nil, nil))
-	f.Add(rawPNG(r, 6, 11, 1, pngGray, false, []byte{0, 1}, nil))
-	f.Add(rawPNG(r, 8, 8, 8, pngPaletted, true, []byte{0, 128}, bytes.Repeat([]byte{1, 2, 3}, 100)))
-	f.Add(rawPNG(r, 5, 5, 16, pngRGB, false, []byte{0, 1, 0, 2, 0, 3}, nil))
-	f.Add(pngBytes(f, testImage(12, 7)))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, err := png.DecodeConfig(bytes.NewReader(data))
-		if err == nil && int64(cfg.Width)*int64(cfg.Height) > 1<<20 {
-			return // too large for a fuzz run
-		}
-		got, err := decodePNG(data)
-		if _, serr := png.Decode(bytes.NewReader(data)); serr == nil {
-			if err != nil {
-				t.Fatalf("image/png decodes it, decodePNG: %v", err)
-			}
-			samePixels(t, data, got)
+		if b := page.Bounds(); b.Dx() != hd.Width || b.Dy() != hd.Height {
+			t.Fatalf("header %d × %d, page %v", hd.Width, hd.Height, b)
 		}
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"blueprint/internal/document/documenttest"
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
+	"blueprint/internal/imagefile"
 )
 
 // darkBox returns the bounds of the pixels darker than mid-grey.
@@ -180,7 +181,7 @@ func TestImagePages(t *testing.T) {
 			if _, err := doc.Page(ctx, 1); err == nil {
 				t.Error("page 1 of an image rendered")
 			}
-			png, err := EncodePNG(p.Raster)
+			png, err := imagefile.EncodePNG(p.Raster)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -308,7 +309,7 @@ func BenchmarkEncodePNGA1(b *testing.B) {
 	p := firstPage(b, a1PDF(), MimePDF)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := EncodePNG(p.Raster); err != nil {
+		if _, err := imagefile.EncodePNG(p.Raster); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -34,7 +34,7 @@ type Info struct {
 // MaxPagePixels (page_too_large, decided from the page box, nothing
 // rendered). Images: only the header is read, never the pixels (see
 // readImageHeader): the dimensions must be within MaxPagePixels and what
-// decoding holds within MaxPagePixels × PageBytesPerPixel bytes
+// decoding holds within MaxPagePixels × imagefile.PageBytesPerPixel bytes
 // (page_too_large), and the structure that needs no decoding must be
 // whole (corrupt); damage inside the compressed pixels shows when the job
 // is processed.
@@ -303,8 +303,8 @@ func validateImage(ctx context.Context, data []byte, mime string, lim Limits) (I
 	if err := checkImageLimits(hd, lim); err != nil {
 		return Info{}, err
 	}
-	if hd.damage != nil {
-		return Info{}, hd.damage
+	if hd.Damage != nil {
+		return Info{}, hd.Damage
 	}
 	return Info{Pages: 1}, nil
 }

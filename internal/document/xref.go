@@ -8,6 +8,8 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+
+	"blueprint/internal/imagefile"
 )
 
 // Damage codes: details["damage"] of a corrupt *InvalidError, saying what
@@ -350,50 +352,13 @@ func unpredictPNG(data []byte, cols int) ([]byte, error) {
 		}
 		ft, cur := data[0], bytes.Clone(data[1:cols+1])
 		data = data[cols+1:]
-		for i := range cur {
-			var left, upLeft byte
-			if i > 0 {
-				left, upLeft = cur[i-1], prev[i-1]
-			}
-			up := prev[i]
-			switch ft {
-			case 0:
-			case 1:
-				cur[i] += left
-			case 2:
-				cur[i] += up
-			case 3:
-				cur[i] += byte((int(left) + int(up)) / 2)
-			case 4:
-				cur[i] += paeth(left, up, upLeft)
-			default:
-				return nil, fmt.Errorf("predictor filter type %d", ft)
-			}
+		if err := imagefile.UnfilterRow(ft, cur, prev, 1); err != nil {
+			return nil, fmt.Errorf("predictor: %w", err)
 		}
 		out = append(out, cur...)
 		prev = cur
 	}
 	return out, nil
-}
-
-// paeth is the PNG Paeth predictor.
-func paeth(a, b, c byte) byte {
-	p := int(a) + int(b) - int(c)
-	pa, pb, pc := abs(p-int(a)), abs(p-int(b)), abs(p-int(c))
-	switch {
-	case pa <= pb && pa <= pc:
-		return a
-	case pb <= pc:
-		return b
-	}
-	return c
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
 
 // set records the entry of object num unless a newer section did.

@@ -227,7 +227,7 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 	// The rows' glyphs are searched together (they share the pass over
 	// the page that proposes places), over each range of sizes; a row's
 	// instances on a page share one size.
-	perRow, err := searchImageSizes(ctx, page, ts)
+	perRow, err := searchImageSizes(ctx, page, ts, true)
 	if err != nil {
 		return nil, fmt.Errorf("engine: page %d: legend glyphs: %w", p.Index, err)
 	}
@@ -288,20 +288,49 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 	return out, nil
 }
 
+// imageSettleMatches is how many strong matches (glyphsearch.SizeOf) in
+// the smaller range of sizes settle a row's size on a page: a row's
+// instances on a page share one size (detect keeps only those at it,
+// glyphsearch.SameSize), so when three or more strong matches put that
+// size more than SizeTolerance under the larger range, a match there
+// would be dropped and the larger range is not searched. A median of
+// three is not moved by one look-alike.
+const imageSettleMatches = 3
+
 // searchImageSizes searches the legend glyphs ts together over page at
 // every size their instances are looked for on an image page (the two
 // ranges, each on its own level of the page), keeping matches from
-// imageMinScore; it returns each glyph's matches.
-func searchImageSizes(ctx context.Context, page *glyphsearch.Page, ts []*glyphsearch.Template) ([][]glyphsearch.Match, error) {
+// imageMinScore; it returns each glyph's matches. With settle, a glyph
+// whose matches in the smaller range settle its size below the larger
+// range (imageSettleMatches) is not searched in the larger one: on an
+// A1 sheet each range's search is minutes of CPU.
+func searchImageSizes(ctx context.Context, page *glyphsearch.Page, ts []*glyphsearch.Template, settle bool) ([][]glyphsearch.Match, error) {
 	out := make([][]glyphsearch.Match, len(ts))
-	for _, sr := range [...][2]float64{{imageMinScale, glyphsearch.DefaultMaxScale}, {glyphsearch.DefaultMaxScale, imageMaxScale}} {
-		res, err := page.SearchAll(ctx, ts, glyphsearch.Options{MinScale: sr[0], MaxScale: sr[1], MinScore: imageMinScore})
+	ranges := [...][2]float64{{imageMinScale, glyphsearch.DefaultMaxScale}, {glyphsearch.DefaultMaxScale, imageMaxScale}}
+	idx := make([]int, len(ts)) // the glyphs searched in this range: indices into ts
+	for i := range idx {
+		idx[i] = i
+	}
+	for k, sr := range ranges {
+		sub := make([]*glyphsearch.Template, len(idx))
+		for j, i := range idx {
+			sub[j] = ts[i]
+		}
+		res, err := page.SearchAll(ctx, sub, glyphsearch.Options{MinScale: sr[0], MaxScale: sr[1], MinScore: imageMinScore})
 		if err != nil {
 			return nil, err
 		}
-		for i, ms := range res {
-			out[i] = append(out[i], ms...)
+		for j, ms := range res {
+			out[idx[j]] = append(out[idx[j]], ms...)
 		}
+		if !settle || k+1 == len(ranges) {
+			continue
+		}
+		next := ranges[k+1][0]
+		idx = slices.DeleteFunc(idx, func(i int) bool {
+			size, n := glyphsearch.SizeOf(out[i])
+			return n >= imageSettleMatches && size*glyphsearch.SizeTolerance < next
+		})
 	}
 	return out, nil
 }
@@ -358,7 +387,7 @@ func plainGlyphs(ctx context.Context, img image.Image, table image.Rectangle, gl
 		}
 		return false
 	}
-	res, err := searchImageSizes(ctx, page, ts)
+	res, err := searchImageSizes(ctx, page, ts, false)
 	if err != nil {
 		return nil, fmt.Errorf("glyphs of the table at %v: %w", table, err)
 	}

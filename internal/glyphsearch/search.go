@@ -492,15 +492,10 @@ const (
 	sizeTolerance = 1.2
 )
 
-// SameSize keeps the matches (of one glyph, on one page) whose scale is
-// within sizeTolerance of the median scale of those scoring at least
-// sizeStrong, in their order; with no strong match it keeps them all.
-// Where one glyph is drawn at one size on a page (a legend's symbol on a
-// plan), a match at another size is a look-alike: a circle of another
-// symbol, a rectangle of a wall. A search does not apply it itself: a
-// sheet may hold a glyph at two sizes (an enlarged plan beside the main
-// one).
-func SameSize(ms []Match) []Match {
+// SizeOf returns the size the matches (of one glyph, on one page) settle
+// on: the median scale of those scoring at least sizeStrong, and how many
+// such strong matches there are (0: no size, scale 0).
+func SizeOf(ms []Match) (scale float64, strong int) {
 	var logs []float64
 	for _, m := range ms {
 		if m.Score >= sizeStrong && m.Scale > 0 {
@@ -508,13 +503,34 @@ func SameSize(ms []Match) []Match {
 		}
 	}
 	if len(logs) == 0 {
-		return ms
+		return 0, 0
 	}
 	sort.Float64s(logs)
 	mid := logs[len(logs)/2]
 	if len(logs)%2 == 0 {
 		mid = (logs[len(logs)/2-1] + mid) / 2
 	}
+	return math.Exp(mid), len(logs)
+}
+
+// SizeTolerance is how many times larger or smaller than the size its
+// strong matches settle on (SizeOf) a match of a glyph SameSize keeps.
+const SizeTolerance = sizeTolerance
+
+// SameSize keeps the matches (of one glyph, on one page) whose scale is
+// within sizeTolerance of the median scale of those scoring at least
+// sizeStrong (SizeOf), in their order; with no strong match it keeps
+// them all. Where one glyph is drawn at one size on a page (a legend's
+// symbol on a plan), a match at another size is a look-alike: a circle of
+// another symbol, a rectangle of a wall. A search does not apply it
+// itself: a sheet may hold a glyph at two sizes (an enlarged plan beside
+// the main one).
+func SameSize(ms []Match) []Match {
+	size, n := SizeOf(ms)
+	if n == 0 {
+		return ms
+	}
+	mid := math.Log(size)
 	out := ms[:0:0]
 	for _, m := range ms {
 		if m.Scale > 0 && math.Abs(math.Log(m.Scale)-mid) <= math.Log(sizeTolerance) {

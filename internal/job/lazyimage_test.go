@@ -21,6 +21,7 @@ import (
 	"blueprint/internal/docfiles"
 	"blueprint/internal/document"
 	"blueprint/internal/document/documenttest"
+	"blueprint/internal/imagefile"
 	"blueprint/internal/job"
 	"blueprint/internal/localblob"
 )
@@ -241,7 +242,7 @@ func decode(t *testing.T, b []byte) *image.NRGBA {
 }
 
 // encodedPage is the page PNG as processing with page images encodes it:
-// document.Page's raster through document.EncodePNG.
+// document.Page's raster through imagefile.EncodePNG.
 func encodedPage(t *testing.T, data []byte, mime string, page int) []byte {
 	t.Helper()
 	ctx := context.Background()
@@ -254,7 +255,7 @@ func encodedPage(t *testing.T, data []byte, mime string, page int) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := document.EncodePNG(p.Raster)
+	b, err := imagefile.EncodePNG(p.Raster)
 	if err != nil {
 		t.Fatal(err)
 	}

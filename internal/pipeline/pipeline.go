@@ -13,6 +13,7 @@ import (
 
 	"blueprint/internal/detect"
 	"blueprint/internal/document"
+	"blueprint/internal/imagefile"
 )
 
 // PageResult is what one page produced.
@@ -303,7 +304,7 @@ func runPage(ctx context.Context, r rendered, i int, opt Options) (PageResult, e
 		go func() {
 			defer wg.Done()
 			t0 := time.Now()
-			png, pngErr = document.EncodePNG(page.Raster)
+			png, pngErr = imagefile.EncodePNG(page.Raster)
 			pngSeconds = time.Since(t0).Seconds()
 		}()
 	}

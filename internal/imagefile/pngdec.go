@@ -1,4 +1,4 @@
-package document
+package imagefile
 
 import (
 	"bufio"
@@ -256,7 +256,7 @@ func decodePNG(data []byte) (image.Image, error) {
 			if _, err := io.ReadFull(zr, row); err != nil {
 				return nil, fmt.Errorf("png: image data: %w", err)
 			}
-			if err := unfilterRow(row[0], row[1:], prev[1:1+rowLen], bpp); err != nil {
+			if err := UnfilterRow(row[0], row[1:], prev[1:1+rowLen], bpp); err != nil {
 				return nil, err
 			}
 			y := ps[1] + j*ps[3]
@@ -443,9 +443,11 @@ func over(c, a uint32) uint32 {
 	return (c*a + 0xffff*(0xffff-a)) / 0xffff
 }
 
-// unfilterRow undoes a PNG row filter in place; prev is the unfiltered
-// previous row (zeros for the first row of a pass).
-func unfilterRow(ft byte, cur, prev []byte, bpp int) error {
+// UnfilterRow undoes a PNG row filter (PNG specification, section 9;
+// PDF's PNG predictors are the same) in place: cur is the row without its
+// filter byte ft, prev the unfiltered previous row (zeros for the first
+// row of a pass), bpp the bytes a pixel (at least 1).
+func UnfilterRow(ft byte, cur, prev []byte, bpp int) error {
 	switch ft {
 	case 0:
 	case 1:
@@ -476,4 +478,24 @@ func unfilterRow(ft byte, cur, prev []byte, bpp int) error {
 		return fmt.Errorf("png: bad filter type %d", ft)
 	}
 	return nil
+}
+
+// paeth is the PNG Paeth predictor.
+func paeth(a, b, c byte) byte {
+	p := int(a) + int(b) - int(c)
+	pa, pb, pc := abs(p-int(a)), abs(p-int(b)), abs(p-int(c))
+	switch {
+	case pa <= pb && pa <= pc:
+		return a
+	case pb <= pc:
+		return b
+	}
+	return c
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

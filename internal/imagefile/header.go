@@ -1,8 +1,12 @@
-package document
+// Package imagefile reads the image files uploads come as (PNG, JPEG,
+// WebP) and writes page rasters as PNG: what a file's header says (its
+// size, and the memory decoding it holds) without decoding a pixel, the
+// decoded 8-bit page, and a fast PNG encoder for page images. It knows
+// nothing of upload limits or refusals: package document applies those.
+package imagefile
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,67 +17,98 @@ import (
 	"golang.org/x/image/webp"
 )
 
+// Format is an image file format this package reads.
+type Format int
+
+// The formats read.
+const (
+	PNG Format = iota + 1
+	JPEG
+	WebP
+)
+
+// String names the format.
+func (f Format) String() string {
+	switch f {
+	case PNG:
+		return "PNG"
+	case JPEG:
+		return "JPEG"
+	case WebP:
+		return "WebP"
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
 // PageBytesPerPixel is what one pixel of the largest page may cost in
 // memory: the 4 bytes of the 8-bit RGBA raster a PDF page is rendered to.
-// An image upload is allowed MaxPagePixels × PageBytesPerPixel bytes for
-// everything its decoding holds at once (imageHeader.decodeBytes).
+// An image upload is allowed this many bytes a pixel of its page size for
+// everything its decoding holds at once (Header.DecodeBytes).
 const PageBytesPerPixel = 4
 
-// imageHeader is what the start check reads from an image's header,
-// without decoding any pixel.
-type imageHeader struct {
-	width, height int
-	// decodeBytes is the most memory decodeImage holds at once for this
+// Header is what an image's header says, read without decoding any pixel.
+type Header struct {
+	Width, Height int
+	// DecodeBytes is the most memory Decode holds at once for this
 	// image: the 8-bit page plus whatever the format's decoder keeps
 	// beside it (JPEG progressive coefficients, WebP lossless work
 	// buffers, a conversion to RGBA).
-	decodeBytes int64
-	// damage is structural damage found after the dimensions were read
-	// (a corrupt *InvalidError), reported after the size limits.
-	damage error
+	DecodeBytes int64
+	// Damage is structural damage found after the dimensions were read
+	// (a *TruncatedError), for the caller to report after the size
+	// limits.
+	Damage error
 }
 
-// readImageHeader reads an image's dimensions and what decoding it costs
-// from its header, and checks the structure that can be checked without
+// TruncatedError says a file was cut short (or its structure runs past
+// its end): Message says where, for the uploader.
+type TruncatedError struct{ Message string }
+
+func (e *TruncatedError) Error() string { return e.Message }
+
+func truncated(format string, args ...any) *TruncatedError {
+	return &TruncatedError{Message: fmt.Sprintf(format, args...)}
+}
+
+// ReadHeader reads an image's dimensions and what decoding it costs from
+// its header, and checks the structure that can be checked without
 // decoding: a PNG's chunks up to IEND, a JPEG's segments up to its first
-// scan, a WebP's RIFF length. A header that cannot be read is a corrupt
-// *InvalidError; damage found once the dimensions are known is left in
-// imageHeader.damage, so that size limits are reported first.
-func readImageHeader(data []byte, mime string) (imageHeader, error) {
-	var h imageHeader
-	var err error
-	switch mime {
-	case MimePNG:
+// scan, a WebP's RIFF length. A header that cannot be read is an error (a
+// *TruncatedError where the file ends before its frame header); damage
+// found once the dimensions are known is left in Header.Damage, so that
+// size limits can be reported first. A header of no pixels is an error.
+func ReadHeader(data []byte, f Format) (Header, error) {
+	var (
+		h   Header
+		err error
+	)
+	switch f {
+	case PNG:
 		h, err = pngImageHeader(data)
-	case MimeJPEG:
+	case JPEG:
 		h, err = jpegImageHeader(data)
-	case MimeWebP:
+	case WebP:
 		h, err = webpImageHeader(data)
 	default:
-		return h, invalid(ReasonTypeMismatch, map[string]any{"declared": mime, "detected": mime},
-			"%s is not a supported upload type", mime)
+		return h, fmt.Errorf("imagefile: %v is not a format read", f)
 	}
 	if err != nil {
-		var ie *InvalidError
-		if errors.As(err, &ie) {
-			return h, ie
-		}
-		return h, invalid(ReasonCorrupt, nil, "the image header cannot be read: the file is damaged (%v)", err)
+		return h, err
 	}
-	if h.width <= 0 || h.height <= 0 {
-		return h, invalid(ReasonCorrupt, nil, "the image has no pixels (%d × %d)", h.width, h.height)
+	if h.Width <= 0 || h.Height <= 0 {
+		return h, fmt.Errorf("the image has no pixels (%d × %d)", h.Width, h.Height)
 	}
 	return h, nil
 }
 
-func pngImageHeader(data []byte) (imageHeader, error) {
+func pngImageHeader(data []byte) (Header, error) {
 	ph, err := readPNGHeader(data)
 	if err != nil {
-		return imageHeader{}, err
+		return Header{}, err
 	}
-	h := imageHeader{width: ph.width, height: ph.height, decodeBytes: ph.decodedBytes()}
+	h := Header{Width: ph.width, Height: ph.height, DecodeBytes: ph.decodedBytes()}
 	if err := checkPNGChunks(data); err != nil {
-		h.damage = damaged(DamageTruncated, "the PNG file is damaged or cut short (%v); upload the complete file", err)
+		h.Damage = truncated("the PNG file is damaged or cut short (%v); upload the complete file", err)
 	}
 	return h, nil
 }
@@ -85,23 +120,23 @@ type jpegComponent struct{ h, v int }
 // start of scan (SOS), reading the frame header (SOFn) on the way. Every
 // segment must lie inside the file; a file cut inside its entropy-coded
 // data is found only when it is decoded.
-func jpegImageHeader(data []byte) (imageHeader, error) {
+func jpegImageHeader(data []byte) (Header, error) {
 	if len(data) < 4 || data[0] != 0xFF || data[1] != 0xD8 {
-		return imageHeader{}, errors.New("jpeg: no SOI marker")
+		return Header{}, errors.New("jpeg: no SOI marker")
 	}
 	var (
-		h           imageHeader
+		h           Header
 		comps       []jpegComponent
 		progressive bool
 	)
 	// Cut short after the frame header: the size is known, the file is damaged.
-	cut := func(what string) (imageHeader, error) {
-		e := damaged(DamageTruncated, "the JPEG file ends %s; upload the complete file", what)
+	cut := func(what string) (Header, error) {
+		e := truncated("the JPEG file ends %s; upload the complete file", what)
 		if comps == nil {
 			return h, e
 		}
-		h.decodeBytes = jpegDecodeBytes(h.width, h.height, comps, progressive)
-		h.damage = e
+		h.DecodeBytes = jpegDecodeBytes(h.Width, h.Height, comps, progressive)
+		h.Damage = e
 		return h, nil
 	}
 	p := 2
@@ -133,14 +168,14 @@ func jpegImageHeader(data []byte) (imageHeader, error) {
 			if comps == nil {
 				return h, errors.New("jpeg: scan before the frame header")
 			}
-			h.decodeBytes = jpegDecodeBytes(h.width, h.height, comps, progressive)
+			h.DecodeBytes = jpegDecodeBytes(h.Width, h.Height, comps, progressive)
 			return h, nil
 		case m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && comps == nil:
 			if len(seg) < 6 {
 				return h, errors.New("jpeg: short frame header")
 			}
-			h.height = int(binary.BigEndian.Uint16(seg[1:]))
-			h.width = int(binary.BigEndian.Uint16(seg[3:]))
+			h.Height = int(binary.BigEndian.Uint16(seg[1:]))
+			h.Width = int(binary.BigEndian.Uint16(seg[3:]))
 			nc := int(seg[5])
 			if nc != 1 && nc != 3 && nc != 4 || len(seg) < 6+3*nc {
 				return h, fmt.Errorf("jpeg: %d components", nc)
@@ -195,17 +230,17 @@ func jpegDecodeBytes(w, h int, comps []jpegComponent, progressive bool) int64 {
 
 // webpImageHeader reads a WebP's VP8, VP8L or VP8X header and checks that
 // the RIFF container is as long as it says.
-func webpImageHeader(data []byte) (imageHeader, error) {
+func webpImageHeader(data []byte) (Header, error) {
 	if len(data) < 12 {
-		return imageHeader{}, errors.New("webp: no RIFF header")
+		return Header{}, errors.New("webp: no RIFF header")
 	}
 	cfg, err := webp.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return imageHeader{}, err
+		return Header{}, err
 	}
 	var damage error
 	if size := int64(binary.LittleEndian.Uint32(data[4:8])) + 8; size > int64(len(data)) {
-		damage = damaged(DamageTruncated, "the WebP file is %d bytes, its header says %d: it was cut short; upload the complete file", len(data), size)
+		damage = truncated("the WebP file is %d bytes, its header says %d: it was cut short; upload the complete file", len(data), size)
 	}
 	px := int64(cfg.Width) * int64(cfg.Height)
 	var per float64
@@ -218,61 +253,34 @@ func webpImageHeader(data []byte) (imageHeader, error) {
 	default: // lossless: the ARGB buffer and the NRGBA image (flattened in place)
 		per = 8
 	}
-	return imageHeader{width: cfg.Width, height: cfg.Height, decodeBytes: int64(float64(px) * per), damage: damage}, nil
+	return Header{Width: cfg.Width, Height: cfg.Height, DecodeBytes: int64(float64(px) * per), Damage: damage}, nil
 }
 
-// decodeImage decodes an image upload into the 8-bit page the pipeline
-// reads, after checking its header against lim (page_too_large): PNGs
+// Decode decodes an image into the 8-bit page the pipeline reads: PNGs
 // row by row into *image.Gray or *image.RGBA (decodePNG); JPEGs into
 // image/jpeg's *image.Gray or *image.YCbCr as they are (CMYK converted to
 // RGBA); WebPs into *image.YCbCr, or *image.RGBA when they have alpha.
-// Transparency is flattened over white. Damage found while decoding is a
-// corrupt *InvalidError.
-func decodeImage(ctx context.Context, data []byte, mime string, lim Limits) (image.Image, error) {
-	hd, err := readImageHeader(data, mime)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkImageLimits(hd, lim); err != nil {
-		return nil, err
-	}
-	if hd.damage != nil {
-		return nil, hd.damage
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("decode image: %w", err)
-	}
-	var img image.Image
-	switch mime {
-	case MimePNG:
+// Transparency is flattened over white. It checks no limit: callers read
+// the Header first and refuse what they will not hold.
+func Decode(data []byte, f Format) (image.Image, error) {
+	var (
+		img image.Image
+		err error
+	)
+	switch f {
+	case PNG:
 		img, err = decodePNG(data)
-	case MimeJPEG:
+	case JPEG:
 		img, err = jpeg.Decode(bytes.NewReader(data))
-	default:
+	case WebP:
 		img, err = webp.Decode(bytes.NewReader(data))
+	default:
+		return nil, fmt.Errorf("imagefile: %v is not a format read", f)
 	}
 	if err != nil {
-		return nil, invalid(ReasonCorrupt, nil, "the image cannot be decoded: the file is damaged (%v)", err)
+		return nil, err
 	}
 	return toPage(img), nil
-}
-
-// checkImageLimits refuses an image over MaxPagePixels pixels, or whose
-// decoding would hold more than MaxPagePixels × PageBytesPerPixel bytes.
-func checkImageLimits(hd imageHeader, lim Limits) error {
-	px := int64(hd.width) * int64(hd.height)
-	maxBytes := lim.MaxPagePixels * PageBytesPerPixel
-	if px > lim.MaxPagePixels || hd.decodeBytes > maxBytes {
-		e := pageTooLarge(0, hd.width, hd.height, lim)
-		e.Details["decode_bytes"] = hd.decodeBytes
-		e.Details["max_decode_bytes"] = maxBytes
-		if px <= lim.MaxPagePixels {
-			e.Message = fmt.Sprintf("the image is %d × %d pixels, but decoding it takes %d bytes (its depth, channels or encoding need more than %d bytes a pixel); at most %d bytes (%d pixels of 8-bit RGBA) are accepted; save it as an 8-bit PNG or a baseline JPEG",
-				hd.width, hd.height, hd.decodeBytes, PageBytesPerPixel, maxBytes, lim.MaxPagePixels)
-		}
-		return e
-	}
-	return nil
 }
 
 // toPage returns the decoded image as the pipeline's 8-bit page:

@@ -1,9 +1,7 @@
-package document
+package imagefile
 
 import (
 	"bytes"
-	"compress/zlib"
-	"encoding/binary"
 	"fmt"
 	"image"
 	"image/color"
@@ -13,91 +11,6 @@ import (
 
 	"blueprint/internal/document/documenttest"
 )
-
-// rawPNG writes a PNG of any colour type, depth and interlacing with
-// random samples and a random filter on every row: what image/png's
-// encoder cannot produce (low-depth gray, interlacing, tRNS keys).
-func rawPNG(r *rand.Rand, w, h, depth, colorType int, interlaced bool, trns, plte []byte) []byte {
-	hd := pngHeader{width: w, height: h, depth: depth, colorType: colorType}
-	bitsPP := depth * hd.channels()
-	bpp := max(1, bitsPP/8)
-	passes := [][4]int{{0, 0, 1, 1}}
-	if interlaced {
-		passes = [][4]int{{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4}, {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}}
-	}
-	var raw bytes.Buffer
-	for _, ps := range passes {
-		pw := (w - ps[0] + ps[2] - 1) / ps[2]
-		ph := (h - ps[1] + ps[3] - 1) / ps[3]
-		if pw <= 0 || ph <= 0 {
-			continue
-		}
-		rowLen := (bitsPP*pw + 7) / 8
-		prev := make([]byte, rowLen)
-		for range ph {
-			row := make([]byte, rowLen)
-			for i := range row {
-				row[i] = byte(r.IntN(256))
-				if r.IntN(3) == 0 && i > 0 {
-					row[i] = row[i-1] // some runs, so filters matter
-				}
-			}
-			if colorType == pngPaletted && len(plte) > 0 && r.IntN(2) == 0 {
-				// Mostly valid indices, a few past the palette.
-				for i := range row {
-					row[i] &= byte(0xff >> (8 - depth) * 0x01)
-				}
-			}
-			ft := byte(r.IntN(5))
-			filtered := make([]byte, rowLen)
-			for i := range row {
-				var left, upLeft byte
-				if i >= bpp {
-					left, upLeft = row[i-bpp], prev[i-bpp]
-				}
-				var pred byte
-				switch ft {
-				case 1:
-					pred = left
-				case 2:
-					pred = prev[i]
-				case 3:
-					pred = byte((int(left) + int(prev[i])) / 2)
-				case 4:
-					pred = paeth(left, prev[i], upLeft)
-				}
-				filtered[i] = row[i] - pred
-			}
-			raw.WriteByte(ft)
-			raw.Write(filtered)
-			prev = row
-		}
-	}
-	var z bytes.Buffer
-	zw := zlib.NewWriter(&z)
-	zw.Write(raw.Bytes())
-	zw.Close()
-	out := []byte(pngSignature)
-	ihdr := binary.BigEndian.AppendUint32(nil, uint32(w))
-	ihdr = binary.BigEndian.AppendUint32(ihdr, uint32(h))
-	il := byte(0)
-	if interlaced {
-		il = 1
-	}
-	ihdr = append(ihdr, byte(depth), byte(colorType), 0, 0, il)
-	out = documenttest.PNGChunk(out, "IHDR", ihdr)
-	if plte != nil {
-		out = documenttest.PNGChunk(out, "PLTE", plte)
-	}
-	if trns != nil {
-		out = documenttest.PNGChunk(out, "tRNS", trns)
-	}
-	// Split the data over two IDAT chunks.
-	zb := z.Bytes()
-	out = documenttest.PNGChunk(out, "IDAT", zb[:len(zb)/2])
-	out = documenttest.PNGChunk(out, "IDAT", zb[len(zb)/2:])
-	return documenttest.PNGChunk(out, "IEND", nil)
-}
 
 // overWhite8 is the reference of decodePNG: image/png's pixel with
 // straight 16-bit alpha (from the decoded colour's own fields, so no
@@ -201,7 +114,7 @@ func TestDecodePNGMatchesImagePNG(t *testing.T) {
 							t.Skip("tRNS is not allowed with an alpha channel")
 						}
 						w, h := 1+r.IntN(37), 1+r.IntN(23)
-						data := rawPNG(r, w, h, d, c.colorType, il, trns, plte)
+						data := documenttest.RawPNG(r, w, h, d, c.colorType, il, trns, plte)
 						got, err := decodePNG(data)
 						if err != nil {
 							t.Fatal(err)
@@ -241,7 +154,7 @@ func TestDecodePNGFromEncoder(t *testing.T) {
 // TestDecodePNGDamage: damage is an error, never a panic or a page.
 func TestDecodePNGDamage(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	data := rawPNG(r, 40, 30, 8, pngRGBA, false, nil, nil)
+	data := documenttest.RawPNG(r, 40, 30, 8, pngRGBA, false, nil, nil)
 	for _, bad := range [][]byte{
 		data[:len(data)/2],
 		data[:40],

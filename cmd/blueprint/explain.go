@@ -341,7 +341,7 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 			}
 		}
 		counted, held := map[string]int{}, map[string]int{}
-		textRead := !slices.Contains(x.Document.Textless, p.Index) && !(p.Index < len(x.Legend.Pages) && x.Legend.Pages[p.Index].Image && !x.ImageLegends)
+		textRead := !slices.Contains(x.Document.Textless, p.Index) && x.Document.OCRText(p.Index) == nil && !(p.Index < len(x.Legend.Pages) && x.Legend.Pages[p.Index].Image && !x.ImageLegends)
 		for _, d := range filter.Apply(kept[i]) {
 			switch {
 			case d.LegendRow >= 1 && d.LegendRow <= len(rep.Rows):

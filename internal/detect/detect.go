@@ -171,6 +171,13 @@ const (
 	// or is an image whose text was not read: no legend, schedule, tag or
 	// title on it was read.
 	WarnTextNotRead = "text_not_read"
+	// WarnTextByOCR: a page draws its words as outlines (no text layer)
+	// and they were read by OCR of the outlines, less surely than a text
+	// layer. Its catalog-glyph guesses are withheld as on a page whose
+	// text was not read (UnnamedFloor): the floor was measured on such
+	// sheets, and reading their words does not make a look-alike glyph
+	// any surer.
+	WarnTextByOCR = "text_read_by_ocr"
 	// WarnNoLegend: a counted page was read without any legend: its
 	// detections come from the catalog glyphs and the raster detector,
 	// which do not know the drawing's own symbols.

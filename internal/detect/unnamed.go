@@ -62,7 +62,8 @@ const (
 
 // UnnamedFloor is the confidence a detection of source s, of a class no
 // legend row of its job names, must reach to be counted; textRead says
-// whether its page's text was read (no text_not_read warning). A source
+// whether its page's text was read from a text layer (no text_not_read
+// or text_read_by_ocr warning). A source
 // of neither finder (none measured) has no floor.
 func UnnamedFloor(s Source, textRead bool) float64 {
 	switch {
@@ -105,12 +106,14 @@ func NamedClasses(rows []LegendRow) map[string]bool {
 	return named
 }
 
-// TextUnread returns the pages whose text was not read, as the
-// text_not_read warnings name them.
+// TextUnread returns the pages without a text layer whose text was
+// either not read or read by OCR of its outlines, as the text_not_read
+// and text_read_by_ocr warnings name them: the pages UnnamedFloor's
+// unread floor applies to.
 func TextUnread(ws []Warning) map[int]bool {
 	out := map[int]bool{}
 	for _, w := range ws {
-		if w.Code == WarnTextNotRead && w.Page >= 0 {
+		if (w.Code == WarnTextNotRead || w.Code == WarnTextByOCR) && w.Page >= 0 {
 			out[w.Page] = true
 		}
 	}

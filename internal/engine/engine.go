@@ -260,6 +260,10 @@ func (e *Engine) unreadPages(ld *legend.Document) []detect.Warning {
 			"page %d writes no text (its words are drawn as outlines): no legend, schedule, tag or title on it was read, so it is counted by glyph shapes alone", i)})
 	}
 	for i := range ld.Kinds {
+		if t := ld.OCRText(i); t != nil && t.Unread == 0 {
+			out = append(out, detect.Warning{Code: detect.WarnTextByOCR, Page: i, Message: fmt.Sprintf(
+				"page %d draws its words as outlines: OCR read its %d lines of text, less surely than a text layer; check the legend rows and tags read from it. Guesses of the catalog's glyphs on it are withheld to review", i, t.Read)})
+		}
 		if t := ld.OCRText(i); t != nil && t.Unread > 0 {
 			out = append(out, detect.Warning{Code: detect.WarnTextNotRead, Page: i, Message: fmt.Sprintf(
 				"page %d draws its words as outlines: OCR read %d of its %d lines of text within its time and size bounds, %d were left unread, so a legend, schedule or tag among them was not read", i, t.Read, t.Lines, t.Unread)})

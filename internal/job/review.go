@@ -271,7 +271,8 @@ func (s *Service) reviewedPage(ctx context.Context, j *Job, page int) (storedPag
 type withholding struct {
 	rows  []int           // flooded legend rows, 1-based
 	named map[string]bool // the classes the job's legend rows name
-	// textRead: the page's text was read (no text_not_read warning).
+	// textRead: the page's text was read from its text layer (no
+	// text_not_read or text_read_by_ocr warning).
 	textRead bool
 }
 
@@ -279,7 +280,7 @@ type withholding struct {
 func (j *Job) withholding(page int) withholding {
 	w := withholding{rows: j.Withheld, named: j.namedClasses(), textRead: true}
 	for _, s := range j.Warnings {
-		if s.Code == detect.WarnTextNotRead && s.Page == page {
+		if (s.Code == detect.WarnTextNotRead || s.Code == detect.WarnTextByOCR) && s.Page == page {
 			w.textRead = false
 		}
 	}

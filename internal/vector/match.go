@@ -351,7 +351,7 @@ func (ix *pageIndex) segCovers(i int32, p, t glyph.Point, tol float64, fill bool
 	if l > 2*tol && math.Abs(t.X*d.Y-t.Y*d.X) > maxTurnSin {
 		return false
 	}
-	return !fill || ix.pg.Styles[s.Style].InkFill()
+	return !fill || ix.pg.Styles[s.Style].Fill != ""
 }
 
 func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill bool) bool {
@@ -374,7 +374,7 @@ func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill bool
 			return false
 		}
 	}
-	return !fill || ix.pg.Styles[a.Style].InkFill()
+	return !fill || ix.pg.Styles[a.Style].Fill != ""
 }
 
 // arcContinues reports whether a page arc on the circle (c, r) covers p

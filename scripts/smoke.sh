@@ -110,8 +110,8 @@ ok "page 0: $page0, first $(jq -c '.detections[0] // {} | {class, confidence}' "
 step="6 takeoff.csv"
 call 200 GET "$base/v1/jobs/$id/takeoff.csv" -H "X-API-Key: $key"
 head -1 "$tmp/body" | grep -q '^class,display_name,category,.*,count,printed_quantity' || fail "the CSV's header is not the take-off's"
-# count is the next to last column (a quoted display name may hold commas; printed_quantity not).
-counted=$(tail -n +2 "$tmp/body" | awk -F, '$(NF-1) ~ /^[0-9]+$/ {n += $(NF-1)} END {print n + 0}')
+# count is third from the end (a quoted display name may hold commas; printed_quantity and withheld not).
+counted=$(tail -n +2 "$tmp/body" | awk -F, '$(NF-2) ~ /^[0-9]+$/ {n += $(NF-2)} END {print n + 0}')
 [ "$counted" = "$total" ] || fail "the take-off counts $counted symbols, the job $total"
 ok "$(($(wc -l < "$tmp/body") - 1)) classes, $counted symbols"
 

@@ -324,31 +324,21 @@ const ruleMinEm = 2.0
 // table of a row above it whose extent it overlaps in x (give or take
 // descReachEm) within scheduleGapEm below it.
 func scheduleGroups(rows []scheduleRow) [][]scheduleRow {
-	parent := make([]int, len(rows))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		if parent[i] != i {
-			parent[i] = find(parent[i])
-		}
-		return parent[i]
-	}
+	set := newSets(len(rows))
 	for b := range rows {
 		rb := rows[b]
 		for a := range b {
 			ra := rows[a]
 			reach := descReachEm * rb.em
 			if rb.box.Min.Y-ra.box.Max.Y <= scheduleGapEm*rb.em && rb.box.Min.X <= ra.box.Max.X+reach && rb.box.Max.X >= ra.box.Min.X-reach {
-				parent[find(b)] = find(a)
+				set.join(b, a)
 			}
 		}
 	}
 	var order []int
 	groups := map[int][]scheduleRow{}
 	for i, r := range rows {
-		k := find(i)
+		k := set.find(i)
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}

@@ -47,30 +47,20 @@ func titleBlock(rs []run) (Rect, bool) {
 	if len(idx) < minTitleRuns {
 		return Rect{}, false
 	}
-	parent := make([]int, len(idx))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		if parent[i] != i {
-			parent[i] = find(parent[i])
-		}
-		return parent[i]
-	}
+	set := newSets(len(idx))
 	for a := range idx {
 		for b := range a {
 			ra, rb := &rs[idx[a]], &rs[idx[b]]
 			reach := titleSpanEm * math.Max(ra.size, rb.size)
 			if rectGap(Rect{ra.min, ra.max}, Rect{rb.min, rb.max}) <= reach {
-				parent[find(a)] = find(b)
+				set.join(a, b)
 			}
 		}
 	}
 	size := map[int]int{}
 	best := -1
 	for a := range idx {
-		k := find(a)
+		k := set.find(a)
 		size[k]++
 		if best < 0 || size[k] > size[best] {
 			best = k
@@ -82,7 +72,7 @@ func titleBlock(rs []run) (Rect, bool) {
 	box := emptyRect()
 	em := 0.0
 	for a, i := range idx {
-		if find(a) == best {
+		if set.find(a) == best {
 			box = box.union(Rect{rs[i].min, rs[i].max})
 			em = math.Max(em, rs[i].size)
 		}

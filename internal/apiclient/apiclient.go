@@ -101,6 +101,20 @@ func ProcStatusKB(pid int, field string) int64 {
 // spent, from /proc/PID/stat in clock ticks of 1/100 s (Linux's USER_HZ);
 // 0 when unreadable.
 func ProcCPU(pid int) float64 {
+	return statSeconds(pid, 11) // utime, stime: fields 14 and 15
+}
+
+// ProcChildrenCPU returns the CPU seconds (user and system) of process
+// pid's children that it has waited for (an OCR program run per call),
+// from /proc/PID/stat; 0 when unreadable.
+func ProcChildrenCPU(pid int) float64 {
+	return statSeconds(pid, 13) // cutime, cstime: fields 16 and 17
+}
+
+// statSeconds sums two adjacent clock-tick fields of /proc/PID/stat, the
+// first at index k of the fields after the command name, as seconds; 0
+// when unreadable.
+func statSeconds(pid, k int) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
@@ -111,32 +125,11 @@ func ProcCPU(pid int) float64 {
 		return 0
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
+	if len(f) < k+2 {
 		return 0
 	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return float64(u+s) / 100
-}
-
-// ProcChildrenCPU returns the CPU seconds (user and system) of process
-// pid's children that it has waited for (an OCR program run per call),
-// from /proc/PID/stat; 0 when unreadable.
-func ProcChildrenCPU(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 15 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[13], 10, 64)
-	s, _ := strconv.ParseInt(f[14], 10, 64)
+	u, _ := strconv.ParseInt(f[k], 10, 64)
+	s, _ := strconv.ParseInt(f[k+1], 10, 64)
 	return float64(u+s) / 100
 }
 

@@ -305,7 +305,7 @@ type docEngine struct {
 // skip reports whether a detection on page p is not to be reported: the
 // page is not counted (legends, schedules, risers, single-line diagrams;
 // docs/decisions.md), or the detection (d non-nil) lies inside a legend
-// table.
+// or schedule table or the title block.
 func (e *docEngine) skip(p detect.Page, d *detect.Detection) bool {
 	if p.Index < len(e.doc.Kinds) && !detect.Counted(e.doc.Kinds[p.Index]) {
 		return true // an image page read as a text sheet too
@@ -313,13 +313,13 @@ func (e *docEngine) skip(p detect.Page, d *detect.Detection) bool {
 	if p.PDF == nil {
 		return false
 	}
-	return d != nil && e.doc.InTable(p.Index, glyph.Point{X: d.Box.X + d.Box.W/2, Y: d.Box.Y + d.Box.H/2})
+	return d != nil && e.doc.OffPlan(p.Index, glyph.Point{X: d.Box.X + d.Box.W/2, Y: d.Box.Y + d.Box.H/2})
 }
 
 // Detect matches catalog and legend glyphs on a counted page. Pages the
 // document pass took for legends, schedules, risers or single-line
 // diagrams yield nothing (docs/decisions.md); nor does anything inside a
-// legend table.
+// legend or schedule table or the title block.
 func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
 	if p.PDF == nil || e.skip(p, nil) {
 		return nil, nil
@@ -338,7 +338,7 @@ func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detecti
 	out := make([]detect.Detection, 0, len(ms))
 	for _, m := range ms {
 		c := glyph.Point{X: m.Box.X + m.Box.W/2, Y: m.Box.Y + m.Box.H/2}
-		if m.Legend || e.doc.InTable(p.Index, c) {
+		if m.Legend || e.doc.OffPlan(p.Index, c) {
 			continue
 		}
 		d := detect.Detection{Class: m.Class, Confidence: m.Confidence, Box: m.Box, Source: detect.Source{VectorMatching: true}}

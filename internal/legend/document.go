@@ -21,6 +21,9 @@ type Document struct {
 	Classes []string // per row: its class, "" when it names none
 	Kinds   []string // per page
 	tables  map[int][]Rect
+	// titles holds each page's title block (sheetTitleBlock), where one
+	// was found.
+	titles map[int]Rect
 	// leader[i] is the first row drawn with the same glyph as row i:
 	// one template serves all of them and tags tell them apart.
 	leader []int
@@ -56,7 +59,7 @@ func Read(ctx context.Context, doc detect.Drawings, vocab *Vocabulary) (*Documen
 // that draw them as outlines are read through it and then read as a
 // PDF's text is (Document.Page gives such a page as read).
 func ReadWith(ctx context.Context, doc detect.Drawings, vocab *Vocabulary, opt Options) (*Document, error) {
-	d := &Document{tables: map[int][]Rect{}}
+	d := &Document{tables: map[int][]Rect{}, titles: map[int]Rect{}}
 	var bare []int
 	doors := false
 	for i := range doc.NumPages() {
@@ -109,6 +112,9 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 	}
 	if pg != nil && len(pg.Chars) > 0 {
 		rs = runs(pg)
+		if tb, ok := sheetTitleBlock(pg, rs); ok {
+			d.titles[i] = tb
+		}
 		tables = find(pg, i, rs, vocab.maps(), nil)
 		tables = append(tables, findTurned(pg, i, vocab.maps(), nil)...)
 	}
@@ -446,6 +452,27 @@ func (d *Document) InTable(page int, p glyph.Point) bool {
 		}
 	}
 	return false
+}
+
+// InTitle reports whether p lies inside the page's title block
+// (sheetTitleBlock): the frame of project, drawing number, logos and
+// signatures, where nothing drawn is an installed device.
+func (d *Document) InTitle(page int, p glyph.Point) bool {
+	r, ok := d.titles[page]
+	return ok && r.Contains(p)
+}
+
+// OffPlan reports whether p lies where a page draws no installed device:
+// inside one of its legend or schedule tables, or its title block.
+func (d *Document) OffPlan(page int, p glyph.Point) bool {
+	return d.InTable(page, p) || d.InTitle(page, p)
+}
+
+// TitleBlock returns the page's title block (sheetTitleBlock), if one was
+// found.
+func (d *Document) TitleBlock(page int) (Rect, bool) {
+	r, ok := d.titles[page]
+	return r, ok
 }
 
 // Leaders returns the rows that define templates: one per distinct glyph

@@ -12,6 +12,7 @@ type documentState struct {
 	Classes   []string
 	Kinds     []string
 	Tables    map[int][]Rect
+	Titles    map[int]Rect
 	Leader    []int
 	Same      []int
 	Siblings  map[int][]int
@@ -27,7 +28,7 @@ type documentState struct {
 // original does. Floats are kept bit for bit (encoding/gob).
 func (d *Document) MarshalBinary() ([]byte, error) {
 	var b bytes.Buffer
-	st := documentState{Rows: d.Rows, Classes: d.Classes, Kinds: d.Kinds, Tables: d.tables, Leader: d.leader, Same: d.same, Siblings: d.siblings, Textless: d.Textless, Schedules: d.Schedules, OCR: d.ocr}
+	st := documentState{Rows: d.Rows, Classes: d.Classes, Kinds: d.Kinds, Tables: d.tables, Titles: d.titles, Leader: d.leader, Same: d.same, Siblings: d.siblings, Textless: d.Textless, Schedules: d.Schedules, OCR: d.ocr}
 	if err := gob.NewEncoder(&b).Encode(st); err != nil {
 		return nil, fmt.Errorf("legend: encode document: %w", err)
 	}
@@ -61,9 +62,12 @@ func (d *Document) UnmarshalBinary(data []byte) error {
 	if st.Tables == nil {
 		st.Tables = map[int][]Rect{}
 	}
+	if st.Titles == nil {
+		st.Titles = map[int]Rect{}
+	}
 	if st.Siblings == nil {
 		st.Siblings = map[int][]int{}
 	}
-	*d = Document{Rows: st.Rows, Classes: st.Classes, Kinds: st.Kinds, tables: st.Tables, leader: st.Leader, same: st.Same, siblings: st.Siblings, Textless: st.Textless, Schedules: st.Schedules, ocr: st.OCR}
+	*d = Document{Rows: st.Rows, Classes: st.Classes, Kinds: st.Kinds, tables: st.Tables, titles: st.Titles, leader: st.Leader, same: st.Same, siblings: st.Siblings, Textless: st.Textless, Schedules: st.Schedules, ocr: st.OCR}
 	return nil
 }

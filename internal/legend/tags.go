@@ -20,66 +20,6 @@ type Tag struct {
 	Em  float64
 }
 
-// titleWords are the words of a title block (the sheet's frame of
-// project, drawing number, revision, scale and signatures).
-var titleWords = []string{"DRAWING", "DRAWN", "CHECKED", "APPROVED", "SCALE", "DATE", "REV", "REV.", "REVISION",
-	"PROJECT", "CLIENT", "SHEET", "TITLE", "JOB NO", "PAGE SIZE", "OWNER", "OWNERS", "ENGINEER", "ARCHITECT",
-	"CONSULTANT", "SIGNED", "DESIGNED", "ISSUE", "STATUS"}
-
-// Title block finding: at least minTitleRuns runs writing title words,
-// each within titleSpanEm em of another.
-const (
-	minTitleRuns = 3
-	titleSpanEm  = 25.0
-)
-
-// titleBlock returns the extent of the page's title block: the largest
-// cluster of runs writing title words (minTitleRuns of them at least,
-// chained within titleSpanEm em), grown by 2 em. Text there (a page
-// size "A1", a revision "B2") is never a tag.
-func titleBlock(rs []run) (Rect, bool) {
-	var idx []int
-	for i := range rs {
-		if hasWord(rs[i].text, titleWords) {
-			idx = append(idx, i)
-		}
-	}
-	if len(idx) < minTitleRuns {
-		return Rect{}, false
-	}
-	set := newSets(len(idx))
-	for a := range idx {
-		for b := range a {
-			ra, rb := &rs[idx[a]], &rs[idx[b]]
-			reach := titleSpanEm * math.Max(ra.size, rb.size)
-			if rectGap(Rect{ra.min, ra.max}, Rect{rb.min, rb.max}) <= reach {
-				set.join(a, b)
-			}
-		}
-	}
-	size := map[int]int{}
-	best := -1
-	for a := range idx {
-		k := set.find(a)
-		size[k]++
-		if best < 0 || size[k] > size[best] {
-			best = k
-		}
-	}
-	if size[best] < minTitleRuns {
-		return Rect{}, false
-	}
-	box := emptyRect()
-	em := 0.0
-	for a, i := range idx {
-		if set.find(a) == best {
-			box = box.union(Rect{rs[i].min, rs[i].max})
-			em = math.Max(em, rs[i].size)
-		}
-	}
-	return Rect{glyph.Point{X: box.Min.X - 2*em, Y: box.Min.Y - 2*em}, glyph.Point{X: box.Max.X + 2*em, Y: box.Max.Y + 2*em}}, true
-}
-
 // rectGap is the distance between two boxes, 0 where they overlap.
 func rectGap(a, b Rect) float64 {
 	dx := math.Max(0, math.Max(a.Min.X-b.Max.X, b.Min.X-a.Max.X))
@@ -118,7 +58,6 @@ func (d *Document) Tags(pg *drawing.Page, page int) []Tag {
 		set[c] = true
 	}
 	rs := runs(pg)
-	title, hasTitle := titleBlock(rs)
 	rs = splitAtDrawing(pg, rs, set)
 	var labels []scopeLabel
 	labelled := false
@@ -126,7 +65,7 @@ func (d *Document) Tags(pg *drawing.Page, page int) []Tag {
 	for i := range rs {
 		r := &rs[i]
 		c := r.centre()
-		if d.InTable(page, c) || (hasTitle && title.Contains(c)) {
+		if d.OffPlan(page, c) {
 			continue
 		}
 		ts := tagsOf(pg, r, set)

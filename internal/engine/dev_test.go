@@ -168,7 +168,7 @@ func TestDevRaw(t *testing.T) {
 	var p int
 	fmt.Sscan(pageEnv, &p)
 	pg, _ := doc.Drawing(ctx, p)
-	ms, _ := pe.(*docEngine).m.Match(ctx, pg)
+	ms, _ := devDocEngine(t, pe).m.Match(ctx, pg)
 	n := map[string]int{}
 	for _, m := range ms {
 		n[fmt.Sprintf("%s row %d legend %v conf>=0.5 %v", m.Class, m.Row, m.Legend, m.Confidence >= 0.5)]++
@@ -208,4 +208,18 @@ func TestDevTemplateCost(t *testing.T) {
 		ms, _ := m.Match(ctx, pg)
 		t.Logf("row %2d %-40.40q shapes %3d: %.3f s, %d matches", l+1, r.Description, len(r.Glyph.Shapes), time.Since(t0).Seconds(), len(ms))
 	}
+}
+
+// devDocEngine is the legend-reading engine inside pe (wrapped by fused
+// when the raster detector is on or off).
+func devDocEngine(t *testing.T, pe detect.Engine) *docEngine {
+	t.Helper()
+	if f, ok := pe.(*fused); ok {
+		pe = f.vector
+	}
+	d, ok := pe.(*docEngine)
+	if !ok {
+		t.Fatalf("engine %T holds no docEngine", pe)
+	}
+	return d
 }

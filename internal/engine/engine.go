@@ -335,10 +335,13 @@ func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detecti
 	if err != nil {
 		return nil, fmt.Errorf("engine: page %d: %w", p.Index, err)
 	}
+	onPlan := func(m vector.Match) bool {
+		return !m.Legend && !e.doc.OffPlan(p.Index, glyph.Point{X: m.Box.X + m.Box.W/2, Y: m.Box.Y + m.Box.H/2})
+	}
+	liftConsistent(ms, onPlan)
 	out := make([]detect.Detection, 0, len(ms))
 	for _, m := range ms {
-		c := glyph.Point{X: m.Box.X + m.Box.W/2, Y: m.Box.Y + m.Box.H/2}
-		if m.Legend || e.doc.OffPlan(p.Index, c) {
+		if !onPlan(m) {
 			continue
 		}
 		d := detect.Detection{Class: m.Class, Confidence: m.Confidence, Box: m.Box, Source: detect.Source{VectorMatching: true}}

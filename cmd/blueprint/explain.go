@@ -202,17 +202,17 @@ type explainColumn struct {
 }
 
 type explainRow struct {
-	Row             int        `json:"row"` // 1-based, as legend_row of detections
-	PageIndex       int        `json:"page_index"`
-	Description     string     `json:"description"`
-	Class           *string    `json:"class"`
-	GlyphText       string     `json:"glyph_text"`
-	Tags            []string   `json:"tags"`
-	GlyphMM         [2]float64 `json:"glyph_size_mm"`
-	Colour          string     `json:"colour"`
-	PrintedQuantity *int       `json:"printed_quantity"`
-	PartNumber      *string    `json:"part_number"`  // the row's cell under a part-number head, null for none
-	Template        int        `json:"template_row"` // the row whose template finds this row's symbols
+	Row             int         `json:"row"` // 1-based, as legend_row of detections
+	PageIndex       int         `json:"page_index"`
+	Description     string      `json:"description"`
+	Class           *string     `json:"class"`
+	GlyphText       string      `json:"glyph_text"`
+	Tags            []string    `json:"tags"`
+	GlyphMM         *[2]float64 `json:"glyph_size_mm"` // null where the row draws no glyph (a schedule's code)
+	Colour          string      `json:"colour"`
+	PrintedQuantity *int        `json:"printed_quantity"`
+	PartNumber      *string     `json:"part_number"`  // the row's cell under a part-number head, null for none
+	Template        int         `json:"template_row"` // the row whose template finds this row's symbols
 	// Code is a schedule row's product code (null for a legend row),
 	// Source "legend" or "schedule"; Tagged counts its matches named by
 	// a tag on a plan, Agreement which witnesses agree (the API's).
@@ -278,7 +278,7 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 	for i, r := range rows {
 		rep.Rows = append(rep.Rows, explainRow{Row: i + 1, PageIndex: r.Page, Description: r.Description, Class: nullable(x.Classes[i]),
 			GlyphText: r.GlyphText, Tags: append([]string{}, r.Tags...), Colour: r.Color, PrintedQuantity: r.Quantity, PartNumber: optional(r.PartNumber),
-			GlyphMM:  [2]float64{round1((r.GlyphBox.Max.X - r.GlyphBox.Min.X) * mmPerPixel), round1((r.GlyphBox.Max.Y - r.GlyphBox.Min.Y) * mmPerPixel)},
+			GlyphMM:  glyphMM(r.GlyphBox.Max.X-r.GlyphBox.Min.X, r.GlyphBox.Max.Y-r.GlyphBox.Min.Y),
 			Template: x.Document.TemplateRow(i) + 1, Matches: []pageCount{}, Code: optional(r.Code), Source: orLegend(r.Source)})
 	}
 	// The rows read on image pages follow, as in the job's legend; each
@@ -288,7 +288,7 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 			Tags: append([]string{}, strings.Fields(r.Tag)...), PrintedQuantity: r.Quantity, PartNumber: optional(r.PartNumber), Matches: []pageCount{}, Source: job.SourceLegend}
 		er.Template = er.Row
 		if b := r.GlyphBox; b != nil {
-			er.GlyphMM = [2]float64{round1(b.W * mmPerPixel), round1(b.H * mmPerPixel)}
+			er.GlyphMM = glyphMM(b.W, b.H)
 		}
 		rep.Rows = append(rep.Rows, er)
 	}
@@ -404,6 +404,16 @@ func nullable(s string) *string {
 }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// glyphMM is a glyph's size in millimetres from its size in raster
+// pixels, nil where there is none (a row without a glyph has an empty,
+// infinite box, which JSON cannot carry).
+func glyphMM(w, h float64) *[2]float64 {
+	if !(w > 0 && h > 0) || math.IsInf(w, 0) || math.IsInf(h, 0) {
+		return nil
+	}
+	return &[2]float64{round1(w * mmPerPixel), round1(h * mmPerPixel)}
+}
 
 // write writes the account as text a person reads.
 func (rep *explainReport) write(w io.Writer) error {
@@ -526,9 +536,9 @@ func (rep *explainReport) write(w io.Writer) error {
 		if all {
 			q = strconv.Itoa(printed)
 		}
-		mm := fmt.Sprintf("%.1f × %.1f", r.GlyphMM[0], r.GlyphMM[1])
-		if r.Source == job.SourceSchedule {
-			mm = "-" // a code, no glyph
+		mm := "-" // a schedule's code: no glyph
+		if r.GlyphMM != nil {
+			mm = fmt.Sprintf("%.1f × %.1f", r.GlyphMM[0], r.GlyphMM[1])
 		}
 		code := ""
 		if schedules {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,7 @@ func TestExplainAgreesWithTakeoff(t *testing.T) {
 		if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
 			t.Errorf("row %d: explain %s, takeoff %s", r.Row, g, w)
 		}
-		if r.GlyphMM[0] <= 0 || r.GlyphMM[1] <= 0 || r.Template < 1 {
+		if r.GlyphMM == nil || r.GlyphMM[0] <= 0 || r.GlyphMM[1] <= 0 || r.Template < 1 {
 			t.Errorf("row %d: glyph %v mm, template row %d", r.Row, r.GlyphMM, r.Template)
 		}
 	}
@@ -186,5 +187,21 @@ func TestExplainImagePage(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "legends: not searched: an image page, and legends on images are off: BLUEPRINT_IMAGE_LEGENDS=on") ||
 		strings.Contains(stdout, "writes no text") {
 		t.Errorf("explain of an image: exit %d %s\n%s", code, stderr, stdout)
+	}
+}
+
+// TestGlyphSizeOfScheduleRows: a row drawing no glyph (a schedule's code)
+// has an empty, infinite box; its size is null in the JSON account, which
+// then still encodes (it failed with "unsupported value: -Inf").
+func TestGlyphSizeOfScheduleRows(t *testing.T) {
+	if got := glyphMM(math.Inf(-1), math.Inf(-1)); got != nil {
+		t.Errorf("no glyph: %v mm, want nil", *got)
+	}
+	if got := glyphMM(40, 20); got == nil || got[0] != round1(40*mmPerPixel) || got[1] != round1(20*mmPerPixel) {
+		t.Errorf("a 40 × 20 px glyph: %v", got)
+	}
+	rep := explainReport{Rows: []explainRow{{Row: 1, GlyphMM: glyphMM(math.Inf(-1), math.Inf(-1))}}}
+	if _, err := json.Marshal(rep); err != nil {
+		t.Errorf("a schedule row's account does not encode: %v", err)
 	}
 }

@@ -119,8 +119,11 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, others []Re
 		if !hdrBox.Contains(r.centre()) && !qtyBox.Contains(r.centre()) {
 			continue
 		}
-		if blocked(Rect{r.min, r.max}, tableBox, others) {
+		if blocked(Rect{r.min, r.max}, tableBox, others) || headsOther(Rect{r.min, r.max}, colBox, others, em) {
 			continue
+		}
+		if inRow(rows, r.centre()) {
+			continue // a row's own description heads nothing
 		}
 		if hdrBox.Contains(r.centre()) && hasWord(r.text, headerWords) {
 			header = true
@@ -192,6 +195,17 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, others []Re
 	return Table{Page: page, Box: tableBox, Rows: rows}, true
 }
 
+// inRow reports whether p lies in one of the rows' boxes (a row's own
+// description, which heads no table).
+func inRow(rows []Row, p glyph.Point) bool {
+	for _, r := range rows {
+		if r.Box.Contains(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // blocked reports whether one of others (the rows of another column of
 // glyphs) stands between the header text h and the table below it whose
 // rows begin at first: its middle below h and above first's top, and it
@@ -202,6 +216,22 @@ func blocked(h, first Rect, others []Rect) bool {
 	for _, o := range others {
 		cy := (o.Min.Y + o.Max.Y) / 2
 		if cy > h.Max.Y && o.Max.Y < first.Min.Y && o.Max.X > x0 && o.Min.X < x1 {
+			return true
+		}
+	}
+	return false
+}
+
+// headsOther reports whether another column of glyphs (one of others)
+// stands between the header text h and the table's column of glyphs own,
+// side by side: wholly between them in x, its top at most maxPitchEm ems
+// below h's foot. Such a header heads that column: a legend's quantity
+// head, far right of its rows, heads its own legend and not a column of
+// plan symbols to the legend's left.
+func headsOther(h, own Rect, others []Rect, em float64) bool {
+	for _, o := range others {
+		between := (o.Min.X >= own.Max.X && o.Max.X <= h.Min.X) || (o.Max.X <= own.Min.X && o.Min.X >= h.Max.X)
+		if between && o.Max.Y >= h.Min.Y && o.Min.Y-h.Max.Y <= maxPitchEm*em {
 			return true
 		}
 	}

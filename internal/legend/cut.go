@@ -161,7 +161,7 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 			inside = append(inside, int32(i))
 		}
 	}
-	g, _, _ := ix.glyphOf(append(slices.Clip(pieces), fills...), inside, drawn)
+	g, _, _, _ := ix.glyphOf(append(slices.Clip(pieces), fills...), inside, drawn)
 	if len(g.Shapes) == 0 {
 		return Cut{}, ErrCutEmpty
 	}

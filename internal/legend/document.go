@@ -31,8 +31,9 @@ type Document struct {
 	// legend repeated on every sheet, its glyph drawn at each sheet's
 	// size).
 	same []int
-	// siblings[l] are the leaders drawing leader l's shape in another
-	// colour.
+	// siblings[l] are the leaders a match of leader l's glyph may belong
+	// to by the pen that draws it (byPen): those drawing l's shape, or l's
+	// shape with more (widerShape), with another pen.
 	siblings map[int][]int
 	// Textless are the pages that draw but write no text: their words
 	// are drawn as outlines (or absent) and were not read from them (no
@@ -224,8 +225,17 @@ func (d *Document) group() {
 			continue
 		}
 		for j := range i {
-			if d.leader[j] == j && !colourClose(d.Rows[i].Color, d.Rows[j].Color) && sameShape(d.Rows[i], d.Rows[j]) {
+			// Leaders of one shape and colour are one leader already.
+			if d.leader[j] != j || samePen(d.Rows[i], d.Rows[j]) {
+				continue
+			}
+			switch {
+			case sameShape(d.Rows[i], d.Rows[j]):
 				d.siblings[i] = append(d.siblings[i], j)
+				d.siblings[j] = append(d.siblings[j], i)
+			case widerShape(d.Rows[j], d.Rows[i]):
+				d.siblings[i] = append(d.siblings[i], j)
+			case widerShape(d.Rows[i], d.Rows[j]):
 				d.siblings[j] = append(d.siblings[j], i)
 			}
 		}
@@ -234,214 +244,6 @@ func (d *Document) group() {
 
 func normDesc(r Row) string {
 	return strings.Join(normWords(r.Description+" "+strings.Join(r.Tags, " "), false), " ")
-}
-
-// sameCover is how much of each glyph's drawing the other must cover for
-// two rows to draw the same glyph: a switch with one more lever (a
-// tenth more drawing) is another glyph.
-const sameCover = 0.97
-
-// sameGlyph reports whether two rows draw the same glyph: the same text
-// inside, each one's drawing within a small tolerance of the other's, in
-// one colour.
-func sameGlyph(a, b Row) bool {
-	return colourClose(a.Color, b.Color) && sameShape(a, b)
-}
-
-// sameShape is sameGlyph without the colour: rows drawing one shape in
-// different colours (ArchiCAD pens) keep a template each, and Assign
-// gives a match to the one whose colour it is drawn in.
-func sameShape(a, b Row) bool {
-	if a.GlyphText != b.GlyphText || len(a.Glyph.Shapes) == 0 || len(b.Glyph.Shapes) == 0 {
-		return false
-	}
-	pa, pb := glyphPoints(a.Glyph), glyphPoints(b.Glyph)
-	// Each sheet may draw its legend at its own size: compare at one.
-	sa, sb := spread(pa), spread(pb)
-	if sa == 0 || sb == 0 || sa > 3*sb || sb > 3*sa {
-		return false
-	}
-	k := sa / sb
-	for i := range pb {
-		pb[i] = glyph.Point{X: pb[i].X * k, Y: pb[i].Y * k}
-	}
-	tol := 0.06 * sa
-	// One CAD block drawn twice has the same make-up of curves and
-	// straight lines: a hexagon is not a circle, however close.
-	if math.Abs(curvedShare(a.Glyph)-curvedShare(b.Glyph)) > 0.15 {
-		return false
-	}
-	if coversAtLeast(pa, pb, tol, sameCover) && coversAtLeast(pb, pa, tol, sameCover) {
-		return true
-	}
-	return sameTurned(pa, pb, tol)
-}
-
-// turnStep is the angle step, in degrees, at which sameTurned compares two
-// glyphs turned against each other.
-const turnStep = 15
-
-// sameTurned reports whether b, turned about its centre by a multiple of
-// turnStep (mirrored or not), draws a's points within tol: the matcher
-// finds a glyph at any angle, so two rows drawing one shape turned (a
-// hexagon standing on a corner or on a side) are one glyph to it, which
-// only their tags can tell apart (Assign).
-func sameTurned(pa, pb []glyph.Point, tol float64) bool {
-	ca, cb := centred(pa), centred(pb)
-	turned := make([]glyph.Point, len(cb))
-	for _, mirror := range []bool{false, true} {
-		for deg := 0; deg < 360; deg += turnStep {
-			if deg == 0 && !mirror {
-				continue // the plain comparison
-			}
-			sin, cos := math.Sincos(float64(deg) * math.Pi / 180)
-			for i, p := range cb {
-				if mirror {
-					p.X = -p.X
-				}
-				turned[i] = glyph.Point{X: p.X*cos - p.Y*sin, Y: p.X*sin + p.Y*cos}
-			}
-			if coversAtLeast(ca, turned, tol, sameCover) && coversAtLeast(turned, ca, tol, sameCover) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// centred is ps moved so that their mean is the origin.
-func centred(ps []glyph.Point) []glyph.Point {
-	var m glyph.Point
-	for _, p := range ps {
-		m.X += p.X / float64(len(ps))
-		m.Y += p.Y / float64(len(ps))
-	}
-	out := make([]glyph.Point, len(ps))
-	for i, p := range ps {
-		out[i] = glyph.Point{X: p.X - m.X, Y: p.Y - m.Y}
-	}
-	return out
-}
-
-// coversAtLeast reports whether at least the fraction frac of a's points
-// lie within tol of some point of b (none does when a is empty), stopping
-// at the first miss too many.
-func coversAtLeast(a, b []glyph.Point, tol, frac float64) bool {
-	if len(a) == 0 {
-		return false
-	}
-	allowed := int((1 - frac) * float64(len(a)))
-	missed := 0
-	for _, p := range a {
-		hit := false
-		for _, q := range b {
-			if math.Abs(p.X-q.X) <= tol && math.Abs(p.Y-q.Y) <= tol {
-				hit = true
-				break
-			}
-		}
-		if !hit {
-			if missed++; missed > allowed {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// curvedShare is the fraction of a glyph's drawn length that is arcs and
-// circles.
-func curvedShare(g glyph.Glyph) float64 {
-	var curved, all float64
-	for _, s := range g.Shapes {
-		var l float64
-		switch s.Kind {
-		case glyph.KindCircle:
-			l = 2 * math.Pi * s.R
-			curved += l
-		case glyph.KindArc:
-			l = math.Abs(s.Sweep) * math.Pi / 180 * s.R
-			curved += l
-		case glyph.KindText:
-		default:
-			for _, pl := range (glyph.Glyph{Shapes: []glyph.Shape{s}}).Polylines(0.05) {
-				for i := 1; i < len(pl); i++ {
-					l += math.Hypot(pl[i].X-pl[i-1].X, pl[i].Y-pl[i-1].Y)
-				}
-			}
-		}
-		all += l
-	}
-	if all == 0 {
-		return 0
-	}
-	return curved / all
-}
-
-func glyphPoints(g glyph.Glyph) []glyph.Point {
-	var out []glyph.Point
-	for _, pl := range g.Polylines(0.05) {
-		for i := 1; i < len(pl); i++ {
-			a, b := pl[i-1], pl[i]
-			n := max(1, int(math.Hypot(b.X-a.X, b.Y-a.Y)/0.1))
-			for k := range n {
-				f := float64(k) / float64(n)
-				out = append(out, glyph.Point{X: a.X + f*(b.X-a.X), Y: a.Y + f*(b.Y-a.Y)})
-			}
-		}
-	}
-	return out
-}
-
-// spread is the root mean square distance of the points from their mean.
-func spread(ps []glyph.Point) float64 {
-	if len(ps) == 0 {
-		return 0
-	}
-	var m glyph.Point
-	for _, p := range ps {
-		m.X += p.X
-		m.Y += p.Y
-	}
-	m.X /= float64(len(ps))
-	m.Y /= float64(len(ps))
-	var s float64
-	for _, p := range ps {
-		s += (p.X-m.X)*(p.X-m.X) + (p.Y-m.Y)*(p.Y-m.Y)
-	}
-	return math.Sqrt(s / float64(len(ps)))
-}
-
-// colourTol is the largest RGB distance (summed over channels) between
-// two colours taken for one (exporters round).
-const colourTol = 48
-
-// colourClose: colours within colourTol.
-func colourClose(a, b string) bool {
-	return colourDist(a, b) <= colourTol
-}
-
-// colourDist is the RGB distance of two "#rrggbb" colours (summed over
-// channels): 0 where both are the same text, +Inf where either is not a
-// colour.
-func colourDist(a, b string) float64 {
-	if a == b {
-		return 0
-	}
-	ra, ga, ba, ok1 := hexRGB(a)
-	rb, gb, bb, ok2 := hexRGB(b)
-	if !ok1 || !ok2 {
-		return math.Inf(1)
-	}
-	return math.Abs(ra-rb) + math.Abs(ga-gb) + math.Abs(ba-bb)
-}
-
-func hexRGB(s string) (float64, float64, float64, bool) {
-	var r, g, b int
-	if _, err := fmt.Sscanf(s, "#%02x%02x%02x", &r, &g, &b); err != nil {
-		return 0, 0, 0, false
-	}
-	return float64(r), float64(g), float64(b), true
 }
 
 // InTable reports whether p lies inside a legend table of the page.
@@ -492,7 +294,7 @@ func (d *Document) Leaders() []int {
 // nearest to the match (rows without a distinguishing tag when none is
 // near), and of repeated rows the one on the match's own page.
 func (d *Document) Assign(pg *drawing.Page, page, l int, box detect.Box) int {
-	l = d.byColour(pg, l, box)
+	l = d.byPen(pg, l, box)
 	var group []int
 	for i, x := range d.leader {
 		if x == l && d.same[i] == i {
@@ -510,64 +312,6 @@ func (d *Document) Assign(pg *drawing.Page, page, l int, box detect.Box) int {
 		}
 	}
 	return row
-}
-
-// byColour returns the leader row a match of leader l's glyph belongs to
-// by its colour: l, unless the symbol is drawn in another colour than
-// l's and a leader of the same shape has that colour.
-func (d *Document) byColour(pg *drawing.Page, l int, box detect.Box) int {
-	sib := d.siblings[l]
-	if len(sib) == 0 {
-		return l
-	}
-	drawn := drawnColour(pg, box)
-	if drawn == "" || colourClose(d.Rows[l].Color, drawn) {
-		return l
-	}
-	best, bestD := l, math.Inf(1)
-	for _, j := range sib {
-		if dist := colourDist(d.Rows[j].Color, drawn); dist <= colourTol && dist < bestD {
-			best, bestD = j, dist
-		}
-	}
-	return best
-}
-
-// drawnColour is the colour most of the symbol in box is drawn in: of the
-// page's pieces centred in the box and no longer than its size (not the
-// wires through it), the colour with the most length.
-func drawnColour(pg *drawing.Page, box detect.Box) string {
-	size := math.Max(box.W, box.H)
-	in := func(p glyph.Point) bool {
-		return p.X >= box.X && p.X <= box.X+box.W && p.Y >= box.Y && p.Y <= box.Y+box.H
-	}
-	length := map[string]float64{}
-	add := func(style int32, l float64) {
-		st := pg.Styles[style]
-		c := st.Stroke
-		if c == "" {
-			c = st.Fill
-		}
-		length[c] += l
-	}
-	for _, s := range pg.Segments {
-		l := math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y)
-		if l <= size && in(glyph.Point{X: (s.A.X + s.B.X) / 2, Y: (s.A.Y + s.B.Y) / 2}) {
-			add(s.Style, l)
-		}
-	}
-	for _, a := range pg.Arcs {
-		if 2*a.R <= size && in(a.C) {
-			add(a.Style, math.Abs(a.Sweep)*math.Pi/180*a.R)
-		}
-	}
-	best, bestLen := "", 0.0
-	for c, l := range length {
-		if c != "" && (l > bestLen || (l == bestLen && c < best)) {
-			best, bestLen = c, l
-		}
-	}
-	return best
 }
 
 // tagReach is how far from a symbol, in symbol sizes, its tag may be

@@ -18,9 +18,9 @@ const pxPerMM = float64(detect.RenderDPI) / 25.4
 // glyphOf builds the canonical glyph of a legend row from its pieces and
 // the characters inside it: millimetres at the legend's drawn size,
 // centred on the drawing's box. Pieces drawn twice (a filled path stroked
-// again) are kept once. It also returns the inside text and the dominant
-// stroke colour.
-func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Glyph, string, string) {
+// again) are kept once. It also returns the inside text and the pen that
+// draws most of it (dominant stroke colour, and its width).
+func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Glyph, string, string, float64) {
 	c := box.centre()
 	mm := func(p glyph.Point) glyph.Point {
 		return glyph.Point{X: (p.X - c.X) / pxPerMM, Y: (p.Y - c.Y) / pxPerMM}
@@ -53,6 +53,7 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 	seen := map[key]int{}
 	var g glyph.Glyph
 	colourLen := map[string]float64{}
+	var pens penLengths
 	for _, i := range pieces {
 		p := ix.pieces[i]
 		var k key
@@ -100,6 +101,9 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 			col = st.Fill
 		}
 		colourLen[col] += length
+		if st.Stroke != "" {
+			pens.add(st.Stroke, st.Width, length)
+		}
 	}
 	g.Shapes = thinFills(g.Shapes)
 	// Inside text: one text shape per line of characters.
@@ -140,7 +144,7 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 			best, bestLen = col, l
 		}
 	}
-	return g, strings.Join(texts, " "), best
+	return g, strings.Join(texts, " "), best, pens.width(best)
 }
 
 // thinFill is the width under which a filled strip is drawn as a line: a

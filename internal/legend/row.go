@@ -179,7 +179,7 @@ func (ix *pageIndex) readRow(left, limit, y0, y1, em float64, c candidate, heads
 	}
 	row := Row{Description: text, Tags: tags, GlyphBox: gbox, PartNumber: pn}
 	row.Box = rowBox.union(gbox)
-	row.Glyph, row.GlyphText, row.Color = ix.glyphOf(keep, inside, gbox)
+	row.Glyph, row.GlyphText, row.Color, row.Width = ix.glyphOf(keep, inside, gbox)
 	return row, signature(row), true
 }
 

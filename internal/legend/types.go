@@ -30,6 +30,10 @@ type Row struct {
 	Glyph glyph.Glyph
 	// Color is the dominant stroke colour of the glyph, "#rrggbb".
 	Color string
+	// Width is the stroke width (raster pixels, 0 for a hairline) that
+	// draws most of the glyph's length in Color: with Color, the pen a
+	// CAD drawing tells variants of one symbol apart by.
+	Width float64
 	// Box is the row's extent on its page (raster pixels): glyph,
 	// description and quantity.
 	Box Rect

@@ -1,0 +1,44 @@
+package legend
+
+import (
+	"testing"
+
+	"blueprint/internal/detect"
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyph"
+)
+
+// TestAssignByPenWidth: a legend draws a one-lever switch with a bold
+// red pen and a two-lever switch (the same with one more tick) with a red
+// hairline. A plan symbol drawn with the hairline but with a tick left
+// out is matched by the one-lever glyph; its pen says it is the
+// two-lever row's. Drawn bold, it stays the one-lever row's.
+func TestAssignByPenWidth(t *testing.T) {
+	circle := glyph.Shape{Kind: glyph.KindCircle, Pts: []glyph.Point{{X: 0, Y: 0}}, R: 0.5}
+	line := func(x0, y0, x1, y1 float64) glyph.Shape {
+		return glyph.Shape{Kind: glyph.KindLine, Pts: []glyph.Point{{X: x0, Y: y0}, {X: x1, Y: y1}}}
+	}
+	lever, tick, tick2 := line(0.35, -0.35, 1.2, -1.2), line(1.2, -1.2, 1.5, -0.9), line(0.9, -0.9, 1.2, -0.6)
+	one := Row{Page: 0, Description: "1 lever switch", Glyph: glyph.Glyph{Shapes: []glyph.Shape{circle, lever, tick}}, Color: "#ff0000", Width: 2}
+	two := Row{Page: 0, Description: "2 lever switch", Glyph: glyph.Glyph{Shapes: []glyph.Shape{circle, lever, tick, tick2}}, Color: "#ff0000", Width: 0}
+	if !widerShape(two, one) || widerShape(one, two) {
+		t.Fatalf("widerShape: two over one %v, one over two %v; want true, false", widerShape(two, one), widerShape(one, two))
+	}
+	d := &Document{Rows: []Row{one, two}, Classes: []string{"switch_one_way", "switch_series"}, tables: map[int][]Rect{}, titles: map[int]Rect{}}
+	d.group()
+	plan := func(width float64) *drawing.Page {
+		pg := &drawing.Page{Width: 400, Height: 400, Styles: []drawing.Style{{Stroke: "#ff0000", Width: width}}}
+		pg.Arcs = append(pg.Arcs, drawing.Arc{C: glyph.Point{X: 100, Y: 100}, R: 5, Start: 0, Sweep: 360})
+		pg.Segments = append(pg.Segments,
+			drawing.Segment{A: glyph.Point{X: 103.5, Y: 96.5}, B: glyph.Point{X: 112, Y: 88}},
+			drawing.Segment{A: glyph.Point{X: 112, Y: 88}, B: glyph.Point{X: 115, Y: 91}})
+		return pg
+	}
+	box := detect.Box{X: 94, Y: 86, W: 22, H: 20}
+	if got := d.Assign(plan(0), 0, 0, box); got != 1 {
+		t.Errorf("drawn with the hairline: row %d, want 1 (the two-lever row)", got)
+	}
+	if got := d.Assign(plan(2), 0, 0, box); got != 0 {
+		t.Errorf("drawn bold: row %d, want 0 (the one-lever row)", got)
+	}
+}

@@ -19,7 +19,9 @@ const pxPerMM = float64(detect.RenderDPI) / 25.4
 // the characters inside it: millimetres at the legend's drawn size,
 // centred on the drawing's box. Pieces drawn twice (a filled path stroked
 // again) are kept once. It also returns the inside text and the pen that
-// draws most of it (dominant stroke colour, and its width).
+// draws most of it: the stroke colour with the most length (the fills'
+// colour where nothing is stroked: a half-filled box outlined in red is
+// red), and its width.
 func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Glyph, string, string, float64) {
 	c := box.centre()
 	mm := func(p glyph.Point) glyph.Point {
@@ -86,6 +88,11 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 		}
 		st := ix.pg.Styles[style]
 		fill := st.Fill != ""
+		if st.Stroke != "" && length >= 0.5 {
+			// Every stroke counts for the pen, drawn twice or not: an
+			// outline stroked over a fill of another colour is the pen.
+			pens.add(st.Stroke, st.Width, length)
+		}
 		if j, ok := seen[k]; ok {
 			g.Shapes[j].Fill = g.Shapes[j].Fill || fill
 			continue
@@ -101,9 +108,6 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 			col = st.Fill
 		}
 		colourLen[col] += length
-		if st.Stroke != "" {
-			pens.add(st.Stroke, st.Width, length)
-		}
 	}
 	g.Shapes = thinFills(g.Shapes)
 	// Inside text: one text shape per line of characters.
@@ -138,10 +142,13 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 		}
 		s = e
 	}
-	best, bestLen := "", 0.0
-	for col, l := range colourLen {
-		if l > bestLen || (l == bestLen && col < best) {
-			best, bestLen = col, l
+	best := pens.colour()
+	if best == "" { // nothing stroked: the fills' colour
+		bestLen := 0.0
+		for col, l := range colourLen {
+			if l > bestLen || (l == bestLen && col < best) {
+				best, bestLen = col, l
+			}
 		}
 	}
 	return g, strings.Join(texts, " "), best, pens.width(best)

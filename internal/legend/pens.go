@@ -75,6 +75,21 @@ func (p *penLengths) add(colour string, width, length float64) {
 	(*p)[colour][math.Round(width*4)/4] += length
 }
 
+// colour is the stroke colour with the most length, "" for none.
+func (p penLengths) colour() string {
+	best, bestLen := "", 0.0
+	for c, ws := range p {
+		l := 0.0
+		for _, x := range ws {
+			l += x
+		}
+		if c != "" && (l > bestLen || (l == bestLen && c < best)) {
+			best, bestLen = c, l
+		}
+	}
+	return best
+}
+
 // width is the stroke width that draws the most length in colour (the
 // thinnest of equals), 0 where colour draws nothing stroked.
 func (p penLengths) width(colour string) float64 {
@@ -122,8 +137,9 @@ func (d *Document) byPen(pg *drawing.Page, l int, box detect.Box) int {
 
 // drawnPen is the pen most of the symbol in box is drawn with: of the
 // page's pieces centred in the box and no longer than its size (not the
-// wires through it), the colour with the most length, and the stroke
-// width drawing most of that colour's length.
+// wires through it), the stroke colour with the most length (the fills'
+// where nothing is stroked), as a legend row's pen is read (glyphOf), and
+// the stroke width drawing most of that colour's length.
 func drawnPen(pg *drawing.Page, box detect.Box) (string, float64) {
 	size := math.Max(box.W, box.H)
 	in := func(p glyph.Point) bool {
@@ -152,10 +168,13 @@ func drawnPen(pg *drawing.Page, box detect.Box) (string, float64) {
 			add(a.Style, math.Abs(a.Sweep)*math.Pi/180*a.R)
 		}
 	}
-	best, bestLen := "", 0.0
-	for c, l := range length {
-		if c != "" && (l > bestLen || (l == bestLen && c < best)) {
-			best, bestLen = c, l
+	best := pens.colour()
+	if best == "" {
+		bestLen := 0.0
+		for c, l := range length {
+			if c != "" && (l > bestLen || (l == bestLen && c < best)) {
+				best, bestLen = c, l
+			}
 		}
 	}
 	return best, pens.width(best)

@@ -42,3 +42,24 @@ func TestAssignByPenWidth(t *testing.T) {
 		t.Errorf("drawn bold: row %d, want 0 (the one-lever row)", got)
 	}
 }
+
+// TestDrawnPenPrefersStrokes: a distribution board drawn as a box half
+// filled black and outlined in red (a telecom board beside it outlined in
+// green) is drawn with the red pen, though its black fill has as much
+// length: the outline's colour is what tells the two boards apart.
+func TestDrawnPenPrefersStrokes(t *testing.T) {
+	pg := &drawing.Page{Width: 200, Height: 200, Styles: []drawing.Style{{Fill: "#000000"}, {Stroke: "#ff0000", Width: 1.6}}}
+	box := func(x0, y0, x1, y1 float64, style int32) {
+		pts := []glyph.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
+		for i := range pts {
+			pg.Segments = append(pg.Segments, drawing.Segment{A: pts[i], B: pts[(i+1)%4], Style: style})
+		}
+	}
+	box(100, 100, 110, 120, 0) // the black half, filled
+	box(100, 100, 110, 120, 0) // drawn twice by the exporter
+	box(100, 100, 120, 120, 1) // the red outline
+	colour, width := drawnPen(pg, detect.Box{X: 99, Y: 99, W: 22, H: 22})
+	if colour != "#ff0000" || !widthClose(width, 1.6) {
+		t.Errorf("pen %s %.2f, want #ff0000 1.6", colour, width)
+	}
+}

@@ -24,6 +24,12 @@ const (
 	// interiorStepPx is the spacing of the points at which interior page
 	// geometry is tested against the template.
 	interiorStepPx = 1.0
+	// ownColourShare is the least share of a pose's looked-at samples
+	// that page drawing of one colour must cover for the colour to be the
+	// pose's own (poseColours); ownColourSamples is about how many
+	// samples are looked at.
+	ownColourShare   = 0.5
+	ownColourSamples = 32
 )
 
 // convexHull returns the convex hull of pts, counter-clockwise in a y-up
@@ -127,7 +133,11 @@ func insideEdges(edges []hullEdge, p glyph.Point, margin float64) bool {
 // the hull, so they never lie wholly inside it. Overlapping pieces count
 // each time: a solid fill written as fans of filled and stroked triangles
 // is heavy drawing, and counting each pixel of ink once would rate it as
-// light as a stray mark.
+// light as a stray mark. Only drawing in a colour the pose itself is drawn
+// in counts (a colour whose page pieces explain at least ownColourShare of
+// the template; every colour where none does): a room label's outlined letters or a grey door swing
+// crossing a blue socket are another layer's, while a symbol holding the
+// template's shape draws its marks with the same pen.
 func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
 	t := h.t
 	if len(t.hull) < 3 {
@@ -184,11 +194,26 @@ func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
 		}
 		return sum, true
 	}
+	// The unexplained interior drawing by colour: drawing of another
+	// colour than the pose's own inside a symbol (a room label's outlined
+	// letters, a door swing, a dimension) is another layer's.
+	foreignBy := map[string]float64{}
+	add := func(style int32, pts []glyph.Point) {
+		un, ok := unexplainedPx(pts)
+		if !ok || un == 0 {
+			return
+		}
+		st := ix.pg.Styles[style]
+		colour := st.Stroke
+		if colour == "" {
+			colour = st.Fill
+		}
+		foreignBy[colour] += un
+	}
 	ns := int32(len(ix.pg.Segments))
 	g := ix.pieces
 	x0, y0 := max(0, int(math.Floor(lo.X/g.cell))), max(0, int(math.Floor(lo.Y/g.cell)))
 	x1, y1 := min(g.nx-1, int(math.Floor(hi.X/g.cell))), min(g.ny-1, int(math.Floor(hi.Y/g.cell)))
-	foreign := 0.0
 	for y := y0; y <= y1; y++ {
 		for x := x0; x <= x1; x++ {
 			c := y*g.nx + x
@@ -201,9 +226,7 @@ func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
 						math.Max(s.A.X, s.B.X) > hi.X || math.Max(s.A.Y, s.B.Y) > hi.Y {
 						continue
 					}
-					if l, ok := unexplainedPx([]glyph.Point{s.A, s.B}); ok {
-						foreign += l
-					}
+					add(s.Style, []glyph.Point{s.A, s.B})
 					continue
 				}
 				a := ix.pg.Arcs[i-ns]
@@ -211,11 +234,90 @@ func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
 				if g.cellOf(glyph.Point{X: a.C.X + a.R*math.Cos(st), Y: a.C.Y + a.R*math.Sin(st)}) != c {
 					continue
 				}
-				if l, ok := unexplainedPx(arcPoints(a)); ok {
-					foreign += l
+				add(a.Style, arcPoints(a))
+			}
+		}
+	}
+	total := 0.0
+	for _, l := range foreignBy {
+		total += l
+	}
+	if total <= maxForeignInterior*t.lenMM*k {
+		return total / (t.lenMM * k) // within bounds whatever its colours
+	}
+	own := ix.poseColours(h)
+	foreign := 0.0
+	for colour, l := range foreignBy {
+		if len(own) == 0 || own[colour] {
+			foreign += l
+		}
+	}
+	return foreign / (t.lenMM * k)
+}
+
+// poseColours returns the colours of the page drawing that covers the
+// posed template: those covering at least ownColourShare of about
+// ownColourSamples of its samples.
+func (ix *pageIndex) poseColours(h hypothesis) map[string]bool {
+	t := h.t
+	if len(t.samples) == 0 {
+		return nil
+	}
+	m := h.pl.Matrix(PixelsPerMM)
+	lin := glyph.Affine{A: m.A, B: m.B, C: m.C, D: m.D}
+	k := h.pl.Scale * PixelsPerMM
+	tol := tolBasePx + tolRel*k
+	step := max(1, len(t.samples)/ownColourSamples)
+	ns := int32(len(ix.pg.Segments))
+	g := ix.pieces
+	count := map[string]int{}
+	looked := 0
+	seen := map[string]bool{}
+	for i := 0; i < len(t.samples); i += step {
+		smp := t.samples[i]
+		p := m.Apply(smp.P)
+		d := lin.Apply(smp.T)
+		if n := math.Hypot(d.X, d.Y); n > 0 {
+			d = glyph.Point{X: d.X / n, Y: d.Y / n}
+		}
+		looked++
+		clear(seen)
+		x0, x1 := max(0, int((p.X-tol)/g.cell)), min(g.nx-1, int((p.X+tol)/g.cell))
+		y0, y1 := max(0, int((p.Y-tol)/g.cell)), min(g.ny-1, int((p.Y+tol)/g.cell))
+		for y := y0; y <= y1; y++ {
+			for x := x0; x <= x1; x++ {
+				c := y*g.nx + x
+				for _, j := range g.items[g.start[c]:g.start[c+1]] {
+					var style int32
+					if j < ns {
+						if !ix.segCovers(j, p, d, tol, false) {
+							continue
+						}
+						style = ix.pg.Segments[j].Style
+					} else {
+						if !ix.arcCovers(j-ns, p, d, tol, false) {
+							continue
+						}
+						style = ix.pg.Arcs[j-ns].Style
+					}
+					st := ix.pg.Styles[style]
+					colour := st.Stroke
+					if colour == "" {
+						colour = st.Fill
+					}
+					if !seen[colour] {
+						seen[colour] = true
+						count[colour]++
+					}
 				}
 			}
 		}
 	}
-	return foreign / (t.lenMM * k)
+	own := map[string]bool{}
+	for colour, n := range count {
+		if float64(n) >= ownColourShare*float64(looked) {
+			own[colour] = true
+		}
+	}
+	return own
 }

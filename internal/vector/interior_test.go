@@ -13,6 +13,8 @@ import (
 // filled and stroked triangles, as the surface-mount luminaire of a real
 // sheet is; a solid disc written as hatching), which make it another
 // symbol, and with a light cross inside, which stays under the threshold.
+// The same disc drawn in another colour than the symbol's is another
+// layer's drawing, and the push button stands.
 func TestForeignInteriorRejects(t *testing.T) {
 	cat, m := loadTemplates(t)
 	var pb glyph.Glyph
@@ -69,6 +71,17 @@ func TestForeignInteriorRejects(t *testing.T) {
 				w := math.Sqrt(r*r - y*y)
 				s.line(at(glyph.Point{X: c.X - w, Y: c.Y + y}), at(glyph.Point{X: c.X + w, Y: c.Y + y}))
 			}
+		}},
+		{"solid disc inside as hatching of another layer's colour (kept)", true, func(s *sheet, at func(glyph.Point) glyph.Point, _ glyph.Point, _ float64) {
+			// A grey room label's outlined letters or a door swing
+			// crossing a black symbol: another layer's drawing.
+			s.colour(0.57, 0.57, 0.57)
+			r := 0.7 * rIn
+			for y := -r + 0.06; y < r; y += 0.12 {
+				w := math.Sqrt(r*r - y*y)
+				s.line(at(glyph.Point{X: c.X - w, Y: c.Y + y}), at(glyph.Point{X: c.X + w, Y: c.Y + y}))
+			}
+			s.colour(0, 0, 0)
 		}},
 		{"light cross inside (below the threshold: kept)", true, func(s *sheet, at func(glyph.Point) glyph.Point, _ glyph.Point, _ float64) {
 			d := 0.35 * rIn

@@ -38,6 +38,12 @@ const ptPerMM = 72 / 25.4
 
 func (s *sheet) width(mm float64) { fmt.Fprintf(&s.b, "%.3f w ", mm*ptPerMM) }
 
+// colour sets the stroke and fill colour (RGB, 0 to 1 each) of what
+// follows.
+func (s *sheet) colour(r, g, b float64) {
+	fmt.Fprintf(&s.b, "%.3f %.3f %.3f RG %.3f %.3f %.3f rg ", r, g, b, r, g, b)
+}
+
 func (s *sheet) line(a, b glyph.Point) {
 	fmt.Fprintf(&s.b, "%.3f %.3f m %.3f %.3f l S\n", a.X, a.Y, b.X, b.Y)
 }

@@ -35,6 +35,11 @@ var headerWords = []string{
 	"LEGEND", "SYMBOL LEGEND", "SYMBOLS", "SYMBOL", "KEY", "LEGEND OF SYMBOLS",
 	"SELITYKSET", "MERKKIEN SELITYKSET", "MERKINNÄT", "MERKKISELITYKSET", "MERKKI", "SELITE",
 	"DESCRIPTION", "TECKENFÖRKLARING", "SYMBOLER",
+	// Other languages of the sheets we read: Romanian, Italian, Spanish,
+	// Portuguese, Polish, Czech ("LEGENDA"), German and Dutch
+	// ("LEGENDE", "ZEICHENERKLÄRUNG", "SYMBOLE"), French ("LÉGENDE"),
+	// Spanish and Italian symbol keys ("SIMBOLOGÍA", "SIMBOLOGIA").
+	"LEGENDA", "LEGENDE", "LÉGENDE", "ZEICHENERKLÄRUNG", "SYMBOLE", "SIMBOLOGIA", "SIMBOLOGÍA", "SIMBOLI",
 }
 
 // searched says whether find searches the page writing rs for legend

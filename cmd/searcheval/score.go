@@ -100,6 +100,9 @@ type miss struct {
 	Box      detect.Box `json:"box"`
 	Score    float64    `json:"score,omitempty"`
 	OnAnther string     `json:"on_class,omitempty"`
+	// Near is, for a missed instance, the best near miss the search
+	// returned on it: why the search did not take it.
+	Near *search.NearMiss `json:"near_miss,omitempty"`
 }
 
 // score scores one search for class: its matches (found, every page
@@ -158,9 +161,27 @@ func score(class string, truth []instance, found []search.PageMatches, t *tally,
 		if g.class == class && !taken[j] {
 			t.fn++
 			m.Page, m.Kind, m.Box, m.Score, m.OnAnther = g.page, "fn", g.box, 0, ""
+			m.Near = nearOn(g, found)
 			writeMiss(misses, m)
 		}
 	}
+}
+
+// nearOn is the best near miss of found on instance g, nil when none.
+func nearOn(g instance, found []search.PageMatches) *search.NearMiss {
+	var best *search.NearMiss
+	for _, pm := range found {
+		if pm.Page != g.page {
+			continue
+		}
+		for i := range pm.NearMisses {
+			n := &pm.NearMisses[i]
+			if g.fit(n.Box) >= 0 && (best == nil || n.Score > best.Score) {
+				best = n
+			}
+		}
+	}
+	return best
 }
 
 func writeMiss(w io.Writer, m miss) {

@@ -203,16 +203,20 @@ func pose(g glyph.Glyph, pl glyph.Placement, b detect.Box) posed {
 }
 
 // foreignOutside returns how much drawing near candidate c the template
-// leaves unexplained, as a fraction of the template's length; the part of
-// it lying outside the match's box (grown by the tolerance), as the same
-// fraction (the rest of a larger symbol runs on past the match, where an
-// extra stroke of a variant lies within it); and the pen that draws the
-// match. Drawing that another candidate explains (the next of a row of
-// luminaires) is that instance's, not foreign to this one.
-func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, drawing.Style) {
+// leaves unexplained, as a fraction of the template's length (foreign);
+// the part of it lying outside the match's box (grown by the tolerance),
+// as the same fraction (outside: the rest of a larger symbol runs on past
+// the match, where an extra stroke of a variant lies within it); the part
+// of it that is fill running from the posed template's drawing to its
+// drawing again (outlined: the paint inside an outline the template
+// draws, which a PDF writer may cut into a different set of spans at each
+// copy); and the pen that draws the match. Drawing that another candidate
+// explains (the next of a row of luminaires) is that instance's, not
+// foreign to this one.
+func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Style) {
 	tpl, tol, b := c.pts, c.tol, c.box
 	if len(tpl) < 2 {
-		return 0, 0, drawing.Style{}
+		return joined{}, drawing.Style{}
 	}
 	tplLen := float64(len(tpl)) * sampleStepPx
 	grow := math.Max(surroundMinPx, surroundGrow*math.Max(b.W, b.H))
@@ -255,6 +259,7 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, d
 		out      int // of those, the samples outside the match's box
 		joined   bool
 		fillOnly bool
+		outlined bool // fill from the template's drawing to its drawing
 	}
 	var ps []piece
 	s.meeting(area, maxSide, func(i int32) {
@@ -264,6 +269,7 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, d
 			return // drawn with another pen: a wall's hatch, a leader
 		}
 		pc := piece{pts: s.points(i), fillOnly: fillOnly}
+		pc.outlined = fillOnly && onTpl.near(pc.pts[0]) && onTpl.near(pc.pts[len(pc.pts)-1])
 		for _, p := range pc.pts {
 			on := onTpl.near(p)
 			pc.joined = pc.joined || on
@@ -309,14 +315,18 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (float64, float64, d
 			}
 		}
 	}
-	unexplained, outside := 0, 0
+	unexplained, outside, outlined := 0, 0, 0
 	for _, pc := range ps {
 		if pc.joined {
 			unexplained += pc.off
 			outside += pc.out
+			if pc.outlined {
+				outlined += pc.off
+			}
 		}
 	}
-	return float64(unexplained) * sampleStepPx / tplLen, float64(outside) * sampleStepPx / tplLen, pen
+	share := func(n int) float64 { return float64(n) * sampleStepPx / tplLen }
+	return joined{foreign: share(unexplained), outside: share(outside), outlined: share(outlined)}, pen
 }
 
 // explained reports whether p lies near one of the sets (the samples of

@@ -125,8 +125,25 @@ type Template struct {
 
 // joined is the drawing joined to a posed template that it leaves
 // unexplained, over the template's length (surroundings.foreignOutside):
-// all of it, and the part outside the posed template's box.
-type joined struct{ foreign, outside float64 }
+// all of it, the part outside the posed template's box, and the part
+// that is fill inside the template's own outline.
+type joined struct{ foreign, outside, outlined float64 }
+
+// beyond is what candidate c has joined to it beyond own, the template's
+// own context where it was cut: its foreign drawing and the part of that
+// outside its box. When the template's own drawing is filled inside its
+// outline (a speaker's disc painted under its white face), so is every
+// copy, and that fill is left out of both sides: the spans a PDF writer
+// cuts a fill into differ from copy to copy, and so would their
+// unexplained length. When it is not, a copy's such fill stays foreign
+// (a downlight's dot is not a push button's ring).
+func (own joined) beyond(c joined) (foreign, outside float64) {
+	f, of := c.foreign, own.foreign
+	if own.outlined > 0 {
+		f, of = f-c.outlined, of-own.outlined
+	}
+	return math.Max(0, f-of), math.Max(0, c.outside-own.outside)
+}
 
 // templateClass is the class the matcher reports; search reports none.
 const templateClass = "search"
@@ -149,7 +166,7 @@ func Cut(pg *drawing.Page, box detect.Box) (*Template, error) {
 		return nil, fmt.Errorf("search: cut: %w", err)
 	}
 	g, drawn := c.Glyph, c.Drawn
-	t := vector.Template{Class: templateClass, Glyph: g, MinScale: minScale, MaxScale: maxScale}
+	t := vector.Template{Class: templateClass, Glyph: g, MinScale: minScale, MaxScale: maxScale, InkFill: true}
 	if g.Weak() {
 		t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
 	}
@@ -171,8 +188,8 @@ func ownContext(pg *drawing.Page, g glyph.Glyph, drawn detect.Box) joined {
 	p := pose(g, glyph.Placement{At: at, Scale: 1}, drawn)
 	grow := math.Max(surroundMinPx, surroundGrow*math.Max(drawn.W, drawn.H))
 	area := detect.Box{X: drawn.X - grow, Y: drawn.Y - grow, W: drawn.W + 2*grow, H: drawn.H + 2*grow}
-	f, o, _ := newSurroundings(meetingArea(pg, area)).foreignOutside(p, nil)
-	return joined{foreign: f, outside: o}
+	j, _ := newSurroundings(meetingArea(pg, area)).foreignOutside(p, nil)
+	return j
 }
 
 // meetingArea is pg with only the segments and arcs whose boxes meet area,
@@ -391,8 +408,8 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 		if len(p.pts) < 2 {
 			return
 		}
-		foreign, outside, pen := around.foreignOutside(p, poses)
-		foreign, outside = math.Max(0, foreign-t.own.foreign), math.Max(0, outside-t.own.outside)
+		j, pen := around.foreignOutside(p, poses)
+		foreign, outside := t.own.beyond(j)
 		c := candidate{box: m.Box, cov: m.Coverage, foreign: foreign, outside: outside, fit: m.Coverage / (1 + foreign),
 			drawn: m.Coverage * t.content * m.Placement.Scale * vector.PixelsPerMM}
 		colour := true

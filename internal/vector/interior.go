@@ -290,12 +290,12 @@ func (ix *pageIndex) poseColours(h hypothesis) map[string]bool {
 				for _, j := range g.items[g.start[c]:g.start[c+1]] {
 					var style int32
 					if j < ns {
-						if !ix.segCovers(j, p, d, tol, false) {
+						if !ix.segCovers(j, p, d, tol, fillNone) {
 							continue
 						}
 						style = ix.pg.Segments[j].Style
 					} else {
-						if !ix.arcCovers(j-ns, p, d, tol, false) {
+						if !ix.arcCovers(j-ns, p, d, tol, fillNone) {
 							continue
 						}
 						style = ix.pg.Arcs[j-ns].Style

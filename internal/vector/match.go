@@ -311,10 +311,40 @@ func (ix *pageIndex) buildCorners() {
 	}
 }
 
+// fillNeed is what page geometry must be filled with to cover a sample.
+type fillNeed uint8
+
+const (
+	fillNone fillNeed = iota // stroked or filled, anything covers
+	fillAny                  // any fill, paper-coloured masks included
+	fillInk                  // a fill that shows on the paper
+)
+
+// needOf is what covers a sample of t: fillNone for a stroked sample.
+func needOf(t *prepared, fill bool) fillNeed {
+	switch {
+	case !fill:
+		return fillNone
+	case t.inkFill:
+		return fillInk
+	}
+	return fillAny
+}
+
+// covers reports whether st satisfies need.
+func (need fillNeed) covers(st drawing.Style) bool {
+	switch need {
+	case fillAny:
+		return st.Fill != ""
+	case fillInk:
+		return st.InkFill()
+	}
+	return true
+}
+
 // covered reports whether page geometry passes within tol of p with a
-// direction close to the unit tangent t; with fill set, only filled
-// geometry counts.
-func (ix *pageIndex) covered(p, t glyph.Point, tol float64, fill bool) bool {
+// direction close to the unit tangent t, filled as fill needs.
+func (ix *pageIndex) covered(p, t glyph.Point, tol float64, fill fillNeed) bool {
 	g := ix.pieces
 	ns := int32(len(ix.pg.Segments))
 	x0, x1 := max(0, int((p.X-tol)/g.cell)), min(g.nx-1, int((p.X+tol)/g.cell))
@@ -336,7 +366,7 @@ func (ix *pageIndex) covered(p, t glyph.Point, tol float64, fill bool) bool {
 	return false
 }
 
-func (ix *pageIndex) segCovers(i int32, p, t glyph.Point, tol float64, fill bool) bool {
+func (ix *pageIndex) segCovers(i int32, p, t glyph.Point, tol float64, fill fillNeed) bool {
 	s := &ix.pg.Segments[i]
 	d := ix.segDir[i]
 	l := ix.segLen[i]
@@ -351,10 +381,10 @@ func (ix *pageIndex) segCovers(i int32, p, t glyph.Point, tol float64, fill bool
 	if l > 2*tol && math.Abs(t.X*d.Y-t.Y*d.X) > maxTurnSin {
 		return false
 	}
-	return !fill || ix.pg.Styles[s.Style].Fill != ""
+	return fill.covers(ix.pg.Styles[s.Style])
 }
 
-func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill bool) bool {
+func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill fillNeed) bool {
 	a := &ix.pg.Arcs[i]
 	dx, dy := p.X-a.C.X, p.Y-a.C.Y
 	if math.Abs(dx) > a.R+tol || math.Abs(dy) > a.R+tol {
@@ -374,7 +404,7 @@ func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill bool
 			return false
 		}
 	}
-	return !fill || ix.pg.Styles[a.Style].Fill != ""
+	return fill.covers(ix.pg.Styles[a.Style])
 }
 
 // arcContinues reports whether a page arc on the circle (c, r) covers p
@@ -392,7 +422,7 @@ func (ix *pageIndex) arcContinues(p, t, c glyph.Point, r, tol float64) bool {
 					continue
 				}
 				a := &ix.pg.Arcs[i-ns]
-				if math.Hypot(a.C.X-c.X, a.C.Y-c.Y) <= tol && math.Abs(a.R-r) <= tol && ix.arcCovers(i-ns, p, t, tol, false) {
+				if math.Hypot(a.C.X-c.X, a.C.Y-c.Y) <= tol && math.Abs(a.R-r) <= tol && ix.arcCovers(i-ns, p, t, tol, fillNone) {
 					return true
 				}
 			}
@@ -509,7 +539,7 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 		d = glyph.Point{X: d.X / n, Y: d.Y / n}
 		checked++
 		switch {
-		case ix.covered(p, d, tol, s.Fill):
+		case ix.covered(p, d, tol, needOf(t, s.Fill)):
 		case s.Opt:
 			// A stub the page does not draw: neither seen nor missed.
 			off += step

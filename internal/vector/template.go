@@ -50,6 +50,14 @@ type Template struct {
 	// its long axis, at any scale of its short axis (stretch.go): a
 	// linear luminaire's legend bar stands for fittings of every length.
 	Stretch bool
+	// InkFill makes the glyph's filled parts covered only by page fills
+	// in a colour that shows on the paper (drawing.Style.InkFill): a
+	// glyph whose fills are all ink, as one cut from the drawing by the
+	// search is (its cut leaves paper-coloured masks out), is then not
+	// found on a copy that masks the same outline in white. Without it
+	// any fill covers them: a legend glyph masked in white is the plan's
+	// glyph masked in white.
+	InkFill bool
 }
 
 // sampleStepMM is the spacing of verification samples along a template's
@@ -98,6 +106,7 @@ type prepared struct {
 	// minScale and maxScale bound the pose scale searched.
 	minScale, maxScale float64
 	priority           int
+	inkFill            bool // fills count only in ink (Template.InkFill)
 	g                  glyph.Glyph
 	samples            []sample // in verification order (spread out first)
 	lenMM              float64  // geometry length, mm
@@ -167,7 +176,7 @@ func prepare(t Template) (*prepared, error) {
 	if strings.TrimSpace(t.Class) == "" {
 		return nil, fmt.Errorf("vector: template without a class")
 	}
-	p := &prepared{class: t.Class, g: t.Glyph, row: t.Row, minScale: MinScale, maxScale: MaxScale, priority: t.Priority}
+	p := &prepared{class: t.Class, g: t.Glyph, row: t.Row, minScale: MinScale, maxScale: MaxScale, priority: t.Priority, inkFill: t.InkFill}
 	if t.MinScale > 0 {
 		p.minScale = t.MinScale
 	}

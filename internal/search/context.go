@@ -148,6 +148,12 @@ func penLess(a, b drawing.Style) bool {
 	return a.Width < b.Width
 }
 
+// ownPenShare: the template's own pen draws a match when the page draws
+// at least this share as much of the template in it as in the pen that
+// draws most (a pattern crossing the match ties with the symbol's pen;
+// a copy drawn in another pen draws none of it in the template's).
+const ownPenShare = 0.5
+
 // penWidthTol: stroke widths within this fraction of each other are one
 // pen (a CAD pen's width, rounded by the PDF writer); a leader drawn a
 // little heavier in the symbol's colour is another.
@@ -185,6 +191,9 @@ type posed struct {
 	filled []glyph.Point // the samples of the template's filled shapes
 	box    detect.Box
 	tol    float64 // how far page drawing may lie from pts and be explained
+	// pen is the template's own pen (Template.pen), zero when unknown:
+	// the match's pen when the page draws enough of the template in it.
+	pen drawing.Style
 }
 
 // pose samples g placed at pl.
@@ -248,6 +257,21 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Sty
 	for st, n := range byPen {
 		if n > byPen[pen] || n == byPen[pen] && penLess(st, pen) {
 			pen = st
+		}
+	}
+	// A fine pattern drawn across the match (a floor's herringbone
+	// tiles) can lie near as much of the template as the symbol's own
+	// lines do; when the page draws at least ownPenShare of the most in
+	// the template's own pen, that pen draws the match.
+	if c.pen != (drawing.Style{}) && !samePen(pen, c.pen) {
+		var own drawing.Style
+		for st, n := range byPen {
+			if samePen(st, c.pen) && (n > byPen[own] || n == byPen[own] && penLess(st, own)) {
+				own = st
+			}
+		}
+		if own != (drawing.Style{}) && float64(byPen[own]) >= ownPenShare*float64(byPen[pen]) {
+			pen = own
 		}
 	}
 	// The pieces near the match drawn with its pen; a fill the template

@@ -175,7 +175,7 @@ func Cut(pg *drawing.Page, box detect.Box) (*Template, error) {
 		return nil, fmt.Errorf("search: template: %w", err)
 	}
 	tpl := &Template{glyph: g, content: content(g), pen: c.Pen, m: m, drawn: detect.Box{X: drawn.Min.X, Y: drawn.Min.Y, W: drawn.Max.X - drawn.Min.X, H: drawn.Max.Y - drawn.Min.Y}}
-	tpl.own = ownContext(pg, g, tpl.drawn)
+	tpl.own = ownContext(pg, g, tpl.drawn, c.Pen)
 	return tpl, nil
 }
 
@@ -183,9 +183,10 @@ func Cut(pg *drawing.Page, box detect.Box) (*Template, error) {
 // that g leaves unexplained: g posed where it was drawn (its frame is
 // centred on drawn at the drawn size) and judged as a candidate there is,
 // against the pieces of pg that come near it.
-func ownContext(pg *drawing.Page, g glyph.Glyph, drawn detect.Box) joined {
+func ownContext(pg *drawing.Page, g glyph.Glyph, drawn detect.Box, pen drawing.Style) joined {
 	at := glyph.Point{X: drawn.X + drawn.W/2, Y: drawn.Y + drawn.H/2}
 	p := pose(g, glyph.Placement{At: at, Scale: 1}, drawn)
+	p.pen = pen
 	grow := math.Max(surroundMinPx, surroundGrow*math.Max(drawn.W, drawn.H))
 	area := detect.Box{X: drawn.X - grow, Y: drawn.Y - grow, W: drawn.W + 2*grow, H: drawn.H + 2*grow}
 	j, _ := newSurroundings(meetingArea(pg, area)).foreignOutside(p, nil)
@@ -408,6 +409,7 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 		if len(p.pts) < 2 {
 			return
 		}
+		p.pen = t.pen
 		j, pen := around.foreignOutside(p, poses)
 		foreign, outside := t.own.beyond(j)
 		c := candidate{box: m.Box, cov: m.Coverage, foreign: foreign, outside: outside, fit: m.Coverage / (1 + foreign),

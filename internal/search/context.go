@@ -294,18 +294,39 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Sty
 		}
 		pc := piece{pts: s.points(i), fillOnly: fillOnly}
 		pc.outlined = fillOnly && onTpl.near(pc.pts[0]) && onTpl.near(pc.pts[len(pc.pts)-1])
+		// shared, sharedOut: samples another candidate explains, of a
+		// piece this one explains too (one circle read as two halves).
+		shared, sharedOut := 0, 0
 		for _, p := range pc.pts {
 			on := onTpl.near(p)
 			pc.joined = pc.joined || on
 			if fillOnly {
 				on = onFilled.near(p)
 			}
-			if !on && area.X <= p.X && p.X <= area.X+area.W && area.Y <= p.Y && p.Y <= area.Y+area.H && !explained(p, others) {
-				pc.off++
-				if p.X < b.X-tol || p.X > b.X+b.W+tol || p.Y < b.Y-tol || p.Y > b.Y+b.H+tol {
-					pc.out++
-				}
+			if on || p.X < area.X || p.X > area.X+area.W || p.Y < area.Y || p.Y > area.Y+area.H {
+				continue
 			}
+			outOfBox := p.X < b.X-tol || p.X > b.X+b.W+tol || p.Y < b.Y-tol || p.Y > b.Y+b.H+tol
+			if explained(p, others) {
+				shared++
+				if outOfBox {
+					sharedOut++
+				}
+				continue
+			}
+			pc.off++
+			if outOfBox {
+				pc.out++
+			}
+		}
+		// An arc drawn on from this match into another is one round
+		// figure read twice (the two halves of a spotlight's ring, each
+		// a weatherproof socket's double arc): the other's part of it is
+		// the rest of a larger symbol, not the next instance of a row.
+		// A straight piece may be a row's shared base line or wire.
+		if pc.joined && !fillOnly && i >= int32(len(s.pg.Segments)) {
+			pc.off += shared
+			pc.out += sharedOut
 		}
 		ps = append(ps, pc)
 	})

@@ -194,6 +194,8 @@ type posed struct {
 	// pen is the template's own pen (Template.pen), zero when unknown:
 	// the match's pen when the page draws enough of the template in it.
 	pen drawing.Style
+	at  glyph.Point // the template's centre
+	k   float64     // pixels per glyph millimetre
 }
 
 // pose samples g placed at pl.
@@ -208,7 +210,20 @@ func pose(g glyph.Glyph, pl glyph.Placement, b detect.Box) posed {
 			}
 		}
 	}
-	return posed{pts: pts, filled: filled, box: b, tol: explainTolBasePx + explainTolRel*pl.Scale*vector.PixelsPerMM}
+	k := pl.Scale * vector.PixelsPerMM
+	return posed{pts: pts, filled: filled, box: b, tol: explainTolBasePx + explainTolRel*k, at: pl.At, k: k}
+}
+
+// radialBinMM is the width of the distance bins, in glyph millimetres,
+// in which joined.radial keeps unexplained drawing.
+const radialBinMM = 0.25
+
+// radialBin is the bin of page point p at distance from c's centre.
+func (c posed) radialBin(p glyph.Point) int {
+	if c.k <= 0 {
+		return 0
+	}
+	return int(math.Hypot(p.X-c.at.X, p.Y-c.at.Y) / c.k / radialBinMM)
 }
 
 // foreignOutside returns how much drawing near candidate c the template
@@ -283,7 +298,8 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Sty
 		out      int // of those, the samples outside the match's box
 		joined   bool
 		fillOnly bool
-		outlined bool // fill from the template's drawing to its drawing
+		outlined bool  // fill from the template's drawing to its drawing
+		bins     []int // radialBin of each sample counted in off
 	}
 	var ps []piece
 	s.meeting(area, maxSide, func(i int32) {
@@ -312,8 +328,10 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Sty
 				if outOfBox {
 					sharedOut++
 				}
+				pc.bins = append(pc.bins, -1-c.radialBin(p)) // counted only if shared
 				continue
 			}
+			pc.bins = append(pc.bins, c.radialBin(p))
 			pc.off++
 			if outOfBox {
 				pc.out++
@@ -327,6 +345,11 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Sty
 		if pc.joined && !fillOnly && i >= int32(len(s.pg.Segments)) {
 			pc.off += shared
 			pc.out += sharedOut
+			for k, b := range pc.bins {
+				if b < 0 {
+					pc.bins[k] = -1 - b
+				}
+			}
 		}
 		ps = append(ps, pc)
 	})
@@ -361,17 +384,29 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Sty
 		}
 	}
 	unexplained, outside, outlined := 0, 0, 0
+	share := func(n int) float64 { return float64(n) * sampleStepPx / tplLen }
+	var radial []float64
 	for _, pc := range ps {
-		if pc.joined {
-			unexplained += pc.off
-			outside += pc.out
-			if pc.outlined {
-				outlined += pc.off
+		if !pc.joined {
+			continue
+		}
+		unexplained += pc.off
+		outside += pc.out
+		if pc.outlined {
+			outlined += pc.off
+			continue
+		}
+		for _, b := range pc.bins {
+			if b < 0 {
+				continue
 			}
+			for len(radial) <= b {
+				radial = append(radial, 0)
+			}
+			radial[b] += share(1)
 		}
 	}
-	share := func(n int) float64 { return float64(n) * sampleStepPx / tplLen }
-	return joined{foreign: share(unexplained), outside: share(outside), outlined: share(outlined)}, pen
+	return joined{foreign: share(unexplained), outside: share(outside), outlined: share(outlined), radial: radial}, pen
 }
 
 // explained reports whether p lies near one of the sets (the samples of

@@ -125,24 +125,45 @@ type Template struct {
 
 // joined is the drawing joined to a posed template that it leaves
 // unexplained, over the template's length (surroundings.foreignOutside):
-// all of it, the part outside the posed template's box, and the part
-// that is fill inside the template's own outline.
-type joined struct{ foreign, outside, outlined float64 }
+// all of it, the part outside the posed template's box, the part that is
+// fill inside the template's own outline, and the rest by distance from
+// the template's centre (radial[i]: from i to i+1 radialBinMM glyph
+// millimetres).
+type joined struct {
+	foreign, outside, outlined float64
+	radial                     []float64
+}
 
 // beyond is what candidate c has joined to it beyond own, the template's
 // own context where it was cut: its foreign drawing and the part of that
-// outside its box. When the template's own drawing is filled inside its
-// outline (a speaker's disc painted under its white face), so is every
-// copy, and that fill is left out of both sides: the spans a PDF writer
-// cuts a fill into differ from copy to copy, and so would their
-// unexplained length. When it is not, a copy's such fill stays foreign
-// (a downlight's dot is not a push button's ring).
+// outside its box. Own excuses at a copy as much drawing as it had at
+// each distance from the centre (a bin either side, for the tolerance):
+// a wall socket's back line running on to the next socket, wires leaving
+// a downlight in other directions than at the exemplar. Distance, unlike
+// place, does not change as a copy turns or its wires leave elsewhere,
+// while a figure of its own, such as the second ring of a spotlight drawn
+// round a downlight's glyph, lies at one distance in far more length
+// than the exemplar's rays crossing it. When the template's own drawing
+// is filled inside its outline (a speaker's disc painted under its white
+// face), so is every copy, and that fill is left out: the spans a PDF
+// writer cuts a fill into differ from copy to copy. When it is not, a
+// copy's such fill stays foreign (a downlight's dot is not a push
+// button's ring).
 func (own joined) beyond(c joined) (foreign, outside float64) {
-	f, of := c.foreign, own.foreign
+	f := c.foreign
 	if own.outlined > 0 {
-		f, of = f-c.outlined, of-own.outlined
+		f -= c.outlined
 	}
-	return math.Max(0, f-of), math.Max(0, c.outside-own.outside)
+	excused := 0.0
+	for i, v := range c.radial {
+		allow := 0.0
+		for j := max(0, i-1); j <= i+1 && j < len(own.radial); j++ {
+			allow = math.Max(allow, own.radial[j])
+		}
+		excused += math.Min(v, allow)
+	}
+	f = math.Max(0, f-excused)
+	return f, math.Min(f, math.Max(0, c.outside-own.outside))
 }
 
 // templateClass is the class the matcher reports; search reports none.

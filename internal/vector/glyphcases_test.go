@@ -2,6 +2,7 @@ package vector
 
 import (
 	"context"
+	"sort"
 	"testing"
 
 	"blueprint/internal/drawing"
@@ -220,5 +221,42 @@ func TestPartNotNested(t *testing.T) {
 	}
 	if n["switch_intermediate"] != 1 || n["switch_one_way"] != 0 {
 		t.Errorf("found %v, want the intermediate switch alone", n)
+	}
+}
+
+// TestInkFill: a board whose solid half is masked in the paper's colour
+// (a white fill under a plan's symbol) covers the template's filled half
+// as any fill does, unless the template asks for ink (Template.InkFill,
+// as a glyph cut by the search does): then only the board filled black
+// is found.
+func TestInkFill(t *testing.T) {
+	pls := []glyph.Placement{{At: glyph.Point{X: 100, Y: 100}, Scale: 1.5}, {At: glyph.Point{X: 300, Y: 100}, Scale: 1.5}}
+	pg := glyphsPage([]glyph.Glyph{distributionBoard, distributionBoard}, pls)
+	pg.Styles = append(pg.Styles, drawing.Style{Stroke: "#000000", Fill: drawing.PaperColour, Width: 1})
+	white := int32(len(pg.Styles) - 1)
+	for i, s := range pg.Segments {
+		if s.Style == 1 && s.A.X > 200 {
+			pg.Segments[i].Style = white
+		}
+	}
+	for _, ink := range []bool{false, true} {
+		m, err := NewMatcher([]Template{{Class: "distribution_board", Glyph: distributionBoard, InkFill: ink}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := m.Match(context.Background(), pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var at []float64
+		for _, x := range ms {
+			if x.Confidence >= OperatingConfidence {
+				at = append(at, x.Box.X+x.Box.W/2)
+			}
+		}
+		sort.Float64s(at)
+		if want := map[bool]int{false: 2, true: 1}[ink]; len(at) != want || at[0] > 200 {
+			t.Errorf("InkFill %v: boards found at x %v, want %d (the black one at x 100 among them)", ink, at, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -1199,7 +1200,17 @@ func TestReviewPageWithheld(t *testing.T) {
 // answer and one near miss added to it (near), keeping the bodies sent.
 type nearMissInjector struct {
 	searchRecorder
-	near map[string]any
+	nearMu sync.Mutex
+	near   map[string]any
+}
+
+// setReason makes the injected near miss's reason r from the next answer.
+func (n *nearMissInjector) setReason(r string) {
+	n.nearMu.Lock()
+	defer n.nearMu.Unlock()
+	near := maps.Clone(n.near)
+	near["reason"] = r
+	n.near = near
 }
 
 func (n *nearMissInjector) wrap(h http.Handler) http.Handler {
@@ -1219,7 +1230,9 @@ func (n *nearMissInjector) wrap(h http.Handler) http.Handler {
 			_, _ = w.Write(rec.Body.Bytes())
 			return
 		}
+		n.nearMu.Lock()
 		res["near_misses"] = []any{n.near}
+		n.nearMu.Unlock()
 		body, _ := json.Marshal(res)
 		w.Header().Del("Content-Length")
 		_, _ = w.Write(body)
@@ -1275,6 +1288,12 @@ func TestReviewPageNotLikeThisAndNearMisses(t *testing.T) {
 	if got.NotLike == 0 {
 		t.Fatal("no new match offers \"not like this\"")
 	}
+	anyColourShown := `!document.getElementById('search-any-colour').hidden`
+	if eval[bool](t, ctx, anyColourShown) {
+		t.Error("\"find them in any colour\" offered with no near miss for its colour")
+	}
+	// The next answers hold a near miss for its colour only.
+	ni.setReason("another_colour")
 
 	// "Not like this" on the first new match: the search again, with it
 	// in exclude.
@@ -1306,6 +1325,24 @@ func TestReviewPageNotLikeThisAndNearMisses(t *testing.T) {
 		t.Errorf("excluded box %v does not hold the match %v", x, m.BBoxNorm)
 	}
 	t.Logf("not like this: excluded %v round match %v", x, m.BBoxNorm)
+
+	// A near miss for its colour only: one click searches again in any
+	// colour, keeping the look-alike left out; then the offer is gone.
+	if !eval[bool](t, ctx, anyColourShown) {
+		t.Fatal("no \"find them in any colour\" with a near miss for its colour listed")
+	}
+	browse(t, ctx, chromedp.Click(chromedp.ID("search-any-colour")))
+	caughtUp(t, ctx)
+	var anyReq struct {
+		AnyColour bool              `json:"any_colour"`
+		Exclude   []json.RawMessage `json:"exclude"`
+	}
+	if json.Unmarshal(ni.last(), &anyReq) != nil || !anyReq.AnyColour || len(anyReq.Exclude) != 1 {
+		t.Errorf("\"find them in any colour\" sent %q, want any_colour and the look-alike kept", ni.last())
+	}
+	if eval[bool](t, ctx, anyColourShown) {
+		t.Error("\"find them in any colour\" still offered after searching in any colour")
+	}
 
 	// One click accepts the near miss as a detection of the class.
 	before := pollJob(t, e, id)

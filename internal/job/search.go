@@ -49,6 +49,12 @@ type SearchRequest struct {
 	// MaxSearchExcludes: a match or near miss that fits one of them at
 	// least as well as it fits the box is left out.
 	Exclude *[]SearchExclude `json:"exclude"`
+	// AnyColour takes matches drawn in any colour (search.Options): on a
+	// sheet whose colours mark zones or circuits rather than devices.
+	// Default false: a symbol drawn in another colour than the box's is
+	// another device (a near miss "another_colour"). Image pages compare
+	// ink, never colour.
+	AnyColour *bool `json:"any_colour"`
 }
 
 // SearchExclude is a box around a look-alike, on a page of the job.
@@ -178,7 +184,7 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 	if err != nil {
 		return nil, err
 	}
-	found, err := s.searchFile(ctx, c, j, arrived, q.Index, box, pages, exclude)
+	found, err := s.searchFile(ctx, c, j, arrived, q.Index, box, pages, search.Options{Exclude: exclude, AnyColour: r.AnyColour != nil && *r.AnyColour})
 	if err != nil {
 		return nil, err
 	}
@@ -393,9 +399,10 @@ func inLegend(rows []LegendRow, page int, box detect.Box) bool {
 
 // searchFile takes a turn of the caller's searches (Config.Searches),
 // opens the job's stored upload, charging its memory to the budget, and
-// searches its pages (search.InDocument) until the search budget, counted
+// searches its pages (search.InDocumentWith, with opt) until the search budget, counted
 // from arrived, runs out.
-func (s *Service) searchFile(ctx context.Context, c Caller, j *Job, arrived time.Time, query int, box detect.Box, pages []int, exclude []search.Region) ([]search.PageMatches, error) {
+func (s *Service) searchFile(ctx context.Context, c Caller, j *Job, arrived time.Time, query int, box detect.Box, pages []int, opt search.Options) ([]search.PageMatches, error) {
+	exclude := opt.Exclude
 	if s.cfg.Files == nil {
 		return nil, internal("search", errors.New("Config.Files is nil"))
 	}
@@ -454,7 +461,7 @@ func (s *Service) searchFile(ctx context.Context, c Caller, j *Job, arrived time
 	}
 	var found []search.PageMatches
 	if mime == MimePDF {
-		found, err = search.InDocument(sctx, drawings{f: f, pd: pd}, query, box, pages, exclude...)
+		found, err = search.InDocumentWith(sctx, drawings{f: f, pd: pd}, query, box, pages, opt)
 	} else {
 		err = search.ErrImagePage
 	}

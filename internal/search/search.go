@@ -115,6 +115,8 @@ type Template struct {
 	pen     drawing.Style // the paint that draws most of it
 	drawn   detect.Box
 	m       *vector.Matcher
+	// anyColour takes matches drawn in any colour (WithAnyColour).
+	anyColour bool
 	// own is the drawing joined to the template where it was cut that
 	// it leaves unexplained (foreign and outside, as a candidate's):
 	// what the box could not hold of the symbol as the sheet draws it
@@ -260,6 +262,16 @@ func (t *Template) Glyph() glyph.Glyph { return t.glyph }
 // Drawn returns the extent of the drawing the template was cut from, in
 // raster pixels of its page.
 func (t *Template) Drawn() detect.Box { return t.drawn }
+
+// WithAnyColour returns a copy of t that takes matches drawn in any
+// colour: where a sheet's colours say zone or circuit, not device (one
+// legend row, its speakers drawn green, red or magenta by zone), what the
+// reviewer asks for. Near misses are then never "another_colour".
+func (t *Template) WithAnyColour() *Template {
+	c := *t
+	c.anyColour = true
+	return &c
+}
 
 // Find returns every instance of the template on pg, best first: where the
 // page explains at least minScore of the template, the template explains
@@ -436,7 +448,7 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 		c := candidate{box: m.Box, cov: m.Coverage, foreign: foreign, outside: outside, fit: m.Coverage / (1 + foreign),
 			drawn: m.Coverage * t.content * m.Placement.Scale * vector.PixelsPerMM}
 		colour := true
-		if a, b := paint(t.pen), paint(pen); a != "" && b != "" && a != b {
+		if a, b := paint(t.pen), paint(pen); !t.anyColour && a != "" && b != "" && a != b {
 			colour = false
 		}
 		switch {
@@ -563,6 +575,22 @@ func (e *ExcludeError) Unwrap() error { return e.Err }
 // (Template.FindExcluding); an excluded region that cannot be cut is an
 // *ExcludeError.
 func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.Box, pages []int, exclude ...Region) ([]PageMatches, error) {
+	return InDocumentWith(ctx, doc, query, box, pages, Options{Exclude: exclude})
+}
+
+// Options are the choices of a search beyond its box and pages.
+type Options struct {
+	// Exclude are regions around look-alikes ("not like that").
+	Exclude []Region
+	// AnyColour takes matches drawn in any colour
+	// (Template.WithAnyColour).
+	AnyColour bool
+}
+
+// InDocumentWith is InDocument with opt: its exclude regions and whether
+// matches of any colour are taken.
+func InDocumentWith(ctx context.Context, doc detect.Drawings, query int, box detect.Box, pages []int, opt Options) ([]PageMatches, error) {
+	exclude := opt.Exclude
 	qpg, err := doc.Drawing(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("search: page %d: %w", query, err)
@@ -573,6 +601,9 @@ func InDocument(ctx context.Context, doc detect.Drawings, query int, box detect.
 	t, err := Cut(qpg, box)
 	if err != nil {
 		return nil, err
+	}
+	if opt.AnyColour {
+		t = t.WithAnyColour()
 	}
 	xs := make([]*Template, len(exclude))
 	for i, r := range exclude {

@@ -266,3 +266,35 @@ func TestExclude(t *testing.T) {
 		t.Errorf("near miss %+v", n)
 	}
 }
+
+// TestAnyColour: the symbol drawn in red where the box's is black is
+// left to the near misses by default ("another_colour"), and is a match
+// with AnyColour (a sheet whose colours are zones, not devices); a
+// look-alike missing the tick stays out either way.
+func TestAnyColour(t *testing.T) {
+	content := "1 w " + at("1 0 0 1 40 250", symbol) + at("1 0 0 1 60 160", documenttest.CircleOps(0, 0, 6)+" 6 0 m 18 0 l S") +
+		"1 0 0 RG " + at("1 0 0 1 300 60", symbol) + at("0 1 -1 0 200 200", symbol)
+	doc, _ := page(t, content)
+	for _, any := range []bool{false, true} {
+		found, err := search.InDocumentWith(context.Background(), doc, 0, boxAround(40, 250), []int{0}, search.Options{AnyColour: any})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 1
+		if any {
+			want = 3
+		}
+		cs := centres(found[0].Matches)
+		if len(cs) != want {
+			t.Errorf("any colour %v: %d matches at %v, want %d", any, len(cs), cs, want)
+		}
+		if any && !hasNear(cs, 306, 238) {
+			t.Errorf("any colour: the red symbol at (306, 238) pt is not among %v", cs)
+		}
+		for _, n := range found[0].NearMisses {
+			if any && n.Reason == search.ReasonOtherColour {
+				t.Errorf("any colour: a near miss for its colour at %v", n.Box)
+			}
+		}
+	}
+}

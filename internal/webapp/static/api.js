@@ -101,15 +101,17 @@ export class Client {
 
   // search finds every instance of what a box of a page holds, on pages
   // (default every counted page), less those more like one of exclude
-  // ([{page_index, bbox_norm}], look-alikes): {matches: [{page_index,
+  // ([{page_index, bbox_norm}], look-alikes), in the box's colour only
+  // unless anyColour: {matches: [{page_index,
   // bbox_norm, bbox_px, score, detection_id}], total, complete,
   // pages_not_searched, near_misses: [{..., reason}]}; detection_id is the
   // detection a match overlaps, null for a new one; a search out of time
   // is not complete and names the pages it left.
-  search(jobId, page, bboxNorm, pages, exclude) {
+  search(jobId, page, bboxNorm, pages, exclude, anyColour) {
     const body = { page_index: page, bbox_norm: bboxNorm };
     if (pages) body.pages = pages;
     if (exclude && exclude.length) body.exclude = exclude;
+    if (anyColour) body.any_colour = true;
     return this.json('POST', `/v1/jobs/${encodeURIComponent(jobId)}/search`, { body });
   }
 

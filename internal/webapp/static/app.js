@@ -1146,22 +1146,23 @@ async function addDraft() {
 const maxExcluded = 10;
 
 // runSearch asks the service for every instance of what box b of page
-// holds, less the look-alikes of exclude, and lists them: new ones (no
+// holds, less the look-alikes of exclude (in any colour with anyColour),
+// and lists them: new ones (no
 // detection_id) picked to be added; then its near misses, best first,
 // none picked. A search the service cut at its time limit is asked again
 // for the pages it left, until every page is searched or a request
 // searches none.
-async function runSearch(page, b, exclude = []) {
+async function runSearch(page, b, exclude = [], anyColour = false) {
   $('draw-menu').hidden = true;
   say(t('searching'));
   try {
-    let res = await track(state.client.search(state.jobId, page, inPage(b), undefined, exclude));
+    let res = await track(state.client.search(state.jobId, page, inPage(b), undefined, exclude, anyColour));
     let found = res.matches;
     let near = res.near_misses || [];
     let left = res.complete === false ? res.pages_not_searched || [] : [];
     while (left.length) {
       say(t('searchingMore', { n: left.length }));
-      res = await track(state.client.search(state.jobId, page, inPage(b), left, exclude));
+      res = await track(state.client.search(state.jobId, page, inPage(b), left, exclude, anyColour));
       found = found.concat(res.matches);
       near = near.concat(res.near_misses || []);
       const next = res.complete === false ? res.pages_not_searched || [] : [];
@@ -1172,7 +1173,7 @@ async function runSearch(page, b, exclude = []) {
     const nearMisses = near.sort((x, y) => y.score - x.score).map((m, i) => ({ ...m, index: i }));
     const prev = state.search;
     const cls = prev && prev.page === page && prev.bbox_norm === b && prev.cls ? prev.cls : guessClass(matches);
-    state.search = { page, bbox_norm: b, exclude, matches, nearMisses, total: matches.length, cls };
+    state.search = { page, bbox_norm: b, exclude, anyColour, matches, nearMisses, total: matches.length, cls };
     renderSearch();
     showMatches();
     $('search-panel').scrollIntoView({ block: 'nearest' });
@@ -1261,6 +1262,9 @@ function renderSearch() {
     } else li.append(' · ', t('matchExisting'));
     near.appendChild(li);
   }
+  // Near misses for their colour only: the sheet may colour zones or
+  // circuits, not devices; one click finds them all as matches.
+  $('search-any-colour').hidden = s.anyColour || !s.nearMisses.some((m) => m.reason === 'another_colour');
   $('search-add-all').disabled = !fresh.length;
   $('search-add-picked').disabled = !fresh.some((m) => m.picked);
 }
@@ -1297,7 +1301,7 @@ function notLikeThis(m) {
   const gx = b.width / 3, gy = b.height / 3;
   const x = Math.max(0, b.x - gx), y = Math.max(0, b.y - gy);
   const box = { x, y, width: Math.min(1, b.x + b.width + gx) - x, height: Math.min(1, b.y + b.height + gy) - y };
-  runSearch(s.page, s.bbox_norm, [...s.exclude, { page_index: m.page_index, bbox_norm: box }]);
+  runSearch(s.page, s.bbox_norm, [...s.exclude, { page_index: m.page_index, bbox_norm: box }], s.anyColour);
 }
 
 // acceptNear adds near miss m as a detection of the search's class, as
@@ -1663,6 +1667,10 @@ function bind() {
   $('search-add-all').addEventListener('click', () => addMatches(true));
   $('search-add-picked').addEventListener('click', () => addMatches(false));
   $('search-close').addEventListener('click', closeSearch);
+  $('search-any-colour').addEventListener('click', () => {
+    const s = state.search;
+    if (s) runSearch(s.page, s.bbox_norm, s.exclude, true);
+  });
   $('search-class').addEventListener('click', async () => {
     const s = state.search;
     const cls = await pickClass(s && s.cls);

@@ -240,7 +240,7 @@ func sheet(ctx context.Context, s dataset.Sheet, o options, rep *report, tv, ti 
 			if scan {
 				found, why, err = d.searchImages(ctx, imgs, q.page, box, pages, o.minScore)
 			} else {
-				found, why, err = d.searchVector(ctx, d, q.page, box, pages)
+				found, why, err = d.searchVector(ctx, d, q.page, box, pages, o.anyColour)
 			}
 			secs := time.Since(t0).Seconds()
 			if err != nil {
@@ -253,7 +253,7 @@ func sheet(ctx context.Context, s dataset.Sheet, o options, rep *report, tv, ti 
 			addTime(&tm.perPage, s.Paper, secs/float64(len(pages)))
 			if cold && why == "" {
 				t0 := time.Now()
-				if _, _, err := d.searchVector(ctx, d.fresh(), q.page, box, pages); err != nil {
+				if _, _, err := d.searchVector(ctx, d.fresh(), q.page, box, pages, o.anyColour); err != nil {
 					return st, fmt.Errorf("%s: %s at page %d %v: %w", s.File, class, q.page, q.box, err)
 				}
 				addTime(&tm.cold, s.Paper, time.Since(t0).Seconds()/float64(len(pages)))

@@ -70,6 +70,7 @@ type options struct {
 	vector    bool            // real sets: search the PDF's drawing
 	image     bool            // real sets: search the pages' renders
 	quiet     bool
+	anyColour bool // vector searches take matches of any colour (the request's any_colour)
 	stderr    io.Writer
 	misses    io.Writer // nil: none written
 }
@@ -90,6 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	classes := fs.String("classes", "", "comma-separated classes to search for (default: every class)")
 	fs.Float64Var(&o.minScore, "min-score", 0, "least glyph-search score (0: glyphsearch.DefaultMinScore)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no per-sheet progress on stderr")
+	fs.BoolVar(&o.anyColour, "any-colour", false, "vector searches take matches drawn in any colour (the request's any_colour)")
 	jsonOut := fs.String("json", "", "also write the figures as JSON here")
 	missesPath := fs.String("misses", "", "write every missed instance and false match here, one JSON object per line")
 	fs.DurationVar(&budget, "budget", budget, "a search's time; past it the search answers with the pages it finished, as the service does")

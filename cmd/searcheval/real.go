@@ -150,7 +150,7 @@ func realSet(ctx context.Context, path, file string, truth []instance, classes [
 			}
 			box := padBox(c.box, o.pad, o.padMinPx, pg.Width, pg.Height)
 			t0, c0 := time.Now(), cpuSeconds()
-			found, why, err := d.searchVector(ctx, d.fresh(), c.page, box, pages)
+			found, why, err := d.searchVector(ctx, d.fresh(), c.page, box, pages, o.anyColour)
 			if err != nil {
 				return fmt.Errorf("%s: %s: %w", file, c.name, err)
 			}

@@ -134,14 +134,14 @@ var budget = job.DefaultSearchBudget
 // reached find nothing.
 
 // searchVector is the service's search on vector pages: the drawing inside
-// box on page query found on pages (search.InDocument, drawings from
-// from), less the matches on a legend row's glyph (job.InLegend). A box
+// box on page query found on pages (search.InDocumentWith, drawings from
+// from, in any colour with anyColour as the request's any_colour), less the matches on a legend row's glyph (job.InLegend). A box
 // the service refuses (no drawing, more than a symbol) is no matches and
 // its reason.
-func (d *doc) searchVector(ctx context.Context, from detect.Drawings, query int, box detect.Box, pages []int) ([]search.PageMatches, string, error) {
+func (d *doc) searchVector(ctx context.Context, from detect.Drawings, query int, box detect.Box, pages []int, anyColour bool) ([]search.PageMatches, string, error) {
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	found, err := search.InDocument(sctx, from, query, box, pages)
+	found, err := search.InDocumentWith(sctx, from, query, box, pages, search.Options{AnyColour: anyColour})
 	if err != nil && sctx.Err() != nil && ctx.Err() == nil {
 		err, found = nil, append(found, search.PageMatches{Page: -1}) // out of time
 	}

@@ -33,7 +33,8 @@ import (
 	"blueprint/internal/ocr"
 )
 
-// Recognizer reads the lines of text of an image (ocr.Reader).
+// Recognizer reads the lines of text of an image (ocr.Reader). It is
+// called from several goroutines at once (Options.Workers).
 type Recognizer interface {
 	Lines(ctx context.Context, img image.Image, mode ocr.Mode) ([]ocr.Line, error)
 }

@@ -889,7 +889,7 @@ const poseBatch = 64
 // soloPoses is how many poses of corners, lines and stretches a template
 // tries one after another before it takes them in batches: most
 // templates have fewer on a page, and share the cores with the others.
-const soloPoses = 4096
+const soloPoses = 16384
 
 // verification is a pose's verify, refined (verifyRefined).
 type verification struct {

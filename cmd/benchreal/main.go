@@ -6,7 +6,8 @@
 // it is that job's), and the ratio to a bare render of the same file by
 // `mutool draw -r 200` (Debian's mupdf-tools) in the same run, when mutool
 // is installed; beside them the CPU seconds both spent (the server's from
-// start to done), whose ratio moves less with other work on the machine:
+// start to done, with the OCR processes it ran for outlined text), whose
+// ratio moves less with other work on the machine:
 //
 //	go run ./cmd/benchreal -server bin/blueprintd [-repeat 2] [-dense DIR] [-heavy DIR] FILE.pdf...
 //
@@ -130,7 +131,7 @@ func run() error {
 type result struct {
 	pages   int
 	seconds float64 // POST start to status done
-	cpu     float64 // the server's CPU seconds (user and system) over the same span
+	cpu     float64 // the server's CPU seconds (user and system) over the same span, its OCR processes' included
 	peakKB  int64   // the server's VmHWM after the job
 	idleKB  int64   // the server's VmRSS before the upload
 }
@@ -195,11 +196,13 @@ func measureJob(server, file string) (result, error) {
 	pid := srv.PID()
 	idle := apiclient.ProcStatusKB(pid, "VmRSS")
 	var cpu0 float64
-	j, err := srv.Run(ctx, file, data, apiclient.RunOptions{BeforeStart: func() { cpu0 = apiclient.ProcCPU(pid) }})
+	// The server's CPU with its OCR processes' (tesseract, waited for).
+	cpu := func() float64 { return apiclient.ProcCPU(pid) + apiclient.ProcChildrenCPU(pid) }
+	j, err := srv.Run(ctx, file, data, apiclient.RunOptions{BeforeStart: func() { cpu0 = cpu() }})
 	if err != nil {
 		return result{}, err
 	}
-	return result{pages: j.PageCount, seconds: j.Seconds, cpu: apiclient.ProcCPU(pid) - cpu0,
+	return result{pages: j.PageCount, seconds: j.Seconds, cpu: cpu() - cpu0,
 		peakKB: apiclient.ProcStatusKB(pid, "VmHWM"), idleKB: idle}, nil
 }
 

@@ -71,6 +71,7 @@ type takeoffOptions struct {
 	xlsx      string
 	lang      string
 	legend    string // --legend: a drawing whose legend every file counts with
+	profile   string // --cpuprofile: where a CPU profile of the counting is written
 }
 
 func takeoffFlags(fs *flag.FlagSet, e env) func(context.Context, []string) error {
@@ -81,6 +82,7 @@ func takeoffFlags(fs *flag.FlagSet, e env) func(context.Context, []string) error
 	fs.StringVar(&o.xlsx, "xlsx", "", "write the take-off as an Excel workbook (the API's takeoff.xlsx) to `OUT`")
 	fs.StringVar(&o.lang, "lang", catalog.LangEnglish, "`language` of display names: en or fi")
 	fs.StringVar(&o.legend, "legend", "", "a drawing `LEGEND` whose legend is read first; every FILE is counted with it (the API's reference_jobs)")
+	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of the counting (engine start-up excluded) to `FILE`, for go tool pprof")
 	o.read.define(fs)
 	return func(ctx context.Context, files []string) error { return takeoff(ctx, files, o, e) }
 }
@@ -153,6 +155,13 @@ func takeoff(ctx context.Context, files []string, o takeoffOptions, e env) error
 		return err
 	}
 	defer l.Close()
+	if o.profile != "" {
+		stop, err := startCPUProfile(o.profile)
+		if err != nil {
+			return fmt.Errorf("takeoff: %w", err)
+		}
+		defer stop()
+	}
 	if o.legend != "" {
 		res, err := takeoffFile(ctx, l, o.legend, o.readOptions(), e)
 		if err != nil {

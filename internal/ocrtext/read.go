@@ -22,6 +22,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -31,7 +33,8 @@ import (
 	"blueprint/internal/ocr"
 )
 
-// Recognizer reads the lines of text of an image (ocr.Reader).
+// Recognizer reads the lines of text of an image (ocr.Reader). It is
+// called from several goroutines at once (Options.Workers).
 type Recognizer interface {
 	Lines(ctx context.Context, img image.Image, mode ocr.Mode) ([]ocr.Line, error)
 }
@@ -48,6 +51,9 @@ type Options struct {
 	// MaxLines is the most lines of text read on one page, longest
 	// first; zero means DefaultMaxLines.
 	MaxLines int
+	// Workers is how many images OCR reads at a time (one process each);
+	// zero means DefaultWorkers.
+	Workers int
 }
 
 // Defaults of Options.
@@ -55,6 +61,12 @@ const (
 	DefaultBudget    = 120 * time.Second
 	DefaultMaxPixels = 40_000_000
 	DefaultMaxLines  = 4000
+	// DefaultWorkers: two OCR processes at a time. Each reads on one
+	// core (internal/ocr), so two halve a page's reading time where the
+	// job has two cores, for the same CPU time; more would hold more
+	// processes' memory (each loads its language data) for a page that
+	// is read alongside other work.
+	DefaultWorkers = 2
 )
 
 // Geometry of outlined text, in page pixels (200 DPI) and text heights.
@@ -99,6 +111,9 @@ func New(rec Recognizer, opt Options) *Reader {
 	}
 	if opt.MaxLines <= 0 {
 		opt.MaxLines = DefaultMaxLines
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = DefaultWorkers
 	}
 	return &Reader{rec: rec, opt: opt}
 }
@@ -156,30 +171,39 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 	defer cancel()
 	pixels := r.opt.MaxPixels // left to read
 	best := make([]reading, len(ls))
-	for _, axisAngles := range [][2]float64{{0, 180}, {90, -90}} {
+	// The longest lines along each axis (the sample) are read both ways;
+	// where one way reads nearly all of them better, the rest along that
+	// axis are read that way only. The samples of both axes are read
+	// together, then the rests.
+	axes := [][2]float64{{0, 180}, {90, -90}}
+	var samples, rests [][]int
+	for _, axisAngles := range axes {
 		var idx []int
 		for i, l := range ls {
 			if l.vertical == (axisAngles[0] == 90) {
 				idx = append(idx, i)
 			}
 		}
-		// The longest lines are read both ways; where one way reads
-		// nearly all of them better, the rest are read that way only.
-		sample, rest := idx[:min(len(idx), sampleLines)], idx[min(len(idx), sampleLines):]
-		angles := axisAngles[:]
-		for pass, set := range [][]int{sample, rest} {
+		samples = append(samples, idx[:min(len(idx), sampleLines)])
+		rests = append(rests, idx[min(len(idx), sampleLines):])
+	}
+	for pass := range 2 {
+		var ms []mosaic
+		for k, axisAngles := range axes {
+			set, angles := samples[k], axisAngles[:]
 			if pass == 1 {
-				angles = preferred(best, sample, axisAngles)
+				set, angles = rests[k], preferred(best, samples[k], axisAngles)
 			}
 			for _, angle := range angles {
-				if err := r.readAll(bctx, pg, cs, g, ls, set, angle, best, &pixels); err != nil {
-					if ctx.Err() != nil {
-						return nil, fmt.Errorf("ocrtext: %w", ctx.Err())
-					}
-					if !errors.Is(bctx.Err(), context.DeadlineExceeded) {
-						return nil, err
-					}
-				}
+				ms = r.plan(ls, set, angle, &pixels, ms)
+			}
+		}
+		if err := r.readMosaics(bctx, pg, cs, g, ls, ms, best); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("ocrtext: %w", ctx.Err())
+			}
+			if !errors.Is(bctx.Err(), context.DeadlineExceeded) {
+				return nil, err
 			}
 		}
 	}
@@ -279,23 +303,28 @@ type strip struct {
 	box  image.Rectangle // in the mosaic
 }
 
-// readAll reads the lines idx at angle, packing them into mosaics, and
-// keeps in best each line's surer reading.
-func (r *Reader) readAll(ctx context.Context, pg *drawing.Page, cs []component, g *grid, ls []line, idx []int, angle float64, best []reading, pixels *int) error {
+// mosaic is one image of lines stacked as strips, read at one angle.
+type mosaic struct {
+	angle  float64
+	strips []strip
+	bounds image.Rectangle
+}
+
+// plan packs the lines idx, read at angle, into mosaics appended to ms,
+// and takes their pixels off *pixels: the lines of a mosaic that would
+// pass it stay unread.
+func (r *Reader) plan(ls []line, idx []int, angle float64, pixels *int, ms []mosaic) []mosaic {
 	var strips []strip
 	y, w := 0, 0
-	flush := func() error {
+	flush := func() {
 		if len(strips) == 0 {
-			return nil
+			return
 		}
-		if w*y > *pixels {
-			strips, y, w = strips[:0], 0, 0
-			return nil // past the bound: its lines stay unread
+		if w*y <= *pixels {
+			*pixels -= w * y
+			ms = append(ms, mosaic{angle: angle, strips: strips, bounds: image.Rect(0, 0, w, y)})
 		}
-		*pixels -= w * y
-		err := r.readMosaic(ctx, pg, cs, g, ls, strips, image.Rect(0, 0, w, y), angle, best)
-		strips, y, w = strips[:0], 0, 0
-		return err
+		strips, y, w = nil, 0, 0
 	}
 	for _, i := range idx {
 		l := ls[i]
@@ -306,35 +335,82 @@ func (r *Reader) readAll(ctx context.Context, pg *drawing.Page, cs []component, 
 			continue // a "line" no sheet writes: a hatch of small shapes
 		}
 		if y+bh > mosaicMaxH {
-			if err := flush(); err != nil {
-				return err
-			}
+			flush()
 			f.place(l.min, l.max, glyph.Point{X: stripPad, Y: stripPad})
 		}
 		strips = append(strips, strip{line: i, f: f, box: image.Rect(0, y, bw, y+bh)})
 		y += bh
 		w = max(w, bw)
 	}
-	return flush()
+	flush()
+	return ms
 }
 
-// readMosaic draws strips into one image, reads it, and gives each
-// strip's words to its line.
-func (r *Reader) readMosaic(ctx context.Context, pg *drawing.Page, cs []component, g *grid, ls []line, strips []strip, bounds image.Rectangle, angle float64, best []reading) error {
-	img := image.NewGray(bounds)
+// readMosaics reads the mosaics ms, up to Options.Workers at a time, and
+// keeps in best each line's surer reading. The readings are taken in the
+// order of ms, so best is what reading them one after another gives. It
+// returns the first error in that order, after taking every reading that
+// succeeded.
+func (r *Reader) readMosaics(ctx context.Context, pg *drawing.Page, cs []component, g *grid, ls []line, ms []mosaic, best []reading) error {
+	words := make([][][]ocr.Word, len(ms))
+	errs := make([]error, len(ms))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(r.opt.Workers, len(ms)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(ms) {
+					return
+				}
+				words[k], errs[k] = r.readMosaic(ctx, pg, cs, g, ls, ms[k])
+			}
+		}()
+	}
+	wg.Wait()
+	for k, m := range ms {
+		if errs[k] != nil {
+			continue
+		}
+		for j, s := range m.strips {
+			b := &best[s.line]
+			sc := score(words[k][j])
+			if !b.done || sc > b.score {
+				*b = reading{done: true, angle: m.angle, f: s.f, words: words[k][j], score: sc}
+			}
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readMosaic draws m's strips into one image, reads it, and returns each
+// strip's words that are kept: confident enough, with a letter or digit.
+func (r *Reader) readMosaic(ctx context.Context, pg *drawing.Page, cs []component, g *grid, ls []line, m mosaic) ([][]ocr.Word, error) {
+	img := image.NewGray(m.bounds)
 	for i := range img.Pix {
 		img.Pix[i] = 0xff
 	}
-	for _, s := range strips {
+	for _, s := range m.strips {
 		paint(img, pg, linePieces(cs, g, ls[s.line]), s.f, s.box)
 	}
 	lines, err := r.rec.Lines(ctx, img, ocr.Block)
 	if err != nil {
-		return fmt.Errorf("ocrtext: read %d lines at %g°: %w", len(strips), angle, err)
+		return nil, fmt.Errorf("ocrtext: read %d lines at %g°: %w", len(m.strips), m.angle, err)
 	}
+	strips := m.strips
 	words := make([][]ocr.Word, len(strips))
 	for _, l := range lines {
 		for _, w := range l.Words {
+			if w.Conf < minConf || strings.IndexFunc(w.Text, func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }) < 0 {
+				continue
+			}
 			cy := (w.Box.Min.Y + w.Box.Max.Y) / 2
 			k, _ := slices.BinarySearchFunc(strips, cy, func(s strip, y int) int {
 				if s.box.Max.Y <= y {
@@ -350,20 +426,7 @@ func (r *Reader) readMosaic(ctx context.Context, pg *drawing.Page, cs []componen
 			}
 		}
 	}
-	for k, s := range strips {
-		var kept []ocr.Word
-		for _, w := range words[k] {
-			if w.Conf >= minConf && strings.IndexFunc(w.Text, func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }) >= 0 {
-				kept = append(kept, w)
-			}
-		}
-		b := &best[s.line]
-		sc := score(kept)
-		if !b.done || sc > b.score {
-			*b = reading{done: true, angle: angle, f: s.f, words: kept, score: sc}
-		}
-	}
-	return nil
+	return words, nil
 }
 
 // linePieces are the pieces of the letter-like components whose centres

@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/image/font"
@@ -168,10 +169,16 @@ func TestReadOutlinedText(t *testing.T) {
 	}
 }
 
-// blind reads nothing, counting the images it is given.
-type blind struct{ images, pixels int }
+// blind reads nothing, counting the images it is given (safe for
+// concurrent use, as Recognizer asks).
+type blind struct {
+	mu             sync.Mutex
+	images, pixels int
+}
 
 func (b *blind) Lines(_ context.Context, img image.Image, _ ocr.Mode) ([]ocr.Line, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.images++
 	b.pixels += img.Bounds().Dx() * img.Bounds().Dy()
 	return nil, nil

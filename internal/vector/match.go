@@ -740,63 +740,126 @@ const poseCheckEvery = 256
 // returns those that verify. Once ctx ends it verifies no more poses (a
 // plain glyph on a real sheet has hundreds of thousands) and returns what
 // it found; the caller reports ctx's error.
+//
+// The poses are tried one after another: where the template was found
+// whole, other poses there are not verified (done), and a circle's
+// search starts from the poses found whole before. The poses of corners,
+// lines and stretches do not depend on what was found, so they are
+// taken in batches whose verifications run on every core (verifyAhead)
+// and are then tried in order with those verifications: the result is
+// the sequential one, and a template that floods a sheet with poses is
+// no longer one core's work while the other waits.
 func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) []scored {
 	seen := map[hypKey]bool{}
 	// done marks where the template was already found whole: other poses
 	// of it there (symmetries, other anchors of the same instance) need
 	// no verification.
-	type place struct{ x, y int }
-	done := map[place]bool{}
-	const doneCell = 4.0
+	done := map[int64]bool{}
+	isDone := func(c cell) bool {
+		for dy := int32(-1); dy <= 1; dy++ {
+			for dx := int32(-1); dx <= 1; dx++ {
+				if done[c.near(dx, dy)] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	inScale := func(h hypothesis) bool { return h.pl.Scale >= h.t.minScale && h.pl.Scale <= h.t.maxScale }
 	var found []scored
 	tried, stopped := 0, false
-	// try verifies a pose and returns its coverage (1 where the template
-	// was already found whole there, 0 where the pose fails).
-	try := func(h hypothesis) float64 {
-		if stopped || h.pl.Scale < h.t.minScale || h.pl.Scale > h.t.maxScale {
+	// tryWith verifies a pose (of key k, in cell c), or takes its
+	// verification v where v is not nil, and returns its coverage (1
+	// where the template was already found whole there, 0 where the pose
+	// fails).
+	tryWith := func(h hypothesis, k hypKey, c cell, v *verification) float64 {
+		if stopped || !inScale(h) {
 			return 0
 		}
 		if tried++; tried%poseCheckEvery == 0 && ctx.Err() != nil {
 			stopped = true
 			return 0
 		}
-		px, py := int(math.Floor(h.pl.At.X/doneCell)), int(math.Floor(h.pl.At.Y/doneCell))
-		for dy := -1; dy <= 1; dy++ {
-			for dx := -1; dx <= 1; dx++ {
-				if done[place{px + dx, py + dy}] {
-					return 1
-				}
-			}
+		if isDone(c) {
+			return 1
 		}
-		k := keyOf(h)
 		if seen[k] {
 			return 0
 		}
 		seen[k] = true
-		s, ok := ix.verify(h)
-		if !ok {
+		if v == nil {
+			r := ix.verifyRefined(h)
+			v = &r
+		}
+		if !v.ok {
 			return 0
 		}
-		if s.cov < wholeCoverage && s.cov >= refineFrom {
-			s = ix.refine(s)
+		found = append(found, v.s)
+		if v.s.cov >= wholeCoverage {
+			done[c.near(0, 0)] = true
 		}
-		found = append(found, s)
-		if s.cov >= wholeCoverage {
-			done[place{px, py}] = true
+		return v.s.cov
+	}
+	try := func(h hypothesis) float64 { return tryWith(h, keyOf(h), cellOf(h), nil) }
+	// batch holds poses not tried yet (corners, lines, stretches).
+	type pending struct {
+		h hypothesis
+		k hypKey
+		c cell
+	}
+	var batch []pending
+	var hs []hypothesis
+	var need []int
+	keys := map[hypKey]bool{}
+	flush := func() {
+		if stopped {
+			batch = batch[:0]
+			return
 		}
-		return s.cov
+		// Verified ahead: the poses that, as things stand, are to be
+		// verified (their key's first in the batch). A find earlier in
+		// the batch may yet spare some of them: that work is lost, and
+		// the batch is small so that little is.
+		hs, need = hs[:0], need[:0]
+		clear(keys)
+		for j, b := range batch {
+			hs = append(hs, b.h)
+			if !seen[b.k] && !keys[b.k] && !isDone(b.c) {
+				keys[b.k] = true
+				need = append(need, j)
+			}
+		}
+		vs := ix.verifyAhead(ctx, hs, need)
+		for j, b := range batch {
+			tryWith(b.h, b.k, b.c, vs[j])
+		}
+		batch = batch[:0]
+	}
+	poses := 0
+	collect := func(h hypothesis) {
+		if !inScale(h) {
+			return // tried, it is 0 without a look
+		}
+		if poses++; poses <= soloPoses {
+			try(h)
+			return
+		}
+		if batch = append(batch, pending{h, keyOf(h), cellOf(h)}); len(batch) == poseBatch {
+			flush()
+		}
 	}
 	switch t.kind {
 	case anchorCircle:
 		ix.circleHypotheses(t, try)
 	case anchorCorner:
-		ix.cornerHypotheses(t, func(h hypothesis) { try(h) })
+		ix.cornerHypotheses(t, collect)
 	default:
-		ix.segmentHypotheses(t, func(h hypothesis) { try(h) })
+		ix.segmentHypotheses(t, collect)
 	}
 	if t.stretch != nil {
-		ix.stretchHypotheses(t, try)
+		ix.stretchHypotheses(t, func(h hypothesis) float64 { collect(h); return 0 })
 	}
+	flush()
 	return found
 }
 

@@ -100,7 +100,17 @@ func TestFilledLookAlike(t *testing.T) {
 	}}
 	pls := []glyph.Placement{{At: glyph.Point{X: 100, Y: 100}, Scale: 1.5}, {At: glyph.Point{X: 300, Y: 100}, Scale: 1.5}}
 	pg := glyphsPage([]glyph.Glyph{distributionBoard, pier}, pls)
-	m, err := NewMatcher([]Template{{Class: "distribution_board", Glyph: distributionBoard}})
+	at := confidentAt(t, Template{Class: "distribution_board", Glyph: distributionBoard}, pg)
+	if len(at) != 1 || at[0] > 200 {
+		t.Errorf("boards found at x %v, want one at x 100 (the pier at x 300 is none)", at)
+	}
+}
+
+// confidentAt matches tpl alone on pg and returns the x centres of its
+// matches at the default threshold.
+func confidentAt(t *testing.T, tpl Template, pg *drawing.Page) []float64 {
+	t.Helper()
+	m, err := NewMatcher([]Template{tpl})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,9 +124,7 @@ func TestFilledLookAlike(t *testing.T) {
 			at = append(at, x.Box.X+x.Box.W/2)
 		}
 	}
-	if len(at) != 1 || at[0] > 200 {
-		t.Errorf("boards found at x %v, want one at x 100 (the pier at x 300 is none)", at)
-	}
+	return at
 }
 
 // glyphsPage draws glyphs at unrotated placements as a page (strokes and
@@ -240,20 +248,7 @@ func TestInkFill(t *testing.T) {
 		}
 	}
 	for _, ink := range []bool{false, true} {
-		m, err := NewMatcher([]Template{{Class: "distribution_board", Glyph: distributionBoard, InkFill: ink}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms, err := m.Match(context.Background(), pg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var at []float64
-		for _, x := range ms {
-			if x.Confidence >= OperatingConfidence {
-				at = append(at, x.Box.X+x.Box.W/2)
-			}
-		}
+		at := confidentAt(t, Template{Class: "distribution_board", Glyph: distributionBoard, InkFill: ink}, pg)
 		sort.Float64s(at)
 		if want := map[bool]int{false: 2, true: 1}[ink]; len(at) != want || at[0] > 200 {
 			t.Errorf("InkFill %v: boards found at x %v, want %d (the black one at x 100 among them)", ink, at, want)

@@ -28,6 +28,7 @@ import (
 
 	"blueprint/internal/legend"
 	"blueprint/internal/ocr"
+	"blueprint/internal/unionfind"
 )
 
 // Row is one legend row read from an image.
@@ -392,7 +393,7 @@ func smallText(cs []component, h float64, inside func(image.Rectangle) bool) map
 // or more characters.
 func chainLines(chars []image.Rectangle, h float64) []textLine {
 	sort.Slice(chars, func(a, b int) bool { return chars[a].Min.X < chars[b].Min.X })
-	sets := newUnionFind(len(chars))
+	sets := unionfind.New(len(chars))
 	// Bucket by band of rows so each char looks only at its neighbours.
 	band := int(math.Max(h, 4))
 	buckets := map[int][]int{}
@@ -415,14 +416,14 @@ func chainLines(chars []image.Rectangle, h float64) []textLine {
 				if float64(ov) < 0.5*float64(min(a.Dy(), c.Dy())) {
 					continue
 				}
-				sets.union(i, j)
+				sets.Join(i, j)
 			}
 		}
 	}
 	index := map[int]int{}
 	var lines []textLine
 	for i, c := range chars {
-		r := sets.find(i)
+		r := sets.Find(i)
 		k, ok := index[r]
 		if !ok {
 			k = len(lines)
@@ -447,7 +448,7 @@ func chainLines(chars []image.Rectangle, h float64) []textLine {
 // of glyph size.
 func clusterGlyphs(other, chars []image.Rectangle, h float64) []glyphPiece {
 	join := int(math.Ceil(glyphJoin * h))
-	sets := newUnionFind(len(other))
+	sets := unionfind.New(len(other))
 	// A grid of cells 4 text heights wide: each piece is listed in every
 	// cell its box (grown by join) touches, and meets only those pieces.
 	cell := max(int(4*h), 8)
@@ -471,7 +472,7 @@ func clusterGlyphs(other, chars []image.Rectangle, h float64) []glyphPiece {
 				k := [2]int{cx, cy}
 				for _, j := range grid[k] {
 					if g.Overlaps(other[j]) || (reach.Overlaps(other[j]) && band(b, other[j])) {
-						sets.union(i, j)
+						sets.Join(i, j)
 					}
 				}
 				grid[k] = append(grid[k], i)
@@ -480,7 +481,7 @@ func clusterGlyphs(other, chars []image.Rectangle, h float64) []glyphPiece {
 	}
 	union := map[int]image.Rectangle{}
 	for i, b := range other {
-		r := sets.find(i)
+		r := sets.Find(i)
 		union[r] = union[r].Union(b)
 	}
 	boxes := make([]image.Rectangle, 0, len(union))
@@ -956,33 +957,6 @@ func withoutRules(cell image.Image) *image.Gray {
 
 // ocrMode reads a table region: sparse text, as table cells are.
 var ocrMode = ocr.Sparse
-
-// unionFind joins the indices 0..n-1 into sets.
-type unionFind []int
-
-func newUnionFind(n int) unionFind {
-	u := make(unionFind, n)
-	for i := range u {
-		u[i] = i
-	}
-	return u
-}
-
-// find returns the representative of i's set.
-func (u unionFind) find(i int) int {
-	for u[i] != i {
-		u[i] = u[u[i]]
-		i = u[i]
-	}
-	return i
-}
-
-// union joins the sets of a and b.
-func (u unionFind) union(a, b int) {
-	if ra, rb := u.find(a), u.find(b); ra != rb {
-		u[rb] = ra
-	}
-}
 
 func abs(v int) int {
 	if v < 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"blueprint/internal/drawing"
+	"blueprint/internal/unionfind"
 )
 
 // Where a row comes from (Row.Source): a legend draws a glyph per row; a
@@ -324,21 +325,21 @@ const ruleMinEm = 2.0
 // table of a row above it whose extent it overlaps in x (give or take
 // descReachEm) within scheduleGapEm below it.
 func scheduleGroups(rows []scheduleRow) [][]scheduleRow {
-	set := newSets(len(rows))
+	set := unionfind.New(len(rows))
 	for b := range rows {
 		rb := rows[b]
 		for a := range b {
 			ra := rows[a]
 			reach := descReachEm * rb.em
 			if rb.box.Min.Y-ra.box.Max.Y <= scheduleGapEm*rb.em && rb.box.Min.X <= ra.box.Max.X+reach && rb.box.Max.X >= ra.box.Min.X-reach {
-				set.join(b, a)
+				set.Join(b, a)
 			}
 		}
 	}
 	var order []int
 	groups := map[int][]scheduleRow{}
 	for i, r := range rows {
-		k := set.find(i)
+		k := set.Find(i)
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
+	"blueprint/internal/unionfind"
 )
 
 // titleWords are the words of a title block (the sheet's frame of
@@ -34,20 +35,20 @@ func titleBlock(rs []run) (Rect, bool) {
 	if len(idx) < minTitleRuns {
 		return Rect{}, false
 	}
-	set := newSets(len(idx))
+	set := unionfind.New(len(idx))
 	for a := range idx {
 		for b := range a {
 			ra, rb := &rs[idx[a]], &rs[idx[b]]
 			reach := titleSpanEm * math.Max(ra.size, rb.size)
 			if rectGap(Rect{ra.min, ra.max}, Rect{rb.min, rb.max}) <= reach {
-				set.join(a, b)
+				set.Join(a, b)
 			}
 		}
 	}
 	size := map[int]int{}
 	best := -1
 	for a := range idx {
-		k := set.find(a)
+		k := set.Find(a)
 		size[k]++
 		if best < 0 || size[k] > size[best] {
 			best = k
@@ -59,7 +60,7 @@ func titleBlock(rs []run) (Rect, bool) {
 	box := emptyRect()
 	em := 0.0
 	for a, i := range idx {
-		if set.find(a) == best {
+		if set.Find(a) == best {
 			box = box.union(Rect{rs[i].min, rs[i].max})
 			em = math.Max(em, rs[i].size)
 		}

@@ -1,0 +1,26 @@
+package unionfind
+
+import "testing"
+
+// TestJoin: joined items share a representative, chains of joins make one
+// set, and items never joined stay apart.
+func TestJoin(t *testing.T) {
+	s := New(6)
+	s.Join(0, 1)
+	s.Join(2, 1)
+	s.Join(4, 5)
+	for _, p := range [][2]int{{0, 1}, {0, 2}, {1, 2}, {4, 5}} {
+		if s.Find(p[0]) != s.Find(p[1]) {
+			t.Errorf("%d and %d apart after joins", p[0], p[1])
+		}
+	}
+	for _, p := range [][2]int{{0, 3}, {0, 4}, {3, 5}} {
+		if s.Find(p[0]) == s.Find(p[1]) {
+			t.Errorf("%d and %d together, never joined", p[0], p[1])
+		}
+	}
+	s.Join(2, 2) // joining a set with itself changes nothing
+	if s.Find(3) != 3 {
+		t.Errorf("a lone item's representative is %d", s.Find(3))
+	}
+}

@@ -393,7 +393,7 @@ func smallText(cs []component, h float64, inside func(image.Rectangle) bool) map
 // or more characters.
 func chainLines(chars []image.Rectangle, h float64) []textLine {
 	sort.Slice(chars, func(a, b int) bool { return chars[a].Min.X < chars[b].Min.X })
-	sets := unionfind.New(len(chars))
+	sets := unionfind.New[int](len(chars))
 	// Bucket by band of rows so each char looks only at its neighbours.
 	band := int(math.Max(h, 4))
 	buckets := map[int][]int{}
@@ -448,7 +448,7 @@ func chainLines(chars []image.Rectangle, h float64) []textLine {
 // of glyph size.
 func clusterGlyphs(other, chars []image.Rectangle, h float64) []glyphPiece {
 	join := int(math.Ceil(glyphJoin * h))
-	sets := unionfind.New(len(other))
+	sets := unionfind.New[int](len(other))
 	// A grid of cells 4 text heights wide: each piece is listed in every
 	// cell its box (grown by join) touches, and meets only those pieces.
 	cell := max(int(4*h), 8)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"blueprint/internal/darkness"
+	"blueprint/internal/unionfind"
 )
 
 // inkMap is a page image binarised: true where ink is.
@@ -150,14 +151,7 @@ type run struct{ y, x0, x1 int }
 func labelRuns[T bool | uint8](pix []T, w, h int) ([]run, []int) {
 	var zero T
 	var runs []run
-	var parent []int
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	var set unionfind.Sets[int]
 	prevStart, prevEnd := 0, 0
 	for y := 0; y < h; y++ {
 		start := len(runs)
@@ -174,23 +168,18 @@ func labelRuns[T bool | uint8](pix []T, w, h int) ([]run, []int) {
 			}
 			i := len(runs)
 			runs = append(runs, run{y: y, x0: x0, x1: x})
-			parent = append(parent, i)
+			set = append(set, i) // a set of its own
 			// 8-connected: a run above covering any of x0-1 .. x joins.
 			for j < prevEnd && runs[j].x1 < x0 {
 				j++
 			}
 			for k := j; k < prevEnd && runs[k].x0 <= x; k++ {
-				if a, b := find(k), find(i); a != b {
-					parent[b] = a
-				}
+				set.Join(i, k)
 			}
 		}
 		prevStart, prevEnd = start, len(runs)
 	}
-	for i := range parent {
-		parent[i] = find(i)
-	}
-	return runs, parent
+	return runs, set.Roots()
 }
 
 // component is a connected piece of ink (8-connected).

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"blueprint/internal/glyph"
+	"blueprint/internal/unionfind"
 )
 
 // cluster is the drawing of one glyph candidate.
@@ -141,17 +142,7 @@ func (ix *pageIndex) withoutEscaping(cand []int32, area Rect, em float64) []int3
 
 // clusterPieces groups pieces whose boxes come within gap of each other.
 func clusterPieces(ix *pageIndex, idx []int32, gap float64) []cluster {
-	parent := make([]int, len(idx))
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	set := unionfind.New[int](len(idx))
 	sort.Slice(idx, func(a, b int) bool { return ix.pieces[idx[a]].box.Min.X < ix.pieces[idx[b]].box.Min.X })
 	for a := range idx {
 		ba := ix.pieces[idx[a]].box
@@ -161,14 +152,14 @@ func clusterPieces(ix *pageIndex, idx []int32, gap float64) []cluster {
 				break
 			}
 			if bb.Min.Y <= ba.Max.Y+gap && ba.Min.Y <= bb.Max.Y+gap {
-				parent[find(a)] = find(b)
+				set.Join(a, b)
 			}
 		}
 	}
 	groups := map[int]*cluster{}
 	var order []int
 	for a, i := range idx {
-		r := find(a)
+		r := set.Find(a)
 		c, ok := groups[r]
 		if !ok {
 			c = &cluster{box: emptyRect()}

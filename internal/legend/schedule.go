@@ -325,7 +325,7 @@ const ruleMinEm = 2.0
 // table of a row above it whose extent it overlaps in x (give or take
 // descReachEm) within scheduleGapEm below it.
 func scheduleGroups(rows []scheduleRow) [][]scheduleRow {
-	set := unionfind.New(len(rows))
+	set := unionfind.New[int](len(rows))
 	for b := range rows {
 		rb := rows[b]
 		for a := range b {

@@ -35,7 +35,7 @@ func titleBlock(rs []run) (Rect, bool) {
 	if len(idx) < minTitleRuns {
 		return Rect{}, false
 	}
-	set := unionfind.New(len(idx))
+	set := unionfind.New[int](len(idx))
 	for a := range idx {
 		for b := range a {
 			ra, rb := &rs[idx[a]], &rs[idx[b]]

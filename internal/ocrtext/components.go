@@ -7,6 +7,7 @@ import (
 
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
+	"blueprint/internal/unionfind"
 )
 
 // piece is one segment or arc of the page: index into Segments when
@@ -78,31 +79,18 @@ func components(pg *drawing.Page, maxLen, maxSize float64) []component {
 		p, q := arcEnds(a)
 		ends = append(ends, end{endKey(p), k}, end{endKey(q), k})
 	}
-	parent := make([]int32, len(ps))
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	root := func(i int32) int32 {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	set := unionfind.New[int32](len(ps))
 	slices.SortFunc(ends, func(a, b end) int { return cmp.Compare(a.key, b.key) })
 	for i := 1; i < len(ends); i++ {
 		if ends[i].key == ends[i-1].key {
-			a, b := root(ends[i].p), root(ends[i-1].p)
-			if a != b {
-				parent[a] = b
-			}
+			set.Join(ends[i].p, ends[i-1].p)
 		}
 	}
 	ends = nil
 	idx := map[int32]int{}
 	var out []component
 	for k, p := range ps {
-		r := root(int32(k))
+		r := set.Find(int32(k))
 		j, ok := idx[r]
 		if !ok {
 			j = len(out)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"blueprint/internal/glyph"
+	"blueprint/internal/unionfind"
 )
 
 // Line grouping parameters, in text heights (a component's extent across
@@ -86,17 +87,7 @@ func across(c *component, vertical bool) (float64, float64) {
 // that could be the next letter of its line, and returns the groups
 // (union-find roots per component).
 func chain(cs []component, g *grid, vertical bool) []int32 {
-	parent := make([]int32, len(cs))
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	root := func(i int32) int32 {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	set := unionfind.New[int32](len(cs))
 	for i := range cs {
 		a := &cs[i]
 		a0, a1 := along(a, vertical)
@@ -135,16 +126,10 @@ func chain(cs []component, g *grid, vertical bool) []int32 {
 			best, bestGap = j, gap
 		})
 		if best >= 0 {
-			x, y := root(int32(i)), root(int32(best))
-			if x != y {
-				parent[x] = y
-			}
+			set.Join(int32(i), int32(best))
 		}
 	}
-	for i := range parent {
-		parent[i] = root(int32(i))
-	}
-	return parent
+	return set.Roots()
 }
 
 // lines groups letter-like components into lines: each component goes

@@ -37,17 +37,20 @@ func liftConsistent(ms []vector.Match, on func(vector.Match) bool) int {
 			scales[m.Row] = append(scales[m.Row], m.Placement.Scale)
 		}
 	}
+	median := map[int]float64{} // of the rows found whole often enough
+	for row, s := range scales {
+		if len(s) >= consistentMinWhole {
+			slices.Sort(s)
+			median[row] = s[len(s)/2]
+		}
+	}
 	lifted := 0
 	for i, m := range ms {
-		s := scales[m.Row]
-		if m.Row <= 0 || len(s) < consistentMinWhole || m.Coverage >= vector.OperatingCoverage ||
-			m.Coverage < consistentMinCoverage || m.Confidence >= vector.OperatingConfidence || !on(m) {
+		med, ok := median[m.Row]
+		if !ok || m.Coverage >= vector.OperatingCoverage || m.Coverage < consistentMinCoverage ||
+			m.Confidence >= vector.OperatingConfidence || !on(m) {
 			continue
 		}
-		if !slices.IsSorted(s) {
-			slices.Sort(s)
-		}
-		med := s[len(s)/2]
 		if d := m.Placement.Scale/med - 1; d > consistentScaleTol || d < -consistentScaleTol {
 			continue
 		}

@@ -144,12 +144,7 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 	}
 	best := pens.colour()
 	if best == "" { // nothing stroked: the fills' colour
-		bestLen := 0.0
-		for col, l := range colourLen {
-			if l > bestLen || (l == bestLen && col < best) {
-				best, bestLen = col, l
-			}
-		}
+		best = mostLength(colourLen)
 	}
 	return g, strings.Join(texts, " "), best, pens.width(best)
 }

@@ -77,13 +77,21 @@ func (p *penLengths) add(colour string, width, length float64) {
 
 // colour is the stroke colour with the most length, "" for none.
 func (p penLengths) colour() string {
-	best, bestLen := "", 0.0
+	total := make(map[string]float64, len(p))
 	for c, ws := range p {
-		l := 0.0
-		for _, x := range ws {
-			l += x
+		for _, l := range ws {
+			total[c] += l
 		}
-		if c != "" && (l > bestLen || (l == bestLen && c < best)) {
+	}
+	return mostLength(total)
+}
+
+// mostLength is the key of m with the most length, the first by name of
+// equals; "" for an empty m.
+func mostLength(m map[string]float64) string {
+	best, bestLen := "", 0.0
+	for c, l := range m {
+		if l > bestLen || (l == bestLen && c < best) {
 			best, bestLen = c, l
 		}
 	}
@@ -170,12 +178,8 @@ func drawnPen(pg *drawing.Page, box detect.Box) (string, float64) {
 	}
 	best := pens.colour()
 	if best == "" {
-		bestLen := 0.0
-		for c, l := range length {
-			if c != "" && (l > bestLen || (l == bestLen && c < best)) {
-				best, bestLen = c, l
-			}
-		}
+		delete(length, "") // paint of no colour
+		best = mostLength(length)
 	}
 	return best, pens.width(best)
 }

@@ -23,6 +23,15 @@ type Style struct {
 // symbol, a tag or a text with such a fill (a wipeout).
 const PaperColour = "#ffffff"
 
+// Paint is the colour the style draws in: its stroke's, else its fill's
+// ("" for neither).
+func (s Style) Paint() string {
+	if s.Stroke != "" {
+		return s.Stroke
+	}
+	return s.Fill
+}
+
 // InkFill reports whether the style fills in a colour that shows on the
 // paper.
 func (s Style) InkFill() bool { return s.Fill != "" && !strings.EqualFold(s.Fill, PaperColour) }

@@ -103,11 +103,7 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 		sh.Fill = fill
 		seen[k] = len(g.Shapes)
 		g.Shapes = append(g.Shapes, sh)
-		col := st.Stroke
-		if col == "" {
-			col = st.Fill
-		}
-		colourLen[col] += length
+		colourLen[st.Paint()] += length
 	}
 	g.Shapes = thinFills(g.Shapes)
 	// Inside text: one text shape per line of characters.

@@ -157,13 +157,10 @@ func drawnPen(pg *drawing.Page, box detect.Box) (string, float64) {
 	var pens penLengths
 	add := func(style int32, l float64) {
 		st := pg.Styles[style]
-		c := st.Stroke
-		if c == "" {
-			c = st.Fill
-		} else {
-			pens.add(c, st.Width, l)
+		if st.Stroke != "" {
+			pens.add(st.Stroke, st.Width, l)
 		}
-		length[c] += l
+		length[st.Paint()] += l
 	}
 	for _, s := range pg.Segments {
 		l := math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y)

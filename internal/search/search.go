@@ -448,7 +448,7 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 		c := candidate{box: m.Box, cov: m.Coverage, foreign: foreign, outside: outside, fit: m.Coverage / (1 + foreign),
 			drawn: m.Coverage * t.content * m.Placement.Scale * vector.PixelsPerMM}
 		colour := true
-		if a, b := paint(t.pen), paint(pen); !t.anyColour && a != "" && b != "" && a != b {
+		if a, b := t.pen.Paint(), pen.Paint(); !t.anyColour && a != "" && b != "" && a != b {
 			colour = false
 		}
 		switch {
@@ -675,11 +675,3 @@ func InDocumentWith(ctx context.Context, doc detect.Drawings, query int, box det
 // own to cut (an image upload, a scanned sheet): an ImageSearcher reads
 // such pages.
 var ErrImagePage = errors.New("the page is an image: it has no drawing to cut a template from")
-
-// paint is the colour of a pen: its stroke, else its fill.
-func paint(st drawing.Style) string {
-	if st.Stroke != "" {
-		return st.Stroke
-	}
-	return st.Fill
-}

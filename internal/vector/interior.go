@@ -133,11 +133,11 @@ func insideEdges(edges []hullEdge, p glyph.Point, margin float64) bool {
 // the hull, so they never lie wholly inside it. Overlapping pieces count
 // each time: a solid fill written as fans of filled and stroked triangles
 // is heavy drawing, and counting each pixel of ink once would rate it as
-// light as a stray mark. Only drawing in a colour the pose itself is drawn
-// in counts (a colour whose page pieces explain at least ownColourShare of
-// the template; every colour where none does): a room label's outlined letters or a grey door swing
-// crossing a blue socket are another layer's, while a symbol holding the
-// template's shape draws its marks with the same pen.
+// light as a stray mark. Where the measure is over maxForeignInterior,
+// only drawing in the pose's own colours counts (poseColours; every colour
+// where none is its own): a room label's outlined letters or a grey door
+// swing crossing a blue socket are another layer's, while a symbol holding
+// the template's shape draws its marks with the same pen.
 func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
 	t := h.t
 	if len(t.hull) < 3 {
@@ -203,12 +203,7 @@ func (ix *pageIndex) foreignInterior(h hypothesis) float64 {
 		if !ok || un == 0 {
 			return
 		}
-		st := ix.pg.Styles[style]
-		colour := st.Stroke
-		if colour == "" {
-			colour = st.Fill
-		}
-		foreignBy[colour] += un
+		foreignBy[ix.pg.Styles[style].Paint()] += un
 	}
 	ns := int32(len(ix.pg.Segments))
 	g := ix.pieces
@@ -300,12 +295,7 @@ func (ix *pageIndex) poseColours(h hypothesis) map[string]bool {
 						}
 						style = ix.pg.Arcs[j-ns].Style
 					}
-					st := ix.pg.Styles[style]
-					colour := st.Stroke
-					if colour == "" {
-						colour = st.Fill
-					}
-					if !seen[colour] {
+					if colour := ix.pg.Styles[style].Paint(); !seen[colour] {
 						seen[colour] = true
 						count[colour]++
 					}

@@ -126,6 +126,39 @@ func TestContentCostChargesPatternCells(t *testing.T) {
 	}
 }
 
+// TestContentCostRefusesSelfPaintingPattern: a tiling pattern whose cell
+// paints with the pattern itself (named to scn or to sc, over a real or an
+// empty path, with positive or negative steps) is refused at start as
+// drawing_too_complex: MuPDF nests such cells until its exception stack
+// overflows, so it may never reach the walk. The fuzzer found these.
+func TestContentCostRefusesSelfPaintingPattern(t *testing.T) {
+	ctx := context.Background()
+	lim := DefaultLimits()
+	for _, c := range []struct {
+		step       float64
+		cell, page string
+	}{
+		{2, "/Pattern cs /P scn 0 0 2 3 re f", "/Pattern CS /P SCN 10 w 0 0 m 300 200 l S"},
+		{-12, "/Pattern cs /P scn 0 0 2 3 re f", "/Pattern CS /P SCN 10 w 0 0 m 300 200 l S"},
+		{2, "/P sc B", "/P SC B"},
+		{12, "/P scn 0 0 1 1 re f", "/P scn f"},
+	} {
+		var b documenttest.Builder
+		catalog, pages, pg, pat := b.Reserve(), b.Reserve(), b.Reserve(), b.Reserve()
+		res := fmt.Sprintf("/Resources << /Pattern << /P %d 0 R >> >>", pat)
+		b.Set(pat, documenttest.Stream(fmt.Sprintf("/PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 %g 3] /XStep %g /YStep 3 %s", c.step, c.step, res), []byte(c.cell), false))
+		contents := b.Add(documenttest.Stream("", []byte(c.page), false))
+		b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+		b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
+		b.Set(pg, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 300 200] %s /Contents %d 0 R >>", pages, res, contents))
+		_, err := Validate(ctx, b.Bytes(catalog, ""), MimePDF, lim)
+		var inv *InvalidError
+		if !errors.As(err, &inv) || inv.Reason != ReasonDrawingTooComplex || inv.Details["max_form_depth"] != lim.MaxFormDepth {
+			t.Errorf("step %g, cell %q, page %q: %v, want drawing_too_complex naming max_form_depth", c.step, c.cell, c.page, err)
+		}
+	}
+}
+
 // TestPatternPageFailsAtProcessing: were issue 47's page to reach
 // processing (a start check of other limits), both reads of it stop with
 // drawing_too_complex in a bounded time: the walk charges every cell, the

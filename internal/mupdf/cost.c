@@ -6,6 +6,7 @@
 #include "bp.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ pdf_obj *pdf_lookup_page_obj(fz_context *ctx, pdf_document *doc, int needle);
 pdf_obj *pdf_dict_gets(fz_context *ctx, pdf_obj *dict, const char *key);
 fz_stream *pdf_open_stream(fz_context *ctx, pdf_obj *ref);
 int pdf_mark_obj(fz_context *ctx, pdf_obj *obj);
+int pdf_obj_marked(fz_context *ctx, pdf_obj *obj);
 void pdf_unmark_obj(fz_context *ctx, pdf_obj *obj);
 const char *pdf_to_name(fz_context *ctx, pdf_obj *obj);
 int pdf_to_num(fz_context *ctx, pdf_obj *obj);
@@ -264,6 +266,17 @@ static void pattern_cost(bp_coster *c, pdf_obj *pat, fz_rect area, int depth, bp
 		acc->ops = sat_add(acc->ops, 1);
 		return;
 	}
+	if (pdf_obj_marked(ctx, pat)) {
+		// The pattern's cell paints with the pattern itself: MuPDF does
+		// not stop the cycle (as it does a form's), it nests cells until
+		// its exception stack overflows, so the cycle counts as nesting
+		// past the limit, whatever area the inner paint covers.
+		int past = c->lim.max_depth < INT_MAX / 2 ? c->lim.max_depth + 1 : INT_MAX / 2;
+		if (past > acc->deep)
+			acc->deep = past;
+		c->over = 1;
+		return;
+	}
 	float xstep = fabsf(pdf_to_real(ctx, pdf_dict_gets(ctx, pat, "XStep")));
 	float ystep = fabsf(pdf_to_real(ctx, pdf_dict_gets(ctx, pat, "YStep")));
 	if (!(xstep > FLT_EPSILON))
@@ -282,13 +295,15 @@ static void pattern_cost(bp_coster *c, pdf_obj *pat, fz_rect area, int depth, bp
 	}
 	if (!(cells >= 0) || fz_is_infinite_rect(area))
 		cells = fz_is_empty_rect(area) ? 0 : (double)INT64_MAX;
-	if (cells == 0)
-		return;
+	// The cell is read even when no cell is painted: MuPDF runs a
+	// pattern's content for the walk whatever the area, so its nesting
+	// (and a cell that paints with its own pattern) counts.
 	pdf_obj *r = pdf_dict_gets(ctx, pat, "Resources");
 	bp_acc a;
 	sub_cost(c, pat, r, obj_rect(ctx, pdf_dict_gets(ctx, pat, "BBox")), depth, &a);
 	int64_t n = cells >= 9.2e18 ? INT64_MAX : (int64_t)cells;
-	acc->ops = sat_add(acc->ops, sat_mul(n, a.ops > 0 ? a.ops : 1));
+	if (n > 0)
+		acc->ops = sat_add(acc->ops, sat_mul(n, a.ops > 0 ? a.ops : 1));
 	if (depth + a.deep > acc->deep)
 		acc->deep = depth + a.deep;
 	if (acc->deep > c->lim.max_depth)
@@ -570,13 +585,14 @@ static void stream_cost(bp_coster *c, pdf_obj *stm, pdf_obj *res, fz_rect clip, 
 				} else if (OP("sh")) {
 					acc->ops = sat_add(acc->ops, 1);
 					painted(st, 1, acc);
-				} else if (OP("cs") || OP("sc") || OP("g") || OP("rg") || OP("k")) {
+				} else if (OP("cs") || OP("g") || OP("rg") || OP("k")) {
 					g->fillpat = NULL;
-				} else if (OP("CS") || OP("SC") || OP("G") || OP("RG") || OP("K")) {
+				} else if (OP("CS") || OP("G") || OP("RG") || OP("K")) {
 					g->strokepat = NULL;
-				} else if (OP("scn") || OP("SCN")) {
+				} else if (OP("scn") || OP("SCN") || OP("sc") || OP("SC")) {
+					// MuPDF reads a pattern name given to sc as to scn.
 					pdf_obj *p = named ? resource(ctx, st->res, "Pattern", name) : NULL;
-					if (OP("scn"))
+					if (OP("scn") || OP("sc"))
 						g->fillpat = p;
 					else
 						g->strokepat = p;

@@ -228,6 +228,9 @@ type explainRow struct {
 	// of them pass the take-off's filters.
 	Matches []pageCount `json:"matches"`
 	Counted int         `json:"counted"`
+	// OffScale, of Matches, the take-off withholds to review: far off the
+	// size of the row's other matches (detect.MarkOffScale).
+	OffScale int `json:"off_scale"`
 }
 
 type explainTemplate struct {
@@ -319,6 +322,11 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 	for i, p := range pages {
 		found[i] = p.Detections
 	}
+	keys := make([]string, len(rep.Rows))
+	for i, r := range rep.Rows {
+		keys[i] = detect.RowKey(deref(r.Class), r.Description)
+	}
+	detect.MarkOffScale(found, keys)
 	kept := detect.KeepStored(found)
 	named := map[string]bool{}
 	for _, r := range rep.Rows {
@@ -344,6 +352,8 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 		textRead := !slices.Contains(x.Document.Textless, p.Index) && x.Document.OCRText(p.Index) == nil && !(p.Index < len(x.Legend.Pages) && x.Legend.Pages[p.Index].Image && !x.ImageLegends)
 		for _, d := range filter.Apply(kept[i]) {
 			switch {
+			case d.LegendRow >= 1 && d.LegendRow <= len(rep.Rows) && d.OffScale:
+				rep.Rows[d.LegendRow-1].OffScale++
 			case d.LegendRow >= 1 && d.LegendRow <= len(rep.Rows):
 				rep.Rows[d.LegendRow-1].Counted++
 				if d.Source.Tag {
@@ -597,6 +607,20 @@ func (rep *explainReport) write(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\n", rep.rowNumbers(g), orDash(deref(rep.Rows[g[0]].Class)), total, counted, orDash(strings.Join(by, ", ")))
+	}
+	var off []string
+	for _, g := range groups {
+		n := 0
+		for _, i := range g {
+			n += rep.Rows[i].OffScale
+		}
+		if n > 0 {
+			off = append(off, fmt.Sprintf("row %s: %d", rep.rowNumbers(g), n))
+		}
+	}
+	if len(off) > 0 {
+		fmt.Fprintf(tw, "  withheld as off scale (under 1/%g or over %g times the size of the row's other matches; listed for review, not counted): %s\n",
+			detect.OffScaleFactor, detect.OffScaleFactor, strings.Join(off, "; "))
 	}
 	return tw.Flush()
 }

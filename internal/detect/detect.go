@@ -58,6 +58,10 @@ type Detection struct {
 	// "": it is counted under its row only (the row's detected), never
 	// reported as a symbol.
 	LegendRow int
+	// OffScale: the match is far off the size of its legend row's other
+	// matches in the document (MarkOffScale): a look-alike in other
+	// linework, withheld from the take-off until a reviewer accepts it.
+	OffScale bool
 }
 
 // PDFPage is the vector side of a page from a PDF upload.
@@ -189,6 +193,10 @@ const (
 	// WarnFlood: a legend row matched far more places than its printed
 	// quantity: its glyph is plain enough to match lines and corners.
 	WarnFlood = "flood"
+	// WarnOffScale: matches of a legend row far smaller or larger than
+	// the row's other matches in the document (MarkOffScale) were
+	// withheld: look-alikes inside a logo, a hatch or a larger symbol.
+	WarnOffScale = "off_scale"
 	// WarnReferenceUnavailable: a job of reference_jobs could not lend its
 	// legend when the job was processed (it expired or was deleted since
 	// init, or its file could not be read): the job was counted without

@@ -403,6 +403,7 @@ func (s *Service) MergeBatches(ctx context.Context, jobID string) error {
 			return fmt.Errorf("merge job %s: batch %d-%d holds %d pages", jobID, b.First, b.End-1, len(res.Pages))
 		}
 	}
+	detect.MarkOffScale(dets, rowKeys(plan.Legend))
 	if err := s.storeResults(ctx, jobID, pages, dets); err != nil {
 		var f *failure
 		if errors.As(err, &f) {

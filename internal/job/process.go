@@ -368,6 +368,7 @@ func (s *Service) run(ctx context.Context, j *Job) ([]Page, findings, []Batch, e
 		}
 		return nil, findings{}, nil, pageFailure(len(pages), err)
 	}
+	detect.MarkOffScale(dets, rowKeys(found.Legend))
 	if err := s.storeResults(ctx, j.ID, pages, dets); err != nil {
 		return nil, findings{}, nil, err
 	}
@@ -389,7 +390,7 @@ func (s *Service) storeResults(ctx context.Context, jobID string, pages []Page, 
 	for i, p := range pages {
 		sp := storedPage{Detections: make([]storedDetection, 0, len(kept[i]))}
 		for _, d := range kept[i] {
-			sd := storedDetection{ID: uuid.NewString(), Class: d.Class, Confidence: d.Confidence, Box: d.Box, Source: d.Source, LegendRow: d.LegendRow}
+			sd := storedDetection{ID: uuid.NewString(), Class: d.Class, Confidence: d.Confidence, Box: d.Box, Source: d.Source, LegendRow: d.LegendRow, OffScale: d.OffScale}
 			if d.Class == "" {
 				// A legend row of no class: counted under its row only.
 				sp.Unclassed = append(sp.Unclassed, sd)

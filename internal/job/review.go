@@ -304,6 +304,7 @@ func (j *Job) namedClasses() map[string]bool {
 const (
 	withheldFlood       = detect.WarnFlood
 	withheldCatalogOnly = detect.WarnCatalogOnly
+	withheldOffScale    = detect.WarnOffScale
 )
 
 // withheld marks the detections w withholds. A detection a reviewer
@@ -320,6 +321,8 @@ func (sp storedPage) withheld(w withholding) storedPage {
 				d.Withheld = withheldFlood
 			case !d.Reviewed && detect.Withheld(detect.Detection{Class: d.Class, Confidence: d.Confidence, Source: d.Source, LegendRow: d.LegendRow}, w.named, w.textRead):
 				d.Withheld = withheldCatalogOnly
+			case !d.Reviewed && d.OffScale:
+				d.Withheld = withheldOffScale
 			default:
 				d.Withheld = ""
 			}

@@ -150,10 +150,13 @@ type DetectionView struct {
 	Review *ReviewView `json:"review,omitempty"`
 	// Withheld, on a detection listed with review=all that the take-off
 	// does not count until a reviewer accepts it, says why: "flood" (its
-	// legend row matched far more places than the sheet can hold) or
+	// legend row matched far more places than the sheet can hold),
 	// "catalog_only" (a guess of the catalog's glyphs or the raster
 	// detector at a class no legend row of the job names, below the
-	// confidence such guesses reach on real drawings); absent otherwise.
+	// confidence such guesses reach on real drawings) or "off_scale" (a
+	// match of a legend row at under a third or over three times the size
+	// of the row's other matches: a look-alike in a logo, a hatch or a
+	// larger symbol); absent otherwise.
 	Withheld *string `json:"withheld,omitempty"`
 }
 
@@ -345,15 +348,19 @@ type storedDetection struct {
 	// LegendRow is the 1-based index into Job.Legend of the row whose
 	// glyph found it, 0 when none did.
 	LegendRow int `json:"legend_row,omitempty"`
+	// OffScale: far off the size of its legend row's other matches
+	// (detect.MarkOffScale); withheld (withheldOffScale).
+	OffScale bool `json:"off_scale,omitempty"`
 
 	// Reviewed and Decision are a review applied at read time (see
 	// storedPage.reviewed), never stored in the result blob.
 	Reviewed bool   `json:"-"`
 	Decision string `json:"-"`
 	// Withheld says why it is withheld, "" when it is not: its legend
-	// row is a flood (withheldFlood), or it is a guess of the catalog's
+	// row is a flood (withheldFlood), it is a guess of the catalog's
 	// glyphs or the raster detector at a class no legend row names
-	// (withheldCatalogOnly); applied at read time (storedPage.withheld):
+	// (withheldCatalogOnly), or it is far off the size of its row's other
+	// matches (withheldOffScale); applied at read time (storedPage.withheld):
 	// not counted unless a reviewer accepts it, listed with the rejected
 	// (review=all) for review.
 	Withheld string `json:"-"`

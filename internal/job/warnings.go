@@ -54,6 +54,7 @@ func (w *warnings) page(p Page, kept, withheld []storedDetection) {
 	if !detect.Counted(p.Kind) {
 		return
 	}
+	w.offScale(p, withheld)
 	counted, held := map[string]int{}, map[string]int{}
 	for _, d := range kept {
 		if d.LegendRow == 0 && !w.named[d.Class] {
@@ -79,6 +80,30 @@ func (w *warnings) page(p Page, kept, withheld []storedDetection) {
 	}
 	msg := fmt.Sprintf("page %d: %d detections of classes no legend row of the job names were found by the catalog's glyphs or the raster detector alone", p.Index, total(counted)+nHeld)
 	w.add(detect.WarnCatalogOnly, p.Index, msg+withheldText(counted, held)+"; check them")
+}
+
+// offScale notes the page's legend-row matches withheld as off scale
+// (detect.MarkOffScale), by class.
+func (w *warnings) offScale(p Page, withheld []storedDetection) {
+	held := map[string]int{}
+	for _, d := range withheld {
+		if d.Withheld == withheldOffScale {
+			c := d.Class
+			if c == "" {
+				c = "a row of no class"
+			}
+			held[c]++
+		}
+	}
+	if n := total(held); n > 0 {
+		what := fmt.Sprintf("%d legend-glyph matches", n)
+		if n == 1 {
+			what = "1 legend-glyph match"
+		}
+		w.add(detect.WarnOffScale, p.Index, fmt.Sprintf(
+			"page %d: %s withheld, not counted (%s): under 1/%g or over %g times the size of their legend row's other matches in the document, look-alikes in a logo, a hatch or a larger symbol; they are listed with review=all and count once a reviewer accepts them",
+			p.Index, what, listed(held), detect.OffScaleFactor, detect.OffScaleFactor))
+	}
 }
 
 // withheldText says, for the message of a page's warning, what of its
@@ -180,4 +205,13 @@ func (fd *findings) withholdFloods(pages []Page, dets [][]detect.Detection, f de
 				"%s matched %d places on page %d, more than any plan draws of one device (its glyph matches lines and corners): withheld, not counted; its matches are listed with review=all for review", name, worst, at)})
 		}
 	}
+}
+
+// rowKeys are the detect.RowKey of each of legend's rows, in order.
+func rowKeys(legend []LegendRow) []string {
+	keys := make([]string, len(legend))
+	for i, r := range legend {
+		keys[i] = detect.RowKey(r.Class, r.Description)
+	}
+	return keys
 }

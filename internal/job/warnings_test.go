@@ -164,3 +164,43 @@ func TestWithholdUnnamed(t *testing.T) {
 		t.Errorf("text read: withheld %s, want %s", got, want)
 	}
 }
+
+// TestWithholdOffScale: a legend-row match marked off scale at processing
+// (detect.MarkOffScale) is withheld as off_scale: not counted, listed with
+// review=all, counted once a reviewer accepts it; its page carries an
+// off_scale warning naming the class.
+func TestWithholdOffScale(t *testing.T) {
+	legend := []LegendRow{{Class: "switch_series", Description: "2 lever switch"}}
+	sp := storedPage{Detections: []storedDetection{
+		{ID: "a", Class: "switch_series", Confidence: 0.99, LegendRow: 1},
+		{ID: "b", Class: "switch_series", Confidence: 0.99, LegendRow: 1, OffScale: true},
+		{ID: "c", Class: "switch_series", Confidence: 0.99, LegendRow: 1, OffScale: true},
+	}}
+	j := &Job{Legend: legend}
+	pr := &PageReviews{Reviews: []Review{{DetectionID: "c", Decision: DecisionAccepted}}}
+	rv := sp.reviewed(pr, legend).withheld(j.withholding(0))
+	var counted, held []string
+	for _, d := range rv.visible(detect.Filter{}) {
+		counted = append(counted, d.ID)
+	}
+	var withheld []storedDetection
+	for _, d := range rv.filtered(detect.Filter{}, true) {
+		if d.Withheld != "" {
+			held = append(held, d.ID+":"+d.Withheld)
+			withheld = append(withheld, d)
+		}
+	}
+	if got, want := strings.Join(counted, ","), "a,c"; got != want {
+		t.Errorf("counted %s, want %s", got, want)
+	}
+	if got, want := strings.Join(held, ","), "b:off_scale"; got != want {
+		t.Errorf("withheld %s, want %s", got, want)
+	}
+	w := newWarnings(j)
+	w.page(Page{Index: 2, Kind: detect.KindFloorPlan}, rv.visible(detect.Filter{}), withheld)
+	vs := w.views()
+	if len(vs) != 1 || vs[0].Code != detect.WarnOffScale || vs[0].PageIndex == nil || *vs[0].PageIndex != 2 ||
+		!strings.Contains(vs[0].Message, "1 legend-glyph match withheld") || !strings.Contains(vs[0].Message, "switch_series 1") {
+		t.Errorf("warnings %+v, want one off_scale on page 2 naming switch_series 1", vs)
+	}
+}

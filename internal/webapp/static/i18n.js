@@ -44,6 +44,7 @@ const texts = {
     withheld: {
       flood: 'not counted: its legend row matched far more places than the sheet can hold; accept to count it',
       catalog_only: 'not counted: no legend row names this class, and its confidence is below what such guesses reach on real drawings; accept to count it',
+      off_scale: 'not counted: far smaller or larger than the other matches of its legend row (a look-alike in a logo, a hatch or a larger symbol); accept to count it',
     },
     reviewState: 'Review', reviewCounts: 'Reviewed: {a} accepted · {r} rejected · {n} added',
     keys: 'Keys: a accept · x reject · c change class · n / p next / previous · u next unreviewed · d draw a box (or shift-drag) · f find more like it · Esc cancel',
@@ -110,6 +111,7 @@ const texts = {
     withheld: {
       flood: 'ei laskettu: sen selitteen rivi osui paljon useampaan kohtaan kuin piirustukseen mahtuu; hyväksy, niin se lasketaan',
       catalog_only: 'ei laskettu: mikään selitteen rivi ei nimeä tätä luokkaa, ja sen luottamus jää alle sen, minkä tällaiset arvaukset saavuttavat oikeissa piirustuksissa; hyväksy, niin se lasketaan',
+      off_scale: 'ei laskettu: paljon pienempi tai suurempi kuin sen selitteen rivin muut osumat (samannäköinen kuvio logossa, rasterissa tai suuremmassa symbolissa); hyväksy, niin se lasketaan',
     },
     reviewState: 'Tarkastus', reviewCounts: 'Tarkastettu: {a} hyväksytty · {r} hylätty · {n} lisätty',
     keys: 'Näppäimet: a hyväksy · x hylkää · c vaihda luokka · n / p seuraava / edellinen · u seuraava tarkastamaton · d piirrä laatikko (tai vaihto-veto) · f etsi samanlaiset · Esc peru',

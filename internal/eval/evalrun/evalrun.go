@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -123,7 +124,8 @@ func Run(ctx context.Context, cfg Config) (eval.Report, error) {
 // runSheet renders and detects every page of one drawing and returns the
 // labelled pages (stored detections, ground truth), the cost of every
 // page and how many detections the read filter passes that the service
-// withholds as guesses at classes no legend row names (detect.Withheld):
+// withholds as guesses at classes no legend row names (detect.Withheld)
+// or as matches far off their legend row's size (detect.MarkOffScale):
 // those, stored or not, are left out of the scored pages, as the service
 // leaves them out of its take-off.
 func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []eval.PageTiming, int, error) {
@@ -170,34 +172,38 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 	var timings []eval.PageTiming
 	var named map[string]bool // the classes the drawing's legend rows name
 	unread := map[int]bool{}  // the pages whose text was not read
+	var rowKeys []string      // detect.RowKey of each legend row
 	opt := pipeline.Options{Engine: cfg.Engine, Document: func(info detect.DocumentInfo) error {
 		named, unread = detect.NamedClasses(info.Legend), detect.TextUnread(info.Warnings)
+		for _, r := range info.Legend {
+			rowKeys = append(rowKeys, detect.RowKey(r.Class, r.Description))
+		}
 		return nil
 	}}
 	err = pipeline.Run(ctx, doc, opt, func(r pipeline.PageResult) error {
 		if r.Index < 0 || r.Index >= n {
 			return fmt.Errorf("pipeline reported page %d of %d", r.Index, n)
 		}
-		// Finds of legend rows of no class (class "") are counted under
-		// their rows by the service, never reported as symbols: not
-		// scored.
-		ds := make([]detect.Detection, 0, len(r.Detections))
 		for _, d := range r.Detections {
-			if d.Class == "" && d.LegendRow > 0 {
-				continue
-			}
-			if _, ok := cfg.Catalog.Model(d.Class); !ok {
+			if _, ok := cfg.Catalog.Model(d.Class); !ok && !(d.Class == "" && d.LegendRow > 0) {
 				return fmt.Errorf("page %d: engine reported class %q, which is not in the catalog", r.Index, d.Class)
 			}
-			ds = append(ds, d)
 		}
-		dets[r.Index] = ds
+		dets[r.Index] = r.Detections
 		size[r.Index] = [2]int{r.Width, r.Height}
 		timings = append(timings, eval.PageTiming{RenderSeconds: r.RenderSeconds + openShare, DetectSeconds: r.DetectSeconds, ValidateSeconds: validateShare})
 		return nil
 	})
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	// The service marks matches far off their row's size over the whole
+	// document, finds of rows of no class included; those finds (class
+	// "") it counts under their rows, never reports as symbols: not
+	// scored.
+	detect.MarkOffScale(dets, rowKeys)
+	for i, ds := range dets {
+		dets[i] = slices.DeleteFunc(slices.Clone(ds), func(d detect.Detection) bool { return d.Class == "" && d.LegendRow > 0 })
 	}
 	// The storage rules are job-wide: one drawing is one job.
 	stored := detect.KeepStored(dets)
@@ -207,7 +213,7 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 	for i, ds := range stored {
 		kept := ds[:0:0]
 		for _, d := range ds {
-			if detect.Withheld(d, named, !unread[i]) {
+			if d.OffScale || detect.Withheld(d, named, !unread[i]) {
 				if filter.Keep(d) {
 					held++ // reported but for the withholding
 				}

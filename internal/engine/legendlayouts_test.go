@@ -71,7 +71,7 @@ func TestLegendLayouts(t *testing.T) {
 				truth[sym.Class]++
 			}
 		}
-		for _, pc := range countPages(t, cat, pe, doc) {
+		for _, pc := range countPages(t, cat, pe, doc, info.Legend) {
 			for c, n := range pc {
 				found[c] += n
 			}

@@ -217,7 +217,7 @@ func (ix *pageIndex) segmentHypotheses(t *prepared, try func(hypothesis)) {
 	u := glyph.Point{X: t.a2.X - t.a1.X, Y: t.a2.Y - t.a1.Y}
 	lu := math.Hypot(u.X, u.Y) * PixelsPerMM
 	for i, sg := range ix.pg.Segments {
-		s := ix.segLen[i] / lu
+		s := ix.segs[i].l / lu
 		if s < t.minScale || s > t.maxScale {
 			continue
 		}

@@ -164,7 +164,7 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 			continue
 		}
 		d := lin.Apply(s.T)
-		n := math.Hypot(d.X, d.Y)
+		n := math.Sqrt(d.X*d.X + d.Y*d.Y) // not Hypot: no overflow to guard against here, and this loop is hot
 		d = glyph.Point{X: d.X / n, Y: d.Y / n}
 		checked++
 		switch {

@@ -25,9 +25,10 @@ type cornerFeat struct {
 // pageIndex is one page's geometry prepared for queries. It lives only
 // while the page is matched.
 type pageIndex struct {
-	pg      *drawing.Page
-	segDir  []glyph.Point // unit direction per segment
-	segLen  []float64
+	pg *drawing.Page
+	// segs holds, per segment of pg, what coverage tests read of it,
+	// side by side in memory (segCovers is the matcher's hottest loop).
+	segs    []segGeom
 	pieces  *grid // segments 0..n-1, then arcs
 	keys    []glyph.Point
 	keyGrid *grid
@@ -47,14 +48,14 @@ func newPageIndex(pg *drawing.Page) *pageIndex {
 	pg = withoutHatching(pg)
 	ix := &pageIndex{pg: pg}
 	ns := len(pg.Segments)
-	ix.segDir = make([]glyph.Point, ns)
-	ix.segLen = make([]float64, ns)
+	ix.segs = make([]segGeom, ns)
 	for i, s := range pg.Segments {
 		l := math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y)
-		ix.segLen[i] = l
+		g := segGeom{a: s.A, l: l, style: s.Style}
 		if l > 0 {
-			ix.segDir[i] = glyph.Point{X: (s.B.X - s.A.X) / l, Y: (s.B.Y - s.A.Y) / l}
+			g.dir = glyph.Point{X: (s.B.X - s.A.X) / l, Y: (s.B.Y - s.A.Y) / l}
 		}
+		ix.segs[i] = g
 	}
 	ix.pieces = buildGrid(pg.Width, pg.Height, cellPx, ns+len(pg.Arcs), func(i int, add func(glyph.Point)) {
 		if i < ns {
@@ -145,7 +146,7 @@ func (ix *pageIndex) buildCorners() {
 	keyOf := func(cx, cy int64) int64 { return cy<<32 | cx }
 	ends := make([]end, 0, 2*len(segs))
 	for i, s := range segs {
-		if ix.segLen[i] < 2 {
+		if ix.segs[i].l < 2 {
 			continue
 		}
 		ends = append(ends,
@@ -271,10 +272,9 @@ func (ix *pageIndex) covered(p, t glyph.Point, tol float64, fill fillNeed) bool 
 }
 
 func (ix *pageIndex) segCovers(i int32, p, t glyph.Point, tol float64, fill fillNeed) bool {
-	s := &ix.pg.Segments[i]
-	d := ix.segDir[i]
-	l := ix.segLen[i]
-	px, py := p.X-s.A.X, p.Y-s.A.Y
+	s := &ix.segs[i]
+	d, l := s.dir, s.l
+	px, py := p.X-s.a.X, p.Y-s.a.Y
 	u := px*d.X + py*d.Y
 	if u < -tol || u > l+tol {
 		return false
@@ -285,7 +285,15 @@ func (ix *pageIndex) segCovers(i int32, p, t glyph.Point, tol float64, fill fill
 	if l > 2*tol && math.Abs(t.X*d.Y-t.Y*d.X) > maxTurnSin {
 		return false
 	}
-	return fill.covers(ix.pg.Styles[s.Style])
+	return fill.covers(ix.pg.Styles[s.style])
+}
+
+// segGeom is a page segment as coverage tests read it: its start, unit
+// direction (zero for a segment of no length), length and style.
+type segGeom struct {
+	a, dir glyph.Point
+	l      float64
+	style  int32
 }
 
 func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill fillNeed) bool {

@@ -17,6 +17,8 @@ import (
 	"blueprint/internal/glyphsearch"
 	"blueprint/internal/job"
 	"blueprint/internal/legend"
+	"blueprint/internal/ocr"
+	"blueprint/internal/ocrtext"
 	"blueprint/internal/search"
 )
 
@@ -75,7 +77,16 @@ func openDoc(ctx context.Context, path string) (*doc, error) {
 		f.Close()
 		return nil, err
 	}
-	ld, err := legend.Read(ctx, d, vocab)
+	// The legend as the service reads it: words drawn as outlines read by
+	// OCR where Tesseract is installed.
+	var lopt legend.Options
+	if outl, err := ocr.Open(ctx, true, ""); err != nil {
+		f.Close()
+		return nil, err
+	} else if outl != nil {
+		lopt.Outlines = ocrtext.New(outl, ocrtext.Options{})
+	}
+	ld, err := legend.ReadWith(ctx, d, vocab, lopt)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: legend: %w", path, err)

@@ -159,6 +159,35 @@ func TestContentCostRefusesSelfPaintingPattern(t *testing.T) {
 	}
 }
 
+// TestContentCostRefusesSelfShowingType3Font: a Type 3 font whose glyph
+// procedure shows text in the same font is refused at start as
+// drawing_too_complex (MuPDF nests such glyphs until its exception stack
+// overflows); the same font showing text in another font is read.
+func TestContentCostRefusesSelfShowingType3Font(t *testing.T) {
+	ctx := context.Background()
+	lim := DefaultLimits()
+	pdf := func(proc string) []byte {
+		var b documenttest.Builder
+		catalog, pages, pg, font, glyphProc := b.Reserve(), b.Reserve(), b.Reserve(), b.Reserve(), b.Reserve()
+		helv := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+		b.Set(glyphProc, documenttest.Stream("", []byte(proc), false))
+		b.Set(font, fmt.Sprintf("<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1 1] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /a %d 0 R >> /Encoding << /Differences [97 /a] >> /FirstChar 97 /LastChar 97 /Widths [1000] /Resources << /Font << /F %d 0 R /H %d 0 R >> >> >>", glyphProc, font, helv))
+		contents := b.Add(documenttest.Stream("", []byte("BT /F 12 Tf 10 10 Td (aaa) Tj ET"), false))
+		b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+		b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
+		b.Set(pg, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 300 200] /Resources << /Font << /F %d 0 R >> >> /Contents %d 0 R >>", pages, font, contents))
+		return b.Bytes(catalog, "")
+	}
+	_, err := Validate(ctx, pdf("0 0 d0 BT /F 1 Tf (a) Tj ET 0 0 1 1 re f"), MimePDF, lim)
+	var inv *InvalidError
+	if !errors.As(err, &inv) || inv.Reason != ReasonDrawingTooComplex || inv.Details["max_form_depth"] != lim.MaxFormDepth {
+		t.Errorf("a glyph showing its own font: %v, want drawing_too_complex naming max_form_depth", err)
+	}
+	if _, err := Validate(ctx, pdf("0 0 d0 BT /H 1 Tf (a) Tj ET 0 0 1 1 re f"), MimePDF, lim); err != nil {
+		t.Errorf("a glyph showing another font: %v", err)
+	}
+}
+
 // TestPatternPageFailsAtProcessing: were issue 47's page to reach
 // processing (a start check of other limits), both reads of it stop with
 // drawing_too_complex in a bounded time: the walk charges every cell, the

@@ -255,6 +255,18 @@ static void do_cost(bp_coster *c, pdf_obj *res, const char *name, int depth, bp_
 		c->over = 1;
 }
 
+// nests_forever records content that runs itself where MuPDF does not
+// stop the cycle (a tiling pattern's cell painting with the pattern, a
+// Type 3 glyph showing text in its own font): MuPDF nests it until its
+// exception stack overflows, so it counts as nesting past the limit.
+static void nests_forever(bp_coster *c, bp_acc *acc)
+{
+	int past = c->lim.max_depth < INT_MAX / 2 ? c->lim.max_depth + 1 : INT_MAX / 2;
+	if (past > acc->deep)
+		acc->deep = past;
+	c->over = 1;
+}
+
 // pattern_cost is the operations of painting pattern pat over area (a
 // box in the space the pattern is defined in): a shading pattern is one;
 // a tiling pattern is its cell's operations (at least one) times the
@@ -271,10 +283,7 @@ static void pattern_cost(bp_coster *c, pdf_obj *pat, fz_rect area, int depth, bp
 		// not stop the cycle (as it does a form's), it nests cells until
 		// its exception stack overflows, so the cycle counts as nesting
 		// past the limit, whatever area the inner paint covers.
-		int past = c->lim.max_depth < INT_MAX / 2 ? c->lim.max_depth + 1 : INT_MAX / 2;
-		if (past > acc->deep)
-			acc->deep = past;
-		c->over = 1;
+		nests_forever(c, acc);
 		return;
 	}
 	float xstep = fabsf(pdf_to_real(ctx, pdf_dict_gets(ctx, pat, "XStep")));
@@ -326,8 +335,10 @@ static int64_t font_glyph_ops(bp_coster *c, pdf_obj *font, pdf_obj *res, int dep
 	pdf_obj *own = pdf_dict_gets(ctx, font, "Resources");
 	int64_t most = 1;
 	int deep = 0;
-	if (pdf_mark_obj(ctx, font))
+	if (pdf_mark_obj(ctx, font)) {
+		nests_forever(c, acc); // a glyph procedure showing text in its own font
 		return 1;
+	}
 	fz_try(ctx) {
 		int n = pdf_dict_len(ctx, procs);
 		for (int i = 0; i < n && !c->over; i++) {

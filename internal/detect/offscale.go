@@ -2,8 +2,9 @@ package detect
 
 import (
 	"math"
-	"slices"
 	"strings"
+
+	"blueprint/internal/median"
 )
 
 // Off-scale matches. A drawing set inserts each device's block at one
@@ -50,18 +51,12 @@ func MarkOffScale(pages [][]Detection, rows []string) int {
 			}
 		}
 	}
-	median := map[string]float64{}
-	for k, s := range sizes {
-		if len(s) >= offScaleMinSupport {
-			slices.Sort(s)
-			median[k] = s[len(s)/2]
-		}
-	}
+	typical := median.ByKey(sizes, offScaleMinSupport)
 	marked := 0
 	for _, ds := range pages {
 		for i := range ds {
 			d := &ds[i]
-			med, ok := median[key(d.LegendRow)]
+			med, ok := typical[key(d.LegendRow)]
 			if !ok || !glyph(*d) {
 				continue
 			}

@@ -1,8 +1,7 @@
 package engine
 
 import (
-	"slices"
-
+	"blueprint/internal/median"
 	"blueprint/internal/vector"
 )
 
@@ -37,16 +36,10 @@ func liftConsistent(ms []vector.Match, on func(vector.Match) bool) int {
 			scales[m.Row] = append(scales[m.Row], m.Placement.Scale)
 		}
 	}
-	median := map[int]float64{} // of the rows found whole often enough
-	for row, s := range scales {
-		if len(s) >= consistentMinWhole {
-			slices.Sort(s)
-			median[row] = s[len(s)/2]
-		}
-	}
+	medians := median.ByKey(scales, consistentMinWhole) // of the rows found whole often enough
 	lifted := 0
 	for i, m := range ms {
-		med, ok := median[m.Row]
+		med, ok := medians[m.Row]
 		if !ok || m.Coverage >= vector.OperatingCoverage || m.Coverage < consistentMinCoverage ||
 			m.Confidence >= vector.OperatingConfidence || !on(m) {
 			continue

@@ -1,0 +1,19 @@
+// Package median computes the medians that consistency rules compare
+// against: the typical size or scale of what a legend row found.
+package median
+
+import "slices"
+
+// ByKey returns, for each key of samples with at least least values, the
+// median of its values (the upper one of an even count). It sorts each
+// key's values in place.
+func ByKey[K comparable](samples map[K][]float64, least int) map[K]float64 {
+	out := make(map[K]float64, len(samples))
+	for k, s := range samples {
+		if len(s) >= least && len(s) > 0 {
+			slices.Sort(s)
+			out[k] = s[len(s)/2]
+		}
+	}
+	return out
+}

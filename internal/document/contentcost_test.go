@@ -162,7 +162,9 @@ func TestContentCostRefusesSelfPaintingPattern(t *testing.T) {
 // TestContentCostRefusesSelfShowingType3Font: a Type 3 font whose glyph
 // procedure shows text in the same font is refused at start as
 // drawing_too_complex (MuPDF nests such glyphs until its exception stack
-// overflows); the same font showing text in another font is read.
+// overflows); the same font showing text in another font is read. Were
+// such a page to reach processing, its drawing and its render refuse it
+// too (mupdf.ErrNestedTooDeep).
 func TestContentCostRefusesSelfShowingType3Font(t *testing.T) {
 	ctx := context.Background()
 	lim := DefaultLimits()
@@ -185,6 +187,19 @@ func TestContentCostRefusesSelfShowingType3Font(t *testing.T) {
 	}
 	if _, err := Validate(ctx, pdf("0 0 d0 BT /H 1 Tf (a) Tj ET 0 0 1 1 re f"), MimePDF, lim); err != nil {
 		t.Errorf("a glyph showing another font: %v", err)
+	}
+	// Past the start check (a cycle it would not know), both reads of the
+	// page refuse it with a reason, not as a failure of the service.
+	doc, err := Open(ctx, pdf("0 0 d0 BT /F 1 Tf (a) Tj ET 0 0 1 1 re f"), MimePDF, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	if _, err := doc.Drawing(ctx, 0); !errors.As(err, &inv) || inv.Reason != ReasonDrawingTooComplex {
+		t.Errorf("drawing: %v, want drawing_too_complex", err)
+	}
+	if _, err := doc.Page(ctx, 0); !errors.As(err, &inv) || inv.Reason != ReasonDrawingTooComplex {
+		t.Errorf("page: %v, want drawing_too_complex", err)
 	}
 }
 

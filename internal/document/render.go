@@ -125,7 +125,7 @@ func (d *Document) Page(ctx context.Context, i int) (detect.Page, error) {
 	}
 	list, w, h, err := d.list(ctx, i)
 	if err != nil {
-		return fail(err)
+		return fail(drawingLimit(i, err))
 	}
 	go func() {
 		defer close(vec.done)
@@ -319,9 +319,15 @@ func (d *Document) newBuilder(r mupdf.Rect) *drawing.Builder {
 func (d *Document) SetDrawingCharge(charge func(heldBytes int64)) { d.charge = charge }
 
 // drawingLimit turns a *drawing.LimitError in err's chain into a
-// drawing_too_complex *InvalidError naming page i and the limit; other
-// errors pass unchanged.
+// drawing_too_complex *InvalidError naming page i and the limit, and so
+// content that nests past what MuPDF can follow (mupdf.ErrNestedTooDeep);
+// other errors pass unchanged.
 func drawingLimit(i int, err error) error {
+	if errors.Is(err, mupdf.ErrNestedTooDeep) {
+		return &InvalidError{Reason: ReasonDrawingTooComplex,
+			Details: map[string]any{"page_index": i},
+			Message: fmt.Sprintf("page %d nests its content (forms, patterns, Type 3 glyphs) without end: content that runs itself; fix or flatten the drawing", i)}
+	}
 	var le *drawing.LimitError
 	if !errors.As(err, &le) {
 		return err

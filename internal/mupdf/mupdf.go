@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -37,6 +38,20 @@ import (
 // ErrNeedsPassword is returned by Open for an encrypted PDF that needs a
 // password.
 var ErrNeedsPassword = errors.New("mupdf: the document needs a password")
+
+// ErrNestedTooDeep is the failure of a page whose content nests deeper
+// than MuPDF can follow (its exception stack overflows): content that runs
+// itself in a way MuPDF does not stop. The start check refuses the cycles
+// known (Cost); this names any other.
+var ErrNestedTooDeep = errors.New("the page's content nests deeper than it can be read (content that runs itself)")
+
+// failure is the error of a MuPDF call that failed with message msg.
+func failure(msg string) error {
+	if strings.Contains(msg, "exception stack overflow") {
+		return ErrNestedTooDeep
+	}
+	return errors.New(msg)
+}
 
 // storeBytes is MuPDF's cache of decoded resources (fonts, images) per
 // document.
@@ -152,7 +167,7 @@ func (d *Document) ListContext(ctx context.Context, i int) (*List, error) {
 		}
 		fallthrough
 	default:
-		return nil, fmt.Errorf("mupdf: page %d: %s", i, C.GoString(&msg[0]))
+		return nil, fmt.Errorf("mupdf: page %d: %w", i, failure(C.GoString(&msg[0])))
 	}
 	d.lists.Add(1)
 	return &List{doc: d, l: l, Bounds: rectOf(r)}, nil
@@ -189,7 +204,7 @@ func (d *Document) RenderDirect(i int, scale float64, dst *image.RGBA) error {
 	}
 	var msg [errLen]C.char
 	if rc := C.bp_render_page_direct(d.d, C.int(i), C.float(scale), w, h, p, &msg[0], errLen); rc != C.BP_OK {
-		return fmt.Errorf("mupdf: render page %d: %s", i, C.GoString(&msg[0]))
+		return fmt.Errorf("mupdf: render page %d: %w", i, failure(C.GoString(&msg[0])))
 	}
 	return nil
 }
@@ -300,7 +315,7 @@ func (l *List) run(ctx context.Context, what string, call func(*C.fz_context, *C
 			return fmt.Errorf("mupdf: %s: %w", what, err)
 		}
 	}
-	return fmt.Errorf("mupdf: %s: %s", what, C.GoString(&msg[0]))
+	return fmt.Errorf("mupdf: %s: %w", what, failure(C.GoString(&msg[0])))
 }
 
 // abortOnDone aborts the MuPDF call that watches cookie when ctx is done;

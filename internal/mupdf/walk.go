@@ -87,7 +87,7 @@ func (d *Document) WalkPage(ctx context.Context, i int, b func(bounds Rect) *dra
 			return Rect{}, fmt.Errorf("mupdf: walk page %d: %w", i, err)
 		}
 	}
-	return Rect{}, fmt.Errorf("mupdf: walk page %d: %s", i, C.GoString(&msg[0]))
+	return Rect{}, fmt.Errorf("mupdf: walk page %d: %w", i, failure(C.GoString(&msg[0])))
 }
 
 // bpWalkFlush receives the walk's words written so far (bp.c); non-zero

@@ -352,12 +352,15 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 		textRead := !slices.Contains(x.Document.Textless, p.Index) && x.Document.OCRText(p.Index) == nil && !(p.Index < len(x.Legend.Pages) && x.Legend.Pages[p.Index].Image && !x.ImageLegends)
 		for _, d := range filter.Apply(kept[i]) {
 			switch {
-			case d.LegendRow >= 1 && d.LegendRow <= len(rep.Rows) && d.OffScale:
-				rep.Rows[d.LegendRow-1].OffScale++
 			case d.LegendRow >= 1 && d.LegendRow <= len(rep.Rows):
-				rep.Rows[d.LegendRow-1].Counted++
+				r := &rep.Rows[d.LegendRow-1]
+				if d.OffScale {
+					r.OffScale++
+					break
+				}
+				r.Counted++
 				if d.Source.Tag {
-					rep.Rows[d.LegendRow-1].Tagged++
+					r.Tagged++
 				}
 			case detect.Withheld(d, named, textRead):
 				held[d.Class]++

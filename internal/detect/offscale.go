@@ -75,3 +75,13 @@ func MarkOffScale(pages [][]Detection, rows []string) int {
 func RowKey(class, description string) string {
 	return class + "\x00" + strings.Join(strings.Fields(strings.ToLower(description)), " ")
 }
+
+// RowKeys are the RowKey of each of legend's rows, in order: MarkOffScale's
+// rows for a document's legend.
+func RowKeys(legend []LegendRow) []string {
+	keys := make([]string, len(legend))
+	for i, r := range legend {
+		keys[i] = RowKey(r.Class, r.Description)
+	}
+	return keys
+}

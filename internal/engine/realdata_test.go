@@ -83,11 +83,7 @@ func countPages(t *testing.T, cat *catalog.Catalog, pe detect.Engine, doc *docum
 			t.Fatal(err)
 		}
 	}
-	keys := make([]string, len(legend))
-	for i, r := range legend {
-		keys[i] = detect.RowKey(r.Class, r.Description)
-	}
-	detect.MarkOffScale(found, keys)
+	detect.MarkOffScale(found, detect.RowKeys(legend))
 	pages := make([]map[string]int, doc.NumPages())
 	for i, ds := range found {
 		pages[i] = map[string]int{}

@@ -322,25 +322,17 @@ func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill fill
 // arcContinues reports whether a page arc on the circle (c, r) covers p
 // with tangent t.
 func (ix *pageIndex) arcContinues(p, t, c glyph.Point, r, tol float64) bool {
-	g := ix.pieces
 	ns := int32(len(ix.pg.Segments))
-	x0, x1 := max(0, int((p.X-tol)/g.cell)), min(g.nx-1, int((p.X+tol)/g.cell))
-	y0, y1 := max(0, int((p.Y-tol)/g.cell)), min(g.ny-1, int((p.Y+tol)/g.cell))
-	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			cell := y*g.nx + x
-			for _, i := range g.items[g.start[cell]:g.start[cell+1]] {
-				if i < ns {
-					continue
-				}
-				a := &ix.pg.Arcs[i-ns]
-				if math.Hypot(a.C.X-c.X, a.C.Y-c.Y) <= tol && math.Abs(a.R-r) <= tol && ix.arcCovers(i-ns, p, t, tol, fillNone) {
-					return true
-				}
-			}
+	found := false
+	ix.pieces.inBox(glyph.Point{X: p.X - tol, Y: p.Y - tol}, glyph.Point{X: p.X + tol, Y: p.Y + tol}, func(i int32) bool {
+		if i < ns {
+			return true
 		}
-	}
-	return false
+		a := &ix.pg.Arcs[i-ns]
+		found = math.Hypot(a.C.X-c.X, a.C.Y-c.Y) <= tol && math.Abs(a.R-r) <= tol && ix.arcCovers(i-ns, p, t, tol, fillNone)
+		return !found
+	})
+	return found
 }
 
 // ownSegment returns a page segment not in taken that runs along the

@@ -174,10 +174,7 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 	unread := map[int]bool{}  // the pages whose text was not read
 	var rowKeys []string      // detect.RowKey of each legend row
 	opt := pipeline.Options{Engine: cfg.Engine, Document: func(info detect.DocumentInfo) error {
-		named, unread = detect.NamedClasses(info.Legend), detect.TextUnread(info.Warnings)
-		for _, r := range info.Legend {
-			rowKeys = append(rowKeys, detect.RowKey(r.Class, r.Description))
-		}
+		named, unread, rowKeys = detect.NamedClasses(info.Legend), detect.TextUnread(info.Warnings), detect.RowKeys(info.Legend)
 		return nil
 	}}
 	err = pipeline.Run(ctx, doc, opt, func(r pipeline.PageResult) error {

@@ -86,9 +86,12 @@ const (
 	stripHeight = 32.0
 	// stripPad is the white margin around each line, in image pixels.
 	stripPad = 12
-	// mosaicMaxH and mosaicMaxW bound one image of stacked lines.
-	mosaicMaxH = 4000
-	mosaicMaxW = 5000
+	// mosaicMaxH, mosaicMaxW and mosaicMaxPixels bound one image of
+	// stacked lines (tesseract holds several copies of the image it
+	// reads).
+	mosaicMaxH      = 8000
+	mosaicMaxW      = 5000
+	mosaicMaxPixels = 20_000_000
 	// minConf is the least OCR confidence (0-100) of a word kept.
 	minConf = 25
 	// emPerCap: a font's em is about 1.4 times its capitals' height.
@@ -151,6 +154,7 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 			cs = append(cs, c)
 		}
 	}
+	cs = dropCounters(cs)
 	if len(cs) == 0 {
 		return res, nil
 	}
@@ -184,20 +188,28 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 				idx = append(idx, i)
 			}
 		}
-		samples = append(samples, idx[:min(len(idx), sampleLines)])
-		rests = append(rests, idx[min(len(idx), sampleLines):])
+		n, letters := 0, 0
+		for n < len(idx) && n < sampleLines && letters < sampleLetters {
+			letters += len(ls[idx[n]].boxes)
+			n++
+		}
+		samples = append(samples, idx[:n])
+		rests = append(rests, idx[n:])
 	}
 	for pass := range 2 {
-		var ms []mosaic
+		var todo []task
 		for k, axisAngles := range axes {
 			set, angles := samples[k], axisAngles[:]
 			if pass == 1 {
 				set, angles = rests[k], preferred(best, samples[k], axisAngles)
 			}
 			for _, angle := range angles {
-				ms = r.plan(ls, set, angle, &pixels, ms)
+				for _, i := range set {
+					todo = append(todo, task{line: i, angle: angle})
+				}
 			}
 		}
+		ms := r.plan(ls, todo, &pixels)
 		if err := r.readMosaics(bctx, pg, cs, g, ls, ms, best); err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("ocrtext: %w", ctx.Err())
@@ -221,6 +233,34 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 	return res, nil
 }
 
+// dropCounters returns the letters of cs that lie inside no other: a
+// filled letter's counters (the holes of B, O, 8) are closed contours of
+// their own inside its outline, and two of them stacked would read as a
+// line of two letters. They stay ink, drawn with their letter.
+func dropCounters(cs []component) []component {
+	g := newGrid(cs, 2*maxLetter/5)
+	inside := make([]bool, len(cs))
+	for i := range cs {
+		c := &cs[i]
+		// A container's centre lies within half a letter of the counter.
+		const r = maxLetter / 2
+		g.near(glyph.Point{X: c.min.X - r, Y: c.min.Y - r}, glyph.Point{X: c.max.X + r, Y: c.max.Y + r}, func(j int) {
+			o := &cs[j]
+			if j != i && o.min.X <= c.min.X && o.min.Y <= c.min.Y && o.max.X >= c.max.X && o.max.Y >= c.max.Y &&
+				o.w()*o.h() > c.w()*c.h() {
+				inside[i] = true
+			}
+		})
+	}
+	out := cs[:0]
+	for i, c := range cs {
+		if !inside[i] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // filledOnly reports whether every piece of c belongs to a filled,
 // unstroked path: a font's letters drawn as paths are their filled glyph
 // outlines. A plan's hatching, walls and symbols are stroked; the
@@ -235,9 +275,14 @@ func filledOnly(pg *drawing.Page, c component) bool {
 	return true
 }
 
-// sampleLines is how many of the longest lines along an axis are read
-// in both directions to learn which way the page's text along it reads.
-const sampleLines = 60
+// The sample: the longest lines along an axis, read in both directions
+// to learn which way the page's text along it reads, up to sampleLines
+// lines or until they hold sampleLetters letters. A few long lines tell
+// the way as surely as many, and reading the wrong way is wasted OCR.
+const (
+	sampleLines   = 16
+	sampleLetters = 240
+)
 
 // oneWay is the share of the sample's lines that must read better one
 // way for the other lines along the axis to be read that way only.
@@ -296,51 +341,88 @@ func score(ws []ocr.Word) float64 {
 	return s
 }
 
-// strip is one line drawn into a mosaic.
-type strip struct {
-	line int
-	f    frame
-	box  image.Rectangle // in the mosaic
+// task is one line to read at one angle.
+type task struct {
+	line  int
+	angle float64
 }
 
-// mosaic is one image of lines stacked as strips, read at one angle.
+// strip is one line drawn into a mosaic at its angle.
+type strip struct {
+	task
+	f   frame
+	box image.Rectangle // in the mosaic
+}
+
+// mosaic is one image of lines stacked as strips.
 type mosaic struct {
-	angle  float64
 	strips []strip
 	bounds image.Rectangle
 }
 
-// plan packs the lines idx, read at angle, into mosaics appended to ms,
-// and takes their pixels off *pixels: the lines of a mosaic that would
-// pass it stay unread.
-func (r *Reader) plan(ls []line, idx []int, angle float64, pixels *int, ms []mosaic) []mosaic {
+// Packing the strips into mosaics. Each image read costs a process's
+// start (about 0.3 s of a core, most of it loading the language data)
+// besides its text, so strips of every angle share images; where the
+// strips' area passes splitArea (about as long to read as a start), the
+// stack is cut into Options.Workers parts of about equal area, so that
+// the workers share the reading.
+const splitArea = 1_500_000
+
+// plan packs todo's lines, each drawn at its angle, into mosaics of
+// stacked strips and takes their pixels off *pixels: the lines of a
+// mosaic that would pass it stay unread.
+func (r *Reader) plan(ls []line, todo []task, pixels *int) []mosaic {
+	type placed struct {
+		strip
+		w, h, pad int
+	}
+	var all []placed
+	total := 0
+	for _, t := range todo {
+		l := ls[t.line]
+		f := newFrame(t.angle, stripHeight/math.Max(l.height, 1))
+		sw, sh := f.place(l.min, l.max, glyph.Point{X: stripPad, Y: stripPad})
+		// A line taller than its letters' height (a large letter in
+		// it, or a symbol's pieces) keeps as much white above and below
+		// as it passes them by, so that OCR does not take it and its
+		// neighbours for one line.
+		pad := max(stripPad, int(math.Ceil(sh-stripHeight)))
+		bw, bh := int(math.Ceil(sw))+2*stripPad, int(math.Ceil(sh))+2*pad
+		if bw > mosaicMaxW || bh > mosaicMaxH {
+			continue // a "line" no sheet writes: a hatch of small shapes
+		}
+		all = append(all, placed{strip: strip{task: t, f: f}, w: bw, h: bh, pad: pad})
+		total += bw * bh
+	}
+	// Cut where a mosaic's share of the strips' area (what OCR's time
+	// follows) reaches its part, or its height the most an image holds.
+	target := total
+	if total > splitArea {
+		target = (total + r.opt.Workers - 1) / r.opt.Workers
+	}
+	var ms []mosaic
 	var strips []strip
-	y, w := 0, 0
+	y, w, area := 0, 0, 0
 	flush := func() {
 		if len(strips) == 0 {
 			return
 		}
 		if w*y <= *pixels {
 			*pixels -= w * y
-			ms = append(ms, mosaic{angle: angle, strips: strips, bounds: image.Rect(0, 0, w, y)})
+			ms = append(ms, mosaic{strips: strips, bounds: image.Rect(0, 0, w, y)})
 		}
-		strips, y, w = nil, 0, 0
+		strips, y, w, area = nil, 0, 0, 0
 	}
-	for _, i := range idx {
-		l := ls[i]
-		f := newFrame(angle, stripHeight/math.Max(l.height, 1))
-		sw, sh := f.place(l.min, l.max, glyph.Point{X: stripPad, Y: float64(y + stripPad)})
-		bw, bh := int(math.Ceil(sw))+2*stripPad, int(math.Ceil(sh))+2*stripPad
-		if bw > mosaicMaxW || bh > mosaicMaxH {
-			continue // a "line" no sheet writes: a hatch of small shapes
-		}
-		if y+bh > mosaicMaxH {
+	for _, p := range all {
+		if y > 0 && (y+p.h > mosaicMaxH || max(w, p.w)*(y+p.h) > mosaicMaxPixels || area >= target) {
 			flush()
-			f.place(l.min, l.max, glyph.Point{X: stripPad, Y: stripPad})
 		}
-		strips = append(strips, strip{line: i, f: f, box: image.Rect(0, y, bw, y+bh)})
-		y += bh
-		w = max(w, bw)
+		p.f.place(ls[p.line].min, ls[p.line].max, glyph.Point{X: stripPad, Y: float64(y + p.pad)})
+		p.box = image.Rect(0, y, p.w, y+p.h)
+		strips = append(strips, p.strip)
+		y += p.h
+		w = max(w, p.w)
+		area += p.w * p.h
 	}
 	flush()
 	return ms
@@ -378,7 +460,7 @@ func (r *Reader) readMosaics(ctx context.Context, pg *drawing.Page, cs []compone
 			b := &best[s.line]
 			sc := score(words[k][j])
 			if !b.done || sc > b.score {
-				*b = reading{done: true, angle: m.angle, f: s.f, words: words[k][j], score: sc}
+				*b = reading{done: true, angle: s.angle, f: s.f, words: words[k][j], score: sc}
 			}
 		}
 	}
@@ -402,7 +484,7 @@ func (r *Reader) readMosaic(ctx context.Context, pg *drawing.Page, cs []componen
 	}
 	lines, err := r.rec.Lines(ctx, img, ocr.Block)
 	if err != nil {
-		return nil, fmt.Errorf("ocrtext: read %d lines at %g°: %w", len(m.strips), m.angle, err)
+		return nil, fmt.Errorf("ocrtext: read %d lines: %w", len(m.strips), err)
 	}
 	strips := m.strips
 	words := make([][]ocr.Word, len(strips))

@@ -207,7 +207,34 @@ func TestReadBounds(t *testing.T) {
 	if res.Lines < 4 || res.Unread != res.Lines-2 || res.Read != 0 || len(res.Chars) != 0 {
 		t.Errorf("MaxLines 2, nothing read: %d lines, %d read, %d unread, %d chars; want all but 2 unread and none read", res.Lines, res.Read, res.Unread, len(res.Chars))
 	}
+	// Each image read costs a process's start: the sheet's lines, read
+	// both ways along both axes, share one image.
+	b.images = 0
+	if _, err := New(b, Options{}).Read(ctx, pg); err != nil {
+		t.Fatal(err)
+	}
+	if b.images != 1 {
+		t.Errorf("%d images read for a sheet of four short lines; want 1", b.images)
+	}
 	if b.pixels > int(pg.Width*pg.Height)/10 {
 		t.Errorf("%d pixels read for a %g × %g sheet: the text's images should be far smaller", b.pixels, pg.Width, pg.Height)
+	}
+}
+
+// TestDropCounters: a filled letter's counters (closed contours inside
+// its outline) are not letters of their own; letters side by side are.
+func TestDropCounters(t *testing.T) {
+	box := func(x0, y0, x1, y1 float64) component {
+		return component{min: glyph.Point{X: x0, Y: y0}, max: glyph.Point{X: x1, Y: y1}}
+	}
+	cs := []component{
+		box(0, 0, 20, 30),  // a B's outline
+		box(4, 3, 16, 13),  // its upper counter
+		box(4, 17, 16, 27), // its lower counter
+		box(24, 0, 44, 30), // the next letter
+	}
+	got := dropCounters(cs)
+	if len(got) != 2 || got[0].min.X != 0 || got[1].min.X != 24 {
+		t.Errorf("kept %v; want the two outlines", got)
 	}
 }

@@ -85,7 +85,12 @@ func TestDevDataset(t *testing.T) {
 					}
 					switch tp.kind {
 					case anchorCircle:
-						ix.circleHypotheses(tp, func(h hypothesis) float64 { try(h); return 0 })
+						ix.circleHypotheses(tp, func(h hypothesis) float64 { try(h); return 0 }, func(hs []hypothesis) []float64 {
+							for _, h := range hs {
+								try(h)
+							}
+							return make([]float64, len(hs))
+						})
 					case anchorCorner:
 						ix.cornerHypotheses(tp, try)
 					default:

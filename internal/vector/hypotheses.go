@@ -40,7 +40,12 @@ type blockPose struct {
 // maxBlockPoses bounds the remembered poses per template and page.
 const maxBlockPoses = 16
 
-func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64) {
+// circleHypotheses tries the poses of a circle-anchored template on the
+// page's circles of a radius in its scale range: first the poses it was
+// found whole with on other circles of that radius (try, one by one),
+// then those its secondary keypoint gives on the circle's ring (tryAll,
+// in order, which may verify them ahead on every core).
+func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64, tryAll func([]hypothesis) []float64) {
 	var blocks []blockPose
 	remember := func(r float64, h hypothesis) {
 		for _, b := range blocks {
@@ -56,6 +61,7 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64)
 	// keypoint) is not looked for on whole circles: the page arc would
 	// run on past both its ends.
 	partial := t.stubbed() && t.circleSweep < 300
+	var ring []hypothesis // the poses of one circle's keypoints
 	for _, f := range ix.circles {
 		if f.sweep < math.Min(t.sweep, 360)*0.7 || (partial && f.sweep >= 359) {
 			continue
@@ -87,19 +93,20 @@ func (ix *pageIndex) circleHypotheses(t *prepared, try func(hypothesis) float64)
 		dq := dqMM * s * PixelsPerMM
 		tol := tolBasePx + tolRel*s*PixelsPerMM + dq*(math.Min(0.5/f.r, 0.1)+0.02)
 		phiQ := deg(glyph.Point{X: t.q.X - t.c.X, Y: t.q.Y - t.c.Y})
+		ring = ring[:0]
 		ix.keysInRing(f.c, dq, tol, func(k glyph.Point) {
 			v := glyph.Point{X: k.X - f.c.X, Y: k.Y - f.c.Y}
 			sk := math.Hypot(v.X, v.Y) / (dqMM * PixelsPerMM)
 			phiK := deg(v)
-			for _, h := range [2]hypothesis{
-				{t, placeFor(t.c, f.c, phiK-phiQ, sk, false)},
-				{t, placeFor(t.c, f.c, phiK-(180-phiQ), sk, true)},
-			} {
-				if try(h) >= wholeCoverage {
-					remember(f.r, h)
-				}
-			}
+			ring = append(ring,
+				hypothesis{t, placeFor(t.c, f.c, phiK-phiQ, sk, false)},
+				hypothesis{t, placeFor(t.c, f.c, phiK-(180-phiQ), sk, true)})
 		})
+		for j, cov := range tryAll(ring) {
+			if cov >= wholeCoverage {
+				remember(f.r, ring[j])
+			}
+		}
 	}
 }
 

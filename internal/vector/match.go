@@ -103,6 +103,19 @@ func NewMatcher(tpls []Template) (*Matcher, error) {
 	return m, nil
 }
 
+// Subset returns a matcher of the templates of mt that keep accepts (by
+// the Template's Class and Row), prepared once: they are mt's own.
+func (mt *Matcher) Subset(keep func(class string, row int) bool) *Matcher {
+	out := &Matcher{}
+	for _, p := range mt.tpls {
+		if keep(p.class, p.row) {
+			out.tpls = append(out.tpls, p)
+			out.cornered = out.cornered || p.kind == anchorCorner || p.stretch != nil
+		}
+	}
+	return out
+}
+
 // hypothesis is a candidate pose of a template.
 type hypothesis struct {
 	t  *prepared
@@ -440,7 +453,9 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) []scored {
 	var hs []hypothesis
 	var need []int
 	keys := map[hypKey]bool{}
-	flush := func() {
+	// flush verifies the batch ahead and tries its poses in order,
+	// writing their coverages into covs where covs is not nil.
+	flush := func(covs []float64) {
 		if stopped {
 			batch = batch[:0]
 			return
@@ -460,7 +475,10 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) []scored {
 		}
 		vs := ix.verifyAhead(ctx, hs, need)
 		for j, b := range batch {
-			tryWith(b.h, b.k, b.c, vs[j])
+			c := tryWith(b.h, b.k, b.c, vs[j])
+			if covs != nil {
+				covs[j] = c
+			}
 		}
 		batch = batch[:0]
 	}
@@ -474,12 +492,32 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) []scored {
 			return
 		}
 		if batch = append(batch, pending{h, keyOf(h), cellOf(h)}); len(batch) == poseBatch {
-			flush()
+			flush(nil)
 		}
+	}
+	// tryAll tries poses in order and returns their coverages: one after
+	// another while the template has few poses, else in batches verified
+	// ahead, as collect takes them.
+	tryAll := func(hs []hypothesis) []float64 {
+		covs := make([]float64, len(hs))
+		for at := 0; at < len(hs); at += poseBatch {
+			part := hs[at:min(len(hs), at+poseBatch)]
+			if poses += len(part); poses <= soloPoses {
+				for j, h := range part {
+					covs[at+j] = try(h)
+				}
+				continue
+			}
+			for _, h := range part {
+				batch = append(batch, pending{h, keyOf(h), cellOf(h)})
+			}
+			flush(covs[at : at+len(part)])
+		}
+		return covs
 	}
 	switch t.kind {
 	case anchorCircle:
-		ix.circleHypotheses(t, try)
+		ix.circleHypotheses(t, try, tryAll)
 	case anchorCorner:
 		ix.cornerHypotheses(t, collect)
 	default:
@@ -488,7 +526,7 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) []scored {
 	if t.stretch != nil {
 		ix.stretchHypotheses(t, func(h hypothesis) float64 { collect(h); return 0 })
 	}
-	flush()
+	flush(nil)
 	return found
 }
 

@@ -203,7 +203,7 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends, refs []refCut) 
 			}
 		}
 	}
-	info := detect.DocumentInfo{Kinds: ld.Kinds, Legend: make([]detect.LegendRow, len(ld.Rows)), Warnings: e.unreadPages(ld)}
+	info := detect.DocumentInfo{Kinds: ld.Kinds, Legend: make([]detect.LegendRow, len(ld.Rows))}
 	classes := make([]string, len(ld.Rows))
 	for i, r := range ld.Rows {
 		c := ld.Classes[i]
@@ -242,7 +242,17 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends, refs []refCut) 
 	if err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: legend templates: %w", err)
 	}
-	de.m = m
+	info.Warnings = e.unreadPages(ld, len(info.Legend) > 0)
+	de.m, de.unread = m, detect.TextUnread(info.Warnings)
+	// On a page whose text was not read from a text layer, a catalog
+	// glyph's match of a class no legend row names is withheld whatever
+	// its confidence (detect.UnnamedUnreadFloor), and on the real sets
+	// every one was wrong: where the job has legend rows (the drawing
+	// said what it holds), those glyphs are not searched there. Where it
+	// has none, the catalog's guesses are all a reviewer has.
+	if named := detect.NamedClasses(info.Legend); len(info.Legend) > 0 && len(de.unread) > 0 {
+		de.mNamed = m.Subset(func(class string, row int) bool { return row > 0 || named[class] })
+	}
 	f := &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector}
 	if il != nil && len(il.Rows) > 0 {
 		f.images = il
@@ -252,9 +262,16 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends, refs []refCut) 
 
 // unreadPages are the warnings of the pages whose text the document pass
 // could not read: vector pages that draw their words as outlines, and
-// image pages where legends on images are off.
-func (e *Engine) unreadPages(ld *legend.Document) []detect.Warning {
+// image pages where legends on images are off; rows says whether the
+// job has legend rows (its own or its references').
+func (e *Engine) unreadPages(ld *legend.Document, rows bool) []detect.Warning {
 	var out []detect.Warning
+	// What becomes of the catalog's guesses on a page whose text was read
+	// by OCR (prepared: searched only where no legend row was read).
+	guesses := "Guesses of the catalog's glyphs on it are withheld to review"
+	if rows {
+		guesses = "The catalog's glyphs of classes no legend row names are not looked for on it"
+	}
 	for _, i := range ld.Textless {
 		out = append(out, detect.Warning{Code: detect.WarnTextNotRead, Page: i, Message: fmt.Sprintf(
 			"page %d writes no text (its words are drawn as outlines): no legend, schedule, tag or title on it was read, so it is counted by glyph shapes alone", i)})
@@ -262,7 +279,7 @@ func (e *Engine) unreadPages(ld *legend.Document) []detect.Warning {
 	for i := range ld.Kinds {
 		if t := ld.OCRText(i); t != nil && t.Unread == 0 {
 			out = append(out, detect.Warning{Code: detect.WarnTextByOCR, Page: i, Message: fmt.Sprintf(
-				"page %d draws its words as outlines: OCR read its %d lines of text, less surely than a text layer; check the legend rows and tags read from it. Guesses of the catalog's glyphs on it are withheld to review", i, t.Read)})
+				"page %d draws its words as outlines: OCR read its %d lines of text, less surely than a text layer; check the legend rows and tags read from it. %s", i, t.Read, guesses)})
 		}
 		if t := ld.OCRText(i); t != nil && t.Unread > 0 {
 			out = append(out, detect.Warning{Code: detect.WarnTextNotRead, Page: i, Message: fmt.Sprintf(
@@ -292,7 +309,12 @@ func glyphBox(r legend.Rect) *detect.Box {
 
 // docEngine detects on the pages of one document.
 type docEngine struct {
-	m       *vector.Matcher
+	m *vector.Matcher
+	// mNamed is m without the catalog glyphs of classes no legend of
+	// the job names, used on the pages in unread (their text not read
+	// from a text layer); nil where m serves every page.
+	mNamed  *vector.Matcher
+	unread  map[int]bool
 	doc     *legend.Document
 	classes []string
 	// category gives a class's catalog category ("" for none).
@@ -331,7 +353,11 @@ func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detecti
 	// Words drawn as outlines and read by the document pass: text, as a
 	// PDF's text layer would be (tags near symbols, text inside glyphs).
 	pg = e.doc.Page(p.Index, pg)
-	ms, err := e.m.Match(ctx, pg)
+	m := e.m
+	if e.mNamed != nil && e.unread[p.Index] {
+		m = e.mNamed
+	}
+	ms, err := m.Match(ctx, pg)
 	if err != nil {
 		return nil, fmt.Errorf("engine: page %d: %w", p.Index, err)
 	}

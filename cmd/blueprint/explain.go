@@ -151,6 +151,9 @@ type explainReport struct {
 	Rows             []explainRow      `json:"rows"`
 	Templates        []explainTemplate `json:"templates"`
 	CatalogTemplates int               `json:"catalog_templates"`
+	// LineTypes are the row numbers whose glyph is not searched: a line
+	// type's sample (a cable, a conduit).
+	LineTypes []int `json:"line_type_rows"`
 }
 
 type explainPage struct {
@@ -276,7 +279,7 @@ const mmPerPixel = 25.4 / detect.RenderDPI
 
 func newExplainReport(name string, raster bool, x *engine.Explanation, pages []job.PageResult, filter detect.Filter) *explainReport {
 	rep := &explainReport{File: name, RasterDetector: raster, ConfidenceMode: filter.Mode(), CatalogTemplates: x.CatalogTemplates,
-		Pages: []explainPage{}, Rows: []explainRow{}, Templates: []explainTemplate{}}
+		Pages: []explainPage{}, Rows: []explainRow{}, Templates: []explainTemplate{}, LineTypes: []int{}}
 	rows := x.Document.Rows
 	for i, r := range rows {
 		rep.Rows = append(rep.Rows, explainRow{Row: i + 1, PageIndex: r.Page, Description: r.Description, Class: nullable(x.Classes[i]),
@@ -311,6 +314,9 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 			r.Agreement = job.Agreement(r.Counted, r.Tagged, r.PrintedQuantity, r.Source == job.SourceSchedule)
 		}
 	}()
+	for _, l := range x.LineTypes {
+		rep.LineTypes = append(rep.LineTypes, l+1)
+	}
 	for _, t := range x.Templates {
 		et := explainTemplate{Row: t.Row + 1, Class: nullable(t.Class), MinScale: t.MinScale, MaxScale: t.MaxScale}
 		for _, i := range t.Rows {
@@ -577,6 +583,9 @@ func (rep *explainReport) write(w io.Writer) error {
 		}
 		slices.Sort(finds)
 		fmt.Fprintf(tw, "  %d\t%s\t%g–%g×\t%s\n", t.Row, orDash(deref(t.Class)), t.MinScale, t.MaxScale, ranges(finds))
+	}
+	if len(rep.LineTypes) > 0 {
+		fmt.Fprintf(tw, "  not searched: rows %s name a line type (a cable, a conduit): their glyph is a sample of the line, which would match every wire\n", ranges(rep.LineTypes))
 	}
 	fmt.Fprintf(tw, "\nmatches per legend row (counted: what the take-off counts, %s):\n", rep.ConfidenceMode)
 	if schedules {

@@ -217,6 +217,9 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends, refs []refCut) 
 	tpls := append([]vector.Template(nil), e.catalog...)
 	for _, l := range ld.Leaders() {
 		r := ld.Rows[l]
+		if r.LineType {
+			continue // a sample of a cable's line: it would match every wire
+		}
 		class := classes[l]
 		if class == "" {
 			class = nullClass

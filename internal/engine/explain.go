@@ -23,6 +23,10 @@ type Explanation struct {
 	// beside CatalogTemplates templates of the catalog's own glyphs.
 	Templates        []LegendTemplate
 	CatalogTemplates int
+	// LineTypes are the rows (0-based) whose glyph is not searched: their
+	// text names a line type (a cable, a conduit), and a line's sample
+	// would match every wire.
+	LineTypes []int
 	// ImageLegends says whether legends on image pages are read (with
 	// OCR: BLUEPRINT_IMAGE_LEGENDS); ImageRows are the rows read there,
 	// which follow Document's in DocumentInfo.Legend.
@@ -101,6 +105,10 @@ func (e *Engine) Explain(ctx context.Context, doc detect.Drawings) (detect.Engin
 	}
 	// As Prepare makes them.
 	for _, l := range de.doc.Leaders() {
+		if de.doc.Rows[l].LineType {
+			x.LineTypes = append(x.LineTypes, l)
+			continue
+		}
 		t := LegendTemplate{Row: l, Class: de.classes[l], MinScale: legendMinScale, MaxScale: legendMaxScale}
 		if de.doc.Rows[l].Glyph.Weak() {
 			t.MinScale, t.MaxScale = weakMinScale, weakMaxScale

@@ -128,7 +128,9 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 			// vocabulary reads it with the glyph's text and tags.
 			class, ok := vocab.Name(r.Description)
 			if !ok {
-				class, _ = vocab.Class(r.Description + " " + withoutCodes(r.GlyphText) + " " + strings.Join(r.Tags, " "))
+				text := r.Description + " " + withoutCodes(r.GlyphText) + " " + strings.Join(r.Tags, " ")
+				class, _ = vocab.Class(text)
+				r.LineType = vocab.LineType(text)
 			}
 			d.Rows = append(d.Rows, r)
 			d.Classes = append(d.Classes, class)

@@ -46,6 +46,10 @@ type Row struct {
 	// its description), SourceSchedule for one read from a schedule (a
 	// code and its description).
 	Source string
+	// LineType: the row's text names a line type (a cable, a conduit, a
+	// wire path: Vocabulary.LineType), so its glyph is a sample of line,
+	// not a device's symbol; it is not looked for on plans.
+	LineType bool
 }
 
 // Rect is an axis-aligned rectangle in raster pixels.

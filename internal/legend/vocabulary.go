@@ -18,7 +18,9 @@ type Vocabulary struct {
 
 type rule struct {
 	class string // "" for a device the catalog has no class for
-	words []string
+	// lineType: the phrase names a line type (class "~"), class "".
+	lineType bool
+	words    []string
 	line  int
 	name  bool // a class's own name: wins when it is the whole text
 }
@@ -48,10 +50,11 @@ func ParseVocabulary(data string) (*Vocabulary, error) {
 			return nil, fmt.Errorf("legend: vocabulary line %d: empty phrase", n+1)
 		}
 		class = strings.TrimSpace(class)
-		if class == "-" {
+		lineType := class == "~"
+		if class == "-" || lineType {
 			class = ""
 		}
-		v.rules = append(v.rules, rule{class: class, words: words, line: n + 1})
+		v.rules = append(v.rules, rule{class: class, lineType: lineType, words: words, line: n + 1})
 	}
 	return v, nil
 }
@@ -88,11 +91,29 @@ func (v *Vocabulary) Classes() []string {
 }
 
 // Class returns the class that text names and whether any rule matched
-// (a matched rule of class "-" returns "", true).
+// (a matched rule of class "-" or "~" returns "", true).
 func (v *Vocabulary) Class(text string) (string, bool) {
 	if c, ok := v.Name(text); ok {
 		return c, true
 	}
+	r, ok := v.best(text)
+	return r.class, ok
+}
+
+// LineType reports whether text names a line type (a cable, a conduit, a
+// wire path; rules of class "~") rather than a device: the rule Class
+// would choose is one of them.
+func (v *Vocabulary) LineType(text string) bool {
+	if _, ok := v.Name(text); ok {
+		return false
+	}
+	r, ok := v.best(text)
+	return ok && r.lineType
+}
+
+// best returns the rule (other than the names) that text matches best,
+// and whether any does.
+func (v *Vocabulary) best(text string) (rule, bool) {
 	words := normWords(text, false)
 	best := -1
 	var bestKey [3]int
@@ -110,9 +131,9 @@ func (v *Vocabulary) Class(text string) (string, bool) {
 		}
 	}
 	if best < 0 {
-		return "", false
+		return rule{}, false
 	}
-	return v.rules[best].class, true
+	return v.rules[best], true
 }
 
 // Name returns the class whose catalog name (WithNames) the whole text

@@ -122,3 +122,30 @@ func TestGlyphCodesLendNoWords(t *testing.T) {
 		t.Errorf("withoutCodes: %q", got)
 	}
 }
+
+// TestLineTypes: rows that name a cable, a conduit or a tray are line
+// types (their glyph a sample of line, not searched); a device named with
+// a cable word (a cable TV outlet) and plain devices are not.
+func TestLineTypes(t *testing.T) {
+	v, err := DefaultVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]bool{
+		"JE-H (St) H CABLE 4x2x0.8mm":                                    true,
+		"CABLU REZISTENT LA FOC E90/FE180 2X1,5 mm FIRE RESISTANT CABLE": true,
+		"200 mm GALVANIZED GABLE TRAY - (AIRCON)":                        true,
+		"25 mm PVC conduit":                                              true,
+		"Cable TV outlet":                                                false,
+		"CATV socket with frame and support box":                         false,
+		"16A Double Switched Socket @300mm above FFL.":                   false,
+		"Distribution Board.":                                            false,
+		"":                                                               false,
+	}
+	for text, want := range cases {
+		if got := v.LineType(text); got != want {
+			c, _ := v.Class(text)
+			t.Errorf("LineType(%q) = %v, want %v (class %q)", text, got, want, c)
+		}
+	}
+}

@@ -181,7 +181,7 @@ func flat(truth map[string][]instance) []instance {
 // search on the page images.
 func sheet(ctx context.Context, s dataset.Sheet, o options, rep *report, tv, ti *timing) (tally, error) {
 	var st tally
-	d, err := openDoc(ctx, s.Path)
+	d, err := openDoc(ctx, s.Path, o.labeller)
 	if err != nil {
 		return st, err
 	}

@@ -73,6 +73,9 @@ type options struct {
 	anyColour bool // vector searches take matches of any colour (the request's any_colour)
 	stderr    io.Writer
 	misses    io.Writer // nil: none written
+	// labeller takes off each PDF for the symbols named by codes, whose
+	// matches of another code than the exemplar's the service leaves out.
+	labeller *labeller
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -142,6 +145,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var rep *report
 	var err error
+	if o.labeller, err = newLabeller(ctx); err != nil {
+		return err
+	}
 	if *data != "" {
 		rep, err = generated(ctx, *data, o)
 	} else {

@@ -125,7 +125,7 @@ const realImageTitle = "image (search.Images on 200-DPI renders of the PDFs, and
 // realSet searches one real set's classes.
 func realSet(ctx context.Context, path, file string, truth []instance, classes []realClass, o options, rep *report) error {
 	start := time.Now()
-	d, err := openDoc(ctx, path)
+	d, err := openDoc(ctx, path, o.labeller)
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,9 @@ type doc struct {
 	pd     job.PageDrawings
 	pages  map[int]*drawing.Page
 	legend []job.LegendRow
+	// labels are the symbols the take-off named by a code, per page
+	// (labeller); nil where no labeller ran.
+	labels map[int][]search.Label
 	// reads are the drawing reads, seconds each, with the page's pixels.
 	reads []pageRead
 }
@@ -53,8 +56,9 @@ func mimeOf(path string) (string, bool) {
 	return "", false
 }
 
-// openDoc opens path. A PDF's legend is read from every page's drawing.
-func openDoc(ctx context.Context, path string) (*doc, error) {
+// openDoc opens path. A PDF's legend is read from every page's drawing,
+// and, with lab, its symbols named by codes are taken off.
+func openDoc(ctx context.Context, path string, lab *labeller) (*doc, error) {
 	mime, ok := mimeOf(path)
 	if !ok {
 		return nil, fmt.Errorf("%s: not a PDF or an image", path)
@@ -98,6 +102,12 @@ func openDoc(ctx context.Context, path string) (*doc, error) {
 		}
 		d.legend = append(d.legend, job.LegendRow{PageIndex: r.Page, Description: r.Description,
 			GlyphBox: &detect.Box{X: g.Min.X, Y: g.Min.Y, W: g.Max.X - g.Min.X, H: g.Max.Y - g.Min.Y}})
+	}
+	if lab != nil {
+		if d.labels, err = lab.labels(ctx, data); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	return d, nil
 }
@@ -146,7 +156,9 @@ var budget = job.DefaultSearchBudget
 
 // searchVector is the service's search on vector pages: the drawing inside
 // box on page query found on pages (search.InDocumentWith, drawings from
-// from, in any colour with anyColour as the request's any_colour), less the matches on a legend row's glyph (job.InLegend). A box
+// from, in any colour with anyColour as the request's any_colour), less the matches on a legend row's glyph (job.InLegend)
+// and, where the exemplar's symbol carries a code, those on symbols of
+// another code (search.SplitByTag: near misses). A box
 // the service refuses (no drawing, more than a symbol) is no matches and
 // its reason.
 func (d *doc) searchVector(ctx context.Context, from detect.Drawings, query int, box detect.Box, pages []int, anyColour bool) ([]search.PageMatches, string, error) {
@@ -162,8 +174,10 @@ func (d *doc) searchVector(ctx context.Context, from detect.Drawings, query int,
 	if err != nil {
 		return nil, "", err
 	}
+	ex, tagged := search.ExemplarTag(box, d.labels[query])
 	for i, pm := range found {
-		found[i].Matches = d.keep(pm.Page, pm.Matches)
+		search.SplitByTag(&found[i], ex, tagged, d.labels[pm.Page])
+		found[i].Matches = d.keep(pm.Page, found[i].Matches)
 	}
 	return found, "", nil
 }

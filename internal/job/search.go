@@ -73,8 +73,9 @@ const MaxSearchNearMisses = 25
 
 // SearchNearMiss is a candidate a search looked at and did not take: it
 // scored under the match floor, down to the near-miss floor (vector pages
-// search.NearMissFloor, image pages search.ImageNearMissFloor), or (reason
-// another_colour) has the shape but another colour.
+// search.NearMissFloor, image pages search.ImageNearMissFloor), or has
+// the shape but another colour (reason another_colour) or another code
+// beside it (another_tag).
 type SearchNearMiss struct {
 	PageIndex int     `json:"page_index"`
 	BBoxNorm  BoxView `json:"bbox_norm"`
@@ -188,6 +189,13 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 	if err != nil {
 		return nil, err
 	}
+	// The code the take-off read beside the exemplar's symbol, if any:
+	// matches on symbols of other codes are near misses (search.SplitByTag).
+	qp, err := s.reviewedPage(ctx, j, q.Index)
+	if err != nil {
+		return nil, internal("load detections", err)
+	}
+	ex, tagged := search.ExemplarTag(box, labels(j.Legend, qp.visible(s.filter(j, nil))))
 	out := &SearchResult{Matches: []SearchMatch{}, Complete: true, PagesNotSearched: []int{}, NearMisses: []SearchNearMiss{}}
 	searched := map[int]bool{}
 	for _, pm := range found {
@@ -208,6 +216,7 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 				return nil, internal("load detections", err)
 			}
 			dets = sp.visible(s.filter(j, nil))
+			search.SplitByTag(&pm, ex, tagged, labels(j.Legend, dets))
 		}
 		w, h := float64(p.Width), float64(p.Height)
 		overlapping := func(b detect.Box) *string {
@@ -241,6 +250,19 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 		out.NearMisses = out.NearMisses[:MaxSearchNearMisses]
 	}
 	return out, nil
+}
+
+// labels are the detections of dets that a tag named (their legend row a
+// schedule row with a code), as search.Label.
+func labels(legend []LegendRow, dets []storedDetection) []search.Label {
+	var out []search.Label
+	for _, d := range dets {
+		if d.Source.Tag && d.LegendRow > 0 && d.LegendRow <= len(legend) && legend[d.LegendRow-1].Code != "" {
+			r := legend[d.LegendRow-1]
+			out = append(out, search.Label{Box: d.Box, Code: r.Code, Class: r.Class})
+		}
+	}
+	return out
 }
 
 // validateExclude checks a search's exclude against the done job j and

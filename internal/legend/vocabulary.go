@@ -21,8 +21,8 @@ type rule struct {
 	// lineType: the phrase names a line type (class "~"), class "".
 	lineType bool
 	words    []string
-	line  int
-	name  bool // a class's own name: wins when it is the whole text
+	line     int
+	name     bool // a class's own name: wins when it is the whole text
 }
 
 // DefaultVocabulary returns the embedded vocabulary (English, US

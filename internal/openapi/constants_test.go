@@ -73,7 +73,7 @@ func TestDocumentAgreesWithCode(t *testing.T) {
 	num(s+"SearchRequest/properties/exclude/maxItems", job.MaxSearchExcludes)
 	num(s+"SearchResult/properties/near_misses/maxItems", job.MaxSearchNearMisses)
 	for i, r := range []string{search.ReasonMissingStroke, search.ReasonExtraStroke, search.ReasonLargerSymbol,
-		search.ReasonOtherColour, search.ReasonOtherSize} {
+		search.ReasonOtherColour, search.ReasonOtherSize, search.ReasonOtherTag} {
 		str(fmt.Sprintf("%sSearchNearMiss/properties/reason/enum/%d", s, i), r)
 	}
 	// The near-miss floors and the size tolerance, stated in words.

@@ -1,0 +1,53 @@
+package search
+
+import (
+	"testing"
+
+	"blueprint/internal/detect"
+)
+
+// TestSplitByTag: from a symbol the take-off labelled L3 (a wall light),
+// a match on a symbol labelled L4 (a floodlight drawn alike) becomes a
+// near miss "another_tag" with its score; a match on an L9 of the same
+// class as the exemplar's code, or on a symbol with no code, stays; an
+// exemplar without a code moves nothing.
+func TestSplitByTag(t *testing.T) {
+	at := func(x float64) detect.Box { return detect.Box{X: x, Y: 100, W: 20, H: 20} }
+	labels := []Label{
+		{Box: at(100), Code: "L3", Class: "luminaire_wall"},
+		{Box: at(200), Code: "L4", Class: "spotlight"},
+		{Box: at(300), Code: "L5", Class: "luminaire_wall"},
+		{Box: at(400), Code: "X1"},
+	}
+	query := detect.Box{X: 96, Y: 96, W: 28, H: 28}
+	ex, ok := ExemplarTag(query, labels)
+	if !ok || ex.Code != "L3" {
+		t.Fatalf("exemplar label %+v, %v; want L3", ex, ok)
+	}
+	if _, ok := ExemplarTag(detect.Box{X: 600, Y: 96, W: 28, H: 28}, labels); ok {
+		t.Error("a box holding no labelled symbol has a label")
+	}
+	pm := PageMatches{Matches: []Match{
+		{Box: at(100), Score: 1},    // the exemplar itself
+		{Box: at(201), Score: 0.97}, // an L4: another class
+		{Box: at(300), Score: 0.95}, // an L5: the same class
+		{Box: at(400), Score: 0.93}, // X1: a code of no class
+		{Box: at(500), Score: 0.91}, // no code
+	}}
+	SplitByTag(&pm, ex, true, labels)
+	var kept []float64
+	for _, m := range pm.Matches {
+		kept = append(kept, m.Box.X)
+	}
+	if len(pm.Matches) != 3 || pm.Matches[0].Box.X != 100 || pm.Matches[1].Box.X != 300 || pm.Matches[2].Box.X != 500 {
+		t.Errorf("kept matches at %v; want 100, 300, 500", kept)
+	}
+	if len(pm.NearMisses) != 2 || pm.NearMisses[0].Reason != ReasonOtherTag || pm.NearMisses[0].Score != 0.97 || pm.NearMisses[1].Box.X != 400 {
+		t.Errorf("near misses %+v; want the L4 at 0.97 and the X1, another_tag", pm.NearMisses)
+	}
+	before := PageMatches{Matches: []Match{{Box: at(201), Score: 0.97}}}
+	SplitByTag(&before, Label{}, false, labels)
+	if len(before.Matches) != 1 || len(before.NearMisses) != 0 {
+		t.Errorf("an exemplar without a code moved matches: %+v", before)
+	}
+}

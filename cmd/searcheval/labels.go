@@ -15,10 +15,10 @@ import (
 	"blueprint/internal/search"
 )
 
-// labeller takes off a drawing as a job does (its glyph matches and the
-// codes written beside them), for the symbols the take-off named by a
-// code: the service's search leaves out matches on symbols of another
-// code than the exemplar's (search.SplitByTag), and so does the eval.
+// labeller takes off a drawing as a job does (its symbols, their classes
+// and the codes written beside them): the service's search reads the done
+// job's take-off (search.SplitByTag, search.JoinSameClass), and so does
+// the eval.
 type labeller struct {
 	eng    detect.Engine
 	filter detect.Filter
@@ -43,9 +43,9 @@ func newLabeller(ctx context.Context) (*labeller, error) {
 	return &labeller{eng: eng, filter: detect.DefaultFilter(cat.Threshold)}, nil
 }
 
-// labels returns, per page of the PDF raw, the take-off's detections a
-// code named, as the service reads them from a done job: those stored and
-// shown by default, whose legend row is a schedule row with a code.
+// labels returns, per page of the PDF raw, the take-off's detections as
+// the service reads them from a done job (those stored and shown by
+// default): box, class, and the code where a tag named it.
 func (l *labeller) labels(ctx context.Context, raw []byte) (map[int][]search.Label, error) {
 	doc, err := document.Open(ctx, raw, document.MimePDF, document.DefaultLimits())
 	if err != nil {
@@ -67,10 +67,11 @@ func (l *labeller) labels(ctx context.Context, raw []byte) (map[int][]search.Lab
 	out := map[int][]search.Label{}
 	for i, ds := range detect.KeepStored(dets) {
 		for _, d := range l.filter.Apply(ds) {
-			if d.Source.Tag && d.LegendRow > 0 && d.LegendRow <= len(info.Legend) && info.Legend[d.LegendRow-1].Code != "" {
-				r := info.Legend[d.LegendRow-1]
-				out[i] = append(out[i], search.Label{Box: d.Box, Code: r.Code, Class: r.Class})
+			lb := search.Label{Box: d.Box, Class: d.Class}
+			if d.Source.Tag && d.LegendRow > 0 && d.LegendRow <= len(info.Legend) {
+				lb.Code = info.Legend[d.LegendRow-1].Code
 			}
+			out[i] = append(out[i], lb)
 		}
 	}
 	return out, nil

@@ -157,8 +157,10 @@ var budget = job.DefaultSearchBudget
 // searchVector is the service's search on vector pages: the drawing inside
 // box on page query found on pages (search.InDocumentWith, drawings from
 // from, in any colour with anyColour as the request's any_colour), less the matches on a legend row's glyph (job.InLegend)
-// and, where the exemplar's symbol carries a code, those on symbols of
-// another code (search.SplitByTag: near misses). A box
+// and read with the take-off as the service reads it: matches on symbols
+// of another class's code are near misses (search.SplitByTag), near
+// misses for colour on symbols of the exemplar's class matches
+// (search.JoinSameClass). A box
 // the service refuses (no drawing, more than a symbol) is no matches and
 // its reason.
 func (d *doc) searchVector(ctx context.Context, from detect.Drawings, query int, box detect.Box, pages []int, anyColour bool) ([]search.PageMatches, string, error) {
@@ -174,9 +176,10 @@ func (d *doc) searchVector(ctx context.Context, from detect.Drawings, query int,
 	if err != nil {
 		return nil, "", err
 	}
-	ex, tagged := search.ExemplarTag(box, d.labels[query])
+	ex, on := search.ExemplarLabel(box, d.labels[query])
 	for i, pm := range found {
-		search.SplitByTag(&found[i], ex, tagged, d.labels[pm.Page])
+		search.SplitByTag(&found[i], ex, on, d.labels[pm.Page])
+		search.JoinSameClass(&found[i], ex, on, d.labels[pm.Page])
 		found[i].Matches = d.keep(pm.Page, found[i].Matches)
 	}
 	return found, "", nil

@@ -189,13 +189,15 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 	if err != nil {
 		return nil, err
 	}
-	// The code the take-off read beside the exemplar's symbol, if any:
-	// matches on symbols of other codes are near misses (search.SplitByTag).
+	// What the take-off found at the exemplar: matches on symbols of
+	// another class's code are near misses (search.SplitByTag), and near
+	// misses for colour on symbols of its class are matches
+	// (search.JoinSameClass).
 	qp, err := s.reviewedPage(ctx, j, q.Index)
 	if err != nil {
 		return nil, internal("load detections", err)
 	}
-	ex, tagged := search.ExemplarTag(box, labels(j.Legend, qp.visible(s.filter(j, nil))))
+	ex, onSymbol := search.ExemplarLabel(box, labels(j.Legend, qp.visible(s.filter(j, nil))))
 	out := &SearchResult{Matches: []SearchMatch{}, Complete: true, PagesNotSearched: []int{}, NearMisses: []SearchNearMiss{}}
 	searched := map[int]bool{}
 	for _, pm := range found {
@@ -216,7 +218,9 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 				return nil, internal("load detections", err)
 			}
 			dets = sp.visible(s.filter(j, nil))
-			search.SplitByTag(&pm, ex, tagged, labels(j.Legend, dets))
+			ls := labels(j.Legend, dets)
+			search.SplitByTag(&pm, ex, onSymbol, ls)
+			search.JoinSameClass(&pm, ex, onSymbol, ls)
 		}
 		w, h := float64(p.Width), float64(p.Height)
 		overlapping := func(b detect.Box) *string {
@@ -252,15 +256,16 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 	return out, nil
 }
 
-// labels are the detections of dets that a tag named (their legend row a
-// schedule row with a code), as search.Label.
+// labels are dets as search.Label: each detection's box and class, and
+// the code of its legend row where a tag named it (a schedule row's).
 func labels(legend []LegendRow, dets []storedDetection) []search.Label {
-	var out []search.Label
+	out := make([]search.Label, 0, len(dets))
 	for _, d := range dets {
-		if d.Source.Tag && d.LegendRow > 0 && d.LegendRow <= len(legend) && legend[d.LegendRow-1].Code != "" {
-			r := legend[d.LegendRow-1]
-			out = append(out, search.Label{Box: d.Box, Code: r.Code, Class: r.Class})
+		l := search.Label{Box: d.Box, Class: d.Class}
+		if d.Source.Tag && d.LegendRow > 0 && d.LegendRow <= len(legend) {
+			l.Code = legend[d.LegendRow-1].Code
 		}
+		out = append(out, l)
 	}
 	return out
 }

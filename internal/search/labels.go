@@ -1,25 +1,36 @@
 package search
 
-import "blueprint/internal/detect"
+import (
+	"sort"
 
-// Tags. Where a sheet names its devices by codes written beside them (a
-// schedule's S1, P2, L3; a fixture schedule's marks), one glyph often
-// draws several products: a wall light and a floodlight drawn alike, told
-// apart only by their codes. A take-off attaches each code to the symbol
-// it labels; a search from a labelled symbol then leaves out the matches
-// on symbols labelled with a code of another class, as near misses
-// (ReasonOtherTag): the same drawing, but the sheet says it is another
-// kind of device. Codes of one class (an open and a vapour-proof fitting
-// of one length) stay matches, as does a symbol without a code: nothing
-// says it is another kind.
+	"blueprint/internal/detect"
+)
+
+// What the take-off said of the symbols. A search runs on a done job,
+// whose take-off already named the page's symbols: their class, and on
+// sheets that write a schedule code beside each device, the code. Two
+// rules read it (labels: the take-off's symbols of a page):
+//
+//   - Codes (SplitByTag). Such sheets often draw several products with one
+//     glyph (a wall light and a floodlight, told apart only by their
+//     codes). From a symbol with a code, a match on a symbol whose code is
+//     of another class is a near miss (ReasonOtherTag): the same drawing,
+//     but the sheet says it is another kind of device. Codes of one class
+//     (an open and a vapour-proof fitting of one length) stay matches, as
+//     does a symbol without a code: nothing says it is another kind.
+//   - Colours (JoinSameClass). A search keeps to the exemplar's colour,
+//     because on some sheets colour tells two devices drawn alike apart;
+//     on others it marks zones or circuits. A near miss for its colour
+//     alone that the take-off found as a symbol of the exemplar's class is
+//     this device in another zone: a match.
 
 // ReasonOtherTag: the shape fits, but the take-off read a code of another
 // class beside it than beside the exemplar (SplitByTag).
 const ReasonOtherTag = "another_tag"
 
-// Label is a symbol a take-off named by the code written beside it: the
-// symbol's box (raster pixels of its page), the code, and the class its
-// schedule row names ("" for none).
+// Label is a symbol a take-off found: its box (raster pixels of its
+// page), the code written beside it ("" for none) and its class ("" for a
+// legend row of no class).
 type Label struct {
 	Box   detect.Box
 	Code  string
@@ -36,10 +47,10 @@ func (l Label) differs(x Label) bool {
 // is the symbol of a match (the job's detection of it).
 const labelIoU = 0.5
 
-// ExemplarTag returns the label of the symbol that box (around an
+// ExemplarLabel returns the label of the symbol that box (around an
 // exemplar, with a margin) holds: of the labels whose centre lies inside
 // box, the one that covers most of it; ok false when none does.
-func ExemplarTag(box detect.Box, labels []Label) (ex Label, ok bool) {
+func ExemplarLabel(box detect.Box, labels []Label) (ex Label, ok bool) {
 	best := 0.0
 	for _, l := range labels {
 		cx, cy := l.Box.X+l.Box.W/2, l.Box.Y+l.Box.H/2
@@ -53,23 +64,47 @@ func ExemplarTag(box detect.Box, labels []Label) (ex Label, ok bool) {
 	return ex, ok
 }
 
-// SplitByTag moves the matches of pm that lie on a symbol whose label
-// names another kind of device than ex, the exemplar's (labels: those of
-// pm's page), to its near misses, with ReasonOtherTag and their score.
-// Nothing moves when ok is false (the exemplar carries no code).
+// SplitByTag moves the matches of pm that lie on a symbol whose code
+// names another kind of device than ex's, the exemplar's (labels: those
+// of pm's page), to its near misses, with ReasonOtherTag and their score.
+// Nothing moves when ok is false or the exemplar carries no code.
 func SplitByTag(pm *PageMatches, ex Label, ok bool, labels []Label) {
-	if !ok || len(labels) == 0 {
+	if !ok || ex.Code == "" || len(labels) == 0 {
 		return
 	}
 	kept := pm.Matches[:0]
 	for _, m := range pm.Matches {
-		if l, on := labelOf(m.Box, labels); on && l.differs(ex) {
+		if l, on := labelOf(m.Box, labels); on && l.Code != "" && l.differs(ex) {
 			pm.NearMisses = append(pm.NearMisses, NearMiss{Box: m.Box, Score: m.Score, Reason: ReasonOtherTag})
 			continue
 		}
 		kept = append(kept, m)
 	}
 	pm.Matches = kept
+}
+
+// JoinSameClass moves the near misses of pm refused for their colour
+// alone (ReasonOtherColour) that lie on a symbol the take-off found of
+// ex's class (labels: those of pm's page) to its matches, with their
+// score, best first. Nothing moves when ok is false or ex has no class.
+func JoinSameClass(pm *PageMatches, ex Label, ok bool, labels []Label) {
+	if !ok || ex.Class == "" || len(labels) == 0 {
+		return
+	}
+	kept := pm.NearMisses[:0]
+	joined := false
+	for _, n := range pm.NearMisses {
+		if l, on := labelOf(n.Box, labels); on && n.Reason == ReasonOtherColour && l.Class == ex.Class {
+			pm.Matches = append(pm.Matches, Match{Box: n.Box, Score: n.Score})
+			joined = true
+			continue
+		}
+		kept = append(kept, n)
+	}
+	pm.NearMisses = kept
+	if joined {
+		sort.SliceStable(pm.Matches, func(i, j int) bool { return pm.Matches[i].Score > pm.Matches[j].Score })
+	}
 }
 
 // labelOf is the label whose box is b's symbol (the highest intersection

@@ -20,11 +20,11 @@ func TestSplitByTag(t *testing.T) {
 		{Box: at(400), Code: "X1"},
 	}
 	query := detect.Box{X: 96, Y: 96, W: 28, H: 28}
-	ex, ok := ExemplarTag(query, labels)
+	ex, ok := ExemplarLabel(query, labels)
 	if !ok || ex.Code != "L3" {
 		t.Fatalf("exemplar label %+v, %v; want L3", ex, ok)
 	}
-	if _, ok := ExemplarTag(detect.Box{X: 600, Y: 96, W: 28, H: 28}, labels); ok {
+	if _, ok := ExemplarLabel(detect.Box{X: 600, Y: 96, W: 28, H: 28}, labels); ok {
 		t.Error("a box holding no labelled symbol has a label")
 	}
 	pm := PageMatches{Matches: []Match{
@@ -49,5 +49,44 @@ func TestSplitByTag(t *testing.T) {
 	SplitByTag(&before, Label{}, false, labels)
 	if len(before.Matches) != 1 || len(before.NearMisses) != 0 {
 		t.Errorf("an exemplar without a code moved matches: %+v", before)
+	}
+}
+
+// TestJoinSameClass: a near miss for its colour alone on a symbol the
+// take-off found of the exemplar's class joins the matches (a zone's
+// speakers drawn in its colour); one on a symbol of another class, one
+// with another reason, and any near miss when the exemplar lies on no
+// symbol of a class, stay near misses.
+func TestJoinSameClass(t *testing.T) {
+	at := func(x float64) detect.Box { return detect.Box{X: x, Y: 100, W: 20, H: 20} }
+	labels := []Label{
+		{Box: at(100), Class: "speaker"},
+		{Box: at(200), Class: "speaker"},
+		{Box: at(300), Class: "distribution_board"},
+		{Box: at(400), Class: "speaker"},
+	}
+	ex, ok := ExemplarLabel(detect.Box{X: 96, Y: 96, W: 28, H: 28}, labels)
+	if !ok || ex.Class != "speaker" {
+		t.Fatalf("exemplar label %+v, %v", ex, ok)
+	}
+	nears := func() []NearMiss {
+		return []NearMiss{
+			{Box: at(200), Score: 1, Reason: ReasonOtherColour},
+			{Box: at(300), Score: 1, Reason: ReasonOtherColour},
+			{Box: at(400), Score: 0.85, Reason: ReasonMissingStroke},
+		}
+	}
+	pm := PageMatches{Matches: []Match{{Box: at(100), Score: 0.99}}, NearMisses: nears()}
+	JoinSameClass(&pm, ex, ok, labels)
+	if len(pm.Matches) != 2 || pm.Matches[0].Box.X != 200 || pm.Matches[0].Score != 1 || pm.Matches[1].Box.X != 100 {
+		t.Errorf("matches %+v; want the other-colour speaker first, then the exemplar", pm.Matches)
+	}
+	if len(pm.NearMisses) != 2 || pm.NearMisses[0].Box.X != 300 || pm.NearMisses[1].Box.X != 400 {
+		t.Errorf("near misses %+v; want the board and the missing stroke", pm.NearMisses)
+	}
+	pm = PageMatches{NearMisses: nears()}
+	JoinSameClass(&pm, Label{}, false, labels)
+	if len(pm.Matches) != 0 || len(pm.NearMisses) != 3 {
+		t.Errorf("an exemplar on no symbol joined near misses: %+v", pm)
 	}
 }

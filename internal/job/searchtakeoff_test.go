@@ -10,11 +10,13 @@ import (
 	"blueprint/internal/job"
 )
 
-// TestSearchAnotherTag: on a sheet whose schedule names an L1 wall light
+// TestSearchReadsTheTakeOff: on a sheet whose schedule names an L1 wall light
 // and an L2 floodlight, both drawn with one glyph and told apart by the
-// codes beside them, a search from an L1 finds the other L1 and gives the
-// L2s back as near misses "another_tag".
-func TestSearchAnotherTag(t *testing.T) {
+// codes beside them, a search from an L1 finds the other L1s, the one
+// drawn red too (the take-off counts it a wall light: another zone's
+// colour, not another device), and gives the L2s back as near misses
+// "another_tag".
+func TestSearchReadsTheTakeOff(t *testing.T) {
 	ctx := context.Background()
 	const w, h = 2160.0, 1440.0 // points: 6000 × 4000 raster pixels
 	pt := func(px float64) float64 { return px * 72 / 200 }
@@ -51,10 +53,14 @@ func TestSearchAnotherTag(t *testing.T) {
 		line(x, 1800, x+300, 1800)
 	}
 	// The plan: one glyph (a circle with a cross) four times, its code beside each.
-	at := [][2]float64{{800, 900}, {1400, 900}, {800, 1500}, {1400, 1500}}
-	codes := []string{"L1", "L1", "L2", "L2"}
+	at := [][2]float64{{800, 900}, {1400, 900}, {800, 1500}, {1400, 1500}, {2000, 900}}
+	codes := []string{"L1", "L1", "L2", "L2", "L1"}
 	for i, p := range at {
-		fmt.Fprintf(&c, "q 2.834646 0 0 2.834646 %g %g cm 0.1 w ", pt(p[0]), h-pt(p[1]))
+		pen := ""
+		if i == 4 {
+			pen = "1 0 0 RG "
+		}
+		fmt.Fprintf(&c, "q %s2.834646 0 0 2.834646 %g %g cm 0.1 w ", pen, pt(p[0]), h-pt(p[1]))
 		c.WriteString(documenttest.CircleOps(0, 0, 2) + " -1.414 -1.414 m 1.414 1.414 l S -1.414 1.414 m 1.414 -1.414 l S Q ")
 		text(codes[i], p[0]+25, p[1]+5, 15)
 	}
@@ -72,19 +78,22 @@ func TestSearchAnotherTag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tagMisses := 0
+	tagMisses, colourMisses := 0, 0
 	for _, n := range r.NearMisses {
-		if n.Reason == "another_tag" {
+		switch n.Reason {
+		case "another_tag":
 			tagMisses++
+		case "another_colour":
+			colourMisses++
 		}
 	}
-	if r.Total != 2 || tagMisses != 2 {
+	if r.Total != 3 || tagMisses != 2 || colourMisses != 0 {
 		for _, m := range r.Matches {
 			t.Logf("match %+v", m.BBoxPx)
 		}
 		for _, n := range r.NearMisses {
 			t.Logf("near miss %s %+v", n.Reason, n.BBoxPx)
 		}
-		t.Errorf("%d matches, %d near misses for another code; want the two L1s and the two L2s", r.Total, tagMisses)
+		t.Errorf("%d matches, %d near misses for another code, %d for another colour; want the three L1s and the two L2s", r.Total, tagMisses, colourMisses)
 	}
 }

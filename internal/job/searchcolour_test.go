@@ -16,12 +16,7 @@ func TestSearchAnyColour(t *testing.T) {
 	symbol := documenttest.CircleOps(0, 0, 6) + " 6 0 m 18 0 l 18 10 l S"
 	at := func(x, y string) string { return "q 1 0 0 1 " + x + " " + y + " cm " + symbol + " Q " }
 	content := "1 w " + at("40", "250") + at("200", "150") + "1 0 0 RG " + at("300", "60")
-	data := documenttest.PDF(documenttest.Page{MediaBox: "[0 0 400 300]", Content: content})
-	e := newBatchEnv(t, 100)
-	e.queue(t, "doc", data)
-	if err := e.svc.Process(ctx, "doc"); err != nil {
-		t.Fatal(err)
-	}
+	e := processedDoc(t, documenttest.PDF(documenttest.Page{MediaBox: "[0 0 400 300]", Content: content}))
 	owner := job.Caller{KeyID: "owner"}
 	page := 0
 	// The box around the symbol at (40, 250) pt: 3 pt round it.
@@ -46,4 +41,16 @@ func TestSearchAnyColour(t *testing.T) {
 			t.Errorf("any_colour %v: %d matches, %d near misses for colour; want %d and %d", any, r.Total, colourMisses, want, wantMisses)
 		}
 	}
+}
+
+// processedDoc is a service that has processed data as job "doc" of key
+// "owner", with the production engine (raster detector off).
+func processedDoc(t *testing.T, data []byte) *batchEnv {
+	t.Helper()
+	e := newBatchEnv(t, 100)
+	e.queue(t, "doc", data)
+	if err := e.svc.Process(context.Background(), "doc"); err != nil {
+		t.Fatal(err)
+	}
+	return e
 }

@@ -64,12 +64,7 @@ func TestSearchReadsTheTakeOff(t *testing.T) {
 		c.WriteString(documenttest.CircleOps(0, 0, 2) + " -1.414 -1.414 m 1.414 1.414 l S -1.414 1.414 m 1.414 -1.414 l S Q ")
 		text(codes[i], p[0]+25, p[1]+5, 15)
 	}
-	data := documenttest.PDF(documenttest.Page{MediaBox: fmt.Sprintf("[0 0 %g %g]", w, h), Content: c.String()})
-	e := newBatchEnv(t, 100)
-	e.queue(t, "doc", data)
-	if err := e.svc.Process(ctx, "doc"); err != nil {
-		t.Fatal(err)
-	}
+	e := processedDoc(t, documenttest.PDF(documenttest.Page{MediaBox: fmt.Sprintf("[0 0 %g %g]", w, h), Content: c.String()}))
 	owner := job.Caller{KeyID: "owner"}
 	page := 0
 	// The box around the first L1's glyph (16 px a side round its centre).

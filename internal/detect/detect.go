@@ -62,6 +62,10 @@ type Detection struct {
 	// matches in the document (MarkOffScale): a look-alike in other
 	// linework, withheld from the take-off until a reviewer accepts it.
 	OffScale bool
+	// Flood: its legend row's glyph matched so many places of the page
+	// that the matcher stopped looking for it there (vector.FloodFinds):
+	// the row is a flood on that page whatever its count, withheld.
+	Flood bool
 }
 
 // PDFPage is the vector side of a page from a PDF upload.

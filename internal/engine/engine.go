@@ -373,7 +373,7 @@ func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detecti
 		if !onPlan(m) {
 			continue
 		}
-		d := detect.Detection{Class: m.Class, Confidence: m.Confidence, Box: m.Box, Source: detect.Source{VectorMatching: true}}
+		d := detect.Detection{Class: m.Class, Confidence: m.Confidence, Box: m.Box, Source: detect.Source{VectorMatching: true}, Flood: m.Flooded}
 		if k := m.Row - len(e.doc.Rows) - 1; k >= 0 && k < len(e.refs) {
 			d.Class, d.LegendRow = e.refs[k].class, e.refs[k].row
 		} else if m.Row > 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"blueprint/internal/detect"
+	"blueprint/internal/vector"
 )
 
 // Flood bounds: a legend row whose glyph matched more than
@@ -167,17 +168,26 @@ func (w *warnings) views() []WarningView {
 
 // withholdFloods finds the legend rows whose matches (those f keeps, on
 // counted pages) are a flood: more than floodFactor × the row's printed
-// quantity + floodSlack in the document, or more than floodPerPage on
-// one page. Their rows join f.Withheld and a flood warning says so.
+// quantity + floodSlack in the document, more than floodPerPage on one
+// page, or so many on a page that the matcher stopped looking
+// (detect.Detection.Flood). Their rows join f.Withheld and a flood
+// warning says so.
 func (fd *findings) withholdFloods(pages []Page, dets [][]detect.Detection, f detect.Filter) {
 	total := map[int]int{}
 	perPage := map[[2]int]int{}
+	stopped := map[int]int{} // row: a page where the matcher stopped looking for it, +1
 	for i, p := range pages {
 		if i >= len(dets) || !detect.Counted(p.Kind) {
 			continue
 		}
 		for _, d := range dets[i] {
-			if d.LegendRow <= 0 || d.LegendRow > len(fd.Legend) || !f.Keep(d) {
+			if d.LegendRow <= 0 || d.LegendRow > len(fd.Legend) {
+				continue
+			}
+			if d.Flood && stopped[d.LegendRow] == 0 {
+				stopped[d.LegendRow] = p.Index + 1
+			}
+			if !f.Keep(d) {
 				continue
 			}
 			total[d.LegendRow]++
@@ -187,6 +197,12 @@ func (fd *findings) withholdFloods(pages []Page, dets [][]detect.Detection, f de
 	for row := 1; row <= len(fd.Legend); row++ {
 		r := fd.Legend[row-1]
 		name := fmt.Sprintf("legend row %q (page %d)", r.Description, r.PageIndex)
+		if at := stopped[row] - 1; at >= 0 {
+			fd.Withheld = append(fd.Withheld, row)
+			fd.Warnings = append(fd.Warnings, Warning{Code: detect.WarnFlood, Page: at, Message: fmt.Sprintf(
+				"%s matched so many places on page %d that the search for it stopped there (more than %d poses; its glyph matches lines and corners): withheld, not counted; the matches found are listed with review=all for review", name, at, vector.FloodFinds)})
+			continue
+		}
 		if r.Quantity != nil && total[row] > floodFactor**r.Quantity+floodSlack {
 			fd.Withheld = append(fd.Withheld, row)
 			fd.Warnings = append(fd.Warnings, Warning{Code: detect.WarnFlood, Page: -1, Message: fmt.Sprintf(

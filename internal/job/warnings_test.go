@@ -95,6 +95,14 @@ func TestWithholdFloods(t *testing.T) {
 	if len(fd.Withheld) != 2 || fd.Withheld[0] != 2 || fd.Warnings[0].Page != 2 {
 		t.Errorf("withheld %v, warnings %+v; want rows 2 (on page 2) and 3", fd.Withheld, fd.Warnings)
 	}
+	// A row the matcher stopped looking for on a page is a flood there
+	// however few of its matches are left, even under the threshold.
+	dets[1] = append(dets[1], detect.Detection{Class: "smoke_detector", Confidence: 0.01, LegendRow: 1, Flood: true})
+	fd = findings{Legend: fd.Legend}
+	fd.withholdFloods(pages, dets, f)
+	if len(fd.Withheld) != 3 || fd.Withheld[0] != 1 || fd.Warnings[0].Page != 1 || !strings.Contains(fd.Warnings[0].Message, "stopped") {
+		t.Errorf("withheld %v, warnings %+v; want row 1 (stopped on page 1), 2 and 3", fd.Withheld, fd.Warnings)
+	}
 
 	// Withheld matches are not counted, are listed for review, and count
 	// once a reviewer accepts them.

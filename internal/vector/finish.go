@@ -159,7 +159,7 @@ func (mt *Matcher) finish(ctx context.Context, ix *pageIndex, found []scored) ([
 	legend := ix.legendRows(kept)
 	out := make([]Match, 0, len(kept))
 	for i, k := range kept {
-		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i], Row: k.t.row})
+		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i], Row: k.t.row, Flooded: ix.flooded[k.t]})
 	}
 	return out, nil
 }

@@ -44,7 +44,8 @@ func TestStubsOptionalInFloorBox(t *testing.T) {
 			t.Fatal(err)
 		}
 		whole := 0
-		for _, s := range ix.matchTemplate(context.Background(), p) {
+		found, _ := ix.matchTemplate(context.Background(), p)
+		for _, s := range found {
 			if s.cov >= OperatingCoverage {
 				whole++
 			}

@@ -76,7 +76,20 @@ type Match struct {
 	Legend bool
 	// Row is the matched template's Row.
 	Row int
+	// Flooded: the template is a legend row's (Row > 0) and was found in
+	// more than FloodFinds poses on the page, so the matcher stopped
+	// looking for it there: its matches are some of a flood, not a count.
+	Flooded bool
 }
+
+// FloodFinds is how many poses of a legend row's template may verify on
+// one page before the matcher stops looking for it there (Match.Flooded).
+// A plan draws a few hundred of one device at most, each found in one to
+// three poses (anchors, symmetries); a glyph plain enough to match wires
+// and corners verifies in tens of thousands (a stem and a bar: 18 000 on
+// one real sheet), and every one past this is time spent on a row whose
+// matches are withheld as a flood anyway.
+const FloodFinds = 4000
 
 // Matcher finds its templates on pages. It is immutable after NewMatcher
 // and safe for concurrent use.
@@ -344,6 +357,7 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 		ix.hashCorners() // built before the goroutines share the index
 	}
 	perTpl := make([][]scored, len(mt.tpls))
+	flooded := make([]bool, len(mt.tpls))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, min(runtime.GOMAXPROCS(0), len(mt.tpls))) {
@@ -355,7 +369,7 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 				if n >= len(mt.tpls) || ctx.Err() != nil {
 					return
 				}
-				perTpl[n] = ix.matchTemplate(ctx, mt.tpls[n])
+				perTpl[n], flooded[n] = ix.matchTemplate(ctx, mt.tpls[n])
 			}
 		}()
 	}
@@ -364,8 +378,14 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 		return nil, nil, fmt.Errorf("vector: match: %w", err)
 	}
 	var found []scored
-	for _, f := range perTpl {
+	for n, f := range perTpl {
 		found = append(found, f...)
+		if flooded[n] {
+			if ix.flooded == nil {
+				ix.flooded = map[*prepared]bool{}
+			}
+			ix.flooded[mt.tpls[n]] = true
+		}
 	}
 	ms, err := mt.finish(ctx, ix, found)
 	if err != nil {
@@ -390,8 +410,9 @@ const poseCheckEvery = 256
 // taken in batches whose verifications run on every core (verifyAhead)
 // and are then tried in order with those verifications: the result is
 // the sequential one, and a template that floods a sheet with poses is
-// no longer one core's work while the other waits.
-func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) []scored {
+// no longer one core's work while the other waits. A legend row's
+// template stops once more than FloodFinds poses verified (flooded).
+func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) (found []scored, flooded bool) {
 	seen := map[hypKey]bool{}
 	// done marks where the template was already found whole: other poses
 	// of it there (symmetries, other anchors of the same instance) need
@@ -408,7 +429,6 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) []scored {
 		return false
 	}
 	inScale := func(h hypothesis) bool { return h.pl.Scale >= h.t.minScale && h.pl.Scale <= h.t.maxScale }
-	var found []scored
 	tried, stopped := 0, false
 	// tryWith verifies a pose (of key k, in cell c), or takes its
 	// verification v where v is not nil, and returns its coverage (1
@@ -439,6 +459,9 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) []scored {
 		found = append(found, v.s)
 		if v.s.cov >= wholeCoverage {
 			done[c.near(0, 0)] = true
+		}
+		if t.row > 0 && len(found) > FloodFinds {
+			stopped, flooded = true, true
 		}
 		return v.s.cov
 	}
@@ -527,7 +550,7 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) []scored {
 		ix.stretchHypotheses(t, func(h hypothesis) float64 { collect(h); return 0 })
 	}
 	flush(nil)
-	return found
+	return found, flooded
 }
 
 // refineFrom is the least coverage of a pose that refine tries to

@@ -59,7 +59,8 @@ func (mt *Matcher) findNested() {
 			}
 			probe := *inner
 			probe.minScale, probe.maxScale = 0.02, 50
-			for _, s := range ix.matchTemplate(context.Background(), &probe) {
+			found, _ := ix.matchTemplate(context.Background(), &probe)
+			for _, s := range found {
 				if s.cov < nestedMinCoverage {
 					continue
 				}

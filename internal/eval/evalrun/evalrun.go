@@ -124,8 +124,9 @@ func Run(ctx context.Context, cfg Config) (eval.Report, error) {
 // runSheet renders and detects every page of one drawing and returns the
 // labelled pages (stored detections, ground truth), the cost of every
 // page and how many detections the read filter passes that the service
-// withholds as guesses at classes no legend row names (detect.Withheld)
-// or as matches far off their legend row's size (detect.MarkOffScale):
+// withholds as guesses at classes no legend row names (detect.Withheld),
+// as matches far off their legend row's size (detect.MarkOffScale) or as
+// matches of a row the matcher stopped looking for (detect.Detection.Flood):
 // those, stored or not, are left out of the scored pages, as the service
 // leaves them out of its take-off.
 func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []eval.PageTiming, int, error) {
@@ -210,7 +211,7 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 	for i, ds := range stored {
 		kept := ds[:0:0]
 		for _, d := range ds {
-			if d.OffScale || detect.Withheld(d, named, !unread[i]) {
+			if d.OffScale || d.Flood || detect.Withheld(d, named, !unread[i]) {
 				if filter.Keep(d) {
 					held++ // reported but for the withholding
 				}

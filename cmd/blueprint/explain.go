@@ -19,6 +19,7 @@ import (
 	"blueprint/internal/engine"
 	"blueprint/internal/job"
 	"blueprint/internal/legend"
+	"blueprint/internal/vector"
 )
 
 const explainUsage = `usage: blueprint explain [flags] FILE
@@ -234,6 +235,10 @@ type explainRow struct {
 	// OffScale, of Matches, the take-off withholds to review: far off the
 	// size of the row's other matches (detect.MarkOffScale).
 	OffScale int `json:"off_scale"`
+	// StoppedOn are the pages where the matcher stopped looking for the
+	// row's glyph, a flood (vector.FloodFinds): its matches there are
+	// withheld whatever their count.
+	StoppedOn []int `json:"stopped_on"`
 }
 
 type explainTemplate struct {
@@ -282,7 +287,7 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 		Pages: []explainPage{}, Rows: []explainRow{}, Templates: []explainTemplate{}, LineTypes: []int{}}
 	rows := x.Document.Rows
 	for i, r := range rows {
-		rep.Rows = append(rep.Rows, explainRow{Row: i + 1, PageIndex: r.Page, Description: r.Description, Class: nullable(x.Classes[i]),
+		rep.Rows = append(rep.Rows, explainRow{StoppedOn: []int{}, Row: i + 1, PageIndex: r.Page, Description: r.Description, Class: nullable(x.Classes[i]),
 			GlyphText: r.GlyphText, Tags: append([]string{}, r.Tags...), Colour: r.Color, PrintedQuantity: r.Quantity, PartNumber: optional(r.PartNumber),
 			GlyphMM:  glyphMM(r.GlyphBox.Max.X-r.GlyphBox.Min.X, r.GlyphBox.Max.Y-r.GlyphBox.Min.Y),
 			Template: x.Document.TemplateRow(i) + 1, Matches: []pageCount{}, Code: optional(r.Code), Source: orLegend(r.Source)})
@@ -290,7 +295,7 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 	// The rows read on image pages follow, as in the job's legend; each
 	// glyph is its own template.
 	for _, r := range x.ImageRows {
-		er := explainRow{Row: len(rep.Rows) + 1, PageIndex: r.PageIndex, Description: r.Description, Class: nullable(r.Class),
+		er := explainRow{StoppedOn: []int{}, Row: len(rep.Rows) + 1, PageIndex: r.PageIndex, Description: r.Description, Class: nullable(r.Class),
 			Tags: append([]string{}, strings.Fields(r.Tag)...), PrintedQuantity: r.Quantity, PartNumber: optional(r.PartNumber), Matches: []pageCount{}, Source: job.SourceLegend}
 		er.Template = er.Row
 		if b := r.GlyphBox; b != nil {
@@ -348,6 +353,9 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 				continue
 			}
 			row := &rep.Rows[d.LegendRow-1]
+			if d.Flood && !slices.Contains(row.StoppedOn, p.Index) {
+				row.StoppedOn = append(row.StoppedOn, p.Index)
+			}
 			if n := len(row.Matches); n > 0 && row.Matches[n-1].PageIndex == p.Index {
 				row.Matches[n-1].Count++
 			} else {
@@ -633,6 +641,16 @@ func (rep *explainReport) write(w io.Writer) error {
 	if len(off) > 0 {
 		fmt.Fprintf(tw, "  withheld as off scale (under 1/%g or over %g times the size of the row's other matches; listed for review, not counted): %s\n",
 			detect.OffScaleFactor, detect.OffScaleFactor, strings.Join(off, "; "))
+	}
+	var stopped []string
+	for i, r := range rep.Rows {
+		for _, p := range r.StoppedOn {
+			stopped = append(stopped, fmt.Sprintf("row %d on page %d", i+1, p))
+		}
+	}
+	if len(stopped) > 0 {
+		fmt.Fprintf(tw, "  search stopped as a flood (more than %d poses of the glyph on the page; its matches there withheld, listed for review): %s\n",
+			vector.FloodFinds, strings.Join(stopped, "; "))
 	}
 	return tw.Flush()
 }

@@ -152,6 +152,11 @@ type explainReport struct {
 	Rows             []explainRow      `json:"rows"`
 	Templates        []explainTemplate `json:"templates"`
 	CatalogTemplates int               `json:"catalog_templates"`
+	// CatalogOnUnread is how many catalog templates are searched on
+	// UnreadPages (text not read from a text layer, in a job with legend
+	// rows: those of named classes); -1 where all are searched everywhere.
+	CatalogOnUnread int   `json:"catalog_templates_on_unread_pages"`
+	UnreadPages     []int `json:"unread_pages"`
 	// LineTypes are the row numbers whose glyph is not searched: a line
 	// type's sample (a cable, a conduit).
 	LineTypes []int `json:"line_type_rows"`
@@ -284,7 +289,7 @@ const mmPerPixel = 25.4 / detect.RenderDPI
 
 func newExplainReport(name string, raster bool, x *engine.Explanation, pages []job.PageResult, filter detect.Filter) *explainReport {
 	rep := &explainReport{File: name, RasterDetector: raster, ConfidenceMode: filter.Mode(), CatalogTemplates: x.CatalogTemplates,
-		Pages: []explainPage{}, Rows: []explainRow{}, Templates: []explainTemplate{}, LineTypes: []int{}}
+		Pages: []explainPage{}, Rows: []explainRow{}, Templates: []explainTemplate{}, LineTypes: []int{}, CatalogOnUnread: x.CatalogOnUnread, UnreadPages: append([]int{}, x.UnreadPages...)}
 	rows := x.Document.Rows
 	for i, r := range rows {
 		rep.Rows = append(rep.Rows, explainRow{StoppedOn: []int{}, Row: i + 1, PageIndex: r.Page, Description: r.Description, Class: nullable(x.Classes[i]),
@@ -580,7 +585,15 @@ func (rep *explainReport) write(w io.Writer) error {
 			first[i+1] = g[0] + 1
 		}
 	}
-	fmt.Fprintf(tw, "\ntemplates: %d of legend glyphs, beside %d of the catalog's\n", len(rep.Templates), rep.CatalogTemplates)
+	fmt.Fprintf(tw, "\ntemplates: %d of legend glyphs, beside %d of the catalog's", len(rep.Templates), rep.CatalogTemplates)
+	if rep.CatalogOnUnread >= 0 {
+		pages := make([]int, len(rep.UnreadPages))
+		for i, p := range rep.UnreadPages {
+			pages[i] = p + 1
+		}
+		fmt.Fprintf(tw, " (on page %s, whose text was not read from a text layer, only the %d of classes a legend row names)", ranges(pages), rep.CatalogOnUnread)
+	}
+	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "  ROW\tCLASS\tSCALES\tFINDS ROWS")
 	for _, t := range rep.Templates {
 		var finds []int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/legend"
@@ -23,6 +24,12 @@ type Explanation struct {
 	// beside CatalogTemplates templates of the catalog's own glyphs.
 	Templates        []LegendTemplate
 	CatalogTemplates int
+	// CatalogOnUnread is how many of the catalog's templates are searched
+	// on the pages in UnreadPages (text not read from a text layer, in a
+	// job with legend rows): those of classes a legend row names; -1 where
+	// every catalog template is searched on every page.
+	CatalogOnUnread int
+	UnreadPages     []int
 	// LineTypes are the rows (0-based) whose glyph is not searched: their
 	// text names a line type (a cable, a conduit), and a line's sample
 	// would match every wire.
@@ -72,7 +79,20 @@ func (e *Engine) Explain(ctx context.Context, doc detect.Drawings) (detect.Engin
 	if err != nil {
 		return nil, info, nil, fmt.Errorf("engine: explain: %w", err)
 	}
-	x := &Explanation{Document: de.doc, Legend: lx, Classes: de.classes, CatalogTemplates: len(e.catalog), ImageLegends: e.images != nil}
+	x := &Explanation{Document: de.doc, Legend: lx, Classes: de.classes, CatalogTemplates: len(e.catalog), CatalogOnUnread: -1, ImageLegends: e.images != nil}
+	if de.mNamed != nil {
+		named := detect.NamedClasses(info.Legend)
+		x.CatalogOnUnread = 0
+		for _, t := range e.catalog {
+			if named[t.Class] {
+				x.CatalogOnUnread++
+			}
+		}
+		for p := range de.unread {
+			x.UnreadPages = append(x.UnreadPages, p)
+		}
+		slices.Sort(x.UnreadPages)
+	}
 	if f.images != nil {
 		for _, r := range f.images.Rows {
 			x.ImageRows = append(x.ImageRows, r.Info)

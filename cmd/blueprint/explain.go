@@ -662,7 +662,7 @@ func (rep *explainReport) write(w io.Writer) error {
 		}
 	}
 	if len(stopped) > 0 {
-		fmt.Fprintf(tw, "  search stopped as a flood (more than %d poses of the glyph on the page; its matches there withheld, listed for review): %s\n",
+		fmt.Fprintf(tw, "  search stopped as a flood (the glyph found whole in more than %d places of the page; its matches there withheld, listed for review): %s\n",
 			vector.FloodFinds, strings.Join(stopped, "; "))
 	}
 	return tw.Flush()

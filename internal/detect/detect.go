@@ -68,6 +68,11 @@ type Detection struct {
 	Flood bool
 }
 
+// MaxPerPage is more of one device than any plan draws on one sheet (a
+// few hundred at most): a legend row matched in more places of a page is
+// a flood, a glyph plain enough to match lines and corners.
+const MaxPerPage = 400
+
 // PDFPage is the vector side of a page from a PDF upload.
 type PDFPage interface {
 	// Drawing returns what the page draws: segments, arcs and positioned

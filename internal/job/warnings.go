@@ -12,12 +12,11 @@ import (
 // Flood bounds: a legend row whose glyph matched more than
 // floodFactor × its printed quantity + floodSlack places, or more than
 // floodPerPage places on one page, is a flood: a glyph plain enough to
-// match lines and corners, not that many devices. No plan draws more
-// than a few hundred of one device on a sheet.
+// match lines and corners, not that many devices (detect.MaxPerPage).
 const (
 	floodFactor  = 2
 	floodSlack   = 5
-	floodPerPage = 400
+	floodPerPage = detect.MaxPerPage
 )
 
 // warnings works out a done job's warnings as its pages are read: the
@@ -200,7 +199,7 @@ func (fd *findings) withholdFloods(pages []Page, dets [][]detect.Detection, f de
 		if at := stopped[row] - 1; at >= 0 {
 			fd.Withheld = append(fd.Withheld, row)
 			fd.Warnings = append(fd.Warnings, Warning{Code: detect.WarnFlood, Page: at, Message: fmt.Sprintf(
-				"%s matched so many places on page %d that the search for it stopped there (more than %d poses; its glyph matches lines and corners): withheld, not counted; the matches found are listed with review=all for review", name, at, vector.FloodFinds)})
+				"%s was found whole in more than %d places on page %d, more than any plan draws of one device, and the search for it stopped there (its glyph matches lines and corners): withheld, not counted; the matches found are listed with review=all for review", name, vector.FloodFinds, at)})
 			continue
 		}
 		if r.Quantity != nil && total[row] > floodFactor**r.Quantity+floodSlack {

@@ -77,19 +77,20 @@ type Match struct {
 	// Row is the matched template's Row.
 	Row int
 	// Flooded: the template is a legend row's (Row > 0) and was found in
-	// more than FloodFinds poses on the page, so the matcher stopped
+	// more than FloodFinds places of the page, so the matcher stopped
 	// looking for it there: its matches are some of a flood, not a count.
 	Flooded bool
 }
 
-// FloodFinds is how many poses of a legend row's template may verify on
-// one page before the matcher stops looking for it there (Match.Flooded).
-// A plan draws a few hundred of one device at most, each found in one to
-// three poses (anchors, symmetries); a glyph plain enough to match wires
-// and corners verifies in tens of thousands (a stem and a bar: 18 000 on
-// one real sheet), and every one past this is time spent on a row whose
-// matches are withheld as a flood anyway.
-const FloodFinds = 4000
+// FloodFinds is in how many places of one page a legend row's template
+// may be found (poses verified at OperatingCoverage or more, each where
+// the template was not found before) before the matcher stops looking for
+// it there (Match.Flooded): more than a plan draws of one device, as the
+// job's flood rule has it. The count is of such finds, not of every
+// verified pose: a plain glyph verifies partly in many places it is not
+// (one row on a real sheet 1 100 poses for 59 matches), and those say
+// nothing of a flood.
+const FloodFinds = detect.MaxPerPage
 
 // Matcher finds its templates on pages. It is immutable after NewMatcher
 // and safe for concurrent use.
@@ -411,7 +412,7 @@ const poseCheckEvery = 256
 // and are then tried in order with those verifications: the result is
 // the sequential one, and a template that floods a sheet with poses is
 // no longer one core's work while the other waits. A legend row's
-// template stops once more than FloodFinds poses verified (flooded).
+// template stops once found in more than FloodFinds places (flooded).
 func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) (found []scored, flooded bool) {
 	seen := map[hypKey]bool{}
 	// done marks where the template was already found whole: other poses
@@ -430,6 +431,7 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) (found []sc
 	}
 	inScale := func(h hypothesis) bool { return h.pl.Scale >= h.t.minScale && h.pl.Scale <= h.t.maxScale }
 	tried, stopped := 0, false
+	sure := 0 // finds of at least OperatingCoverage, each at its own place
 	// tryWith verifies a pose (of key k, in cell c), or takes its
 	// verification v where v is not nil, and returns its coverage (1
 	// where the template was already found whole there, 0 where the pose
@@ -460,8 +462,10 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) (found []sc
 		if v.s.cov >= wholeCoverage {
 			done[c.near(0, 0)] = true
 		}
-		if t.row > 0 && len(found) > FloodFinds {
-			stopped, flooded = true, true
+		if v.s.cov >= OperatingCoverage {
+			if sure++; t.row > 0 && sure > FloodFinds {
+				stopped, flooded = true, true
+			}
 		}
 		return v.s.cov
 	}

@@ -45,7 +45,9 @@ func newLabeller(ctx context.Context) (*labeller, error) {
 
 // labels returns, per page of the PDF raw, the take-off's detections as
 // the service reads them from a done job (those stored and shown by
-// default): box, class, and the code where a tag named it.
+// default, less the withheld: a row stopped as a flood, off its scale, a
+// guess at a class no row names; a row withheld as a flood by its count
+// alone is kept): box, class, and the code where a tag named it.
 func (l *labeller) labels(ctx context.Context, raw []byte) (map[int][]search.Label, error) {
 	doc, err := document.Open(ctx, raw, document.MimePDF, document.DefaultLimits())
 	if err != nil {
@@ -64,9 +66,16 @@ func (l *labeller) labels(ctx context.Context, raw []byte) (map[int][]search.Lab
 	if err != nil {
 		return nil, fmt.Errorf("take-off: %w", err)
 	}
+	// What a done job shows by default: not the matches it withholds
+	// (a flood, off its row's scale, a guess at a class no row names).
+	detect.MarkOffScale(dets, detect.RowKeys(info.Legend))
+	named, unread := detect.NamedClasses(info.Legend), detect.TextUnread(info.Warnings)
 	out := map[int][]search.Label{}
 	for i, ds := range detect.KeepStored(dets) {
 		for _, d := range l.filter.Apply(ds) {
+			if d.Flood || d.OffScale || detect.Withheld(d, named, !unread[i]) {
+				continue
+			}
 			lb := search.Label{Box: d.Box, Class: d.Class}
 			if d.Source.Tag && d.LegendRow > 0 && d.LegendRow <= len(info.Legend) {
 				lb.Code = info.Legend[d.LegendRow-1].Code

@@ -21,15 +21,24 @@ type Box struct {
 	X, Y, W, H float64
 }
 
-// IoU returns the intersection over union of b and o, 0 when they do not
-// overlap or when both are empty.
-func (b Box) IoU(o Box) float64 {
+// Intersection returns the area b and o share, 0 when they do not
+// overlap.
+func (b Box) Intersection(o Box) float64 {
 	ix := math.Min(b.X+b.W, o.X+o.W) - math.Max(b.X, o.X)
 	iy := math.Min(b.Y+b.H, o.Y+o.H) - math.Max(b.Y, o.Y)
 	if ix <= 0 || iy <= 0 {
 		return 0
 	}
-	inter := ix * iy
+	return ix * iy
+}
+
+// IoU returns the intersection over union of b and o, 0 when they do not
+// overlap or when both are empty.
+func (b Box) IoU(o Box) float64 {
+	inter := b.Intersection(o)
+	if inter == 0 {
+		return 0
+	}
 	union := b.W*b.H + o.W*o.H - inter
 	if union <= 0 {
 		return 0

@@ -511,12 +511,11 @@ func suppressNested(cs []cand, cover float64) []cand {
 
 // overlapShare is the share of a's area that lies inside b.
 func overlapShare(a, b detect.Box) float64 {
-	ix := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
-	iy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
-	if ix <= 0 || iy <= 0 || a.W*a.H <= 0 {
+	inter := a.Intersection(b)
+	if inter == 0 || a.W*a.H <= 0 {
 		return 0
 	}
-	return ix * iy / (a.W * a.H)
+	return inter / (a.W * a.H)
 }
 
 // suppressIoU is the overlap above which two candidates are one place:

@@ -57,7 +57,7 @@ func ExemplarLabel(box detect.Box, labels []Label) (ex Label, ok bool) {
 		if cx < box.X || cy < box.Y || cx > box.X+box.W || cy > box.Y+box.H {
 			continue
 		}
-		if a := overlapArea(l.Box, box); a > best {
+		if a := l.Box.Intersection(box); a > best {
 			ex, ok, best = l, true, a
 		}
 	}
@@ -117,14 +117,4 @@ func labelOf(b detect.Box, labels []Label) (l Label, ok bool) {
 		}
 	}
 	return l, ok
-}
-
-// overlapArea is the area a and b share.
-func overlapArea(a, b detect.Box) float64 {
-	w := min(a.X+a.W, b.X+b.W) - max(a.X, b.X)
-	h := min(a.Y+a.H, b.Y+b.H) - max(a.Y, b.Y)
-	if w <= 0 || h <= 0 {
-		return 0
-	}
-	return w * h
 }

@@ -482,12 +482,8 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 // overlap by at least half of the smaller (a triangle inside the square
 // of the look-alike it belongs to).
 func sameInstance(a, b detect.Box) bool {
-	ix := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
-	iy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
-	if ix <= 0 || iy <= 0 {
-		return false
-	}
-	return ix*iy >= 0.5*math.Min(a.W*a.H, b.W*b.H)
+	inter := a.Intersection(b)
+	return inter > 0 && inter >= 0.5*math.Min(a.W*a.H, b.W*b.H)
 }
 
 func sameInstanceAny(a detect.Box, bs []detect.Box) bool {

@@ -123,7 +123,7 @@ func (mt *Matcher) finish(ctx context.Context, ix *pageIndex, found []scored) ([
 		sort.Ints(near)
 		for _, j := range near {
 			k := kept[j]
-			inter := intersect(f.box, k.box)
+			inter := f.box.Intersection(k.box)
 			if inter <= 0 {
 				continue
 			}
@@ -285,15 +285,6 @@ func explainedBy(a, b []glyph.Point, tol float64) float64 {
 		}
 	}
 	return float64(n) / float64(len(a))
-}
-
-func intersect(a, b detect.Box) float64 {
-	w := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
-	h := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
-	if w <= 0 || h <= 0 {
-		return 0
-	}
-	return w * h
 }
 
 // boxOf is the axis-aligned box of the posed template, clipped to the page.

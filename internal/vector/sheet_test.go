@@ -233,7 +233,7 @@ func loadTemplates(t testing.TB) (*catalog.Catalog, *Matcher) {
 }
 
 func iou(a, b detect.Box) float64 {
-	in := intersect(a, b)
+	in := a.Intersection(b)
 	return in / (a.W*a.H + b.W*b.H - in)
 }
 

@@ -83,13 +83,13 @@ type Match struct {
 }
 
 // FloodFinds is in how many places of one page a legend row's template
-// may be found (poses verified at OperatingCoverage or more, each where
-// the template was not found before) before the matcher stops looking for
-// it there (Match.Flooded): more than a plan draws of one device, as the
-// job's flood rule has it. The count is of such finds, not of every
-// verified pose: a plain glyph verifies partly in many places it is not
-// (one row on a real sheet 1 100 poses for 59 matches), and those say
-// nothing of a flood.
+// may be found whole (a pose at wholeCoverage where it was not found
+// whole before) before the matcher stops looking for it there
+// (Match.Flooded): more than a plan draws of one device, as the job's
+// flood rule has it. The count is of places, not of every verified pose:
+// a plain glyph verifies partly in many places it is not (one row on a
+// real sheet 1 100 poses for 59 matches), and those say nothing of a
+// flood.
 const FloodFinds = detect.MaxPerPage
 
 // Matcher finds its templates on pages. It is immutable after NewMatcher
@@ -431,7 +431,7 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) (found []sc
 	}
 	inScale := func(h hypothesis) bool { return h.pl.Scale >= h.t.minScale && h.pl.Scale <= h.t.maxScale }
 	tried, stopped := 0, false
-	sure := 0 // finds of at least OperatingCoverage, each at its own place
+	places := 0 // where the template was found whole (done cells marked)
 	// tryWith verifies a pose (of key k, in cell c), or takes its
 	// verification v where v is not nil, and returns its coverage (1
 	// where the template was already found whole there, 0 where the pose
@@ -461,9 +461,7 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) (found []sc
 		found = append(found, v.s)
 		if v.s.cov >= wholeCoverage {
 			done[c.near(0, 0)] = true
-		}
-		if v.s.cov >= OperatingCoverage {
-			if sure++; t.row > 0 && sure > FloodFinds {
+			if places++; t.row > 0 && places > FloodFinds {
 				stopped, flooded = true, true
 			}
 		}

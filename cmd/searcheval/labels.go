@@ -73,7 +73,7 @@ func (l *labeller) labels(ctx context.Context, raw []byte) (map[int][]search.Lab
 	out := map[int][]search.Label{}
 	for i, ds := range detect.KeepStored(dets) {
 		for _, d := range l.filter.Apply(ds) {
-			if d.Flood || d.OffScale || detect.Withheld(d, named, !unread[i]) {
+			if detect.Held(d, named, !unread[i]) {
 				continue
 			}
 			lb := search.Label{Box: d.Box, Class: d.Class}

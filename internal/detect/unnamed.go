@@ -94,6 +94,15 @@ func Withheld(d Detection, named map[string]bool, textRead bool) bool {
 	return Unnamed(d, named) && d.Confidence < UnnamedFloor(d.Source, textRead)
 }
 
+// Held reports whether d is kept out of the service's take-off by a mark
+// of its own, whatever its row's count: far off its legend row's size
+// (OffScale), of a row the matcher stopped looking for as a flood
+// (Flood), or a guess the drawing does not back (Withheld). A row
+// withheld as a flood by its count alone is the job's to say.
+func Held(d Detection, named map[string]bool, textRead bool) bool {
+	return d.OffScale || d.Flood || Withheld(d, named, textRead)
+}
+
 // NamedClasses returns the classes legend rows name (rows of no class
 // name none).
 func NamedClasses(rows []LegendRow) map[string]bool {

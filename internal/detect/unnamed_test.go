@@ -48,3 +48,23 @@ func TestWithheld(t *testing.T) {
 		t.Errorf("TextUnread %v, want page 2", unread)
 	}
 }
+
+// TestHeld: a legend row's match is held out of the take-off when it is
+// off its row's scale or of a row stopped as a flood, as an unnamed guess
+// is; a plain legend-row match is not.
+func TestHeld(t *testing.T) {
+	named := map[string]bool{"speaker": true}
+	row := Detection{Class: "speaker", Confidence: 0.9, LegendRow: 1, Source: Source{VectorMatching: true}}
+	if Held(row, named, true) {
+		t.Error("a legend row's match is held")
+	}
+	off, flood := row, row
+	off.OffScale, flood.Flood = true, true
+	if !Held(off, named, true) || !Held(flood, named, true) {
+		t.Error("an off-scale match or a flood's is counted")
+	}
+	guess := Detection{Class: "push_button", Confidence: 0.99, Source: Source{VectorMatching: true}}
+	if Held(guess, named, true) || !Held(guess, named, false) {
+		t.Error("a catalog guess: held where the text was read, or counted where it was not")
+	}
+}

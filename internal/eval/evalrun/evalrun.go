@@ -211,7 +211,7 @@ func runSheet(ctx context.Context, cfg Config, s dataset.Sheet) ([]eval.Page, []
 	for i, ds := range stored {
 		kept := ds[:0:0]
 		for _, d := range ds {
-			if d.OffScale || d.Flood || detect.Withheld(d, named, !unread[i]) {
+			if detect.Held(d, named, !unread[i]) {
 				if filter.Keep(d) {
 					held++ // reported but for the withholding
 				}

@@ -71,9 +71,10 @@ const finishCell = 128
 const finishCheckEvery = 256
 
 // finish computes boxes, suppresses overlapping matches preferring the one
-// that explains the most geometry, and returns the survivors; it stops
-// with ctx's error when ctx ends.
-func (mt *Matcher) finish(ctx context.Context, ix *pageIndex, found []scored) ([]Match, error) {
+// that explains the most geometry, and returns the survivors, those of
+// the templates in flooded marked Flooded; it stops with ctx's error when
+// ctx ends.
+func (mt *Matcher) finish(ctx context.Context, ix *pageIndex, found []scored, flooded map[*prepared]bool) ([]Match, error) {
 	for i := range found {
 		found[i].box = boxOf(found[i].t, found[i].pl, ix.pg.Width, ix.pg.Height)
 	}
@@ -159,7 +160,7 @@ func (mt *Matcher) finish(ctx context.Context, ix *pageIndex, found []scored) ([
 	legend := ix.legendRows(kept)
 	out := make([]Match, 0, len(kept))
 	for i, k := range kept {
-		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i], Row: k.t.row, Flooded: ix.flooded[k.t]})
+		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i], Row: k.t.row, Flooded: flooded[k.t]})
 	}
 	return out, nil
 }

@@ -379,16 +379,14 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 		return nil, nil, fmt.Errorf("vector: match: %w", err)
 	}
 	var found []scored
+	stopped := map[*prepared]bool{}
 	for n, f := range perTpl {
 		found = append(found, f...)
 		if flooded[n] {
-			if ix.flooded == nil {
-				ix.flooded = map[*prepared]bool{}
-			}
-			ix.flooded[mt.tpls[n]] = true
+			stopped[mt.tpls[n]] = true
 		}
 	}
-	ms, err := mt.finish(ctx, ix, found)
+	ms, err := mt.finish(ctx, ix, found, stopped)
 	if err != nil {
 		return nil, nil, err
 	}

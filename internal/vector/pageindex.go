@@ -26,9 +26,6 @@ type cornerFeat struct {
 // while the page is matched.
 type pageIndex struct {
 	pg *drawing.Page
-	// flooded are the templates the matcher stopped looking for on the
-	// page (Match.Flooded), set once every template was matched.
-	flooded map[*prepared]bool
 	// segs holds, per segment of pg, what coverage tests read of it,
 	// side by side in memory (segCovers is the matcher's hottest loop).
 	segs    []segGeom

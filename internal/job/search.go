@@ -189,15 +189,29 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 	if err != nil {
 		return nil, err
 	}
+	// The detections each page lists by default, read once a page.
+	filter := s.filter(j, nil)
+	visible := map[int][]storedDetection{}
+	detections := func(page int) ([]storedDetection, error) {
+		if dets, ok := visible[page]; ok {
+			return dets, nil
+		}
+		sp, err := s.reviewedPage(ctx, j, page)
+		if err != nil {
+			return nil, internal("load detections", err)
+		}
+		visible[page] = sp.visible(filter)
+		return visible[page], nil
+	}
 	// What the take-off found at the exemplar: matches on symbols of
 	// another class's code are near misses (search.SplitByTag), and near
 	// misses for colour on symbols of its class are matches
 	// (search.JoinSameClass).
-	qp, err := s.reviewedPage(ctx, j, q.Index)
+	qdets, err := detections(q.Index)
 	if err != nil {
-		return nil, internal("load detections", err)
+		return nil, err
 	}
-	ex, onSymbol := search.ExemplarLabel(box, labels(j.Legend, qp.visible(s.filter(j, nil))))
+	ex, onSymbol := search.ExemplarLabel(box, labels(j.Legend, qdets))
 	out := &SearchResult{Matches: []SearchMatch{}, Complete: true, PagesNotSearched: []int{}, NearMisses: []SearchNearMiss{}}
 	searched := map[int]bool{}
 	for _, pm := range found {
@@ -213,11 +227,9 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 		p := s.pageOf(j, pm.Page)
 		var dets []storedDetection
 		if len(pm.Matches)+len(pm.NearMisses) > 0 {
-			sp, err := s.reviewedPage(ctx, j, pm.Page)
-			if err != nil {
-				return nil, internal("load detections", err)
+			if dets, err = detections(pm.Page); err != nil {
+				return nil, err
 			}
-			dets = sp.visible(s.filter(j, nil))
 			ls := labels(j.Legend, dets)
 			search.SplitByTag(&pm, ex, onSymbol, ls)
 			search.JoinSameClass(&pm, ex, onSymbol, ls)

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sort"
 
+	"blueprint/internal/ink"
 	"blueprint/internal/legend"
 	"blueprint/internal/ocr"
 )
@@ -116,7 +117,7 @@ const textInk = 0.5
 // fails.
 func (r *Reader) Find(ctx context.Context, img image.Image) (Page, error) {
 	origin := img.Bounds().Min
-	g := grayOf(img)
+	g := ink.Gray(img)
 	m := binarise(g)
 	cs := components(m)
 	h := textHeight(cs)

@@ -2,184 +2,15 @@ package imagelegend
 
 import (
 	"image"
-	"slices"
 
-	"blueprint/internal/darkness"
-	"blueprint/internal/unionfind"
+	"blueprint/internal/ink"
 )
 
-// inkMap is a page image binarised: true where ink is.
+// inkMap is a page image binarised (ink.Binarise): true where ink is.
 type inkMap struct {
 	w, h int
 	ink  []bool
 	gray []uint8
-}
-
-// inkWindow is the side of the window, in pixels, whose mean gray a pixel
-// is compared with; inkContrast is how much darker than that mean (and
-// than the absolute ceiling inkCeiling) a pixel must be to count as ink.
-// A local threshold keeps faded lines on tinted or unevenly lit paper;
-// the ceiling lets in the 1-pixel light gray (about 204) outlines that
-// drawings frame abbreviations with.
-const (
-	inkWindow   = 41
-	inkContrast = 28
-	inkCeiling  = 230
-	// faintContrast and faintCeiling admit faint ink: it is ink where it
-	// touches ink (hysteresis), so a pale outline thinned by JPEG keeps
-	// its broken stretches joined.
-	faintContrast = 14
-	faintCeiling  = 242
-)
-
-// grayOf converts img to 8-bit brightness, 255 minus its darkness
-// (internal/darkness: the smallest colour channel, with colour lost to
-// JPEG's subsampling given back), Bounds().Min moved to the origin: pale
-// green and pink symbol outlines read as ink as the glyph search reads
-// them, and coloured text is dark for the OCR.
-func grayOf(img image.Image) *image.Gray {
-	b := img.Bounds()
-	pix := darkness.Restored(img, b)
-	for i, v := range pix {
-		pix[i] = 255 - v
-	}
-	return &image.Gray{Pix: pix, Stride: b.Dx(), Rect: image.Rect(0, 0, b.Dx(), b.Dy())}
-}
-
-// binarise marks ink: pixels darker than the mean of the window around
-// them by inkContrast, and darker than inkCeiling. The window's sums come
-// from column sums over its rows, slid down the page (an integral image of
-// an A0 page at 200 DPI would take 250 MB).
-func binarise(g *image.Gray) *inkMap {
-	w, h := g.Rect.Dx(), g.Rect.Dy()
-	m := &inkMap{w: w, h: h, gray: g.Pix}
-	level := make([]uint8, w*h) // 2 ink, 1 faint ink
-	r := inkWindow / 2
-	col := make([]uint32, w)   // sums over rows cy0..cy1-1 of each column
-	pre := make([]uint32, w+1) // prefix sums of col
-	cy0, cy1 := 0, 0
-	for y := 0; y < h; y++ {
-		y0, y1 := max(0, y-r), min(h, y+r+1)
-		for ; cy1 < y1; cy1++ {
-			for x, v := range g.Pix[cy1*g.Stride : cy1*g.Stride+w] {
-				col[x] += uint32(v)
-			}
-		}
-		for ; cy0 < y0; cy0++ {
-			for x, v := range g.Pix[cy0*g.Stride : cy0*g.Stride+w] {
-				col[x] -= uint32(v)
-			}
-		}
-		for x, v := range col {
-			pre[x+1] = pre[x] + v
-		}
-		for x := 0; x < w; x++ {
-			v := int(g.Pix[y*g.Stride+x])
-			if v >= faintCeiling {
-				continue
-			}
-			x0, x1 := max(0, x-r), min(w, x+r+1)
-			mean := int((pre[x1] - pre[x0]) / uint32((x1-x0)*(y1-y0)))
-			switch {
-			case v < inkCeiling && v <= mean-inkContrast:
-				level[y*w+x] = 2
-			case v <= mean-faintContrast && ridge(g, x, y):
-				level[y*w+x] = 1
-			}
-		}
-	}
-	m.ink = hysteresis(level, w, h)
-	return m
-}
-
-// ridgeStep is how much lighter than a faint ink pixel the pixels
-// ridgeReach away on both sides of it must be: it lies on a thin line, not
-// on the shaded edge of a stroke or in a gap between two.
-const (
-	ridgeReach = 2
-	ridgeStep  = 4
-)
-
-// ridge reports whether pixel (x, y) of g is darker by ridgeStep than the
-// pixels ridgeReach away on both sides, across, down or along either
-// diagonal.
-func ridge(g *image.Gray, x, y int) bool {
-	w, h := g.Rect.Dx(), g.Rect.Dy()
-	d := ridgeReach
-	if x < d || y < d || x >= w-d || y >= h-d {
-		return false
-	}
-	at := func(x, y int) int { return int(g.Pix[y*g.Stride+x]) }
-	v := at(x, y) + ridgeStep
-	for _, s := range [...][2]int{{1, 0}, {0, 1}, {1, 1}, {1, -1}} {
-		if at(x-d*s[0], y-d*s[1]) >= v && at(x+d*s[0], y+d*s[1]) >= v {
-			return true
-		}
-	}
-	return false
-}
-
-// hysteresis returns the ink of a level map (2 ink, 1 faint ink): the ink,
-// and the faint ink connected to it (8-connected), so a faded stretch of
-// a line joins the line while faint specks on their own stay paper.
-func hysteresis(level []uint8, w, h int) []bool {
-	runs, root := labelRuns(level, w, h)
-	ink := make([]bool, len(runs)) // by root: the piece holds ink
-	for i, r := range runs {
-		if slices.Contains(level[r.y*w+r.x0:r.y*w+r.x1], 2) {
-			ink[root[i]] = true
-		}
-	}
-	out := make([]bool, w*h)
-	for i, r := range runs {
-		if ink[root[i]] {
-			for x := r.x0; x < r.x1; x++ {
-				out[r.y*w+x] = true
-			}
-		}
-	}
-	return out
-}
-
-// run is a row's stretch of set pixels, x0 to x1 (exclusive).
-type run struct{ y, x0, x1 int }
-
-// labelRuns finds the runs of non-zero pixels of pix (w×h, row by row)
-// and joins the 8-connected ones with a union-find: it returns the runs,
-// row by row in x order, and each run's root (the index of one run of its
-// piece).
-func labelRuns[T bool | uint8](pix []T, w, h int) ([]run, []int) {
-	var zero T
-	var runs []run
-	var set unionfind.Sets[int]
-	prevStart, prevEnd := 0, 0
-	for y := 0; y < h; y++ {
-		start := len(runs)
-		row := pix[y*w : (y+1)*w]
-		j := prevStart // runs of the row above, in x order
-		for x := 0; x < w; {
-			if row[x] == zero {
-				x++
-				continue
-			}
-			x0 := x
-			for x < w && row[x] != zero {
-				x++
-			}
-			i := len(runs)
-			runs = append(runs, run{y: y, x0: x0, x1: x})
-			set = append(set, i) // a set of its own
-			// 8-connected: a run above covering any of x0-1 .. x joins.
-			for j < prevEnd && runs[j].x1 < x0 {
-				j++
-			}
-			for k := j; k < prevEnd && runs[k].x0 <= x; k++ {
-				set.Join(i, k)
-			}
-		}
-		prevStart, prevEnd = start, len(runs)
-	}
-	return runs, set.Roots()
 }
 
 // component is a connected piece of ink (8-connected).
@@ -190,12 +21,12 @@ type component struct {
 
 // components labels the ink's connected pieces (labelRuns).
 func components(m *inkMap) []component {
-	runs, root := labelRuns(m.ink, m.w, m.h)
+	runs, root := ink.LabelRuns(m.ink, m.w, m.h)
 	index := map[int]int{}
 	var out []component
 	for i, r := range runs {
 		k, ok := index[root[i]]
-		box := image.Rect(r.x0, r.y, r.x1, r.y+1)
+		box := image.Rect(r.X0, r.Y, r.X1, r.Y+1)
 		if !ok {
 			k = len(out)
 			index[root[i]] = k
@@ -203,7 +34,7 @@ func components(m *inkMap) []component {
 		} else {
 			out[k].box = out[k].box.Union(box)
 		}
-		out[k].area += r.x1 - r.x0
+		out[k].area += r.X1 - r.X0
 	}
 	return out
 }
@@ -228,4 +59,10 @@ func (m *inkMap) crossings(r image.Rectangle) int {
 		best = max(best, n)
 	}
 	return best
+}
+
+// binarise is g's ink map.
+func binarise(g *image.Gray) *inkMap {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	return &inkMap{w: w, h: h, gray: g.Pix, ink: ink.Binarise(g)}
 }

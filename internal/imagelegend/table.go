@@ -13,6 +13,7 @@ import (
 
 	xdraw "golang.org/x/image/draw"
 
+	"blueprint/internal/ink"
 	"blueprint/internal/legend"
 	"blueprint/internal/ocr"
 )
@@ -299,7 +300,7 @@ func withoutRules(cell image.Image) *image.Gray {
 	colDark, rowDark := make([]int, w), make([]int, h)
 	for y := range h {
 		for x, v := range g.Pix[y*g.Stride : y*g.Stride+w] {
-			if v < inkCeiling {
+			if v < ink.Ceiling {
 				colDark[x]++
 				rowDark[y]++
 			}

@@ -1,0 +1,105 @@
+package ink
+
+import (
+	"image"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestBinariseWindowMean checks the sliding window sums against each
+// pixel's window mean summed directly, on noisy gray with dark strokes:
+// every pixel dark enough against its window mean is ink, and any other
+// pixel taken for ink is faint ink on a ridge beside ink.
+func TestBinariseWindowMean(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	g := image.NewGray(image.Rect(0, 0, 137, 91))
+	for i := range g.Pix {
+		g.Pix[i] = uint8(200 + r.IntN(56))
+		if r.IntN(9) == 0 {
+			g.Pix[i] = uint8(r.IntN(200))
+		}
+	}
+	m := Binarise(g)
+	w, h := 137, 91
+	rad := inkWindow / 2
+	faint := 0
+	for y := range h {
+		for x := range w {
+			var sum, n int
+			for yy := max(0, y-rad); yy < min(h, y+rad+1); yy++ {
+				for xx := max(0, x-rad); xx < min(w, x+rad+1); xx++ {
+					sum += int(g.Pix[yy*g.Stride+xx])
+					n++
+				}
+			}
+			v := int(g.Pix[y*g.Stride+x])
+			ink := m[y*w+x]
+			if v < Ceiling && v <= sum/n-inkContrast {
+				if !ink {
+					t.Fatalf("pixel (%d, %d) of %d against a mean of %d: not ink", x, y, v, sum/n)
+				}
+				continue
+			}
+			if !ink {
+				continue
+			}
+			faint++
+			if v >= faintCeiling || v > sum/n-faintContrast || !ridge(g, x, y) {
+				t.Fatalf("pixel (%d, %d) of %d against a mean of %d: ink, but not faint ink on a ridge", x, y, v, sum/n)
+			}
+			beside := false
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					xx, yy := x+dx, y+dy
+					if (dx != 0 || dy != 0) && xx >= 0 && yy >= 0 && xx < w && yy < h && m[yy*w+xx] {
+						beside = true
+					}
+				}
+			}
+			if !beside {
+				t.Fatalf("pixel (%d, %d): faint ink alone", x, y)
+			}
+		}
+	}
+	if faint == 0 {
+		t.Fatal("no faint ink joined: the test shows nothing")
+	}
+}
+
+// TestFaintInkJoinsInk: a faint line (a pale outline thinned by JPEG) is
+// ink where it runs on from a dark stroke, and paper where it stands
+// alone; the shaded edge of a dark stroke stays paper.
+func TestFaintInkJoinsInk(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 120, 60))
+	for i := range g.Pix {
+		g.Pix[i] = 250
+	}
+	for x := 10; x < 50; x++ {
+		for y := 19; y <= 21; y++ {
+			g.Pix[y*120+x] = 100 // a dark stroke 3 pixels wide
+		}
+		g.Pix[18*120+x] = 228 // its shaded edge: as faint, but not a ridge
+	}
+	for x := 50; x < 90; x++ {
+		g.Pix[20*120+x] = 228 // faint line running on from it
+	}
+	for x := 10; x < 90; x++ {
+		g.Pix[40*120+x] = 228 // the same faint line alone
+	}
+	m := Binarise(g)
+	for x := 50; x < 90; x++ {
+		if !m[20*120+x] {
+			t.Fatalf("faint line beside ink, x=%d: paper", x)
+		}
+	}
+	for x := 10; x < 90; x++ {
+		if m[40*120+x] {
+			t.Fatalf("faint line alone, x=%d: ink", x)
+		}
+	}
+	for x := 12; x < 48; x++ {
+		if m[18*120+x] {
+			t.Fatalf("shaded edge of the stroke, x=%d: ink", x)
+		}
+	}
+}

@@ -181,7 +181,7 @@ func (f readFlags) newReader(e env) (*reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %s: %w", config.EnvOCR, err)
 	}
-	r.eng, err = engine.New(r.cat, engine.Options{RasterOff: cfg.Raster.Off, RasterOnVector: cfg.Raster.OnVector, Raster: raster.Config{Library: cfg.Raster.Library}, OCR: o, Outlines: outlines})
+	r.eng, err = engine.New(r.cat, engine.Options{RasterOff: cfg.Raster.Off, RasterOnVector: cfg.Raster.OnVector, Raster: raster.Config{Library: cfg.Raster.Library}, OCR: o, Outlines: outlines, TraceImages: cfg.Raster.ImageTrace})
 	if err != nil {
 		return nil, fmt.Errorf("%w (set %s or --onnxruntime-lib to ONNX Runtime's libonnxruntime.so, which make ort fetches into %s, or use --raster off to read PDFs without the raster detector)",
 			err, config.EnvOnnxRuntimeLib, ortDir)

@@ -161,7 +161,7 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 		// an idle server does not hold ONNX Runtime (about 30 MB); a
 		// child process checks now that it opens.
 		rcfg := raster.Config{Library: cfg.Raster.Library}
-		eopt := engine.Options{RasterOff: cfg.Raster.Off, RasterOnVector: cfg.Raster.OnVector, Raster: rcfg, LazyRaster: true}
+		eopt := engine.Options{RasterOff: cfg.Raster.Off, RasterOnVector: cfg.Raster.OnVector, Raster: rcfg, LazyRaster: true, TraceImages: cfg.Raster.ImageTrace}
 		if eopt.OCR, err = ocr.Open(ctx, cfg.Raster.ImageLegends, cfg.Raster.OCR); err != nil {
 			return nil, devKey, fmt.Errorf("%s: %w", config.EnvOCR, err)
 		}

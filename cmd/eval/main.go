@@ -87,7 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr e
 	if err != nil {
 		return fmt.Errorf("%s: %w", config.EnvOCR, err)
 	}
-	eng, err := engine.New(cat, engine.Options{RasterOff: rc.Off, RasterOnVector: rc.OnVector, Raster: raster.Config{Library: rc.Library}, OCR: o, Outlines: outlines})
+	eng, err := engine.New(cat, engine.Options{RasterOff: rc.Off, RasterOnVector: rc.OnVector, Raster: raster.Config{Library: rc.Library}, OCR: o, Outlines: outlines, TraceImages: rc.ImageTrace})
 	if err != nil {
 		return fmt.Errorf("start engine: %w", err)
 	}

@@ -67,7 +67,7 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		opt := engine.Options{RasterOff: c.Raster.Off, RasterOnVector: c.Raster.OnVector, Raster: rc}
+		opt := engine.Options{RasterOff: c.Raster.Off, RasterOnVector: c.Raster.OnVector, Raster: rc, TraceImages: c.Raster.ImageTrace}
 		if opt.OCR, err = ocr.Open(context.Background(), c.Raster.ImageLegends, c.Raster.OCR); err != nil {
 			return nil, fmt.Errorf("%s: %w", config.EnvOCR, err)
 		}

@@ -30,6 +30,7 @@ const (
 	EnvRasterOnVector        = "BLUEPRINT_RASTER_ON_VECTOR"
 	EnvOCR                   = "BLUEPRINT_OCR"
 	EnvImageLegends          = "BLUEPRINT_IMAGE_LEGENDS"
+	EnvImageTrace            = "BLUEPRINT_IMAGE_TRACE"
 	EnvOnnxRuntimeLib        = "BLUEPRINT_ONNXRUNTIME_LIB"
 	EnvMaxDocuments          = "BLUEPRINT_MAX_DOCUMENTS"
 	EnvMemoryBudget          = "BLUEPRINT_MEMORY_BUDGET"
@@ -117,6 +118,9 @@ type Raster struct {
 	// glyphs there (engine.Options.OCR); off by default: docs/raster.md,
 	// "Legends on images", has the measurements that keep it off.
 	ImageLegends bool
+	// ImageTrace reads image pages as the vector geometry their ink
+	// traces to, with their words read by OCR (engine.Options.TraceImages).
+	ImageTrace bool
 	// OCR is the tesseract program that reads legends on image pages
 	// (internal/ocr) when ImageLegends is on: "" uses tesseract from PATH
 	// when it is installed, "off" reads no legends on images, anything
@@ -139,6 +143,9 @@ func LoadRaster(getenv func(string) string) (Raster, error) {
 		return r, err
 	}
 	if r.ImageLegends, err = onOff(getenv, EnvImageLegends, false); err != nil {
+		return r, err
+	}
+	if r.ImageTrace, err = onOff(getenv, EnvImageTrace, false); err != nil {
 		return r, err
 	}
 	return r, nil

@@ -53,6 +53,12 @@ type Options struct {
 	// their legends, schedules, tags and titles are read; without it
 	// such pages are read for their drawing alone, with a warning.
 	Outlines *ocr.Reader
+	// TraceImages reads image pages (uploads and scanned PDF pages) as
+	// the vector geometry their ink traces to (internal/imagevector):
+	// their legends, schedules and tags are read by Outlines' OCR and
+	// their symbols matched as on PDF pages. Without Outlines it does
+	// nothing.
+	TraceImages bool
 }
 
 // RasterDetector is what the engine needs of the raster detector: search a
@@ -86,6 +92,8 @@ type Engine struct {
 	images *imagelegend.Reader
 	// outlines reads words drawn as outlines; nil without OCR.
 	outlines legend.OutlineReader
+	// trace reads image pages as traced geometry (Options.TraceImages).
+	trace bool
 }
 
 // New returns the production engine for the catalog's classes: the vector
@@ -124,6 +132,7 @@ func New(cat *catalog.Catalog, opt Options) (*Engine, error) {
 	e.images = newImageReader(opt, e)
 	if opt.Outlines != nil {
 		e.outlines = ocrtext.New(opt.Outlines, ocrtext.Options{})
+		e.trace = opt.TraceImages
 	}
 	if opt.RasterOff {
 		return e, nil
@@ -193,7 +202,7 @@ func (e *Engine) Prepare(ctx context.Context, doc detect.Drawings) (detect.Engin
 // references refs (WithReferences), and what it learned (Prepare,
 // Resume). The image pages' legend rows follow the PDF legends' in
 // DocumentInfo.Legend, and the references' rows follow those.
-func (e *Engine) prepared(ld *legend.Document, il *imageLegends, refs []refCut) (detect.Engine, detect.DocumentInfo, error) {
+func (e *Engine) prepared(ld *legend.Document, il *imageLegends, refs []refCut, td *traced, tr map[int]tracedText) (detect.Engine, detect.DocumentInfo, error) {
 	if il != nil {
 		// Image pages read as text sheets are not counted, as PDF
 		// pages of those kinds are not.
@@ -245,7 +254,7 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends, refs []refCut) 
 	if err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: legend templates: %w", err)
 	}
-	info.Warnings = e.unreadPages(ld, len(info.Legend) > 0)
+	info.Warnings = append(e.unreadPages(ld, len(info.Legend) > 0), tracedWarnings(tr)...)
 	de.m, de.unread = m, detect.TextUnread(info.Warnings)
 	// On a page whose text was not read from a text layer, a catalog
 	// glyph's match of a class no legend row names is withheld whatever
@@ -257,6 +266,12 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends, refs []refCut) 
 		de.mNamed = m.Subset(func(class string, row int) bool { return row > 0 || named[class] })
 	}
 	f := &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector}
+	// Image pages are read as traced geometry where the job has legend
+	// rows to match there; without any, the raster detector's guesses
+	// are all there is.
+	if e.trace && len(info.Legend) > 0 {
+		f.trace, f.traced, f.read = true, td, e.outlines
+	}
 	if il != nil && len(il.Rows) > 0 {
 		f.images = il
 	}

@@ -63,6 +63,12 @@ type LegendTemplate struct {
 // the engine and DocumentInfo it returns are Prepare's. It reads every
 // page's drawing once more than Prepare.
 func (e *Engine) Explain(ctx context.Context, doc detect.Drawings) (detect.Engine, detect.DocumentInfo, *Explanation, error) {
+	if e.trace {
+		// Image pages explained as Prepare reads them: traced.
+		if td := traceDoc(doc, e.outlines); td != nil {
+			doc = td
+		}
+	}
 	eng, info, err := e.Prepare(ctx, doc)
 	if err != nil {
 		return nil, info, nil, err

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"blueprint/internal/detect"
+	"blueprint/internal/imagevector"
 )
 
 // Fusion rules, measured on the evaluation sets (README, "Measured accuracy").
@@ -42,6 +43,11 @@ type fused struct {
 	// pages: on an image page their glyphs are searched for instead of
 	// running the raster detector, which knows only the catalog's.
 	images *imageLegends
+	// trace reads image pages as their traced geometry (traced), from
+	// traced where the document pass traced them.
+	trace  bool
+	traced *traced
+	read   imagevector.TextReader
 }
 
 // Fuse composes the vector matcher and the raster detector (nil when turned
@@ -93,6 +99,12 @@ type verifier interface {
 func (f *fused) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
 	if f.skip != nil && f.skip(p, nil) {
 		return nil, nil // a page not counted
+	}
+	if f.trace {
+		var err error
+		if p, err = asTraced(ctx, f.traced, f.read, p); err != nil {
+			return nil, err
+		}
 	}
 	if f.images != nil && p.Raster != nil && (f.skip == nil || !f.skip(p, nil)) {
 		img, err := isImagePage(ctx, p)

@@ -27,6 +27,12 @@ func (e *Engine) PrepareSaved(ctx context.Context, doc detect.Drawings) (detect.
 // prepareSaved is the document pass of Prepare and PrepareSaved, joined by
 // refs; with save it also returns the pass as bytes.
 func (e *Engine) prepareSaved(ctx context.Context, doc detect.Drawings, refs []refCut, save bool) (detect.Engine, detect.DocumentInfo, []byte, error) {
+	var td *traced
+	if e.trace {
+		if td = traceDoc(doc, e.outlines); td != nil {
+			doc = td
+		}
+	}
 	ld, err := legend.ReadWith(ctx, doc, e.vocab, legend.Options{Outlines: e.outlines})
 	if err != nil {
 		return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: document pass: %w", err)
@@ -43,12 +49,12 @@ func (e *Engine) prepareSaved(ctx context.Context, doc detect.Drawings, refs []r
 		}
 		var st bytes.Buffer
 		st.WriteString(stateMagic)
-		if err := gob.NewEncoder(&st).Encode(savedPass{Legend: b, Images: il, Refs: refs}); err != nil {
+		if err := gob.NewEncoder(&st).Encode(savedPass{Legend: b, Images: il, Refs: refs, Traced: td.text()}); err != nil {
 			return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: save the document pass: %w", err)
 		}
 		state = st.Bytes()
 	}
-	eng, info, err := e.prepared(ld, il, refs)
+	eng, info, err := e.prepared(ld, il, refs, td, td.text())
 	if err != nil {
 		return nil, detect.DocumentInfo{}, nil, err
 	}
@@ -76,7 +82,7 @@ func (e *Engine) Resume(ctx context.Context, state []byte) (detect.Engine, detec
 	if err := ld.UnmarshalBinary(sp.Legend); err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: resume the document pass: %w", err)
 	}
-	return e.prepared(&ld, sp.Images, sp.Refs)
+	return e.prepared(&ld, sp.Images, sp.Refs, nil, sp.Traced)
 }
 
 // savedPass is a saved document pass: the PDF legends (legend.Document's
@@ -86,4 +92,7 @@ type savedPass struct {
 	Legend []byte
 	Images *imageLegends
 	Refs   []refCut
+	// Traced are the image pages the pass traced and what OCR read on
+	// each (engine.traced).
+	Traced map[int]tracedText
 }

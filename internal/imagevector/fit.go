@@ -1,0 +1,183 @@
+package imagevector
+
+import (
+	"math"
+
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyph"
+)
+
+// Fitting tolerances, in image pixels.
+const (
+	// simplifyTol is how far a traced line's pixels may lie from the
+	// straight segments that replace them (Douglas–Peucker).
+	simplifyTol = 0.9
+	// circleTol and circleTolShare bound how far a run's pixels may lie
+	// from the circle fitted to it: the centres of a thinned circle's
+	// pixels wander half a pixel either side of it.
+	circleTol      = 0.8
+	circleTolShare = 0.03
+	// minArcSweep is the least turn, in degrees, a run of segments is
+	// taken for an arc with; minArcRadius and maxArcRadius bound its
+	// radius.
+	minArcSweep  = 60.0
+	minArcRadius = 2.5
+	maxArcRadius = 400.0
+)
+
+// shape is what a polyline becomes: segments and arcs in image pixels.
+type shape struct {
+	segs [][2]glyph.Point
+	arcs []drawing.Arc
+}
+
+// fit replaces a traced polyline by straight segments and circular arcs:
+// a closed line that fits one circle is a circle; otherwise the line is
+// simplified to segments, and runs of three or more segments turning one
+// way that fit a circle become arcs.
+func fit(p polyline) shape {
+	var s shape
+	pts := p.pts
+	if len(pts) < 2 {
+		return s
+	}
+	if p.closed && len(pts) >= 8 {
+		if c, r, ok := circleFit(pts); ok && r >= minArcRadius && r <= maxArcRadius {
+			s.arcs = append(s.arcs, drawing.Arc{C: c, R: r, Start: 0, Sweep: 360})
+			return s
+		}
+		pts = append(pts[:len(pts):len(pts)], pts[0])
+	}
+	idx := simplify(pts, simplifyTol)
+	// turn[k]: the sign of the turn from segment k to k+1.
+	turn := func(k int) float64 {
+		a, b, c := pts[idx[k]], pts[idx[k+1]], pts[idx[k+2]]
+		return (b.X-a.X)*(c.Y-b.Y) - (b.Y-a.Y)*(c.X-b.X)
+	}
+	n := len(idx) - 1 // segments
+	for k := 0; k < n; {
+		// The longest run from k of segments turning one way that fits
+		// a circle.
+		j := k
+		for j+1 < n && turn(j)*turn(k) > 0 {
+			j++
+		}
+		if j-k+1 >= 3 {
+			if a, ok := arcOf(pts[idx[k] : idx[j+1]+1]); ok {
+				s.arcs = append(s.arcs, a)
+				k = j + 1
+				continue
+			}
+		}
+		s.segs = append(s.segs, [2]glyph.Point{pts[idx[k]], pts[idx[k+1]]})
+		k++
+	}
+	return s
+}
+
+// arcOf fits an arc to pts, ok when they lie on one circle and turn at
+// least minArcSweep about it.
+func arcOf(pts []glyph.Point) (drawing.Arc, bool) {
+	c, r, ok := circleFit(pts)
+	if !ok || r < minArcRadius || r > maxArcRadius {
+		return drawing.Arc{}, false
+	}
+	angle := func(p glyph.Point) float64 { return math.Atan2(p.Y-c.Y, p.X-c.X) * 180 / math.Pi }
+	start := angle(pts[0])
+	sweep, prev := 0.0, start
+	for _, p := range pts[1:] {
+		a := angle(p)
+		d := math.Mod(a-prev+540, 360) - 180
+		sweep += d
+		prev = a
+	}
+	if math.Abs(sweep) < minArcSweep || math.Abs(sweep) > 360 {
+		return drawing.Arc{}, false
+	}
+	return drawing.Arc{C: c, R: r, Start: start, Sweep: sweep}, true
+}
+
+// circleFit fits a circle to pts by least squares (Kåsa's algebraic fit)
+// and reports whether every point lies within circleTol (and
+// circleTolShare of the radius) of it.
+func circleFit(pts []glyph.Point) (glyph.Point, float64, bool) {
+	var mx, my float64
+	for _, p := range pts {
+		mx += p.X
+		my += p.Y
+	}
+	n := float64(len(pts))
+	mx, my = mx/n, my/n
+	var suu, svv, suv, suuu, svvv, suvv, svuu float64
+	for _, p := range pts {
+		u, v := p.X-mx, p.Y-my
+		suu += u * u
+		svv += v * v
+		suv += u * v
+		suuu += u * u * u
+		svvv += v * v * v
+		suvv += u * v * v
+		svuu += v * u * u
+	}
+	det := suu*svv - suv*suv
+	if math.Abs(det) < 1e-9 {
+		return glyph.Point{}, 0, false
+	}
+	bu := (suuu + suvv) / 2
+	bv := (svvv + svuu) / 2
+	uc := (bu*svv - bv*suv) / det
+	vc := (bv*suu - bu*suv) / det
+	c := glyph.Point{X: mx + uc, Y: my + vc}
+	r := math.Sqrt(uc*uc + vc*vc + (suu+svv)/n)
+	tol := circleTol + circleTolShare*r
+	for _, p := range pts {
+		if math.Abs(math.Hypot(p.X-c.X, p.Y-c.Y)-r) > tol {
+			return c, r, false
+		}
+	}
+	return c, r, true
+}
+
+// simplify returns the indexes of the points of pts kept by
+// Douglas–Peucker within tol: the first, the last, and those that keep
+// every point within tol of the segments between them.
+func simplify(pts []glyph.Point, tol float64) []int {
+	keep := make([]bool, len(pts))
+	keep[0], keep[len(pts)-1] = true, true
+	type span struct{ a, b int }
+	stack := []span{{0, len(pts) - 1}}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if s.b-s.a < 2 {
+			continue
+		}
+		a, b := pts[s.a], pts[s.b]
+		dx, dy := b.X-a.X, b.Y-a.Y
+		l := math.Hypot(dx, dy)
+		far, fd := -1, tol
+		for i := s.a + 1; i < s.b; i++ {
+			p := pts[i]
+			var d float64
+			if l == 0 {
+				d = math.Hypot(p.X-a.X, p.Y-a.Y)
+			} else {
+				d = math.Abs(dx*(p.Y-a.Y)-dy*(p.X-a.X)) / l
+			}
+			if d > fd {
+				far, fd = i, d
+			}
+		}
+		if far >= 0 {
+			keep[far] = true
+			stack = append(stack, span{s.a, far}, span{far, s.b})
+		}
+	}
+	var out []int
+	for i, k := range keep {
+		if k {
+			out = append(out, i)
+		}
+	}
+	return out
+}

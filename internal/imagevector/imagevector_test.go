@@ -1,0 +1,261 @@
+package imagevector
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
+	"math/bits"
+	"testing"
+
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyph"
+	"blueprint/internal/ocrtext"
+)
+
+// canvas is a white gray image that strokes are drawn on, w pixels wide.
+type canvas struct{ *image.Gray }
+
+func newCanvas(w, h int) canvas {
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	draw.Draw(g, g.Bounds(), image.White, image.Point{}, draw.Src)
+	return canvas{g}
+}
+
+// dot inks a square of side 2r+1 about (x, y).
+func (c canvas) dot(x, y float64, r int) {
+	for dy := -r; dy <= r; dy++ {
+		for dx := -r; dx <= r; dx++ {
+			c.SetGray(int(math.Round(x))+dx, int(math.Round(y))+dy, color.Gray{})
+		}
+	}
+}
+
+func (c canvas) line(ax, ay, bx, by float64, r int) {
+	n := int(math.Hypot(bx-ax, by-ay)*2) + 1
+	for i := 0; i <= n; i++ {
+		f := float64(i) / float64(n)
+		c.dot(ax+f*(bx-ax), ay+f*(by-ay), r)
+	}
+}
+
+func (c canvas) circle(cx, cy, rad float64, r int) {
+	for a := 0.0; a < 2*math.Pi; a += 0.005 {
+		c.dot(cx+rad*math.Cos(a), cy+rad*math.Sin(a), r)
+	}
+}
+
+// TestThinLeavesLines: strokes 3 and 5 pixels wide and a filled block
+// thin to lines one pixel wide: every pixel has one or two neighbours but
+// at ends and junctions, and the line keeps the stroke's length.
+func TestThinLeavesLines(t *testing.T) {
+	c := newCanvas(120, 80)
+	c.line(10, 20, 110, 20, 1) // 3 px
+	c.line(10, 40, 100, 70, 2) // 5 px, slanted
+	c.line(60, 50, 60, 78, 1)  // a stem meeting it
+	w, h := 120, 80
+	m := make([]uint8, w*h)
+	for i, v := range c.Pix {
+		if v < 128 {
+			m[i] = 1
+		}
+	}
+	thin(m, w, h)
+	row := 0
+	for x := range w {
+		if m[20*w+x] != 0 || m[19*w+x] != 0 || m[21*w+x] != 0 {
+			row++
+		}
+		if m[19*w+x] != 0 && m[20*w+x] != 0 || m[20*w+x] != 0 && m[21*w+x] != 0 {
+			t.Fatalf("the 3-pixel stroke is still thick at x=%d", x)
+		}
+	}
+	if row < 95 {
+		t.Errorf("the horizontal stroke thinned to %d pixels of its 100", row)
+	}
+	// The stem meets the slanted stroke's middle line near (60, 56).
+	junctions := 0
+	for y := range h {
+		for x := range w {
+			if m[y*w+x] == 0 {
+				continue
+			}
+			switch n := bits.OnesCount8(neighbours(m, w, h, x, y)); {
+			case n == 0:
+				t.Errorf("a lone pixel at (%d, %d)", x, y)
+			case n >= 3:
+				junctions++
+				if math.Hypot(float64(x-60), float64(y-56)) > 5 {
+					t.Errorf("a junction pixel at (%d, %d), away from where the strokes meet", x, y)
+				}
+			}
+		}
+	}
+	if junctions == 0 {
+		t.Error("no junction where the stem meets the slanted stroke")
+	}
+}
+
+// TestTraceShapes: a circle becomes one full arc on its centre and
+// radius; a line that a stem meets from one side stays one segment (the
+// stem ends on it); a box's four sides are four segments.
+func TestTraceShapes(t *testing.T) {
+	c := newCanvas(400, 300)
+	c.circle(80, 80, 30, 1)
+	c.line(150, 200, 380, 200, 1) // a wire
+	c.line(260, 200, 260, 270, 1) // a stem meeting it
+	c.line(200, 40, 340, 40, 1)   // a box
+	c.line(340, 40, 340, 120, 1)
+	c.line(340, 120, 200, 120, 1)
+	c.line(200, 120, 200, 40, 1)
+	res, err := Trace(context.Background(), c.Gray, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := res.Page
+	circles := 0
+	for _, a := range pg.Arcs {
+		if math.Abs(a.Sweep) >= 360 {
+			circles++
+			if math.Hypot(a.C.X-80.5, a.C.Y-80.5) > 1 || math.Abs(a.R-30) > 1 {
+				t.Errorf("circle at %v r %.1f, drawn at (80.5, 80.5) r 30", a.C, a.R)
+			}
+		}
+	}
+	if circles != 1 {
+		t.Errorf("%d full circles, want 1 (arcs %+v)", circles, pg.Arcs)
+	}
+	along := func(a, b glyph.Point) int {
+		n := 0
+		for _, s := range pg.Segments {
+			near := func(p, q glyph.Point) bool { return math.Hypot(p.X-q.X, p.Y-q.Y) <= 3 }
+			if near(s.A, a) && near(s.B, b) || near(s.A, b) && near(s.B, a) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := along(glyph.Point{X: 150.5, Y: 200.5}, glyph.Point{X: 380.5, Y: 200.5}); n != 1 {
+		t.Errorf("the wire that a stem meets: %d segments end to end, want 1 (segments %v)", n, pg.Segments)
+	}
+	for _, side := range [][2]glyph.Point{
+		{{X: 200.5, Y: 40.5}, {X: 340.5, Y: 40.5}}, {{X: 340.5, Y: 40.5}, {X: 340.5, Y: 120.5}},
+		{{X: 340.5, Y: 120.5}, {X: 200.5, Y: 120.5}}, {{X: 200.5, Y: 120.5}, {X: 200.5, Y: 40.5}},
+	} {
+		if along(side[0], side[1]) != 1 {
+			t.Errorf("the box's side %v: not one segment (segments %v)", side, pg.Segments)
+		}
+	}
+	if len(pg.Chars) != 0 {
+		t.Errorf("no reader, yet characters %v", pg.Chars)
+	}
+}
+
+// TestContoursOfARing: a ring's outline is two closed loops, one round
+// the ink and one round its hole, on the pixels' corners.
+func TestContoursOfARing(t *testing.T) {
+	w, h := 7, 7
+	mask := make([]bool, w*h)
+	for y := 1; y < 6; y++ {
+		for x := 1; x < 6; x++ {
+			mask[y*w+x] = x == 1 || x == 5 || y == 1 || y == 5
+		}
+	}
+	loops := contours(mask, w, h, glyph.Point{X: 10, Y: 20})
+	if len(loops) != 2 {
+		t.Fatalf("%d loops, want 2: %v", len(loops), loops)
+	}
+	outer, inner := loops[0], loops[1]
+	if len(outer) != 4 || len(inner) != 4 {
+		t.Fatalf("loops %v: want four corners each", loops)
+	}
+	for _, p := range outer {
+		if (p.X != 11 && p.X != 16) || (p.Y != 21 && p.Y != 26) {
+			t.Errorf("outer corner %v: not on the ring's outside (11..16, 21..26)", p)
+		}
+	}
+	for _, p := range inner {
+		if (p.X != 12 && p.X != 15) || (p.Y != 22 && p.Y != 25) {
+			t.Errorf("inner corner %v: not on the hole's edge (12..15, 22..25)", p)
+		}
+	}
+}
+
+// TestLettersStandInLines: pieces of about one height side by side are
+// letters, the dot beside one is drawn with it; a lone piece, a piece
+// inside another's reach (a stroke inside a symbol) and a long dash are
+// not.
+func TestLettersStandInLines(t *testing.T) {
+	r := func(x0, y0, x1, y1 int) piece { return piece{box: image.Rect(x0, y0, x1, y1)} }
+	ps := []piece{
+		r(100, 100, 112, 120), r(114, 100, 126, 120), r(128, 102, 138, 120), // a word
+		r(131, 96, 134, 99),   // the dot of its i
+		r(300, 100, 340, 140), // a lone symbol
+		r(400, 100, 440, 140), // a symbol's outline
+		r(415, 110, 425, 135), // a stroke inside it
+		r(500, 100, 560, 102), // a dash
+		r(570, 100, 630, 102), // the next dash
+	}
+	got := letters(ps)
+	want := []bool{true, true, true, true, false, false, false, false, false}
+	for i := range ps {
+		if got[i] != want[i] {
+			t.Errorf("piece %d at %v: letter %v, want %v", i, ps[i].box, got[i], want[i])
+		}
+	}
+}
+
+// reader is a TextReader that reads every outline it is given as one
+// word and marks all of them read.
+type reader struct{ outlines int }
+
+func (r *reader) Read(_ context.Context, pg *drawing.Page) (*ocrtext.Result, error) {
+	r.outlines = len(pg.Segments)
+	res := &ocrtext.Result{Lines: 1, Read: 1, Segments: make([]bool, len(pg.Segments)), Arcs: make([]bool, len(pg.Arcs))}
+	for i, s := range pg.Segments {
+		if pg.Styles[s.Style].Fill == "" || pg.Styles[s.Style].Stroke != "" {
+			return nil, nil
+		}
+		res.Segments[i] = true
+	}
+	res.Chars = []drawing.Char{{Text: "W", Min: glyph.Point{X: 1, Y: 1}, Max: glyph.Point{X: 2, Y: 2}, Size: 1}}
+	return res, nil
+}
+
+// TestTraceReadsLetters: with a reader, the pieces standing in a line are
+// given to it as filled outlines; what it reads becomes the page's text
+// and leaves the drawing, while a symbol beside the line stays drawing.
+func TestTraceReadsLetters(t *testing.T) {
+	c := newCanvas(300, 120)
+	for k := range 4 { // a word of four box-shaped letters, 20 px high
+		x := 20.0 + float64(k)*16
+		c.line(x, 40, x+10, 40, 1)
+		c.line(x+10, 40, x+10, 60, 1)
+		c.line(x+10, 60, x, 60, 1)
+		c.line(x, 60, x, 40, 1)
+	}
+	c.circle(220, 50, 25, 1) // a symbol
+	rd := &reader{}
+	res, err := Trace(context.Background(), c.Gray, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.outlines < 4*8 {
+		t.Errorf("the reader got %d outline segments, want the four letters' outside and inside loops", rd.outlines)
+	}
+	if len(res.Page.Chars) != 1 || res.Read != 1 {
+		t.Errorf("characters %v, lines read %d: want the reader's", res.Page.Chars, res.Read)
+	}
+	for _, s := range res.Page.Segments {
+		if s.A.X < 100 && s.B.X < 100 {
+			t.Errorf("segment %v of a letter read as text is still drawing", s)
+		}
+	}
+	if len(res.Page.Arcs) != 1 {
+		t.Errorf("arcs %v: want the symbol's circle", res.Page.Arcs)
+	}
+	if len(res.Page.Styles) != 1 || res.Page.Styles[0].Stroke == "" {
+		t.Errorf("styles %v: want the one stroke", res.Page.Styles)
+	}
+}

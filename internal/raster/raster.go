@@ -198,6 +198,19 @@ func openSessions(m Model, threads int, cuda bool) (sess, cls *ort.DynamicAdvanc
 		return nil, nil, fmt.Errorf("raster: load model: %w", err)
 	}
 	if m.Meta.Classifier != nil {
+		// The int8 classifier with ONNX Runtime's extended graph
+		// optimizations (its quantized-node fusions) answers differently
+		// on every run on CPUs with AMX and AVX-512 VNNI (a Xeon of that
+		// kind: every probability of a window moved, by up to 0.014,
+		// run to run, in one session and one thread), so one page got
+		// other detections each time; with the basic optimizations its
+		// answers are the same on every run (as ONNX Runtime issue
+		// 26324 reports wrong int8 output on such CPUs). The detector's
+		// network was found deterministic with them.
+		if err := opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableBasic); err != nil {
+			sess.Destroy()
+			return nil, nil, fmt.Errorf("raster: session options: %w", err)
+		}
 		cls, err = ort.NewDynamicAdvancedSessionWithONNXData(m.Classifier, []string{"crop"}, []string{"prob", "box"}, opts)
 		if err != nil {
 			sess.Destroy()

@@ -143,7 +143,7 @@ func polylineArc(ch []glyph.Point, i int) (int, Arc, bool) {
 	if j-i < minSegs {
 		return 0, Arc{}, false
 	}
-	c, r, ok := fitCircle(ch[i : j+1])
+	c, r, ok := FitCircle(ch[i : j+1])
 	if !ok || r > maxArcRadius {
 		return 0, Arc{}, false
 	}
@@ -157,8 +157,9 @@ func polylineArc(ch []glyph.Point, i int) (int, Arc, bool) {
 	return j, a, true
 }
 
-// fitCircle is the algebraic (Kåsa) least-squares circle through pts.
-func fitCircle(pts []glyph.Point) (glyph.Point, float64, bool) {
+// FitCircle is the algebraic (Kåsa) least-squares circle through pts:
+// its centre and radius, ok false where the points lie on a line.
+func FitCircle(pts []glyph.Point) (glyph.Point, float64, bool) {
 	var mx, my float64
 	for _, p := range pts {
 		mx += p.X

@@ -19,22 +19,16 @@ type component struct {
 	area int // ink pixels
 }
 
-// components labels the ink's connected pieces (labelRuns).
+// components labels the ink's connected pieces (ink.LabelRuns).
 func components(m *inkMap) []component {
 	runs, root := ink.LabelRuns(m.ink, m.w, m.h)
-	index := map[int]int{}
-	var out []component
-	for i, r := range runs {
-		k, ok := index[root[i]]
-		box := image.Rect(r.X0, r.Y, r.X1, r.Y+1)
-		if !ok {
-			k = len(out)
-			index[root[i]] = k
-			out = append(out, component{box: box})
-		} else {
-			out[k].box = out[k].box.Union(box)
+	ps := ink.Pieces(runs, root)
+	out := make([]component, len(ps))
+	for k, p := range ps {
+		out[k].box = p.Box
+		for _, i := range p.Runs {
+			out[k].area += runs[i].X1 - runs[i].X0
 		}
-		out[k].area += r.X1 - r.X0
 	}
 	return out
 }

@@ -97,38 +97,14 @@ func arcOf(pts []glyph.Point) (drawing.Arc, bool) {
 	return drawing.Arc{C: c, R: r, Start: start, Sweep: sweep}, true
 }
 
-// circleFit fits a circle to pts by least squares (Kåsa's algebraic fit)
-// and reports whether every point lies within circleTol (and
-// circleTolShare of the radius) of it.
+// circleFit fits a circle to pts (drawing.FitCircle) and reports
+// whether every point lies within circleTol (and circleTolShare of the
+// radius) of it.
 func circleFit(pts []glyph.Point) (glyph.Point, float64, bool) {
-	var mx, my float64
-	for _, p := range pts {
-		mx += p.X
-		my += p.Y
+	c, r, ok := drawing.FitCircle(pts)
+	if !ok {
+		return c, r, false
 	}
-	n := float64(len(pts))
-	mx, my = mx/n, my/n
-	var suu, svv, suv, suuu, svvv, suvv, svuu float64
-	for _, p := range pts {
-		u, v := p.X-mx, p.Y-my
-		suu += u * u
-		svv += v * v
-		suv += u * v
-		suuu += u * u * u
-		svvv += v * v * v
-		suvv += u * v * v
-		svuu += v * u * u
-	}
-	det := suu*svv - suv*suv
-	if math.Abs(det) < 1e-9 {
-		return glyph.Point{}, 0, false
-	}
-	bu := (suuu + suvv) / 2
-	bv := (svvv + svuu) / 2
-	uc := (bu*svv - bv*suv) / det
-	vc := (bv*suu - bu*suv) / det
-	c := glyph.Point{X: mx + uc, Y: my + vc}
-	r := math.Sqrt(uc*uc + vc*vc + (suu+svv)/n)
 	tol := circleTol + circleTolShare*r
 	for _, p := range pts {
 		if math.Abs(math.Hypot(p.X-c.X, p.Y-c.Y)-r) > tol {

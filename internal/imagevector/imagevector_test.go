@@ -11,6 +11,7 @@ import (
 
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
+	"blueprint/internal/ink"
 	"blueprint/internal/ocrtext"
 )
 
@@ -187,8 +188,8 @@ func TestContoursOfARing(t *testing.T) {
 // inside another's reach (a stroke inside a symbol) and a long dash are
 // not.
 func TestLettersStandInLines(t *testing.T) {
-	r := func(x0, y0, x1, y1 int) piece { return piece{box: image.Rect(x0, y0, x1, y1)} }
-	ps := []piece{
+	r := func(x0, y0, x1, y1 int) ink.Piece { return ink.Piece{Box: image.Rect(x0, y0, x1, y1)} }
+	ps := []ink.Piece{
 		r(100, 100, 112, 120), r(114, 100, 126, 120), r(128, 102, 138, 120), // a word
 		r(131, 96, 134, 99),   // the dot of its i
 		r(300, 100, 340, 140), // a lone symbol
@@ -201,7 +202,7 @@ func TestLettersStandInLines(t *testing.T) {
 	want := []bool{true, true, true, true, false, false, false, false, false}
 	for i := range ps {
 		if got[i] != want[i] {
-			t.Errorf("piece %d at %v: letter %v, want %v", i, ps[i].box, got[i], want[i])
+			t.Errorf("piece %d at %v: letter %v, want %v", i, ps[i].Box, got[i], want[i])
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"blueprint/internal/glyph"
+	"blueprint/internal/ink"
 )
 
 // Letter-sized ink, in image pixels.
@@ -24,30 +25,23 @@ const (
 	letterRatio  = 1.7
 )
 
-// piece is a connected piece of ink: its box and its runs (indexes into
-// the page's runs).
-type piece struct {
-	box  image.Rectangle
-	runs []int32
-}
-
 // letters reports which pieces are letters of a line of text: letter
 // sized, and beside another of about their height along a row (or beside
 // another of about their width along a column: text turned 90°). A lone
 // letter-sized piece is more often part of a symbol than a one-letter
 // word, and stays drawing.
-func letters(ps []piece) []bool {
+func letters(ps []ink.Piece) []bool {
 	out := make([]bool, len(ps))
 	const cell = 2 * maxLetterSide
 	grid := map[[2]int][]int{}
 	var cand []int
 	for i, p := range ps {
-		w, h := p.box.Dx(), p.box.Dy()
+		w, h := p.Box.Dx(), p.Box.Dy()
 		if max(w, h) < minLetterSide || max(w, h) > maxLetterSide {
 			continue
 		}
 		cand = append(cand, i)
-		k := [2]int{p.box.Min.X / cell, p.box.Min.Y / cell}
+		k := [2]int{p.Box.Min.X / cell, p.Box.Min.Y / cell}
 		grid[k] = append(grid[k], i)
 	}
 	near := func(a, b image.Rectangle, along bool) bool {
@@ -68,12 +62,12 @@ func letters(ps []piece) []bool {
 		return float64(hi-lo) >= 0.5*math.Min(ha, hb) && gap <= lineGap*math.Max(ha, hb) && gap >= -overlapShare*math.Min(ha, hb)
 	}
 	for _, i := range cand {
-		b := ps[i].box
+		b := ps[i].Box
 		k := [2]int{b.Min.X / cell, b.Min.Y / cell}
 		for dy := -1; dy <= 1 && !out[i]; dy++ {
 			for dx := -1; dx <= 1 && !out[i]; dx++ {
 				for _, j := range grid[[2]int{k[0] + dx, k[1] + dy}] {
-					if j != i && (near(b, ps[j].box, true) || near(b, ps[j].box, false)) {
+					if j != i && (near(b, ps[j].Box, true) || near(b, ps[j].Box, false)) {
 						out[i], out[j] = true, true
 						break
 					}
@@ -84,16 +78,16 @@ func letters(ps []piece) []bool {
 	// Specks beside a letter (the dot of an i, a full stop, an accent)
 	// are drawn with it.
 	for i, p := range ps {
-		w, h := p.box.Dx(), p.box.Dy()
+		w, h := p.Box.Dx(), p.Box.Dy()
 		if out[i] || max(w, h) >= minLetterSide {
 			continue
 		}
-		b := p.box
+		b := p.Box
 		k := [2]int{b.Min.X / cell, b.Min.Y / cell}
 		for dy := -1; dy <= 1 && !out[i]; dy++ {
 			for dx := -1; dx <= 1 && !out[i]; dx++ {
 				for _, j := range grid[[2]int{k[0] + dx, k[1] + dy}] {
-					lb := ps[j].box
+					lb := ps[j].Box
 					reach := max(lb.Dx(), lb.Dy()) / 2
 					if out[j] && b.Overlaps(lb.Inset(-reach)) {
 						out[i] = true

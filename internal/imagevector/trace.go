@@ -74,20 +74,7 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 	}
 	runs, root := ink.LabelRuns(inked, w, h)
 	inked = nil
-	index := map[int]int{}
-	var ps []piece
-	for i, r := range runs {
-		k, ok := index[root[i]]
-		box := image.Rect(r.X0, r.Y, r.X1, r.Y+1)
-		if !ok {
-			k = len(ps)
-			index[root[i]] = k
-			ps = append(ps, piece{box: box})
-		} else {
-			ps[k].box = ps[k].box.Union(box)
-		}
-		ps[k].runs = append(ps[k].runs, int32(i))
-	}
+	ps := ink.Pieces(runs, root)
 	text := make([]bool, len(ps)) // pieces read as words
 	if read != nil {
 		if err := readText(ctx, res, ps, runs, read, text); err != nil {
@@ -100,7 +87,7 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 		if text[k] {
 			continue
 		}
-		for _, i := range p.runs {
+		for _, i := range p.Runs {
 			r := runs[i]
 			for x := r.X0; x < r.X1; x++ {
 				m[r.Y*w+x] = 1
@@ -129,7 +116,7 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 // readText draws the pieces that stand in lines of letters as filled
 // outlines, reads them, and marks in text the pieces whose outlines are
 // words read; the characters read become res.Page's.
-func readText(ctx context.Context, res *Result, ps []piece, runs []ink.Run, read TextReader, text []bool) error {
+func readText(ctx context.Context, res *Result, ps []ink.Piece, runs []ink.Run, read TextReader, text []bool) error {
 	isLetter := letters(ps)
 	outlines := &drawing.Page{Width: res.Page.Width, Height: res.Page.Height, Styles: res.Page.Styles}
 	var owner []int // per outline segment: its piece
@@ -137,15 +124,15 @@ func readText(ctx context.Context, res *Result, ps []piece, runs []ink.Run, read
 		if !isLetter[k] {
 			continue
 		}
-		bw, bh := p.box.Dx(), p.box.Dy()
+		bw, bh := p.Box.Dx(), p.Box.Dy()
 		mask := make([]bool, bw*bh)
-		for _, i := range p.runs {
+		for _, i := range p.Runs {
 			r := runs[i]
 			for x := r.X0; x < r.X1; x++ {
-				mask[(r.Y-p.box.Min.Y)*bw+x-p.box.Min.X] = true
+				mask[(r.Y-p.Box.Min.Y)*bw+x-p.Box.Min.X] = true
 			}
 		}
-		for _, loop := range contours(mask, bw, bh, glyph.Point{X: float64(p.box.Min.X), Y: float64(p.box.Min.Y)}) {
+		for _, loop := range contours(mask, bw, bh, glyph.Point{X: float64(p.Box.Min.X), Y: float64(p.Box.Min.Y)}) {
 			closed := append(loop[:len(loop):len(loop)], loop[0])
 			idx := simplify(closed, letterTol)
 			for j := 1; j < len(idx); j++ {

@@ -178,3 +178,30 @@ func LabelRuns[T bool | uint8](pix []T, w, h int) ([]Run, []int) {
 	}
 	return runs, set.Roots()
 }
+
+// Piece is a connected piece of ink: its box and its runs (indexes into
+// the runs LabelRuns returned).
+type Piece struct {
+	Box  image.Rectangle
+	Runs []int32
+}
+
+// Pieces groups the runs by their piece (root, as LabelRuns returns
+// it), in the order the pieces are first met.
+func Pieces(runs []Run, root []int) []Piece {
+	index := map[int]int{}
+	var out []Piece
+	for i, r := range runs {
+		box := image.Rect(r.X0, r.Y, r.X1, r.Y+1)
+		k, ok := index[root[i]]
+		if !ok {
+			k = len(out)
+			index[root[i]] = k
+			out = append(out, Piece{Box: box})
+		} else {
+			out[k].Box = out[k].Box.Union(box)
+		}
+		out[k].Runs = append(out[k].Runs, int32(i))
+	}
+	return out
+}

@@ -55,24 +55,57 @@ func fit(p polyline) shape {
 		return (b.X-a.X)*(c.Y-b.Y) - (b.Y-a.Y)*(c.X-b.X)
 	}
 	n := len(idx) - 1 // segments
+	lastArcEnd := -1  // the segment after the last arc, where it ended
 	for k := 0; k < n; {
-		// The longest run from k of segments turning one way that fits
-		// a circle.
-		j := k
-		for j+1 < n && turn(j)*turn(k) > 0 {
-			j++
-		}
-		if j-k+1 >= 3 {
-			if a, ok := arcOf(pts[idx[k] : idx[j+1]+1]); ok {
-				s.arcs = append(s.arcs, a)
-				k = j + 1
-				continue
+		// The longest run from k of three or more segments turning one
+		// way that fits a circle: a run past a corner (the straight side
+		// of a D) fits none, so the run stops before it.
+		best, arc := -1, drawing.Arc{}
+		for j := k + 2; j < n && turn(j-2)*turn(k) > 0 && turn(j-1)*turn(k) > 0; j++ {
+			a, ok := arcOf(pts[idx[k] : idx[j+1]+1])
+			if ok {
+				best, arc = j, a
+			} else if best >= 0 {
+				break
 			}
+		}
+		if best >= 0 {
+			// An arc that runs on from the last on its circle (a stroke
+			// meeting the arc bent the line a pixel where they meet) is
+			// one arc with it.
+			if n := len(s.arcs); n > 0 && lastArcEnd == k && sameCircle(s.arcs[n-1], arc) {
+				s.arcs[n-1] = joinArcs(s.arcs[n-1], arc)
+			} else {
+				s.arcs = append(s.arcs, arc)
+			}
+			k = best + 1
+			lastArcEnd = k
+			continue
 		}
 		s.segs = append(s.segs, [2]glyph.Point{pts[idx[k]], pts[idx[k+1]]})
 		k++
 	}
 	return s
+}
+
+// sameCircle reports whether two arcs lie on one circle, within the
+// wander of a traced line's pixels.
+func sameCircle(a, b drawing.Arc) bool {
+	tol := 2*circleTol + 2*circleTolShare*math.Max(a.R, b.R)
+	return math.Hypot(a.C.X-b.C.X, a.C.Y-b.C.Y) <= tol && math.Abs(a.R-b.R) <= tol && a.Sweep*b.Sweep > 0
+}
+
+// joinArcs is arc a continued by b: their circles averaged by sweep, from
+// a's start through both sweeps.
+func joinArcs(a, b drawing.Arc) drawing.Arc {
+	wa, wb := math.Abs(a.Sweep), math.Abs(b.Sweep)
+	f := wb / (wa + wb)
+	c := glyph.Point{X: a.C.X + f*(b.C.X-a.C.X), Y: a.C.Y + f*(b.C.Y-a.C.Y)}
+	sweep := a.Sweep + b.Sweep
+	if math.Abs(sweep) > 360 {
+		sweep = math.Copysign(360, sweep)
+	}
+	return drawing.Arc{C: c, R: a.R + f*(b.R-a.R), Start: a.Start, Sweep: sweep}
 }
 
 // arcOf fits an arc to pts, ok when they lie on one circle and turn at

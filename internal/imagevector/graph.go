@@ -28,12 +28,13 @@ const (
 	// this is a bump of a stroke's edge that thinning left, not a line.
 	spurLength = 4.0
 	// tangentReach is how far along a branch its direction at a node is
-	// taken.
+	// read (tangent).
 	tangentReach = 8.0
 	// straightThrough is the least angle, in degrees, between two
 	// branches at a junction for them to be one line crossing it (a
-	// wire running on through the symbol it touches).
-	straightThrough = 155.0
+	// wire running on through the symbol it touches, an arc that a
+	// stem meets).
+	straightThrough = 150.0
 	// shortLink: junctions joined by a line shorter than this are one.
 	shortLink = 5.0
 )
@@ -220,21 +221,7 @@ func join(edges []edge, nNodes int) []polyline {
 		if end%2 == 1 {
 			pts = reversed(pts)
 		}
-		// From the first pixel past the node's centre, which may lie
-		// off the line.
-		o := pts[min(1, len(pts)-1)]
-		far := pts[len(pts)-1]
-		for _, p := range pts[1:] {
-			if math.Hypot(p.X-o.X, p.Y-o.Y) >= tangentReach {
-				far = p
-				break
-			}
-		}
-		d := math.Hypot(far.X-o.X, far.Y-o.Y)
-		if d == 0 {
-			return glyph.Point{}
-		}
-		return glyph.Point{X: (far.X - o.X) / d, Y: (far.Y - o.Y) / d}
+		return tangent(pts)
 	}
 	cosStraight := math.Cos(straightThrough * math.Pi / 180)
 	for _, ends := range at {
@@ -307,6 +294,43 @@ func join(edges []edge, nNodes int) []polyline {
 		out = append(out, p)
 	}
 	return out
+}
+
+// tangent returns the unit direction in which a branch leaves its node
+// (pts[0]): from its first pixel past the node's centre, which may lie
+// off the line, the direction to the pixel tangentReach/2 along it, turned
+// back by how much the direction to the pixel tangentReach along turns
+// further, so that an arc's branch leaves along the arc's tangent, not
+// along a chord.
+func tangent(pts []glyph.Point) glyph.Point {
+	o := pts[min(1, len(pts)-1)]
+	var near, far glyph.Point
+	found := false
+	for _, p := range pts[1:] {
+		d := math.Hypot(p.X-o.X, p.Y-o.Y)
+		if !found && d >= tangentReach/2 {
+			near, found = p, true
+		}
+		if d >= tangentReach {
+			far = p
+			break
+		}
+	}
+	last := pts[len(pts)-1]
+	if !found {
+		near = last
+	}
+	if far == (glyph.Point{}) {
+		far = near
+	}
+	an := math.Atan2(near.Y-o.Y, near.X-o.X)
+	af := math.Atan2(far.Y-o.Y, far.X-o.X)
+	turn := math.Remainder(af-an, 2*math.Pi)
+	a := an - turn
+	if near == o {
+		return glyph.Point{}
+	}
+	return glyph.Point{X: math.Cos(a), Y: math.Sin(a)}
 }
 
 // reversed returns a reversed copy of pts.

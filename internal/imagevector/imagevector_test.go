@@ -256,7 +256,88 @@ func TestTraceReadsLetters(t *testing.T) {
 	if len(res.Page.Arcs) != 1 {
 		t.Errorf("arcs %v: want the symbol's circle", res.Page.Arcs)
 	}
-	if len(res.Page.Styles) != 1 || res.Page.Styles[0].Stroke == "" {
-		t.Errorf("styles %v: want the one stroke", res.Page.Styles)
+	for _, sg := range res.Page.Segments {
+		if res.Page.Styles[sg.Style].Stroke == "" {
+			t.Errorf("segment %v is filled: the page has no filled area", sg)
+		}
+	}
+}
+
+// TestFilledAreasAreOutlines: a band of ink 12 pixels wide (a wall drawn
+// solid) becomes a filled outline, while a stroke 3 pixels wide ending on
+// it stays a stroke, traced up to the band's edge; where strokes 5 pixels
+// wide meet, nothing is filled.
+func TestFilledAreasAreOutlines(t *testing.T) {
+	c := newCanvas(300, 200)
+	for y := 40; y < 52; y++ { // the wall
+		c.line(20, float64(y), 280, float64(y), 0)
+	}
+	c.line(150, 52, 150, 150, 1) // a stroke ending on it
+	c.line(40, 120, 120, 120, 2) // thick strokes meeting
+	c.line(80, 80, 80, 180, 2)
+	res, err := Trace(context.Background(), c.Gray, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := res.Page
+	var fillMin, fillMax glyph.Point
+	fills := 0
+	for _, s := range pg.Segments {
+		if pg.Styles[s.Style].Fill == "" {
+			continue
+		}
+		if fills == 0 {
+			fillMin, fillMax = s.A, s.A
+		}
+		fills++
+		for _, p := range []glyph.Point{s.A, s.B} {
+			fillMin, fillMax = glyph.MinPoint(fillMin, p), glyph.MaxPoint(fillMax, p)
+		}
+	}
+	if fills < 4 || fillMin.Y < 38 || fillMax.Y > 54 || fillMin.X > 22 || fillMax.X < 278 {
+		t.Errorf("%d filled outline segments from %v to %v: want the wall's outline (20..280, 40..52)", fills, fillMin, fillMax)
+	}
+	stem := false
+	for _, s := range pg.Segments {
+		if pg.Styles[s.Style].Stroke == "" {
+			continue
+		}
+		top, bottom := math.Min(s.A.Y, s.B.Y), math.Max(s.A.Y, s.B.Y)
+		if math.Abs(s.A.X-150.5) < 2 && math.Abs(s.B.X-150.5) < 2 && top < 58 && bottom > 145 {
+			stem = true
+		}
+	}
+	if !stem {
+		t.Errorf("the stroke ending on the wall is not one segment from the wall to its end: %v", pg.Segments)
+	}
+	for _, s := range pg.Segments {
+		if pg.Styles[s.Style].Fill != "" && s.A.Y > 60 {
+			t.Errorf("filled outline segment %v where thick strokes meet", s)
+		}
+	}
+}
+
+// TestArcThroughAJunction: a socket's half circle whose stem crosses it
+// at its top is one arc of about 180°, not two quarters split where the
+// stem meets it.
+func TestArcThroughAJunction(t *testing.T) {
+	c := newCanvas(120, 100)
+	for a := math.Pi; a <= 2*math.Pi+0.001; a += 0.004 {
+		c.dot(60+18*math.Cos(a), 70+18*math.Sin(a), 1)
+	}
+	c.line(42, 70, 78, 70, 1) // its straight side
+	c.line(60, 40, 60, 70, 1) // the stem, crossing the arc's top
+	res, err := Trace(context.Background(), c.Gray, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := drawing.Arc{}
+	for _, a := range res.Page.Arcs {
+		if math.Abs(a.Sweep) > math.Abs(best.Sweep) {
+			best = a
+		}
+	}
+	if math.Abs(best.Sweep) < 165 || math.Hypot(best.C.X-60.5, best.C.Y-70.5) > 1.5 || math.Abs(best.R-18) > 1.5 {
+		t.Errorf("arcs %+v: want one of about 180° on (60.5, 70.5) r 18", res.Page.Arcs)
 	}
 }

@@ -68,7 +68,7 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 	if w == 0 || h == 0 {
 		return res, nil
 	}
-	inked := ink.Binarise(ink.Gray(img))
+	inked := ink.Fine(ink.Gray(img))
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("imagevector: %w", err)
 	}
@@ -95,6 +95,18 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 		}
 	}
 	ps, runs, root = nil, nil, nil
+	// Filled areas (solid walls, filled symbols) are drawn as filled
+	// outlines, as CAD fills them; the strokes are traced.
+	splitFills(m, w, h)
+	fill := make([]bool, w*h)
+	for i, v := range m {
+		if v == 2 {
+			fill[i] = true
+			m[i] = 0
+		}
+	}
+	pg.Segments = append(pg.Segments, outlines(fill, w, h, fillTol, fillIdx)...)
+	fill = nil
 	thin(m, w, h)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("imagevector: %w", err)
@@ -109,7 +121,6 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 			pg.Arcs = append(pg.Arcs, a)
 		}
 	}
-	pg.Styles = pg.Styles[:1] // the letters' fill was for reading them
 	return res, nil
 }
 
@@ -118,33 +129,21 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 // words read; the characters read become res.Page's.
 func readText(ctx context.Context, res *Result, ps []ink.Piece, runs []ink.Run, read TextReader, text []bool) error {
 	isLetter := letters(ps)
-	outlines := &drawing.Page{Width: res.Page.Width, Height: res.Page.Height, Styles: res.Page.Styles}
+	letterPage := &drawing.Page{Width: res.Page.Width, Height: res.Page.Height, Styles: res.Page.Styles}
 	var owner []int // per outline segment: its piece
 	for k, p := range ps {
 		if !isLetter[k] {
 			continue
 		}
-		bw, bh := p.Box.Dx(), p.Box.Dy()
-		mask := make([]bool, bw*bh)
-		for _, i := range p.Runs {
-			r := runs[i]
-			for x := r.X0; x < r.X1; x++ {
-				mask[(r.Y-p.Box.Min.Y)*bw+x-p.Box.Min.X] = true
-			}
-		}
-		for _, loop := range contours(mask, bw, bh, glyph.Point{X: float64(p.Box.Min.X), Y: float64(p.Box.Min.Y)}) {
-			closed := append(loop[:len(loop):len(loop)], loop[0])
-			idx := simplify(closed, letterTol)
-			for j := 1; j < len(idx); j++ {
-				outlines.Segments = append(outlines.Segments, drawing.Segment{A: closed[idx[j-1]], B: closed[idx[j]], Style: fillIdx})
-				owner = append(owner, k)
-			}
+		for _, sg := range pieceOutline(p, runs, letterTol, fillIdx) {
+			letterPage.Segments = append(letterPage.Segments, sg)
+			owner = append(owner, k)
 		}
 	}
-	if len(outlines.Segments) == 0 {
+	if len(letterPage.Segments) == 0 {
 		return nil
 	}
-	r, err := read.Read(ctx, outlines)
+	r, err := read.Read(ctx, letterPage)
 	if err != nil {
 		return fmt.Errorf("imagevector: read the words: %w", err)
 	}
@@ -158,5 +157,42 @@ func readText(ctx context.Context, res *Result, ps []ink.Piece, runs []ink.Run, 
 	return nil
 }
 
-// letterTol is how far a letter's outline may be simplified, in pixels.
-const letterTol = 0.5
+// letterTol and fillTol are how far a letter's and a filled area's
+// outline may be simplified, in pixels.
+const (
+	letterTol = 0.5
+	fillTol   = 0.9
+)
+
+// outlines returns the outlines of the connected pieces of mask (w × h)
+// as closed runs of segments in style, simplified within tol.
+func outlines(mask []bool, w, h int, tol float64, style int32) []drawing.Segment {
+	runs, root := ink.LabelRuns(mask, w, h)
+	var out []drawing.Segment
+	for _, p := range ink.Pieces(runs, root) {
+		out = append(out, pieceOutline(p, runs, tol, style)...)
+	}
+	return out
+}
+
+// pieceOutline is the outline of one piece of ink (its outside and its
+// holes) as closed runs of segments in style, simplified within tol.
+func pieceOutline(p ink.Piece, runs []ink.Run, tol float64, style int32) []drawing.Segment {
+	bw, bh := p.Box.Dx(), p.Box.Dy()
+	mask := make([]bool, bw*bh)
+	for _, i := range p.Runs {
+		r := runs[i]
+		for x := r.X0; x < r.X1; x++ {
+			mask[(r.Y-p.Box.Min.Y)*bw+x-p.Box.Min.X] = true
+		}
+	}
+	var out []drawing.Segment
+	for _, loop := range contours(mask, bw, bh, glyph.Point{X: float64(p.Box.Min.X), Y: float64(p.Box.Min.Y)}) {
+		closed := append(loop[:len(loop):len(loop)], loop[0])
+		idx := simplify(closed, tol)
+		for j := 1; j < len(idx); j++ {
+			out = append(out, drawing.Segment{A: closed[idx[j-1]], B: closed[idx[j]], Style: style})
+		}
+	}
+	return out
+}

@@ -103,3 +103,51 @@ func TestFaintInkJoinsInk(t *testing.T) {
 		}
 	}
 }
+
+// TestFineKeepsHairlines: on clean paper (an image rendered from a
+// drawing) a hairline faded by anti-aliasing to a few levels under white
+// is ink, gaps and all, though it touches no dark ink; on noisy paper (a
+// scan) Fine reads as Binarise does.
+func TestFineKeepsHairlines(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 200, 100))
+	for i := range g.Pix {
+		g.Pix[i] = 255
+	}
+	for x := 20; x < 180; x++ {
+		g.Pix[50*200+x] = uint8(246 - 5*(x%3)) // 246, 241, 236, ...
+	}
+	if !Clean(g) {
+		t.Fatal("white paper is not clean")
+	}
+	m := Fine(g)
+	for x := 22; x < 178; x++ {
+		if !m[50*200+x] {
+			t.Fatalf("hairline pixel at x=%d (level %d) is paper", x, g.Pix[50*200+x])
+		}
+	}
+	if n := count(Binarise(g)); n != 0 {
+		t.Errorf("Binarise keeps %d pixels of a hairline touching no ink: the test shows nothing", n)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range g.Pix {
+		if g.Pix[i] == 255 {
+			g.Pix[i] = uint8(244 + r.IntN(12))
+		}
+	}
+	if Clean(g) {
+		t.Error("noisy paper is clean")
+	}
+	if a, b := Fine(g), Binarise(g); count(a) != count(b) {
+		t.Errorf("on noisy paper Fine keeps %d pixels, Binarise %d", count(a), count(b))
+	}
+}
+
+func count(m []bool) int {
+	n := 0
+	for _, v := range m {
+		if v {
+			n++
+		}
+	}
+	return n
+}

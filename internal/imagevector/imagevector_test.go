@@ -341,3 +341,84 @@ func TestArcThroughAJunction(t *testing.T) {
 		t.Errorf("arcs %+v: want one of about 180° on (60.5, 70.5) r 18", res.Page.Arcs)
 	}
 }
+
+// TestColumnOfGlyphsIsNoText: on a page writing many letters along its
+// rows, a column of pieces twice as wide as those letters are high (a
+// legend's glyphs stacked close) is not taken for text turned 90°, while
+// a column of letter-sized pieces is.
+func TestColumnOfGlyphsIsNoText(t *testing.T) {
+	var ps []ink.Piece
+	r := func(x0, y0, x1, y1 int) { ps = append(ps, ink.Piece{Box: image.Rect(x0, y0, x1, y1)}) }
+	for line := range 4 { // rows of text, letters 14 px high
+		for k := range 12 {
+			x := 300 + k*11
+			r(x, 100+line*30, x+9, 114+line*30)
+		}
+	}
+	glyphs := len(ps)
+	for k := range 4 { // a column of glyphs 32 px wide, 13 high, 9 apart
+		r(100, 100+k*22, 132, 113+k*22)
+	}
+	turned := len(ps)
+	for k := range 5 { // a word turned 90°: letters 14 wide, 9 high
+		r(600, 100+k*11, 614, 109+k*11)
+	}
+	got := letters(ps)
+	for i := range ps {
+		want := i < glyphs || i >= turned
+		if got[i] != want {
+			t.Errorf("piece %d at %v: letter %v, want %v", i, ps[i].Box, got[i], want)
+		}
+	}
+}
+
+// TestLettersBesideWordsRead: a digit standing a word space from the
+// words read (OCR left it out) is text and leaves the drawing; a symbol
+// further off stays drawing.
+func TestLettersBesideWordsRead(t *testing.T) {
+	c := newCanvas(400, 120)
+	for k := range 4 { // a word read
+		x := 60.0 + float64(k)*16
+		c.line(x, 40, x+10, 40, 1)
+		c.line(x+10, 40, x+10, 60, 1)
+		c.line(x+10, 60, x, 60, 1)
+		c.line(x, 60, x, 40, 1)
+	}
+	c.line(40, 40, 40, 60, 1) // a "1" a word space before it
+	c.circle(300, 50, 20, 1)  // a symbol
+	rd := &reader{}
+	res, err := Trace(context.Background(), c.Gray, readAllBut{rd, 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Page.Segments {
+		if s.A.X < 45 && s.B.X < 45 {
+			t.Errorf("segment %v of the digit left out by OCR is still drawing", s)
+		}
+	}
+	if len(res.Page.Arcs) != 1 {
+		t.Errorf("arcs %v: want the symbol's circle", res.Page.Arcs)
+	}
+}
+
+// readAllBut reads as reader does, but leaves out the outline segments
+// left of x (a letter OCR did not read), and places its one character on
+// the word right of x.
+type readAllBut struct {
+	r *reader
+	x float64
+}
+
+func (b readAllBut) Read(ctx context.Context, pg *drawing.Page) (*ocrtext.Result, error) {
+	res, err := b.r.Read(ctx, pg)
+	if err != nil || res == nil {
+		return res, err
+	}
+	for i, s := range pg.Segments {
+		if s.A.X < b.x+5 {
+			res.Segments[i] = false
+		}
+	}
+	res.Chars = []drawing.Char{{Text: "W", Min: glyph.Point{X: 58, Y: 38}, Max: glyph.Point{X: 122, Y: 62}, Size: 24}}
+	return res, nil
+}

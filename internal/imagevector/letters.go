@@ -3,6 +3,7 @@ package imagevector
 import (
 	"image"
 	"math"
+	"slices"
 
 	"blueprint/internal/glyph"
 	"blueprint/internal/ink"
@@ -22,7 +23,13 @@ const (
 	// overlapShare is how far, in letter heights, neighbouring letters
 	// may reach over each other (kerned or italic type).
 	overlapShare = 0.15
-	letterRatio  = 1.7
+	// columnRatio and minRowLetters: where a page writes at least
+	// minRowLetters letters along its rows, a column of pieces is text
+	// turned 90° only where they are at most columnRatio times as wide
+	// as its letters' median height.
+	columnRatio   = 1.6
+	minRowLetters = 40
+	letterRatio   = 1.7
 )
 
 // letters reports which pieces are letters of a line of text: letter
@@ -31,7 +38,15 @@ const (
 // letter-sized piece is more often part of a symbol than a one-letter
 // word, and stays drawing.
 func letters(ps []ink.Piece) []bool {
+	out, _ := letterLines(ps)
+	return out
+}
+
+// letterLines is letters, also returning each letter's neighbours in its
+// line (the pieces it was found a letter beside, and a speck's letter).
+func letterLines(ps []ink.Piece) ([]bool, [][]int) {
 	out := make([]bool, len(ps))
+	adj := make([][]int, len(ps))
 	const cell = 2 * maxLetterSide
 	grid := map[[2]int][]int{}
 	var cand []int
@@ -61,19 +76,47 @@ func letters(ps []ink.Piece) []bool {
 		// (a stroke inside a symbol's outline) is no neighbour.
 		return float64(hi-lo) >= 0.5*math.Min(ha, hb) && gap <= lineGap*math.Max(ha, hb) && gap >= -overlapShare*math.Min(ha, hb)
 	}
+	// Pairs side by side along a row, then along a column.
+	type pair struct{ i, j int }
+	var rows, cols []pair
 	for _, i := range cand {
 		b := ps[i].Box
 		k := [2]int{b.Min.X / cell, b.Min.Y / cell}
-		for dy := -1; dy <= 1 && !out[i]; dy++ {
-			for dx := -1; dx <= 1 && !out[i]; dx++ {
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
 				for _, j := range grid[[2]int{k[0] + dx, k[1] + dy}] {
-					if j != i && (near(b, ps[j].Box, true) || near(b, ps[j].Box, false)) {
-						out[i], out[j] = true, true
-						break
+					switch {
+					case j <= i:
+					case near(b, ps[j].Box, true):
+						rows = append(rows, pair{i, j})
+					case near(b, ps[j].Box, false):
+						cols = append(cols, pair{i, j})
 					}
 				}
 			}
 		}
+	}
+	// A column of pieces much wider than the page's letters are high is
+	// a legend's column of glyphs, not a line of text turned 90°.
+	var heights []int
+	for _, p := range rows {
+		heights = append(heights, ps[p.i].Box.Dy(), ps[p.j].Box.Dy())
+	}
+	maxAcross := math.Inf(1)
+	if len(heights) >= minRowLetters {
+		slices.Sort(heights)
+		maxAcross = columnRatio * float64(heights[len(heights)/2])
+	}
+	for _, p := range rows {
+		out[p.i], out[p.j] = true, true
+		adj[p.i], adj[p.j] = append(adj[p.i], p.j), append(adj[p.j], p.i)
+	}
+	for _, p := range cols {
+		if float64(max(ps[p.i].Box.Dx(), ps[p.j].Box.Dx())) > maxAcross {
+			continue
+		}
+		out[p.i], out[p.j] = true, true
+		adj[p.i], adj[p.j] = append(adj[p.i], p.j), append(adj[p.j], p.i)
 	}
 	// Specks beside a letter (the dot of an i, a full stop, an accent)
 	// are drawn with it.
@@ -91,13 +134,14 @@ func letters(ps []ink.Piece) []bool {
 					reach := max(lb.Dx(), lb.Dy()) / 2
 					if out[j] && b.Overlaps(lb.Inset(-reach)) {
 						out[i] = true
+						adj[i], adj[j] = append(adj[i], j), append(adj[j], i)
 						break
 					}
 				}
 			}
 		}
 	}
-	return out
+	return out, adj
 }
 
 // contours returns the outlines of the ink of mask (w × h, true for ink)

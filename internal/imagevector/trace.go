@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"math"
 
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
@@ -128,7 +129,7 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 // outlines, reads them, and marks in text the pieces whose outlines are
 // words read; the characters read become res.Page's.
 func readText(ctx context.Context, res *Result, ps []ink.Piece, runs []ink.Run, read TextReader, text []bool) error {
-	isLetter := letters(ps)
+	isLetter, adj := letterLines(ps)
 	letterPage := &drawing.Page{Width: res.Page.Width, Height: res.Page.Height, Styles: res.Page.Styles}
 	var owner []int // per outline segment: its piece
 	for k, p := range ps {
@@ -147,15 +148,102 @@ func readText(ctx context.Context, res *Result, ps []ink.Piece, runs []ink.Run, 
 	if err != nil {
 		return fmt.Errorf("imagevector: read the words: %w", err)
 	}
+	var todo []int
 	for i, t := range r.Segments {
-		if t && i < len(owner) {
+		if t && i < len(owner) && !text[owner[i]] {
 			text[owner[i]] = true
+			todo = append(todo, owner[i])
+		}
+	}
+	// A letter OCR left out of the words it stands among (a lone digit,
+	// an @) is text all the same: left as drawing, it would stand between
+	// a legend's glyph and its description as a glyph of its own. So is a
+	// letter-sized piece standing in a line of characters read, a word
+	// space from them.
+	line := newReadLines(r.Chars)
+	for k, p := range ps {
+		if !text[k] && line.holds(p.Box) {
+			text[k] = true
+			todo = append(todo, k)
+		}
+	}
+	for len(todo) > 0 {
+		k := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, j := range adj[k] {
+			if !text[j] {
+				text[j] = true
+				todo = append(todo, j)
+			}
 		}
 	}
 	res.Page.Chars = r.Chars
 	res.Lines, res.Read, res.Unread = r.Lines, r.Read, r.Unread
 	return nil
 }
+
+// readLines finds the lines of characters read beside a piece.
+type readLines struct {
+	chars []drawing.Char
+	grid  map[[2]int][]int32
+}
+
+// readCell is the side, in pixels, of readLines' grid cells.
+const readCell = 64
+
+func newReadLines(chars []drawing.Char) *readLines {
+	l := &readLines{chars: chars, grid: map[[2]int][]int32{}}
+	for i, c := range chars {
+		for y := int(c.Min.Y) / readCell; y <= int(c.Max.Y)/readCell; y++ {
+			for x := int(c.Min.X) / readCell; x <= int(c.Max.X)/readCell; x++ {
+				l.grid[[2]int{x, y}] = append(l.grid[[2]int{x, y}], int32(i))
+			}
+		}
+	}
+	return l
+}
+
+// holds reports whether a letter-sized piece with box b stands in a
+// line of the characters read: beside one at most letterRatio times
+// shorter, along its baseline, at most a word space (wordGap of the
+// character's height) away.
+func (l *readLines) holds(b image.Rectangle) bool {
+	if max(b.Dx(), b.Dy()) < minLetterSide || max(b.Dx(), b.Dy()) > maxLetterSide {
+		return false
+	}
+	reach := maxLetterSide
+	for y := (b.Min.Y - reach) / readCell; y <= (b.Max.Y+reach)/readCell; y++ {
+		for x := (b.Min.X - reach) / readCell; x <= (b.Max.X+reach)/readCell; x++ {
+			for _, i := range l.grid[[2]int{x, y}] {
+				if beside(b, l.chars[i]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// beside reports whether box b stands beside character c in its line.
+func beside(b image.Rectangle, c drawing.Char) bool {
+	lo, hi, blo, bhi := c.Min.Y, c.Max.Y, float64(b.Min.Y), float64(b.Max.Y)
+	a0, a1, b0, b1 := c.Min.X, c.Max.X, float64(b.Min.X), float64(b.Max.X)
+	if c.Angle == 90 || c.Angle == -90 {
+		lo, hi, blo, bhi = c.Min.X, c.Max.X, float64(b.Min.X), float64(b.Max.X)
+		a0, a1, b0, b1 = c.Min.Y, c.Max.Y, float64(b.Min.Y), float64(b.Max.Y)
+	}
+	h := hi - lo
+	if h <= 0 || bhi-blo > letterRatio*h {
+		return false
+	}
+	overlap := math.Min(hi, bhi) - math.Max(lo, blo)
+	gap := math.Max(b0-a1, a0-b1)
+	return overlap >= 0.5*math.Min(h, bhi-blo) && gap <= wordGap*h
+}
+
+// wordGap is the widest space, in character heights, between a word
+// read and a letter OCR left out beside it.
+const wordGap = 1.0
 
 // letterTol and fillTol are how far a letter's and a filled area's
 // outline may be simplified, in pixels.

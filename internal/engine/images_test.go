@@ -133,6 +133,12 @@ func TestImageLegendCounts(t *testing.T) {
 // tesseract, skipping where it is not installed unless
 // BLUEPRINT_REQUIRE_OCR is set (.ci/run).
 func ocrEngine(t *testing.T) *Engine {
+	return ocrEngineWith(t, func(o *ocr.Reader) Options { return Options{RasterOff: true, OCR: o} })
+}
+
+// ocrEngineWith returns the engine of the options opt gives for this
+// machine's tesseract, skipping as ocrEngine does.
+func ocrEngineWith(t *testing.T, opt func(*ocr.Reader) Options) *Engine {
 	t.Helper()
 	o, err := ocr.New(context.Background(), "tesseract", "")
 	if err != nil {
@@ -145,7 +151,7 @@ func ocrEngine(t *testing.T) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(cat, Options{RasterOff: true, OCR: o})
+	e, err := New(cat, opt(o))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,14 +181,7 @@ func imageLegendCounts(t *testing.T, plan float64, calls bool) {
 	if !classes["smoke_detector"] || !classes["manual_call_point"] {
 		t.Fatalf("legend rows %+v: want the smoke detector and the manual call point", info.Legend)
 	}
-	p, err := doc.Page(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := eng.Detect(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ds := detectPage(t, eng, doc, 0)
 	got := map[string]int{}
 	for _, d := range ds {
 		c := image.Pt(int(d.Box.X+d.Box.W/2), int(d.Box.Y+d.Box.H/2))
@@ -306,4 +305,19 @@ func TestPlainGlyphs(t *testing.T) {
 	if plain[1] {
 		t.Error("the circle with a cross is plain")
 	}
+}
+
+// detectPage renders page i of doc and returns it with eng's detections
+// on it.
+func detectPage(t *testing.T, eng detect.Engine, doc pager, i int) (detect.Page, []detect.Detection) {
+	t.Helper()
+	p, err := doc.Page(t.Context(), i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := eng.Detect(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, ds
 }

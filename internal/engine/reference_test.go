@@ -103,14 +103,7 @@ func TestReferenceLegendOnImage(t *testing.T) {
 	if len(info.Legend) != 2 || info.Legend[0].ReferenceJob != "job-a" || info.Legend[0].Class != "smoke_detector" {
 		t.Fatalf("legend %+v: want the reference's two rows", info.Legend)
 	}
-	p, err := plan.Page(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := eng.Detect(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, ds := detectPage(t, eng, plan, 0)
 	smoke := 0
 	for _, d := range ds {
 		if d.Class != "smoke_detector" {

@@ -4,36 +4,17 @@ import (
 	"context"
 	"image"
 	"math"
-	"os"
 	"testing"
 
-	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
 	"blueprint/internal/document"
 	"blueprint/internal/ocr"
 )
 
 // tracingEngine returns an engine that reads image pages by tracing them
-// (Options.TraceImages) with this machine's tesseract, skipping where it
-// is not installed unless BLUEPRINT_REQUIRE_OCR is set (.ci/run).
+// (Options.TraceImages) with this machine's tesseract (ocrEngineWith).
 func tracingEngine(t *testing.T) *Engine {
-	t.Helper()
-	o, err := ocr.New(context.Background(), "tesseract", "")
-	if err != nil {
-		if os.Getenv("BLUEPRINT_REQUIRE_OCR") != "" {
-			t.Fatalf("tesseract is required here: %v", err)
-		}
-		t.Skipf("tesseract not installed: %v", err)
-	}
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(cat, Options{RasterOff: true, Outlines: o, TraceImages: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
+	return ocrEngineWith(t, func(o *ocr.Reader) Options { return Options{RasterOff: true, Outlines: o, TraceImages: true} })
 }
 
 // TestTracedImageCounts: an image upload with its own legend, read by
@@ -65,14 +46,7 @@ func TestTracedImageCounts(t *testing.T) {
 		if !detect.TextUnread(info.Warnings)[0] {
 			t.Errorf("plan at %.0f×: warnings %+v, want page 0's text read by OCR", plan, info.Warnings)
 		}
-		p, err := doc.Page(ctx, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ds, err := eng.Detect(ctx, p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, ds := detectPage(t, eng, doc, 0)
 		smoke := 0
 		for _, d := range ds {
 			c := image.Pt(int(d.Box.X+d.Box.W/2), int(d.Box.Y+d.Box.H/2))

@@ -93,14 +93,22 @@ func trace(m []uint8, w, h int) []polyline {
 	pt := func(i int32) glyph.Point { return glyph.Point{X: float64(int(i)%w) + 0.5, Y: float64(int(i)/w) + 0.5} }
 	// A line pixel traced is marked 2 in m (still ink to neighbours).
 	visited := func(i int32) bool { return m[i] == 2 }
-	step := func(cur, prev int32) (int32, bool) {
-		x, y := int(cur)%w, int(cur)/w
-		b := nb(cur)
+	// inkAround returns the ink pixels around pixel i (the first n of
+	// the array).
+	inkAround := func(i int32) (out [8]int32, n int) {
+		x, y := int(i)%w, int(i)/w
+		b := nb(i)
 		for k, d := range around {
-			if b>>k&1 == 0 {
-				continue
+			if b>>k&1 != 0 {
+				out[n] = int32((y+d[1])*w + x + d[0])
+				n++
 			}
-			q := int32((y+d[1])*w + x + d[0])
+		}
+		return out, n
+	}
+	step := func(cur, prev int32) (int32, bool) {
+		qs, n := inkAround(cur)
+		for _, q := range qs[:n] {
 			if q != prev {
 				return q, true
 			}
@@ -109,13 +117,8 @@ func trace(m []uint8, w, h int) []polyline {
 	}
 	var edges []edge
 	for _, n := range nodes {
-		x, y := int(n)%w, int(n)/w
-		b := nb(n)
-		for k, d := range around {
-			if b>>k&1 == 0 {
-				continue
-			}
-			c := int32((y+d[1])*w + x + d[0])
+		cs, nc := inkAround(n)
+		for _, c := range cs[:nc] {
 			if _, isNode := cluster[c]; isNode || visited(c) {
 				continue
 			}

@@ -24,12 +24,13 @@ const (
 
 // distances returns, for each pixel of m (w × h), the chamfer distance
 // (3-4, in thirds of a pixel, capped at 255) to the nearest pixel where
-// in(m[i]) is false; pixels past the edge count as not in.
-func distances(m []uint8, w, h int, in func(uint8) bool) []uint8 {
+// in(m[i]) is false; pixels past the edge are that far from one (0: they
+// are not in; 255: far).
+func distances(m []uint8, w, h int, in func(uint8) bool, edge int) []uint8 {
 	d := make([]uint8, w*h)
 	at := func(x, y int) int {
 		if x < 0 || y < 0 || x >= w || y >= h {
-			return 0
+			return edge
 		}
 		return int(d[y*w+x])
 	}
@@ -62,7 +63,8 @@ func distances(m []uint8, w, h int, in func(uint8) bool) []uint8 {
 // that radius). What stays 1 is strokes.
 func splitFills(m []uint8, w, h int) {
 	depth := uint8(math.Floor(fillDepth * chamferAxis))
-	d := distances(m, w, h, func(v uint8) bool { return v != 0 })
+	// Past the image's edge is paper.
+	d := distances(m, w, h, func(v uint8) bool { return v != 0 }, 0)
 	coreMask := make([]bool, w*h)
 	for i, v := range d {
 		coreMask[i] = v > depth
@@ -91,7 +93,8 @@ func splitFills(m []uint8, w, h int) {
 		return
 	}
 	// Distance from the core: ink within fillDepth of it is fill.
-	from := distances(d, w, h, func(v uint8) bool { return v == 0 })
+	// Past the edge is no core: a stroke along the edge is no fill.
+	from := distances(d, w, h, func(v uint8) bool { return v == 0 }, 255)
 	for i, v := range m {
 		if v != 0 && from[i] <= depth {
 			m[i] = 2

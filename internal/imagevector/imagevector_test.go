@@ -266,7 +266,7 @@ func TestTraceReadsLetters(t *testing.T) {
 // TestFilledAreasAreOutlines: a band of ink 12 pixels wide (a wall drawn
 // solid) becomes a filled outline, while a stroke 3 pixels wide ending on
 // it stays a stroke, traced up to the band's edge; where strokes 5 pixels
-// wide meet, nothing is filled.
+// wide meet, and along the image's edge, nothing is filled.
 func TestFilledAreasAreOutlines(t *testing.T) {
 	c := newCanvas(300, 200)
 	for y := 40; y < 52; y++ { // the wall
@@ -275,6 +275,7 @@ func TestFilledAreasAreOutlines(t *testing.T) {
 	c.line(150, 52, 150, 150, 1) // a stroke ending on it
 	c.line(40, 120, 120, 120, 2) // thick strokes meeting
 	c.line(80, 80, 80, 180, 2)
+	c.line(20, 1, 280, 1, 1) // a stroke along the image's edge
 	res, err := Trace(context.Background(), c.Gray, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -313,6 +314,9 @@ func TestFilledAreasAreOutlines(t *testing.T) {
 	for _, s := range pg.Segments {
 		if pg.Styles[s.Style].Fill != "" && s.A.Y > 60 {
 			t.Errorf("filled outline segment %v where thick strokes meet", s)
+		}
+		if pg.Styles[s.Style].Fill != "" && s.A.Y < 10 {
+			t.Errorf("filled outline segment %v of the stroke along the image's edge", s)
 		}
 	}
 }

@@ -41,6 +41,7 @@ func (e *Engine) prepareSaved(ctx context.Context, doc detect.Drawings, refs []r
 	if err != nil {
 		return nil, detect.DocumentInfo{}, nil, err
 	}
+	tr := td.text()
 	var state []byte
 	if save {
 		b, err := ld.MarshalBinary()
@@ -49,12 +50,12 @@ func (e *Engine) prepareSaved(ctx context.Context, doc detect.Drawings, refs []r
 		}
 		var st bytes.Buffer
 		st.WriteString(stateMagic)
-		if err := gob.NewEncoder(&st).Encode(savedPass{Legend: b, Images: il, Refs: refs, Traced: td.text()}); err != nil {
+		if err := gob.NewEncoder(&st).Encode(savedPass{Legend: b, Images: il, Refs: refs, Traced: tr}); err != nil {
 			return nil, detect.DocumentInfo{}, nil, fmt.Errorf("engine: save the document pass: %w", err)
 		}
 		state = st.Bytes()
 	}
-	eng, info, err := e.prepared(ld, il, refs, td, td.text())
+	eng, info, err := e.prepared(ld, il, refs, td, tr)
 	if err != nil {
 		return nil, detect.DocumentInfo{}, nil, err
 	}

@@ -34,9 +34,13 @@ type tracedPage struct {
 }
 
 // traceDoc wraps doc so that its image pages read as traced geometry,
-// their words read by read, or returns nil when doc cannot render its
-// pages (no pager).
+// their words read by read (doc itself where it is so wrapped already:
+// Explain wraps before Prepare), or returns nil when doc cannot render
+// its pages (no pager).
 func traceDoc(doc detect.Drawings, read imagevector.TextReader) *traced {
+	if t, ok := doc.(*traced); ok {
+		return t
+	}
 	pg, ok := doc.(pager)
 	if !ok {
 		return nil

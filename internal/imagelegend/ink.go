@@ -25,10 +25,7 @@ func components(m *inkMap) []component {
 	ps := ink.Pieces(runs, root)
 	out := make([]component, len(ps))
 	for k, p := range ps {
-		out[k].box = p.Box
-		for _, i := range p.Runs {
-			out[k].area += runs[i].X1 - runs[i].X0
-		}
+		out[k] = component{box: p.Box, area: p.Area(runs)}
 	}
 	return out
 }

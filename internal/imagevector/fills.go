@@ -74,11 +74,7 @@ func splitFills(m []uint8, w, h int) {
 	clear(d)
 	core := false
 	for _, p := range ink.Pieces(runs, root) {
-		n := 0
-		for _, i := range p.Runs {
-			n += runs[i].X1 - runs[i].X0
-		}
-		if n < minCore {
+		if p.Area(runs) < minCore {
 			continue
 		}
 		core = true

@@ -251,6 +251,15 @@ type Piece struct {
 	Runs []int32
 }
 
+// Area is how many pixels piece p covers, its runs being of runs.
+func (p Piece) Area(runs []Run) int {
+	n := 0
+	for _, i := range p.Runs {
+		n += runs[i].X1 - runs[i].X0
+	}
+	return n
+}
+
 // Pieces groups the runs by their piece (root, as LabelRuns returns
 // it), in the order the pieces are first met.
 func Pieces(runs []Run, root []int) []Piece {

@@ -179,6 +179,9 @@ type explainPage struct {
 	OCRLines   int    `json:"ocr_lines,omitempty"`
 	OCRRead    int    `json:"ocr_lines_read,omitempty"`
 	OCRUnread  int    `json:"ocr_lines_unread,omitempty"`
+	// OCRByShape: of the lines read, those spelled from their letters'
+	// shapes (outlines OCR read on other lines), without OCR.
+	OCRByShape int `json:"ocr_lines_by_shape,omitempty"`
 	// Turned are the angles at which the page was also searched turned
 	// (a legend set in a column turned on the sheet).
 	Turned []float64 `json:"searched_turned,omitempty"`
@@ -394,7 +397,7 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 			ep.TextRuns, ep.NoGlyph, ep.Singles = lp.TextRuns, lp.NoGlyph, lp.Singles
 			ep.TextSource, ep.Turned = lp.TextSource, lp.Turned
 			if lp.OCR != nil {
-				ep.OCRLines, ep.OCRRead, ep.OCRUnread = lp.OCR.Lines, lp.OCR.Read, lp.OCR.Unread
+				ep.OCRLines, ep.OCRRead, ep.OCRUnread, ep.OCRByShape = lp.OCR.Lines, lp.OCR.Read, lp.OCR.Unread, lp.OCR.ByShape
 			}
 			for _, c := range lp.Candidates {
 				ep.Candidates = append(ep.Candidates, explainCandidate{Text: c.Text, Glyph: boxOf(c.Glyph), Rejected: c.Rejected})
@@ -460,7 +463,7 @@ func (rep *explainReport) write(w io.Writer) error {
 		fmt.Fprintf(tw, "  why: %s\n", p.KindReason)
 		switch p.TextSource {
 		case legend.TextOCR:
-			fmt.Fprintf(tw, "  text: OCR of the words it draws as outlines (%d lines of letters found, %d read, %d left unread past the time bound)\n", p.OCRLines, p.OCRRead, p.OCRUnread)
+			fmt.Fprintf(tw, "  text: OCR of the words it draws as outlines (%d lines of letters found, %d read, %d of them spelled from letter shapes OCR read on other lines, %d left unread past the time bound)\n", p.OCRLines, p.OCRRead, p.OCRByShape, p.OCRUnread)
 		case legend.TextNone:
 			fmt.Fprintf(tw, "  text: none read (its words are drawn as outlines and OCR is off or read nothing)\n")
 		} // the PDF's text layer, as most pages: not said

@@ -43,9 +43,10 @@ type PageText struct {
 	// NumSegments and NumArcs are how many pieces the page had when read:
 	// the runs apply only to the same drawing.
 	NumSegments, NumArcs int
-	// Lines, Read and Unread are ocrtext.Result's: lines of outlined
-	// letters found, read, and left unread past the time bound.
-	Lines, Read, Unread int
+	// Lines, Read, Unread and ByShape are ocrtext.Result's: lines of
+	// outlined letters found, read, left unread past the time bound, and
+	// of those read, spelled from their letters' shapes without OCR.
+	Lines, Read, Unread, ByShape int
 }
 
 // Page returns page i's drawing pg as the document pass read it: where
@@ -138,7 +139,7 @@ func (d *Document) readOutlines(ctx context.Context, r OutlineReader, i int, pg 
 		return pg, nil
 	}
 	t := PageText{Chars: res.Chars, Segments: runsOf(res.Segments), Arcs: runsOf(res.Arcs),
-		NumSegments: len(pg.Segments), NumArcs: len(pg.Arcs), Lines: res.Lines, Read: res.Read, Unread: res.Unread}
+		NumSegments: len(pg.Segments), NumArcs: len(pg.Arcs), Lines: res.Lines, Read: res.Read, Unread: res.Unread, ByShape: res.ByShape}
 	if d.ocr == nil {
 		d.ocr = map[int]PageText{}
 	}

@@ -9,9 +9,16 @@
 // Only the outlines are drawn, never the page's other drawing, so the
 // images hold clean text and their size follows the text, not the sheet:
 // an A0 sheet's words are read in a few images of stacked lines instead
-// of one render of the whole sheet. Lines read along either axis; each is
-// read in both directions of its axis and keeps the reading OCR is surer
-// of, so text in any of the four orientations is read.
+// of one render of the whole sheet. Lines read along either axis; the
+// longest are read in both directions of their axis, keeping the reading
+// OCR is surer of, and the others the way those read, so text in any of
+// the four orientations is read.
+//
+// A CAD export draws each character of a font with one outline wherever
+// it writes it, so most of a page's lines are made of outlines OCR has
+// already read on a few of them: those lines are spelled from their
+// outlines' shapes without OCR (spell.go), and only lines holding a
+// shape not read that way go to OCR.
 package ocrtext
 
 import (
@@ -21,9 +28,6 @@ import (
 	"image"
 	"math"
 	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -102,6 +106,9 @@ const (
 type Reader struct {
 	rec Recognizer
 	opt Options
+	// byOCR reads every line with OCR, none by its letters' shapes (to
+	// measure the shapes' reading against OCR's).
+	byOCR bool
 }
 
 // New returns a Reader that reads with rec within opt's bounds.
@@ -130,8 +137,10 @@ type Result struct {
 	Chars []drawing.Char
 	// Lines is how many lines of letter-like outlines were found; Read
 	// how many of them OCR read words on; Unread how many were not read
-	// for the bounds (Options).
-	Lines, Read, Unread int
+	// for the bounds (Options); ByShape how many of those read were
+	// spelled from their letters' shapes, learned from the lines OCR
+	// read, without OCR.
+	Lines, Read, Unread, ByShape int
 	// Segments and Arcs mark the page's pieces that are the outlines of
 	// the words read (true at the piece's index): drawn text, not
 	// drawing.
@@ -173,12 +182,10 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 	}
 	bctx, cancel := context.WithTimeout(ctx, r.opt.Budget)
 	defer cancel()
-	pixels := r.opt.MaxPixels // left to read
-	best := make([]reading, len(ls))
+	rd := &pageReading{r: r, pg: pg, cs: cs, g: g, ls: ls, pixels: r.opt.MaxPixels, best: make([]reading, len(ls))}
 	// The longest lines along each axis (the sample) are read both ways;
 	// where one way reads nearly all of them better, the rest along that
-	// axis are read that way only. The samples of both axes are read
-	// together, then the rests.
+	// axis are read that way only.
 	axes := [][2]float64{{0, 180}, {90, -90}}
 	var samples, rests [][]int
 	for _, axisAngles := range axes {
@@ -196,29 +203,66 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 		samples = append(samples, idx[:n])
 		rests = append(rests, idx[n:])
 	}
-	for pass := range 2 {
-		var todo []task
-		for k, axisAngles := range axes {
-			set, angles := samples[k], axisAngles[:]
-			if pass == 1 {
-				set, angles = rests[k], preferred(best, samples[k], axisAngles)
+	// Lines made of shapes the sample holds are spelled from them once it
+	// is read (spell.go); so that more can be, the first pass also reads
+	// lines holding shapes that many others hold (cover.go), at the angle
+	// the letters along their axis stand at, where that shows.
+	var abc *alphabet
+	covers := make([][]int, len(axes))
+	coverAngle := make([]float64, len(axes))
+	if !r.byOCR {
+		abc = newAlphabet()
+		rd.chars = lineShapes(pg, cs, g, ls)
+		for k := range axes {
+			if angle, ok := baselineSide(ls, rests[k]); ok {
+				coverAngle[k] = angle
+				covers[k], rests[k] = cover(rd.chars, samples[k], rests[k])
 			}
-			for _, angle := range angles {
-				for _, i := range set {
+		}
+	}
+	var todo []task
+	for k, axisAngles := range axes {
+		for _, angle := range axisAngles {
+			for _, i := range samples[k] {
+				todo = append(todo, task{line: i, angle: angle})
+			}
+		}
+		for _, i := range covers[k] {
+			todo = append(todo, task{line: i, angle: coverAngle[k]})
+		}
+	}
+	if err := rd.read(ctx, bctx, todo); err != nil {
+		return nil, err
+	}
+	if abc != nil {
+		rd.learn(abc, todo)
+	}
+	// The rests, and the lines read for their shapes at an angle the
+	// sample does not read at.
+	todo = todo[:0]
+	for k, axisAngles := range axes {
+		angles := preferred(rd.best, samples[k], axisAngles)
+		for _, i := range covers[k] {
+			if len(angles) > 1 || !rd.best[i].done || rd.best[i].angle != angles[0] {
+				for _, angle := range angles {
 					todo = append(todo, task{line: i, angle: angle})
 				}
 			}
 		}
-		ms := r.plan(ls, todo, &pixels)
-		if err := r.readMosaics(bctx, pg, cs, g, ls, ms, best); err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("ocrtext: %w", ctx.Err())
+		for _, i := range rests[k] {
+			if len(angles) == 1 && abc != nil && rd.spell(abc, i, angles[0]) {
+				continue
 			}
-			if !errors.Is(bctx.Err(), context.DeadlineExceeded) {
-				return nil, err
+			for _, angle := range angles {
+				todo = append(todo, task{line: i, angle: angle})
 			}
 		}
 	}
+	if err := rd.read(ctx, bctx, todo); err != nil {
+		return nil, err
+	}
+	res.ByShape = rd.byShape
+	best := rd.best
 	for i, b := range best {
 		if !b.done {
 			res.Unread++
@@ -231,6 +275,71 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 		res.addLine(pg, cs, g, ls[i], b)
 	}
 	return res, nil
+}
+
+// pageReading is one page's reading in progress.
+type pageReading struct {
+	r      *Reader
+	pg     *drawing.Page
+	cs     []component
+	g      *grid
+	ls     []line
+	chars  [][]cluster // each line's characters, where lines are spelled
+	pixels int         // left to read (Options.MaxPixels)
+	best   []reading   // each line's surest reading so far
+	// byShape counts the lines spelled from their shapes.
+	byShape int
+}
+
+// read reads the tasks with OCR into rd.best. Past bctx's deadline (the
+// page's budget) it returns no error: the lines not read stay unread.
+func (rd *pageReading) read(ctx, bctx context.Context, todo []task) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	ms := rd.r.plan(rd.ls, todo, &rd.pixels)
+	if err := rd.r.readMosaics(bctx, rd.pg, rd.cs, rd.g, rd.ls, ms, rd.best); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("ocrtext: %w", ctx.Err())
+		}
+		if !errors.Is(bctx.Err(), context.DeadlineExceeded) {
+			return err
+		}
+	}
+	return nil
+}
+
+// learn takes what OCR read of the tasks' lines into abc.
+func (rd *pageReading) learn(abc *alphabet, todo []task) {
+	seen := map[int]bool{}
+	for _, t := range todo {
+		b := rd.best[t.line]
+		if seen[t.line] || !b.done {
+			continue
+		}
+		seen[t.line] = true
+		if len(b.words) > 0 {
+			abc.learn(rd.chars[t.line], b)
+		} else {
+			abc.nothing(rd.chars[t.line], b.angle)
+		}
+	}
+	abc.settle()
+}
+
+// spell spells line i at angle from its characters' shapes where abc
+// knows them all, into rd.best, and reports whether it did.
+func (rd *pageReading) spell(abc *alphabet, i int, angle float64) bool {
+	l := rd.ls[i]
+	f := newFrame(angle, stripHeight/math.Max(l.height, 1))
+	f.place(l.min, l.max, glyph.Point{X: stripPad, Y: stripPad})
+	words, ok := abc.spell(rd.chars[i], angle, f)
+	if !ok {
+		return false
+	}
+	rd.best[i] = reading{done: true, angle: angle, f: f, words: words, score: score(words)}
+	rd.byShape++
+	return true
 }
 
 // dropCounters returns the letters of cs that lie inside no other: a
@@ -341,190 +450,14 @@ func score(ws []ocr.Word) float64 {
 	return s
 }
 
-// task is one line to read at one angle.
-type task struct {
-	line  int
-	angle float64
-}
-
-// strip is one line drawn into a mosaic at its angle.
-type strip struct {
-	task
-	f   frame
-	box image.Rectangle // in the mosaic
-}
-
-// mosaic is one image of lines stacked as strips.
-type mosaic struct {
-	strips []strip
-	bounds image.Rectangle
-}
-
-// Packing the strips into mosaics. Each image read costs a process's
-// start (about 0.3 s of a core, most of it loading the language data)
-// besides its text, so strips of every angle share images; where the
-// strips' area passes splitArea (about as long to read as a start), the
-// stack is cut into Options.Workers parts of about equal area, so that
-// the workers share the reading.
-const splitArea = 1_500_000
-
-// plan packs todo's lines, each drawn at its angle, into mosaics of
-// stacked strips and takes their pixels off *pixels: the lines of a
-// mosaic that would pass it stay unread.
-func (r *Reader) plan(ls []line, todo []task, pixels *int) []mosaic {
-	type placed struct {
-		strip
-		w, h, pad int
-	}
-	var all []placed
-	total := 0
-	for _, t := range todo {
-		l := ls[t.line]
-		f := newFrame(t.angle, stripHeight/math.Max(l.height, 1))
-		sw, sh := f.place(l.min, l.max, glyph.Point{X: stripPad, Y: stripPad})
-		// A line taller than its letters' height (a large letter in
-		// it, or a symbol's pieces) keeps as much white above and below
-		// as it passes them by, so that OCR does not take it and its
-		// neighbours for one line.
-		pad := max(stripPad, int(math.Ceil(sh-stripHeight)))
-		bw, bh := int(math.Ceil(sw))+2*stripPad, int(math.Ceil(sh))+2*pad
-		if bw > mosaicMaxW || bh > mosaicMaxH {
-			continue // a "line" no sheet writes: a hatch of small shapes
-		}
-		all = append(all, placed{strip: strip{task: t, f: f}, w: bw, h: bh, pad: pad})
-		total += bw * bh
-	}
-	// Cut where a mosaic's share of the strips' area (what OCR's time
-	// follows) reaches its part, or its height the most an image holds.
-	target := total
-	if total > splitArea {
-		target = (total + r.opt.Workers - 1) / r.opt.Workers
-	}
-	var ms []mosaic
-	var strips []strip
-	y, w, area := 0, 0, 0
-	flush := func() {
-		if len(strips) == 0 {
-			return
-		}
-		if w*y <= *pixels {
-			*pixels -= w * y
-			ms = append(ms, mosaic{strips: strips, bounds: image.Rect(0, 0, w, y)})
-		}
-		strips, y, w, area = nil, 0, 0, 0
-	}
-	for _, p := range all {
-		if y > 0 && (y+p.h > mosaicMaxH || max(w, p.w)*(y+p.h) > mosaicMaxPixels || area >= target) {
-			flush()
-		}
-		p.f.place(ls[p.line].min, ls[p.line].max, glyph.Point{X: stripPad, Y: float64(y + p.pad)})
-		p.box = image.Rect(0, y, p.w, y+p.h)
-		strips = append(strips, p.strip)
-		y += p.h
-		w = max(w, p.w)
-		area += p.w * p.h
-	}
-	flush()
-	return ms
-}
-
-// readMosaics reads the mosaics ms, up to Options.Workers at a time, and
-// keeps in best each line's surer reading. The readings are taken in the
-// order of ms, so best is what reading them one after another gives. It
-// returns the first error in that order, after taking every reading that
-// succeeded.
-func (r *Reader) readMosaics(ctx context.Context, pg *drawing.Page, cs []component, g *grid, ls []line, ms []mosaic, best []reading) error {
-	words := make([][][]ocr.Word, len(ms))
-	errs := make([]error, len(ms))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(r.opt.Workers, len(ms)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(ms) {
-					return
-				}
-				words[k], errs[k] = r.readMosaic(ctx, pg, cs, g, ls, ms[k])
-			}
-		}()
-	}
-	wg.Wait()
-	for k, m := range ms {
-		if errs[k] != nil {
-			continue
-		}
-		for j, s := range m.strips {
-			b := &best[s.line]
-			sc := score(words[k][j])
-			if !b.done || sc > b.score {
-				*b = reading{done: true, angle: s.angle, f: s.f, words: words[k][j], score: sc}
-			}
-		}
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// readMosaic draws m's strips into one image, reads it, and returns each
-// strip's words that are kept: confident enough, with a letter or digit.
-func (r *Reader) readMosaic(ctx context.Context, pg *drawing.Page, cs []component, g *grid, ls []line, m mosaic) ([][]ocr.Word, error) {
-	img := image.NewGray(m.bounds)
-	for i := range img.Pix {
-		img.Pix[i] = 0xff
-	}
-	for _, s := range m.strips {
-		paint(img, pg, linePieces(cs, g, ls[s.line]), s.f, s.box)
-	}
-	lines, err := r.rec.Lines(ctx, img, ocr.Block)
-	if err != nil {
-		return nil, fmt.Errorf("ocrtext: read %d lines: %w", len(m.strips), err)
-	}
-	strips := m.strips
-	words := make([][]ocr.Word, len(strips))
-	for _, l := range lines {
-		for _, w := range l.Words {
-			if w.Conf < minConf || strings.IndexFunc(w.Text, func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }) < 0 {
-				continue
-			}
-			cy := (w.Box.Min.Y + w.Box.Max.Y) / 2
-			k, _ := slices.BinarySearchFunc(strips, cy, func(s strip, y int) int {
-				if s.box.Max.Y <= y {
-					return -1
-				}
-				if s.box.Min.Y > y {
-					return 1
-				}
-				return 0
-			})
-			if k < len(strips) && strips[k].box.Min.Y <= cy && cy < strips[k].box.Max.Y {
-				words[k] = append(words[k], w)
-			}
-		}
-	}
-	return words, nil
-}
-
 // linePieces are the pieces of the letter-like components whose centres
 // lie in the line's box, a little widened across it (accents, commas and
 // dots are letters too small to chain).
 func linePieces(cs []component, g *grid, l line) []piece {
-	pad := 0.25 * l.height
-	mn := glyph.Point{X: l.min.X - pad, Y: l.min.Y - pad}
-	mx := glyph.Point{X: l.max.X + pad, Y: l.max.Y + pad}
 	var ps []piece
-	g.near(mn, mx, func(i int) {
-		c := cs[i].centre()
-		if c.X >= mn.X && c.X <= mx.X && c.Y >= mn.Y && c.Y <= mx.Y {
-			ps = append(ps, cs[i].pieces...)
-		}
-	})
+	for _, i := range lineInk(cs, g, l) {
+		ps = append(ps, cs[i].pieces...)
+	}
 	return ps
 }
 

@@ -4,6 +4,7 @@ import (
 	"image"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -53,10 +54,24 @@ type alphabet struct {
 	empty map[reads]int
 	blank map[reads]bool
 	space float64 // the gap from which letters stand in two words; 0: not learned
+	// words is what OCR read each word as, by its shapes (wordKey); ""
+	// where it read one word two ways.
+	words map[string]string
+}
+
+// wordKey keys a word by its characters' shapes and the angle it reads
+// at.
+func wordKey(shapes []int, angle float64) string {
+	b := strconv.AppendFloat(nil, angle, 'g', -1, 64)
+	for _, s := range shapes {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(s), 10)
+	}
+	return string(b)
 }
 
 func newAlphabet() *alphabet {
-	return &alphabet{votes: map[reads]map[rune]int{}, surest: map[reads]float64{}, spelled: map[reads]rune{}, alike: map[reads]lookalike{}, empty: map[reads]int{}, blank: map[reads]bool{}, right: map[reads]float64{}, left: map[reads]float64{}}
+	return &alphabet{votes: map[reads]map[rune]int{}, surest: map[reads]float64{}, spelled: map[reads]rune{}, alike: map[reads]lookalike{}, empty: map[reads]int{}, blank: map[reads]bool{}, right: map[reads]float64{}, left: map[reads]float64{}, words: map[string]string{}}
 }
 
 // gap is the space between two characters read one after the other, in
@@ -93,6 +108,16 @@ func (a *alphabet) learn(cl []cluster, b reading) {
 		if n == 0 || utf8.RuneCountInString(w.Text) != n || !contiguous(sp, first, n, x0, x1) || w.Conf < minVoteConf {
 			prev = nil
 			continue
+		}
+		ids := make([]int, n)
+		for q := range n {
+			ids[q] = sp[first+q].shape
+		}
+		key := wordKey(ids, b.angle)
+		if text, seen := a.words[key]; seen && text != w.Text {
+			a.words[key] = "" // read two ways: not settled
+		} else {
+			a.words[key] = w.Text
 		}
 		k := first
 		for _, r := range w.Text {
@@ -209,27 +234,6 @@ func (a *alphabet) leftOf(k reads) float64 {
 	return a.side
 }
 
-// knows reports whether every character of cl is spelled at angle.
-func (a *alphabet) knows(cl []cluster, angle float64) bool {
-	if a.space == 0 {
-		return false
-	}
-	blank := 0
-	for _, c := range cl {
-		k := reads{c.shape, angle}
-		if a.blank[k] {
-			blank++
-			continue
-		}
-		if _, ok := a.spelled[k]; !ok && a.alike[k] == 0 {
-			return false
-		}
-	}
-	// A line of shapes that only lines OCR read nothing on hold reads
-	// nothing too; one with letters beside them is read.
-	return blank == 0 || blank == len(cl)
-}
-
 // nothing records that OCR read nothing on a line of the characters cl at
 // angle: a row of small marks (arrow heads, a hatch's dots), not words.
 func (a *alphabet) nothing(cl []cluster, angle float64) {
@@ -272,7 +276,7 @@ func (p lookalike) in(capitals bool) rune {
 // words, in the coordinates of frame f, as OCR would give them. It
 // reports false where a shape is not known.
 func (a *alphabet) spell(cl []cluster, angle float64, f frame) ([]ocr.Word, bool) {
-	if !a.knows(cl, angle) {
+	if a.space == 0 {
 		return nil, false
 	}
 	sp := inReading(cl, f)
@@ -284,12 +288,15 @@ func (a *alphabet) spell(cl []cluster, angle float64, f frame) ([]ocr.Word, bool
 		word   int
 	}
 	chars := make([]char, len(sp))
-	word := 0
+	word, blank := 0, 0
 	for k, c := range sp {
 		if k > 0 && a.excess(gap{reads{sp[k-1].shape, angle}, reads{c.shape, angle}, (c.u0 - sp[k-1].u1) / stripHeight}) > a.space {
 			word++
 		}
 		key := reads{c.shape, angle}
+		if a.blank[key] {
+			blank++
+		}
 		r, pair := a.spelled[key], a.alike[key]
 		if p, ok := lookalikeOf(r); ok && r != 0 {
 			pair = p
@@ -297,6 +304,39 @@ func (a *alphabet) spell(cl []cluster, angle float64, f frame) ([]ocr.Word, bool
 		lo, hi := frameBox(f, c.min, c.max)
 		chars[k] = char{r: r, pair: pair, height: hi.Y - lo.Y, word: word,
 			box: image.Rect(int(math.Floor(lo.X)), int(math.Floor(lo.Y)), int(math.Ceil(hi.X)), int(math.Ceil(hi.Y)))}
+	}
+	// A line of shapes that only lines OCR read nothing on hold reads
+	// nothing too; one with letters beside them is read.
+	switch {
+	case blank == len(chars):
+		return nil, true
+	case blank > 0:
+		return nil, false
+	}
+	// A word OCR read elsewhere, shape for shape, reads as it did there
+	// (OCR's dictionary settled its I or l, its case); any other word
+	// needs each of its shapes spelled.
+	for k := 0; k < len(chars); {
+		j := k
+		for j < len(chars) && chars[j].word == chars[k].word {
+			j++
+		}
+		ids := make([]int, 0, j-k)
+		for q := k; q < j; q++ {
+			ids = append(ids, sp[q].shape)
+		}
+		if text, ok := a.words[wordKey(ids, angle)]; ok && text != "" {
+			for q, r := range []rune(text) {
+				chars[k+q].r, chars[k+q].pair = r, 0
+			}
+		} else {
+			for q := k; q < j; q++ {
+				if chars[q].r == 0 && chars[q].pair == 0 {
+					return nil, false
+				}
+			}
+		}
+		k = j
 	}
 	// A lower case letter drawn as its capital is told by its size
 	// against the line's capitals and x-height letters; I and l by their
@@ -356,7 +396,8 @@ func (a *alphabet) spell(cl []cluster, angle float64, f frame) ([]ocr.Word, bool
 			c.r = 'I' // "DIF", "II"
 		default:
 			// At the head of a word in lower case ("Investitor",
-			// "la"): only a dictionary tells, and OCR has one.
+			// "la"), not a word OCR read elsewhere: only a dictionary
+			// tells, and OCR has one.
 			return nil, false
 		}
 	}

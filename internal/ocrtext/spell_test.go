@@ -161,12 +161,13 @@ func TestSpellByShape(t *testing.T) {
 // spellLine spells a horizontal line of characters (text, each with its
 // along-line box x0–x1 and height) from an alphabet that knows each
 // character's shape as itself, or as its lookalike pair where pairs
-// holds it, and returns the words.
+// holds it, and returns the words; read are words OCR read of the same
+// shapes elsewhere on the page.
 func spellLine(t *testing.T, chars []struct {
 	r      rune
 	x0, x1 float64
 	h      float64
-}, pairs string) (string, bool) {
+}, pairs string, read []string) (string, bool) {
 	t.Helper()
 	a := newAlphabet()
 	a.space, a.side = 0.3, 0
@@ -181,6 +182,16 @@ func spellLine(t *testing.T, chars []struct {
 			a.spelled[key] = c.r
 		}
 	}
+	// Words OCR read elsewhere, drawn with the same shapes.
+	for _, w := range read {
+		var ids []int
+		for k, c := range chars {
+			if strings.ContainsRune(w, c.r) {
+				ids = append(ids, k)
+			}
+		}
+		a.words[wordKey(ids, 0)] = w
+	}
 	ws, ok := a.spell(cl, 0, f)
 	var s []string
 	for _, w := range ws {
@@ -192,7 +203,8 @@ func spellLine(t *testing.T, chars []struct {
 // TestSpellLookalikes: a lower case letter drawn as a small capital
 // takes its case from its size on the line; l and I drawn alike take
 // theirs from their neighbours, and where only a dictionary could tell
-// (at the head of a word in lower case) the line is left to OCR.
+// (at the head of a word in lower case) the line is left to OCR, unless
+// OCR read the same word elsewhere.
 func TestSpellLookalikes(t *testing.T) {
 	type ch = struct {
 		r      rune
@@ -217,22 +229,25 @@ func TestSpellLookalikes(t *testing.T) {
 	cases := []struct {
 		name, pairs string
 		chars       []ch
+		read        []string
 		want        string
 		ok          bool
 	}{
 		// "Consiliul": the C is capital size, the o lower case size.
-		{"title case", "Coo", word("Consiliul", 0, 30, 20, nil), "Consiliul", true},
+		{"title case", "Coo", word("Consiliul", 0, 30, 20, nil), nil, "Consiliul", true},
 		// "WC": both capital size among capitals.
-		{"capitals", "wWcC", word("WC", 0, 30, 20, nil), "WC", true},
+		{"capitals", "wWcC", word("WC", 0, 30, 20, nil), nil, "WC", true},
 		// A lower case c among capitals but drawn small: c.
-		{"small among capitals", "c", append(word("AB", 0, 30, 20, nil), ch{'c', 24, 34, 20}), "ABc", true},
-		{"l after lower case", "l", word("all", 0, 30, 20, nil), "all", true},
-		{"I among capitals", "I", word("DIF", 0, 30, 20, nil), "DIF", true},
-		{"l in a title word", "l", word("Florin", 0, 30, 20, map[rune]float64{'l': 30}), "Florin", true},
-		{"I or l heading a lower case word", "l", word("la", 0, 30, 20, nil), "", false},
+		{"small among capitals", "c", append(word("AB", 0, 30, 20, nil), ch{'c', 24, 34, 20}), nil, "ABc", true},
+		{"l after lower case", "l", word("all", 0, 30, 20, nil), nil, "all", true},
+		{"I among capitals", "I", word("DIF", 0, 30, 20, nil), nil, "DIF", true},
+		{"l in a title word", "l", word("Florin", 0, 30, 20, map[rune]float64{'l': 30}), nil, "Florin", true},
+		{"I or l heading a lower case word", "l", word("la", 0, 30, 20, nil), nil, "", false},
+		// The same word, read by OCR elsewhere on the page.
+		{"a word OCR read", "l", word("la", 0, 30, 20, nil), []string{"la"}, "la", true},
 	}
 	for _, c := range cases {
-		got, ok := spellLine(t, c.chars, c.pairs)
+		got, ok := spellLine(t, c.chars, c.pairs, c.read)
 		if ok != c.ok || got != c.want {
 			t.Errorf("%s: spelled %q, %v; want %q, %v", c.name, got, ok, c.want, c.ok)
 		}

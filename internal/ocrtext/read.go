@@ -206,18 +206,20 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 	// Lines made of shapes the sample holds are spelled from them once it
 	// is read (spell.go); so that more can be, the first pass also reads
 	// lines holding shapes that many others hold (cover.go), at the angle
-	// the letters along their axis stand at, where that shows.
+	// the letters along their axis stand at, or both ways where that does
+	// not show.
 	var abc *alphabet
 	covers := make([][]int, len(axes))
-	coverAngle := make([]float64, len(axes))
+	coverAngles := make([][]float64, len(axes))
 	if !r.byOCR {
 		abc = newAlphabet()
 		rd.chars = lineShapes(pg, cs, g, ls)
-		for k := range axes {
+		for k, axisAngles := range axes {
+			coverAngles[k] = axisAngles[:]
 			if angle, ok := baselineSide(ls, rests[k]); ok {
-				coverAngle[k] = angle
-				covers[k], rests[k] = cover(rd.chars, samples[k], rests[k])
+				coverAngles[k] = []float64{angle}
 			}
+			covers[k], rests[k] = cover(rd.chars, samples[k], rests[k])
 		}
 	}
 	var todo []task
@@ -227,8 +229,10 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 				todo = append(todo, task{line: i, angle: angle})
 			}
 		}
-		for _, i := range covers[k] {
-			todo = append(todo, task{line: i, angle: coverAngle[k]})
+		for _, angle := range coverAngles[k] {
+			for _, i := range covers[k] {
+				todo = append(todo, task{line: i, angle: angle})
+			}
 		}
 	}
 	if err := rd.read(ctx, bctx, todo); err != nil {

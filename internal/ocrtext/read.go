@@ -334,6 +334,9 @@ func (rd *pageReading) learn(abc *alphabet, todo []task) {
 // spell spells line i at angle from its characters' shapes where abc
 // knows them all, into rd.best, and reports whether it did.
 func (rd *pageReading) spell(abc *alphabet, i int, angle float64) bool {
+	if len(rd.chars[i]) == 0 {
+		return false
+	}
 	l := rd.ls[i]
 	f := newFrame(angle, stripHeight/math.Max(l.height, 1))
 	f.place(l.min, l.max, glyph.Point{X: stripPad, Y: stripPad})

@@ -260,13 +260,25 @@ func (x *shapes) index(s shape) int {
 	return len(x.all) - 1
 }
 
-// lineShapes finds each line's characters and their shapes.
+// lineShapes finds each line's characters and their shapes. A letter of
+// another line in a line's box (a close line's descender, text crossing
+// text) is not among its characters.
 func lineShapes(pg *drawing.Page, cs []component, g *grid, ls []line) [][]cluster {
+	owner := map[[2]glyph.Point]int{}
+	for i, l := range ls {
+		for _, b := range l.boxes {
+			owner[b] = i
+		}
+	}
 	x := newShapes()
 	out := make([][]cluster, len(ls))
 	for i, l := range ls {
 		f := axisFrame(l)
-		cl := clusters(cs, lineInk(cs, g, l), f)
+		ink := slices.DeleteFunc(lineInk(cs, g, l), func(k int) bool {
+			o, ok := owner[[2]glyph.Point{cs[k].min, cs[k].max}]
+			return ok && o != i
+		})
+		cl := clusters(cs, ink, f)
 		base := baseline(l, f)
 		for k := range cl {
 			cl[k].shape = x.index(shapeOf(pg, cs, cl[k], l, f, base))

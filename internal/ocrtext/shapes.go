@@ -260,24 +260,13 @@ func (x *shapes) index(s shape) int {
 	return len(x.all) - 1
 }
 
-// lineShapes finds each line's characters and their shapes. A letter of
-// another line in a line's box (a close line's descender, text crossing
-// text) is not among its characters.
+// lineShapes finds each line's characters and their shapes.
 func lineShapes(pg *drawing.Page, cs []component, g *grid, ls []line) [][]cluster {
-	owner := map[[2]glyph.Point]int{}
-	for i, l := range ls {
-		for _, b := range l.boxes {
-			owner[b] = i
-		}
-	}
 	x := newShapes()
 	out := make([][]cluster, len(ls))
 	for i, l := range ls {
 		f := axisFrame(l)
-		ink := slices.DeleteFunc(lineInk(cs, g, l), func(k int) bool {
-			o, ok := owner[[2]glyph.Point{cs[k].min, cs[k].max}]
-			return ok && o != i
-		})
+		ink := lineInk(cs, g, l)
 		cl := clusters(cs, ink, f)
 		base := baseline(l, f)
 		for k := range cl {

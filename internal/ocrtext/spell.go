@@ -286,6 +286,7 @@ func (a *alphabet) spell(cl []cluster, angle float64, f frame) ([]ocr.Word, bool
 		height float64   // across the line, in f's pixels
 		box    image.Rectangle
 		word   int
+		read   bool // from a word OCR read elsewhere
 	}
 	chars := make([]char, len(sp))
 	word, blank := 0, 0
@@ -327,7 +328,7 @@ func (a *alphabet) spell(cl []cluster, angle float64, f frame) ([]ocr.Word, bool
 		}
 		if text, ok := a.words[wordKey(ids, angle)]; ok && text != "" {
 			for q, r := range []rune(text) {
-				chars[k+q].r, chars[k+q].pair = r, 0
+				chars[k+q].r, chars[k+q].pair, chars[k+q].read = r, 0, true
 			}
 		} else {
 			for q := k; q < j; q++ {
@@ -399,6 +400,31 @@ func (a *alphabet) spell(cl []cluster, angle float64, f frame) ([]ocr.Word, bool
 			// "la"), not a word OCR read elsewhere: only a dictionary
 			// tells, and OCR has one.
 			return nil, false
+		}
+	}
+	// Fonts that draw O and 0 alike: a word of letters spells O, one of
+	// digits 0.
+	for k := range chars {
+		c := &chars[k]
+		if c.read || c.r != '0' && c.r != 'O' {
+			continue
+		}
+		letters, digits := 0, 0
+		for _, o := range chars {
+			if o.word != c.word || o.r == '0' || o.r == 'O' {
+				continue
+			}
+			if unicode.IsLetter(o.r) {
+				letters++
+			} else if unicode.IsDigit(o.r) {
+				digits++
+			}
+		}
+		switch {
+		case letters > 0 && digits == 0:
+			c.r = 'O'
+		case digits > 0 && letters == 0:
+			c.r = '0'
 		}
 	}
 	var words []ocr.Word

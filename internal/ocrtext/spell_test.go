@@ -253,6 +253,10 @@ func TestSpellLookalikes(t *testing.T) {
 		{"I among capitals", "I", word("DIF", 0, 30, 20, nil), nil, "DIF", true},
 		{"l in a title word", "l", word("Florin", 0, 30, 20, map[rune]float64{'l': 30}), nil, "Florin", true},
 		{"I or l heading a lower case word", "l", word("la", 0, 30, 20, nil), nil, "", false},
+		// O and 0 drawn alike: the word's other characters tell.
+		{"O among letters", "", word("R0OM", 0, 30, 20, nil), nil, "ROOM", true},
+		{"0 among digits", "", word("1O5", 0, 30, 20, nil), nil, "105", true},
+		{"O or 0 in a code", "", word("F05", 0, 30, 20, nil), nil, "F05", true},
 		// The same word, read by OCR elsewhere on the page.
 		{"a word OCR read", "l", word("la", 0, 30, 20, nil), []string{"la"}, "la", true},
 	}

@@ -123,13 +123,7 @@ func textAt(cs []drawing.Char, angle float64) string {
 // and the hatching is not.
 func TestReadOutlinedText(t *testing.T) {
 	ctx := context.Background()
-	rec, err := ocr.New(ctx, "tesseract", "eng")
-	if errors.Is(err, ocr.ErrUnavailable) {
-		t.Skipf("tesseract with English data is not installed: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := tesseract(t)
 	pg, words := sheet(t)
 	res, err := New(rec, Options{}).Read(ctx, pg)
 	if err != nil {
@@ -167,6 +161,20 @@ func TestReadOutlinedText(t *testing.T) {
 	if text == 0 || hatch != 0 {
 		t.Errorf("%d text pieces and %d hatch pieces marked as text; want some and none", text, hatch)
 	}
+}
+
+// tesseract is the OCR the tests read with: Tesseract with English,
+// skipping the test where it is not installed.
+func tesseract(t *testing.T) *ocr.Reader {
+	t.Helper()
+	rec, err := ocr.New(context.Background(), "tesseract", "eng")
+	if errors.Is(err, ocr.ErrUnavailable) {
+		t.Skipf("tesseract with English data is not installed: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }
 
 // blind reads nothing, counting the images it is given (safe for

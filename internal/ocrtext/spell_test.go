@@ -2,7 +2,6 @@ package ocrtext
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"math"
@@ -117,13 +116,7 @@ func linesAt(cs []drawing.Char, angle float64) []string {
 // without OCR, read as OCR reads them, in a fraction of OCR's pixels.
 func TestSpellByShape(t *testing.T) {
 	ctx := context.Background()
-	rec, err := ocr.New(ctx, "tesseract", "eng")
-	if errors.Is(err, ocr.ErrUnavailable) {
-		t.Skipf("tesseract with English data is not installed: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := tesseract(t)
 	pg, drawn := tagSheet(t)
 	spelt := &counting{rec: rec}
 	res, err := New(spelt, Options{}).Read(ctx, pg)

@@ -46,3 +46,35 @@ func TestFloodStops(t *testing.T) {
 		}
 	}
 }
+
+// TestFloodStopsOnPartFinds: a legend row's glyph drawn nowhere whole but
+// found in part (a tee whose short tick the page lacks) in more places
+// than FloodPoses stops being looked for too, its matches Flooded,
+// though no find is whole.
+func TestFloodStopsOnPartFinds(t *testing.T) {
+	tee := glyph.Glyph{Shapes: []glyph.Shape{line(-1, 1, 1, 1), line(0, 1, 0, -1)}}
+	ticked := glyph.Glyph{Shapes: append(tee.Shapes, line(0.8, -0.6, 1.2, -0.6))}
+	const n, step = 72, 24.0
+	pg := &drawing.Page{Width: n*step + 40, Height: n*step + 40, Styles: []drawing.Style{{Stroke: "#000000", Width: 1}}}
+	for i := range n * n {
+		pl := glyph.Placement{At: glyph.Point{X: 30 + float64(i%n)*step, Y: 30 + float64(i/n)*step}, Scale: 1}
+		addGlyph(pg, tee, pl.Matrix(PixelsPerMM).Apply, PixelsPerMM)
+	}
+	m, err := NewMatcher([]Template{{Class: "ticked", Glyph: ticked, Row: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := m.Match(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := 0
+	for _, x := range ms {
+		if x.Flooded {
+			marked++
+		}
+	}
+	if len(ms) == 0 || marked != len(ms) || len(ms) >= n*n {
+		t.Errorf("%d matches, %d flooded; want some, fewer than the %d drawn, all flooded", len(ms), marked, n*n)
+	}
+}

@@ -77,8 +77,9 @@ type Match struct {
 	// Row is the matched template's Row.
 	Row int
 	// Flooded: the template is a legend row's (Row > 0) and was found in
-	// more than FloodFinds places of the page, so the matcher stopped
-	// looking for it there: its matches are some of a flood, not a count.
+	// more than FloodFinds places of the page (or verified in more than
+	// FloodPoses poses), so the matcher stopped looking for it there: its
+	// matches are some of a flood, not a count.
 	Flooded bool
 }
 
@@ -91,6 +92,14 @@ type Match struct {
 // real sheet 1 100 poses for 59 matches), and those say nothing of a
 // flood.
 const FloodFinds = detect.MaxPerPage
+
+// FloodPoses is how many poses of a legend row's template may verify on
+// one page, whole or in part, before the matcher stops looking for it
+// there as it does past FloodFinds: ten for each device a plan can draw.
+// On the real sets a row that is no flood verifies at most 1 497 poses
+// (the US fire-alarm set); building2's "Television Socket" row, a stem
+// and a bar, verified 13 924 on its way to its 401st whole find.
+const FloodPoses = 10 * FloodFinds
 
 // Matcher finds its templates on pages. It is immutable after NewMatcher
 // and safe for concurrent use.
@@ -457,6 +466,9 @@ func (ix *pageIndex) matchTemplate(ctx context.Context, t *prepared) (found []sc
 			return 0
 		}
 		found = append(found, v.s)
+		if t.row > 0 && len(found) > FloodPoses {
+			stopped, flooded = true, true
+		}
 		if v.s.cov >= wholeCoverage {
 			done[c.near(0, 0)] = true
 			if places++; t.row > 0 && places > FloodFinds {

@@ -665,8 +665,8 @@ func (rep *explainReport) write(w io.Writer) error {
 		}
 	}
 	if len(stopped) > 0 {
-		fmt.Fprintf(tw, "  search stopped as a flood (the glyph found whole in more than %d places of the page; its matches there withheld, listed for review): %s\n",
-			vector.FloodFinds, strings.Join(stopped, "; "))
+		fmt.Fprintf(tw, "  search stopped as a flood (the glyph found whole in more than %d places of the page, or whole and in part in more than %d; its matches there withheld, listed for review): %s\n",
+			vector.FloodFinds, vector.FloodPoses, strings.Join(stopped, "; "))
 	}
 	return tw.Flush()
 }

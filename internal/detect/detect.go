@@ -78,9 +78,11 @@ type Detection struct {
 }
 
 // MaxPerPage is more of one device than any plan draws on one sheet (a
-// few hundred at most): a legend row matched in more places of a page is
-// a flood, a glyph plain enough to match lines and corners.
-const MaxPerPage = 400
+// dense open-plan floor draws several hundred ceiling devices on an A1
+// sheet; the generated legend sets up to 579): a legend row matched in
+// more places of a page is a flood, a glyph plain enough to match lines
+// and corners.
+const MaxPerPage = 1000
 
 // PDFPage is the vector side of a page from a PDF upload.
 type PDFPage interface {

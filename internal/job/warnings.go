@@ -167,9 +167,10 @@ func (w *warnings) views() []WarningView {
 
 // withholdFloods finds the legend rows whose matches (those f keeps, on
 // counted pages) are a flood: more than floodFactor × the row's printed
-// quantity + floodSlack in the document, more than floodPerPage on one
-// page, or so many on a page that the matcher stopped looking
-// (detect.Detection.Flood). Their rows join f.Withheld and a flood
+// quantity + floodSlack in the document (and on the legend's own page,
+// where that page draws the row's devices: the quantity may count that
+// sheet alone), more than floodPerPage on one page, or so many on a page
+// that the matcher stopped looking (detect.Detection.Flood). Their rows join f.Withheld and a flood
 // warning says so.
 func (fd *findings) withholdFloods(pages []Page, dets [][]detect.Detection, f detect.Filter) {
 	total := map[int]int{}
@@ -199,10 +200,16 @@ func (fd *findings) withholdFloods(pages []Page, dets [][]detect.Detection, f de
 		if at := stopped[row] - 1; at >= 0 {
 			fd.Withheld = append(fd.Withheld, row)
 			fd.Warnings = append(fd.Warnings, Warning{Code: detect.WarnFlood, Page: at, Message: fmt.Sprintf(
-				"%s was found whole in more than %d places on page %d, more than any plan draws of one device, and the search for it stopped there (its glyph matches lines and corners): withheld, not counted; the matches found are listed with review=all for review", name, vector.FloodFinds, at)})
+				"%s matched so many places on page %d (whole in more than %d, or whole and in part in more than %d), more than any plan draws of one device, that the search for it stopped there (its glyph matches lines and corners): withheld, not counted; the matches found are listed with review=all for review", name, at, vector.FloodFinds, vector.FloodPoses)})
 			continue
 		}
-		if r.Quantity != nil && total[row] > floodFactor**r.Quantity+floodSlack {
+		// A printed quantity counts the legend's own sheet where that
+		// sheet draws the row's devices too (a plan with its legend) and
+		// as many, or the document (a legend sheet of the set): a flood
+		// passes it on both readings.
+		over := func(n int) bool { return n > floodFactor**r.Quantity+floodSlack }
+		own := perPage[[2]int{row, r.PageIndex}]
+		if r.Quantity != nil && over(total[row]) && (own == 0 || over(own)) {
 			fd.Withheld = append(fd.Withheld, row)
 			fd.Warnings = append(fd.Warnings, Warning{Code: detect.WarnFlood, Page: -1, Message: fmt.Sprintf(
 				"%s matched %d places where it prints a quantity of %d: withheld, not counted; its matches are listed with review=all for review", name, total[row], *r.Quantity)})

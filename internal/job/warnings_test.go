@@ -104,6 +104,33 @@ func TestWithholdFloods(t *testing.T) {
 		t.Errorf("withheld %v, warnings %+v; want row 1 (stopped on page 1), 2 and 3", fd.Withheld, fd.Warnings)
 	}
 
+	// A plan that prints its legend's quantities for its own sheet: the
+	// row drawn as often as printed there, and more on the next sheet,
+	// is no flood; drawn on its own sheet far past its quantity, it is.
+	q2 := 80
+	own := []LegendRow{{PageIndex: 1, Description: "bell", Class: "sounder", Quantity: &q2}}
+	two := []Page{{Index: 1, Kind: detect.KindFloorPlan}, {Index: 2, Kind: detect.KindFloorPlan}}
+	mk := func(first, second int) [][]detect.Detection { // by position in two
+		ds := make([][]detect.Detection, 2)
+		for range first {
+			ds[0] = append(ds[0], detect.Detection{Class: "sounder", Confidence: 0.9, LegendRow: 1})
+		}
+		for range second {
+			ds[1] = append(ds[1], detect.Detection{Class: "sounder", Confidence: 0.9, LegendRow: 1})
+		}
+		return ds
+	}
+	fo := findings{Legend: own}
+	fo.withholdFloods(two, mk(80, 190), f)
+	if len(fo.Withheld) != 0 {
+		t.Errorf("80 on the legend's sheet (80 printed) and 190 on the next: withheld %v, %+v; want none", fo.Withheld, fo.Warnings)
+	}
+	fo = findings{Legend: own}
+	fo.withholdFloods(two, mk(2*q2+floodSlack+1, 0), f)
+	if len(fo.Withheld) != 1 {
+		t.Errorf("%d on the legend's sheet (80 printed): withheld %v; want the row", 2*q2+floodSlack+1, fo.Withheld)
+	}
+
 	// Withheld matches are not counted, are listed for review, and count
 	// once a reviewer accepts them.
 	sp := storedPage{Detections: []storedDetection{{ID: "a", Class: "sounder", Confidence: 0.9, LegendRow: 3}, {ID: "b", Class: "sounder", Confidence: 0.9, LegendRow: 3}, {ID: "c", Class: "sounder", Confidence: 0.9}}}

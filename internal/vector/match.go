@@ -95,11 +95,12 @@ const FloodFinds = detect.MaxPerPage
 
 // FloodPoses is how many poses of a legend row's template may verify on
 // one page, whole or in part, before the matcher stops looking for it
-// there as it does past FloodFinds: ten for each device a plan can draw.
-// On the real sets a row that is no flood verifies at most 1 497 poses
-// (the US fire-alarm set); building2's "Television Socket" row, a stem
-// and a bar, verified 13 924 on its way to its 401st whole find.
-const FloodPoses = 10 * FloodFinds
+// there as it does past FloodFinds. On the real sets a row that is no
+// flood verifies at most 1 497 poses (the US fire-alarm set), and the
+// generated legend sets' densest page (579 of one device) fewer than
+// 4 000; building2's "Television Socket" row, a stem and a bar, verified
+// 13 924 on its way to 563 whole finds.
+const FloodPoses = 4000
 
 // Matcher finds its templates on pages. It is immutable after NewMatcher
 // and safe for concurrent use.

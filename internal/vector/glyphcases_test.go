@@ -107,9 +107,8 @@ func TestFilledLookAlike(t *testing.T) {
 	}
 }
 
-// confidentAt matches tpl alone on pg and returns the x centres of its
-// matches at the default threshold.
-func confidentAt(t *testing.T, tpl Template, pg *drawing.Page) []float64 {
+// matchAlone matches tpl alone on pg.
+func matchAlone(t *testing.T, tpl Template, pg *drawing.Page) []Match {
 	t.Helper()
 	m, err := NewMatcher([]Template{tpl})
 	if err != nil {
@@ -119,8 +118,15 @@ func confidentAt(t *testing.T, tpl Template, pg *drawing.Page) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ms
+}
+
+// confidentAt matches tpl alone on pg and returns the x centres of its
+// matches at the default threshold.
+func confidentAt(t *testing.T, tpl Template, pg *drawing.Page) []float64 {
+	t.Helper()
 	var at []float64
-	for _, x := range ms {
+	for _, x := range matchAlone(t, tpl, pg) {
 		if x.Confidence >= OperatingConfidence {
 			at = append(at, x.Box.X+x.Box.W/2)
 		}

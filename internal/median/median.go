@@ -11,9 +11,15 @@ func ByKey[K comparable](samples map[K][]float64, least int) map[K]float64 {
 	out := make(map[K]float64, len(samples))
 	for k, s := range samples {
 		if len(s) >= least && len(s) > 0 {
-			slices.Sort(s)
-			out[k] = s[len(s)/2]
+			out[k] = Of(s)
 		}
 	}
 	return out
+}
+
+// Of returns the median of v (the upper one of an even count), sorting v
+// in place; v must not be empty.
+func Of(v []float64) float64 {
+	slices.Sort(v)
+	return v[len(v)/2]
 }

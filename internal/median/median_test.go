@@ -17,3 +17,14 @@ func TestByKey(t *testing.T) {
 		t.Errorf("at least 3: %v, want only key 2 at 8", got)
 	}
 }
+
+func TestOf(t *testing.T) {
+	for _, c := range []struct {
+		v    []float64
+		want float64
+	}{{[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 3}, {[]float64{9}, 9}} {
+		if got := Of(c.v); got != c.want {
+			t.Errorf("Of %v: %g, want %g", c.v, got, c.want)
+		}
+	}
+}

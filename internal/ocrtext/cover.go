@@ -3,6 +3,8 @@ package ocrtext
 import (
 	"math"
 	"slices"
+
+	"blueprint/internal/median"
 )
 
 // baselineSide guesses the angle the lines idx (all along one axis) read
@@ -27,7 +29,9 @@ func baselineSide(ls []line, idx []int) (float64, bool) {
 				mins[k], maxs[k] = b[0].Y, b[1].Y
 			}
 		}
-		mLo, mHi := medianOf(mins), medianOf(maxs)
+		// Each side's ends sorted for its median: the two are counted
+		// apart, so their pairing by letter is not needed.
+		mLo, mHi := median.Of(mins), median.Of(maxs)
 		for k := range mins {
 			if math.Abs(mins[k]-mLo) > off*l.height {
 				lo++
@@ -55,12 +59,6 @@ func baselineSide(ls []line, idx []int) (float64, bool) {
 	return 0, false
 }
 
-func medianOf(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 // Choosing lines to read for their shapes: a line is read where it
 // holds a shape the sample does not that at least minCover other lines
 // hold, until the lines chosen hold coverLetters letters.
@@ -82,6 +80,10 @@ func cover(chars [][]cluster, sample, rest []int) (chosen, left []int) {
 			seen[sh]++
 		}
 	}
+	sets := make(map[int][]int, len(rest)) // each rest line's shapes, each once
+	for _, i := range rest {
+		sets[i] = lineShapeSet(chars[i])
+	}
 	taken := map[int]bool{}
 	letters := 0
 	for letters < coverLetters {
@@ -91,7 +93,7 @@ func cover(chars [][]cluster, sample, rest []int) (chosen, left []int) {
 			if taken[i] {
 				continue
 			}
-			for _, sh := range lineShapeSet(chars[i]) {
+			for _, sh := range sets[i] {
 				if seen[sh] < minVotes {
 					count[sh]++
 				}
@@ -105,7 +107,7 @@ func cover(chars [][]cluster, sample, rest []int) (chosen, left []int) {
 				continue
 			}
 			gain := 0
-			for _, sh := range lineShapeSet(chars[i]) {
+			for _, sh := range sets[i] {
 				if seen[sh] < minVotes {
 					gain += count[sh] - 1
 				}
@@ -119,7 +121,7 @@ func cover(chars [][]cluster, sample, rest []int) (chosen, left []int) {
 		}
 		taken[bestLine] = true
 		letters += len(chars[bestLine])
-		for _, sh := range lineShapeSet(chars[bestLine]) {
+		for _, sh := range sets[bestLine] {
 			seen[sh]++
 		}
 	}

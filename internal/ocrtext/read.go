@@ -334,9 +334,6 @@ func (rd *pageReading) learn(abc *alphabet, todo []task) {
 // spell spells line i at angle from its characters' shapes where abc
 // knows them all, into rd.best, and reports whether it did.
 func (rd *pageReading) spell(abc *alphabet, i int, angle float64) bool {
-	if len(rd.chars[i]) == 0 {
-		return false
-	}
 	l := rd.ls[i]
 	f := newFrame(angle, stripHeight/math.Max(l.height, 1))
 	f.place(l.min, l.max, glyph.Point{X: stripPad, Y: stripPad})
@@ -473,17 +470,7 @@ func linePieces(cs []component, g *grid, l line) []piece {
 // outlines inside the words as text.
 func (res *Result) addLine(pg *drawing.Page, cs []component, g *grid, l line, b reading) {
 	size := emPerCap * l.cap
-	// The line's baseline, in the strip: where most letters end below.
-	bottoms := make([]float64, 0, len(l.boxes))
-	for _, bx := range l.boxes {
-		v := math.Inf(-1)
-		for _, p := range []glyph.Point{bx[0], bx[1], {X: bx[0].X, Y: bx[1].Y}, {X: bx[1].X, Y: bx[0].Y}} {
-			v = math.Max(v, b.f.to(p).Y)
-		}
-		bottoms = append(bottoms, v)
-	}
-	slices.Sort(bottoms)
-	base := bottoms[len(bottoms)/2]
+	base := baseline(l, b.f)
 	for _, w := range b.words {
 		n := utf8.RuneCountInString(w.Text)
 		x0, x1 := float64(w.Box.Min.X), float64(w.Box.Max.X)

@@ -1,12 +1,14 @@
 package ocrtext
 
 import (
+	"cmp"
 	"image"
 	"math"
 	"slices"
 
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
+	"blueprint/internal/median"
 )
 
 // Reading lines by their letters' shapes. A CAD export that draws text
@@ -111,10 +113,10 @@ func clusters(cs []component, idx []int, f frame) []cluster {
 	// Widest first among those starting together, so that a letter
 	// takes in the counter or dot that starts where it does.
 	slices.SortStableFunc(sp, func(a, b span) int {
-		if c := cmpFloat(a.u0, b.u0); c != 0 {
+		if c := cmp.Compare(a.u0, b.u0); c != 0 {
 			return c
 		}
-		return cmpFloat(b.u1, a.u1)
+		return cmp.Compare(b.u1, a.u1)
 	})
 	var out []cluster
 	u0, u1 := 0.0, 0.0
@@ -134,16 +136,6 @@ func clusters(cs []component, idx []int, f frame) []cluster {
 		u0, u1 = s.u0, s.u1
 	}
 	return out
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // shape is a character's outline drawn at shapeScale times the page's
@@ -285,8 +277,7 @@ func baseline(l line, f frame) float64 {
 		_, hi := frameBox(f, bx[0], bx[1])
 		bottoms = append(bottoms, hi.Y)
 	}
-	slices.Sort(bottoms)
-	return bottoms[len(bottoms)/2]
+	return median.Of(bottoms)
 }
 
 // spanned is a line's character with its extent along a reading frame.
@@ -302,6 +293,6 @@ func inReading(cl []cluster, f frame) []spanned {
 		lo, hi := frameBox(f, c.min, c.max)
 		out[k] = spanned{cluster: c, u0: lo.X, u1: hi.X}
 	}
-	slices.SortStableFunc(out, func(a, b spanned) int { return cmpFloat(a.u0, b.u0) })
+	slices.SortStableFunc(out, func(a, b spanned) int { return cmp.Compare(a.u0, b.u0) })
 	return out
 }

@@ -191,8 +191,7 @@ func (a *alphabet) settle() {
 	for k, g := range a.intra {
 		sizes[k] = g.size
 	}
-	slices.Sort(sizes)
-	a.side = sizes[len(sizes)/2] / 2
+	a.side = median.Of(sizes) / 2
 	for range 4 {
 		rs, ls := map[reads][]float64{}, map[reads][]float64{}
 		for _, g := range a.intra {
@@ -354,10 +353,10 @@ func (a *alphabet) spell(cl []cluster, angle float64, f frame) ([]ocr.Word, bool
 	}
 	capH, xH := 0.0, 0.0
 	if len(caps) > 0 {
-		capH = medianOf(caps)
+		capH = median.Of(caps)
 	}
 	if len(xs) > 0 {
-		xH = medianOf(xs)
+		xH = median.Of(xs)
 	}
 	for k := range chars {
 		c := &chars[k]

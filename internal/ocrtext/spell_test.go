@@ -1,6 +1,7 @@
 package ocrtext
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"image"
@@ -96,7 +97,7 @@ func linesAt(cs []drawing.Char, angle float64) []string {
 	}
 	var out []string
 	for _, line := range byBase {
-		slices.SortStableFunc(line, func(a, b drawing.Char) int { return cmpFloat(along(a), along(b)) })
+		slices.SortStableFunc(line, func(a, b drawing.Char) int { return cmp.Compare(along(a), along(b)) })
 		var b strings.Builder
 		for k, c := range line {
 			if k > 0 && along(c)-along(line[k-1]) > 80 {

@@ -92,8 +92,7 @@ func (a *alphabet) excess(g gap) float64 {
 // shape's reading.
 func (a *alphabet) learn(cl []cluster, b reading) {
 	sp := inReading(cl, b.f)
-	var prev *spanned
-	prevEnd := -1
+	prevEnd := -1 // the last character of the word before, where that word voted
 	for _, w := range b.words {
 		x0, x1 := float64(w.Box.Min.X), float64(w.Box.Max.X)
 		first, n := -1, 0
@@ -106,7 +105,7 @@ func (a *alphabet) learn(cl []cluster, b reading) {
 			}
 		}
 		if n == 0 || utf8.RuneCountInString(w.Text) != n || !contiguous(sp, first, n, x0, x1) || w.Conf < minVoteConf {
-			prev = nil
+			prevEnd = -1
 			continue
 		}
 		ids := make([]int, n)
@@ -132,10 +131,11 @@ func (a *alphabet) learn(cl []cluster, b reading) {
 			}
 			k++
 		}
-		if prev != nil && prevEnd == first-1 {
+		if prevEnd >= 0 && prevEnd == first-1 {
+			prev := sp[prevEnd]
 			a.inter = append(a.inter, gap{reads{prev.shape, b.angle}, reads{sp[first].shape, b.angle}, (sp[first].u0 - prev.u1) / stripHeight})
 		}
-		prev, prevEnd = &sp[first+n-1], first+n-1
+		prevEnd = first + n - 1
 	}
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"blueprint/internal/detect"
@@ -44,11 +45,7 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 	if len(tags) == 0 {
 		return out
 	}
-	type pair struct {
-		t, d int
-		gap  float64
-	}
-	var pairs []pair
+	var pairs []tagPair
 	var unread []detect.Box // runs writing a code among other words
 	for _, t := range tags {
 		if t.Row < 0 {
@@ -78,25 +75,25 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 			if g := boxGap(tb, d.Box); g <= reach {
 				// Ties (a symbol between two tags) go to the nearer centre.
 				g += 1e-3 * centreDist(tb, d.Box)
-				if d.Class != classes[t.Row] {
-					// A symbol whose glyph already names the tag's class
-					// is its first witness: pairs of one class are made
-					// before any other (a tag written nearer a
-					// neighbour of another kind than its own symbol).
-					g += mismatchPenalty
-				}
-				pairs = append(pairs, pair{ti, di, g})
+				pairs = append(pairs, tagPair{t: ti, d: di, gap: g, other: d.Class != classes[t.Row]})
 			}
 		}
 	}
-	sort.Slice(pairs, func(a, b int) bool { return pairs[a].gap < pairs[b].gap })
-	tagged := make([]int, len(out)) // 1-based tag index labelling detection i
-	done := make([]bool, len(tags))
-	for _, p := range pairs {
-		if done[p.t] || tagged[p.d] > 0 {
-			continue
+	tagged, done := pairTags(pairs, len(tags), len(out))
+	// Each code's glyph: a sheet draws every device of one code with one
+	// glyph, often a legend row of another class (a floodlight drawn with
+	// the wall light's glyph), and most of the code's tags stand nearest
+	// to it. What the first pairing says each code's tags label decides;
+	// a symbol of its code's glyph is then its first witness, as one of
+	// the code's class is, and a tag no longer takes a nearer neighbour
+	// of a third kind (a bench's double line matched as a linear light).
+	if own := codeGlyphs(out, tags, tagged); len(own) > 0 {
+		for i, p := range pairs {
+			if g, ok := own[tags[p.t].Row]; ok && p.other && g == out[p.d].LegendRow {
+				pairs[i].other = false
+			}
 		}
-		done[p.t], tagged[p.d] = true, p.t+1
+		tagged, done = pairTags(pairs, len(tags), len(out))
 	}
 	perClass := map[string]int{}
 	for _, t := range tags {
@@ -135,6 +132,73 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 			Box: detect.Box{X: t.Box.Min.X, Y: t.Box.Min.Y, W: t.Box.Max.X - t.Box.Min.X, H: t.Box.Max.Y - t.Box.Min.Y}})
 	}
 	return res
+}
+
+// tagPair is a tag (index t) and a symbol (index d) within its reach,
+// gap apart; other: the symbol is not a witness of the tag's kind (its
+// glyph names another class than the tag's row, and is not the code's
+// own glyph). A witness is paired before any other: a tag is often
+// written nearer a neighbour of another kind than its own symbol.
+type tagPair struct {
+	t, d  int
+	gap   float64
+	other bool
+}
+
+// pairTags pairs tags with symbols, nearest first, every pair of a
+// witness before any other: each tag labels at most one symbol, each
+// symbol carries at most one tag. It returns, per symbol, the 1-based
+// index of its tag (0 for none), and per tag whether it labels one.
+func pairTags(pairs []tagPair, nTags, nOut int) (tagged []int, done []bool) {
+	key := func(p tagPair) float64 {
+		if p.other {
+			return p.gap + mismatchPenalty
+		}
+		return p.gap
+	}
+	sorted := slices.Clone(pairs)
+	sort.SliceStable(sorted, func(a, b int) bool { return key(sorted[a]) < key(sorted[b]) })
+	tagged, done = make([]int, nOut), make([]bool, nTags)
+	for _, p := range sorted {
+		if done[p.t] || tagged[p.d] > 0 {
+			continue
+		}
+		done[p.t], tagged[p.d] = true, p.t+1
+	}
+	return tagged, done
+}
+
+// minCodeGlyph is the fewest of a code's tags that must label symbols of
+// one legend row, and more than half of those it labels, for that row to
+// be taken as the code's glyph.
+const minCodeGlyph = 3
+
+// codeGlyphs returns, per tag row (0-based) whose tags mostly label
+// symbols of one legend row (minCodeGlyph of them and a majority), that
+// row (1-based, a detection's LegendRow). tagged is pairTags's answer.
+func codeGlyphs(out []detect.Detection, tags []legend.Tag, tagged []int) map[int]int {
+	votes := map[int]map[int]int{} // tag row -> glyph row -> tags
+	labelled := map[int]int{}      // tag row -> tags labelling a symbol
+	for di, k := range tagged {
+		if k == 0 || out[di].LegendRow <= 0 {
+			continue
+		}
+		row := tags[k-1].Row
+		if votes[row] == nil {
+			votes[row] = map[int]int{}
+		}
+		votes[row][out[di].LegendRow]++
+		labelled[row]++
+	}
+	own := map[int]int{}
+	for row, vs := range votes {
+		for glyphRow, n := range vs {
+			if n >= minCodeGlyph && 2*n > labelled[row] {
+				own[row] = glyphRow
+			}
+		}
+	}
+	return own
 }
 
 // boxGap is the distance between two boxes, 0 where they overlap.

@@ -57,3 +57,37 @@ func TestLabelTags(t *testing.T) {
 		t.Errorf("first match labelled %+v, want the 3-phase row (2) with the symbol's box", d)
 	}
 }
+
+// TestLabelTagsLearnsCodeGlyph: a code drawn with another class's glyph
+// (a floodlight drawn with the wall light's) labels that glyph, which its
+// other tags stand beside, before a nearer symbol of a third kind (a
+// bench's double line matched as a linear light).
+func TestLabelTagsLearnsCodeGlyph(t *testing.T) {
+	classes := []string{"luminaire_wall", "luminaire_linear", "spotlight"}
+	category := func(string) string { return "lighting" }
+	tag := func(row int, x, y float64) legend.Tag {
+		return legend.Tag{Row: row, Box: legend.Rect{Min: glyph.Point{X: x, Y: y}, Max: glyph.Point{X: x + 20, Y: y + 15}}, Em: 15}
+	}
+	match := func(class string, row int, x, y, w float64) detect.Detection {
+		return detect.Detection{Class: class, LegendRow: row, Confidence: 0.6, Box: detect.Box{X: x, Y: y, W: w, H: 20}, Source: detect.Source{VectorMatching: true}}
+	}
+	var out []detect.Detection
+	var tags []legend.Tag
+	for i := range 3 { // floodlights: the wall light's glyph (row 1) beside each tag
+		x := 100 + 300*float64(i)
+		out = append(out, match("luminaire_wall", 1, x+30, 100, 20))
+		tags = append(tags, tag(2, x, 100))
+	}
+	// The fourth: its glyph 8 px right of the tag, a bar 4 px below it.
+	out = append(out, match("luminaire_wall", 1, 1028, 500, 20), match("luminaire_linear", 2, 990, 519, 60))
+	tags = append(tags, tag(2, 1000, 500))
+	got := labelTags(out, tags, classes, category)
+	for _, d := range got {
+		if d.Source.Tag && d.Box.X == 990 {
+			t.Errorf("the fourth tag labels the bar %+v, want the wall light's glyph beside it", d.Box)
+		}
+		if d.Box.X == 1028 && (!d.Source.Tag || d.Class != "spotlight") {
+			t.Errorf("the glyph beside the fourth tag: %+v, want a tagged spotlight", d)
+		}
+	}
+}

@@ -80,3 +80,32 @@ func TestOwnPenOverPattern(t *testing.T) {
 		t.Errorf("matches at %v: want the copy drawn over the pattern (206,78)", cs)
 	}
 }
+
+// TestDashedWireIsNotTheSymbol: a wire drawn dashed in the symbol's own pen
+// runs across a copy; each dash is a short piece joined to it, but the
+// dashes run on in line past the copy's box: a wire, not a larger symbol.
+// A solid bar drawn across a copy the same way is an extra stroke.
+func TestDashedWireIsNotTheSymbol(t *testing.T) {
+	var wire strings.Builder
+	for x := 150.25; x < 250; x += 6.5 { // 5 pt dashes, 1.5 pt gaps
+		fmt.Fprintf(&wire, " %g 223 m %g 223 l S", x, x+5)
+	}
+	content := "1 w " + at("1 0 0 1 60 220", lamp) + at("1 0 0 1 200 220", lamp) + wire.String() +
+		at("1 0 0 1 340 220", lamp) + " 330 223 m 350 223 l S"
+	_, pg := page(t, content)
+	tpl, err := search.Cut(pg, detect.Box{X: pt(60 - 8), Y: pt(300 - 220 - 8), W: pt(16), H: pt(16)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tpl.FindExcluding(context.Background(), pg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := centres(r.Matches)
+	if !hasNear(cs, 200, 80) {
+		t.Errorf("matches at %v (near misses %+v): want the copy crossed by a dashed wire (200,80)", cs, r.NearMisses)
+	}
+	if hasNear(cs, 340, 80) {
+		t.Errorf("matches at %v: the copy with a bar drawn across it (340,80) is another symbol", cs)
+	}
+}

@@ -56,6 +56,10 @@ const (
 	// 54 samples each to reach the whole-template bound (docs/vector.md).
 	quickChecks = 16
 	quickMisses = 8
+	// boundSlack keeps a pose that the lines' penalties leave at the
+	// minCoverage bound to within rounding from being rejected before
+	// its samples are walked: it is settled as it always was, at the end.
+	boundSlack = 1e-9
 	// ownLineSlack is how far, as a fraction of a template line's
 	// length, the page segment drawing it may end short of or past the
 	// line's ends: a block drawn a hair otherwise than its legend (a
@@ -190,6 +194,43 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 	onPage := func(p glyph.Point) bool {
 		return p.X >= -tol && p.Y >= -tol && p.X <= ix.pg.Width+tol && p.Y <= ix.pg.Height+tol
 	}
+	// Template lines covered only by longer page lines (a wire, a wall, a
+	// dashed line) rather than by a segment of their own: CAD draws each
+	// symbol line as its own segment.
+	//
+	// Each template line needs a page segment of its own: two template
+	// lines closer than the tolerance (the twin stems of a double socket)
+	// are not both found in one page segment (a single socket's stem).
+	//
+	// They are looked at before the samples: a pose that turns a glyph
+	// looking alike at many angles (a speaker's disc of thin spans, each
+	// a line) covers most samples at any angle, and only its lines tell
+	// the angle; where their penalties alone put the pose under
+	// minCoverage it is rejected without the samples' walk, and they
+	// lower the misses the walk allows.
+	unowned := 0 // template lines without a page segment of their own
+	var own []int32
+	for i, l := range t.lines {
+		a, b := m.Apply(l[0]), m.Apply(l[1])
+		if !onPage(a) || !onPage(b) {
+			continue
+		}
+		// The page segment may end a little short of or past the
+		// template line's ends (ownLineSlack), or where its optional
+		// stubs start (known to within the stub margin).
+		slack := ownLineSlack * math.Hypot(b.X-a.X, b.Y-a.Y)
+		if t.inner[i] != l {
+			slack = math.Max(slack, 2*stubMarginMM*k)
+		}
+		if c, ok := ix.ownSegment(own, a, b, m.Apply(t.inner[i][0]), m.Apply(t.inner[i][1]), tol, slack); ok {
+			own = append(own, c)
+		} else if unowned++; 1-float64(unowned)*extensionPenalty < minCoverage-boundSlack {
+			return scored{}, false
+		}
+	}
+	// cov is at most 1 - missed/total less the lines' penalties (off only
+	// raises missed's share).
+	allowMiss = math.Min(allowMiss, (1-minCoverage-float64(unowned)*extensionPenalty+boundSlack)*total)
 	for _, s := range t.samples {
 		p := m.Apply(s.P)
 		if !onPage(p) {
@@ -247,31 +288,8 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 			cov -= extensionPenalty
 		}
 	}
-	// Template lines covered only by longer page lines (a wire, a wall, a
-	// dashed line) rather than by a segment of their own: CAD draws each
-	// symbol line as its own segment.
-	//
-	// Each template line needs a page segment of its own: two template
-	// lines closer than the tolerance (the twin stems of a double socket)
-	// are not both found in one page segment (a single socket's stem).
-	var own []int32
-	for i, l := range t.lines {
-		a, b := m.Apply(l[0]), m.Apply(l[1])
-		if !onPage(a) || !onPage(b) {
-			continue
-		}
-		// The page segment may end a little short of or past the
-		// template line's ends (ownLineSlack), or where its optional
-		// stubs start (known to within the stub margin).
-		slack := ownLineSlack * math.Hypot(b.X-a.X, b.Y-a.Y)
-		if t.inner[i] != l {
-			slack = math.Max(slack, 2*stubMarginMM*k)
-		}
-		if c, ok := ix.ownSegment(own, a, b, m.Apply(t.inner[i][0]), m.Apply(t.inner[i][1]), tol, slack); ok {
-			own = append(own, c)
-		} else {
-			cov -= extensionPenalty
-		}
+	for range unowned {
+		cov -= extensionPenalty
 	}
 	if cov < minCoverage {
 		return scored{}, false

@@ -55,6 +55,7 @@ type surroundings struct {
 	items  []int32
 	stamp  []int // per piece: the last query that visited it
 	nQuery int
+	dashes map[int32][]dashNext // dashNext's answers, by piece
 }
 
 func newSurroundings(pg *drawing.Page) *surroundings {
@@ -308,7 +309,7 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Sty
 		if fillOnly && st.Fill != pen.Stroke && st.Fill != pen.Fill || !fillOnly && !samePen(st, pen) {
 			return // drawn with another pen: a wall's hatch, a leader
 		}
-		if s.dash(i, b, tol) {
+		if !fillOnly && s.dash(i, b, tol) {
 			return // a dash of a dashed wire running past the match
 		}
 		pc := piece{pts: s.points(i), fillOnly: fillOnly}

@@ -179,7 +179,16 @@ func (s scored) rank() float64 {
 // characters) that page geometry explains. It stops early once the pose
 // cannot reach minCoverage.
 func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
+	return ix.verifyAbove(h, minCoverage)
+}
+
+// verifyAbove is verify for a caller that takes the pose only where its
+// coverage exceeds above (refine, against the best pose so far): the walk
+// stops once the pose cannot, and such a pose is reported as failing. A
+// pose that can is scored exactly as verify scores it.
+func (ix *pageIndex) verifyAbove(h hypothesis, above float64) (scored, bool) {
 	ix.verified.Add(1)
+	floor := math.Max(minCoverage, above)
 	t := h.t
 	m := h.pl.Matrix(PixelsPerMM)
 	k := h.pl.Scale * PixelsPerMM
@@ -224,13 +233,13 @@ func (ix *pageIndex) verify(h hypothesis) (scored, bool) {
 		}
 		if c, ok := ix.ownSegment(own, a, b, m.Apply(t.inner[i][0]), m.Apply(t.inner[i][1]), tol, slack); ok {
 			own = append(own, c)
-		} else if unowned++; 1-float64(unowned)*extensionPenalty < minCoverage-boundSlack {
+		} else if unowned++; 1-float64(unowned)*extensionPenalty < floor-boundSlack {
 			return scored{}, false
 		}
 	}
 	// cov is at most 1 - missed/total less the lines' penalties (off only
 	// raises missed's share).
-	allowMiss = math.Min(allowMiss, (1-minCoverage-float64(unowned)*extensionPenalty+boundSlack)*total)
+	allowMiss = math.Min(allowMiss, (1-floor-float64(unowned)*extensionPenalty+boundSlack)*total)
 	for _, s := range t.samples {
 		p := m.Apply(s.P)
 		if !onPage(p) {
@@ -624,7 +633,7 @@ func (ix *pageIndex) refine(s scored) scored {
 					continue
 				}
 				tries++
-				c, ok := ix.verify(hypothesis{t, placeFor(ctr, p, r, sc, s.pl.Mirrored)})
+				c, ok := ix.verifyAbove(hypothesis{t, placeFor(ctr, p, r, sc, s.pl.Mirrored)}, best.cov)
 				if ok && c.cov > best.cov {
 					best, rot, scale, at, improved = c, r, sc, p, true
 				}

@@ -64,8 +64,9 @@ const (
 	// another device drawn with the same glyph (vector pages).
 	ReasonOtherColour = "another_colour"
 	// ReasonOtherSize: on an image page, drawn at another size than the
-	// page's good matches (more than ImageSizeTolerance times larger or
-	// smaller than their median).
+	// box's drawing or the page's good matches (more than
+	// ImageSizeTolerance times larger or smaller than it, or than their
+	// median).
 	ReasonOtherSize = "another_size"
 )
 

@@ -280,7 +280,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := Search(ctx, page, image.Rect(400, 400, 450, 450), Options{}); !errors.Is(err, ErrNoGlyph) {
 		t.Errorf("exemplar off the page: %v, want ErrNoGlyph", err)
 	}
-	for _, o := range []Options{{MinScale: 0.1}, {MaxScale: 9}, {MaxTilt: 60}, {MaxStretch: 4}} {
+	for _, o := range []Options{{MinScale: 0.1}, {MaxScale: 9}, {MaxTilt: 60}, {MaxStretch: 4}, {RingFloor: 1}, {RingFloor: -0.1}} {
 		if _, err := Search(ctx, page, rect(box), o); err == nil {
 			t.Errorf("options %+v: no error", o)
 		}

@@ -187,7 +187,7 @@ func newPlan(t *Template, opt Options) *plan {
 		v.need = min(pl.ringRmax, int(math.Ceil(v.bnd[rings]))+1)
 		pl.order = append(pl.order, i)
 	}
-	pl.setRingMin(ringMinScore)
+	pl.setRingMin(opt.ringFloor())
 	sort.SliceStable(pl.order, func(a, b int) bool { return pl.variants[pl.order[a]].need < pl.variants[pl.order[b]].need })
 	pl.prepareVerify(t.ink)
 	return pl

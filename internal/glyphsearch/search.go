@@ -56,8 +56,19 @@ type Options struct {
 	// what was looked at and fell just short. The matches scoring
 	// MinScore or more are the same with it as without it.
 	NearMissScore float64
+	// RingFloor is the least ring likeness of a place looked at more
+	// closely (0: ringMinScore). Lower finds instances whose rings a
+	// neighbour or a wire disturbs, at more candidates' cost.
+	RingFloor float64
 	// Workers is the number of goroutines (0: GOMAXPROCS).
 	Workers int
+}
+
+func (o Options) ringFloor() float64 {
+	if o.RingFloor > 0 {
+		return o.RingFloor
+	}
+	return ringMinScore
 }
 
 func (o Options) minScale() float64 {
@@ -112,6 +123,8 @@ func (o Options) check() error {
 		return fmt.Errorf("glyphsearch: scales %.2f–%.2f: want within 0.2–5", o.minScale(), o.maxScale())
 	case o.MaxStretch > 3:
 		return fmt.Errorf("glyphsearch: stretch %.2f: want at most 3", o.MaxStretch)
+	case o.RingFloor < 0 || o.RingFloor >= 1:
+		return fmt.Errorf("glyphsearch: ring floor %.2f: want 0–1", o.RingFloor)
 	case o.MaxTilt < 0 || o.MaxTilt > 45:
 		return fmt.Errorf("glyphsearch: tilt %.1f°: want 0–45", o.MaxTilt)
 	}

@@ -27,6 +27,22 @@ func rays(n int, a0 float64) string {
 	return b.String()
 }
 
+// cutAndFind draws content on a page, cuts the drawing inside box and
+// finds it on that page.
+func cutAndFind(t *testing.T, content string, box detect.Box) search.Result {
+	t.Helper()
+	_, pg := page(t, content)
+	tpl, err := search.Cut(pg, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tpl.FindExcluding(context.Background(), pg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // TestOwnContextByDistance: the exemplar's own joined drawing (sixteen rays
 // crossing its box) excuses drawing at a copy as far from the centre as
 // it lay, wherever it runs: a copy whose rays leave at other angles is a
@@ -38,15 +54,7 @@ func TestOwnContextByDistance(t *testing.T) {
 	content := "1 w " + at("1 0 0 1 60 220", lamp+rays(16, 11.25)) +
 		at("1 0 0 1 200 220", lamp+rays(16, 5)) +
 		at("1 0 0 1 300 80", lamp+" "+documenttest.CircleOps(0, 0, 9)+" -9 0 m -6 0 l S 6 0 m 9 0 l S 0 -9 m 0 -6 l S 0 6 m 0 9 l S")
-	_, pg := page(t, content)
-	tpl, err := search.Cut(pg, detect.Box{X: pt(60 - 9), Y: pt(300 - 220 - 9), W: pt(18), H: pt(18)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := tpl.FindExcluding(context.Background(), pg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := cutAndFind(t, content, detect.Box{X: pt(60 - 9), Y: pt(300 - 220 - 9), W: pt(18), H: pt(18)})
 	cs := centres(r.Matches)
 	if !hasNear(cs, 60, 80) || !hasNear(cs, 200, 80) {
 		t.Errorf("matches at %v: want the exemplar (60,80) and its copy with rays at other angles (200,80)", cs)
@@ -92,15 +100,7 @@ func TestDashedWireIsNotTheSymbol(t *testing.T) {
 	}
 	content := "1 w " + at("1 0 0 1 60 220", lamp) + at("1 0 0 1 200 220", lamp) + wire.String() +
 		at("1 0 0 1 340 220", lamp) + " 330 223 m 350 223 l S"
-	_, pg := page(t, content)
-	tpl, err := search.Cut(pg, detect.Box{X: pt(60 - 8), Y: pt(300 - 220 - 8), W: pt(16), H: pt(16)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := tpl.FindExcluding(context.Background(), pg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := cutAndFind(t, content, detect.Box{X: pt(60 - 8), Y: pt(300 - 220 - 8), W: pt(16), H: pt(16)})
 	cs := centres(r.Matches)
 	if !hasNear(cs, 200, 80) {
 		t.Errorf("matches at %v (near misses %+v): want the copy crossed by a dashed wire (200,80)", cs, r.NearMisses)

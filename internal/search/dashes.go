@@ -96,8 +96,10 @@ type dashNext struct {
 	gap float64
 }
 
-// meetingAll calls fn for each piece whose box meets b (every piece at
-// most once; it does not disturb a meeting walk that calls it).
+// meetingAll calls fn for each piece whose box meets b, once for each of
+// b's cells the piece is filed in (dashNext keeps repeats: they change no
+// answer of dash); unlike meeting it keeps no stamps, so a meeting walk
+// may call it.
 func (s *surroundings) meetingAll(b detect.Box, fn func(i int32)) {
 	x0, y0, x1, y1 := s.cellRange(b)
 	for cy := y0; cy <= y1; cy++ {

@@ -214,9 +214,9 @@ func (ix *pageIndex) verifyAbove(h hypothesis, above float64) (scored, bool) {
 	// They are looked at before the samples: a pose that turns a glyph
 	// looking alike at many angles (a speaker's disc of thin spans, each
 	// a line) covers most samples at any angle, and only its lines tell
-	// the angle; where their penalties alone put the pose under
-	// minCoverage it is rejected without the samples' walk, and they
-	// lower the misses the walk allows.
+	// the angle; where their penalties alone put the pose under the
+	// floor (minCoverage, or verifyAbove's) it is rejected without the
+	// samples' walk, and they lower the misses the walk allows.
 	unowned := 0 // template lines without a page segment of their own
 	var own []int32
 	for i, l := range t.lines {

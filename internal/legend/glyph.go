@@ -151,11 +151,13 @@ const thinFill = 1.5 / pxPerMM
 
 // thinFills draws each thin filled strip (a hatch line exported as a
 // polygon: two long edges and two short ends) as one line: its short
-// ends and one of its long edges are dropped, which keeps hatched glyphs
-// cheap to match.
+// ends and all but one of its long edges are dropped, which keeps hatched
+// glyphs cheap to match. Of a strip's long edges the shortest is kept:
+// a strip exported as two triangles also draws its diagonal, which is
+// longer than its sides and runs askew to them.
 func thinFills(shapes []glyph.Shape) []glyph.Shape {
 	out := shapes[:0]
-	var kept []glyph.Shape
+	var kept []int // indices into out
 	for _, s := range shapes {
 		if s.Kind != glyph.KindLine || !s.Fill {
 			out = append(out, s)
@@ -166,17 +168,21 @@ func thinFills(shapes []glyph.Shape) []glyph.Shape {
 		if l < thinFill {
 			continue // the end of a strip
 		}
-		dup := false
+		dup := -1
 		for _, k := range kept {
-			if nearLine(a, k, thinFill) && nearLine(b, k, thinFill) {
-				dup = true
+			if nearLine(a, out[k], thinFill) && nearLine(b, out[k], thinFill) ||
+				nearLine(out[k].Pts[0], s, thinFill) && nearLine(out[k].Pts[1], s, thinFill) {
+				dup = k
 				break
 			}
 		}
-		if dup {
+		if dup >= 0 {
+			if k := out[dup].Pts; l < math.Hypot(k[1].X-k[0].X, k[1].Y-k[0].Y)-1e-9 {
+				out[dup] = s
+			}
 			continue
 		}
-		kept = append(kept, s)
+		kept = append(kept, len(out))
 		out = append(out, s)
 	}
 	return out

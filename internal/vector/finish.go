@@ -160,7 +160,7 @@ func (mt *Matcher) finish(ctx context.Context, ix *pageIndex, found []scored, fl
 	legend := ix.legendRows(kept)
 	out := make([]Match, 0, len(kept))
 	for i, k := range kept {
-		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i], Row: k.t.row, Flooded: flooded[k.t]})
+		out = append(out, Match{Class: k.t.class, Box: k.box, Confidence: k.t.confidence(k.cov), Coverage: k.cov, Placement: k.pl, Legend: legend[i], Row: k.t.row, Flooded: flooded[k.t]})
 	}
 	return out, nil
 }

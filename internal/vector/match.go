@@ -114,6 +114,9 @@ type Matcher struct {
 	// corner anchor, a stretched glyph), which a page's index then
 	// finds; a search for a circle or a lone line skips them.
 	cornered bool
+	// fittings bound the rectangles the tube fittings' stretched search
+	// looks at (tubes.go); zero where no template is one.
+	fittings fittingBounds
 }
 
 // NewMatcher prepares templates for matching.
@@ -124,11 +127,33 @@ func NewMatcher(tpls []Template) (*Matcher, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.tpls = append(m.tpls, p)
-		m.cornered = m.cornered || p.kind == anchorCorner || p.stretch != nil
+		m.addTemplate(p)
 	}
 	m.findNested()
+	// A tube fitting's other tube counts (tubes.go) are searched as
+	// templates of their own, after the nesting of the legend's glyphs,
+	// which their base template stands for.
+	for i, t := range tpls {
+		base := m.tpls[i]
+		for _, v := range tubeVariants(t) {
+			p, err := prepare(v)
+			if err != nil {
+				return nil, err
+			}
+			p.variant, p.nested = true, base.nested
+			m.addTemplate(p)
+		}
+	}
 	return m, nil
+}
+
+// addTemplate adds prepared template p to the matcher.
+func (mt *Matcher) addTemplate(p *prepared) {
+	mt.tpls = append(mt.tpls, p)
+	mt.cornered = mt.cornered || p.kind == anchorCorner || p.stretch != nil
+	if b, ok := fittingBoundsOf(p); ok {
+		mt.fittings = mt.fittings.union(b)
+	}
 }
 
 // Subset returns a matcher of the templates of mt that keep accepts (by
@@ -137,8 +162,7 @@ func (mt *Matcher) Subset(keep func(class string, row int) bool) *Matcher {
 	out := &Matcher{}
 	for _, p := range mt.tpls {
 		if keep(p.class, p.row) {
-			out.tpls = append(out.tpls, p)
-			out.cornered = out.cornered || p.kind == anchorCorner || p.stretch != nil
+			out.addTemplate(p)
 		}
 	}
 	return out
@@ -230,6 +254,9 @@ func (ix *pageIndex) verifyAbove(h hypothesis, above float64) (scored, bool) {
 		slack := ownLineSlack * math.Hypot(b.X-a.X, b.Y-a.Y)
 		if t.inner[i] != l {
 			slack = math.Max(slack, 2*stubMarginMM*k)
+		}
+		if t.overrun != nil {
+			slack = math.Max(slack, t.overrun[i]*k)
 		}
 		if c, ok := ix.ownSegment(own, a, b, m.Apply(t.inner[i][0]), m.Apply(t.inner[i][1]), tol, slack); ok {
 			own = append(own, c)
@@ -393,6 +420,9 @@ func (mt *Matcher) match(ctx context.Context, pg *drawing.Page) ([]Match, *pageI
 	ix := newPageIndex(pg)
 	if mt.cornered {
 		ix.hashCorners() // built before the goroutines share the index
+	}
+	if mt.fittings.maxGap > 0 {
+		ix.hashFittingCorners(mt.fittings)
 	}
 	perTpl := make([][]scored, len(mt.tpls))
 	flooded := make([]bool, len(mt.tpls))

@@ -40,6 +40,9 @@ type pageIndex struct {
 	// first use (hashCorners), with corners.
 	cornerStart []int32
 	cornerArms  []cornerArms
+	// fittingArms are the corners of rectangles outlined by two parallel
+	// segments (hashFittingCorners), for tube fittings' stretched search.
+	fittingArms []cornerArms
 	// verified counts pose verifications (the matcher's unit of work).
 	verified atomic.Int64
 }

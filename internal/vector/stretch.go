@@ -20,6 +20,10 @@ const (
 	minStretchAspect = 2.0
 	minStretch       = 0.5
 	maxStretch       = 4.0
+	// maxFittingAspect: a tube fitting (tubes.go) is searched up to
+	// this long for its width, however squat its legend glyph (a
+	// 1500 × 100 mm batten under a 600 × 1200 troffer's glyph).
+	maxFittingAspect = 16.0
 	// stretchStep quantises the stretch (natural log) so that nearby
 	// poses share one prepared variant: ±0.75 % of the length, within
 	// the verification tolerance of any bar a plan draws.
@@ -32,6 +36,12 @@ const (
 type stretchable struct {
 	t      Template
 	alongY bool // the long axis is y
+	// maxF is the longest stretch searched: maxStretch, more for a
+	// tube fitting.
+	maxF float64
+	// fitting: the glyph is a tube fitting (tubes.go), also searched
+	// from the page's rectangles of two parallel sides.
+	fitting bool
 	// v is a corner of the glyph whose arm to l lies along the long
 	// axis and whose arm to w along the short one.
 	v, l, w glyph.Point
@@ -49,7 +59,22 @@ func newStretchable(t Template, segs [][2]glyph.Point) *stretchable {
 	}
 	lo, hi := t.Glyph.Bounds()
 	w, h := hi.X-lo.X, hi.Y-lo.Y
-	if math.Min(w, h) <= 0 || math.Max(w, h) < minStretchAspect*math.Min(w, h) {
+	if math.Min(w, h) <= 0 {
+		return nil
+	}
+	alongY := h > w
+	maxF := maxStretch
+	f, fitting := readTubes(t.Glyph)
+	if fitting {
+		// A tube fitting stretches along its tubes, whatever its
+		// proportions (a 600 × 1200 troffer's glyph stands for battens).
+		alongY = f.alongY
+		long, short := w, h
+		if alongY {
+			long, short = h, w
+		}
+		maxF = max(maxF, maxFittingAspect*short/long)
+	} else if math.Max(w, h) < minStretchAspect*math.Min(w, h) {
 		return nil
 	}
 	// A bar and its tubes: every piece straight and along an axis (no
@@ -68,7 +93,7 @@ func newStretchable(t Template, segs [][2]glyph.Point) *stretchable {
 			}
 		}
 	}
-	s := &stretchable{t: t, alongY: h > w, variants: map[int]*prepared{}}
+	s := &stretchable{t: t, alongY: alongY, maxF: maxF, fitting: fitting, variants: map[int]*prepared{}}
 	along := func(d glyph.Point) float64 { // |component| along the long axis, of a unit vector
 		if s.alongY {
 			return math.Abs(d.Y)
@@ -161,36 +186,54 @@ func (ix *pageIndex) stretchHypotheses(t *prepared, try func(hypothesis) float64
 	const angTol = 5.0
 	a0 := max(0, int(math.Floor((math.Abs(tAng)-angTol)/cornerAngStep)))
 	a1 := min(int(180/cornerAngStep), int(math.Floor((math.Abs(tAng)+angTol)/cornerAngStep)))
+	// tryCorner tries the pose that puts the anchor corner on page
+	// corner c; exact (a rectangle's corner, which the unstretched search
+	// does not visit) tries it unstretched too.
+	tryCorner := func(c *cornerArms, exact bool) bool {
+		sc := math.Hypot(c.b.X, c.b.Y) / (lw * PixelsPerMM)
+		if sc < t.minScale || sc > t.maxScale {
+			return true
+		}
+		f := c.la / (lu * sc * PixelsPerMM)
+		if f < minStretch || f > s.maxF || (!exact && math.Abs(math.Log(f)) < stretchStep) {
+			return true // f ≈ 1: the unstretched search's
+		}
+		mir := false
+		switch {
+		case math.Abs(c.ang-tAng) < angTol:
+		case math.Abs(c.ang+tAng) < angTol:
+			mir = true
+		default:
+			return true
+		}
+		v, q, err := s.variant(f)
+		if err != nil {
+			return false
+		}
+		vv := s.stretch(s.v, q)
+		rot := deg(c.a) - deg(u)
+		if mir {
+			rot = deg(c.a) - (180 - deg(u))
+		}
+		try(hypothesis{v, placeFor(vv, c.v, rot, sc, mir)})
+		return true
+	}
+	if s.fitting {
+		// A tube fitting is found stretched by its sides and tubes
+		// (hashFittingCorners), whatever its corners.
+		for i := range ix.fittingArms {
+			if !tryCorner(&ix.fittingArms[i], true) {
+				return
+			}
+		}
+		return
+	}
 	rb := 2*cornerRatioBuckets + 1
 	for ai := a0; ai <= a1; ai++ {
 		for i := ix.cornerStart[ai*rb]; i < ix.cornerStart[(ai+1)*rb]; i++ {
-			c := &ix.cornerArms[i]
-			sc := math.Hypot(c.b.X, c.b.Y) / (lw * PixelsPerMM)
-			if sc < t.minScale || sc > t.maxScale {
-				continue
-			}
-			f := c.la / (lu * sc * PixelsPerMM)
-			if f < minStretch || f > maxStretch || math.Abs(math.Log(f)) < stretchStep {
-				continue // f ≈ 1: the unstretched search's
-			}
-			mir := false
-			switch {
-			case math.Abs(c.ang-tAng) < angTol:
-			case math.Abs(c.ang+tAng) < angTol:
-				mir = true
-			default:
-				continue
-			}
-			v, q, err := s.variant(f)
-			if err != nil {
+			if !tryCorner(&ix.cornerArms[i], false) {
 				return
 			}
-			vv := s.stretch(s.v, q)
-			rot := deg(c.a) - deg(u)
-			if mir {
-				rot = deg(c.a) - (180 - deg(u))
-			}
-			try(hypothesis{v, placeFor(vv, c.v, rot, sc, mir)})
 		}
 	}
 }

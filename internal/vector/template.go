@@ -122,6 +122,10 @@ type prepared struct {
 	// inner holds each line's ends without its optional stubs (the line
 	// itself where it has none): the page segment may end at either.
 	lines, inner [][2]glyph.Point
+	// overrun is, per line, how far past its ends (glyph mm) its page
+	// segment may run: a tube fitting's end caps (endCapOverrun); nil
+	// where no line may.
+	overrun []float64
 	// hull is the convex hull of the drawn geometry (text left out), in
 	// glyph mm: the region whose inside the template must explain.
 	hull []glyph.Point
@@ -136,6 +140,9 @@ type prepared struct {
 	// stretch is how the template is searched stretched (stretch.go),
 	// nil where it is not.
 	stretch *stretchable
+	// variant marks a tube fitting's other tube count (tubes.go): its
+	// matches' confidence is lowered by tubeVariantDiscount.
+	variant bool
 
 	kind anchorKind
 	// circle anchor: centre, radius, the secondary keypoint (hasQ false
@@ -320,6 +327,7 @@ func prepare(t Template) (*prepared, error) {
 			}
 		}
 	}
+	p.overrun = endCapOverrun(t.Glyph, p.lines)
 	p.samples = spreadOrder(samples)
 	pts := make([]glyph.Point, len(samples))
 	for i, s := range samples {

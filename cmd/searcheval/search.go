@@ -30,6 +30,9 @@ type doc struct {
 	pd     job.PageDrawings
 	pages  map[int]*drawing.Page
 	legend []job.LegendRow
+	// offPlan are the PDF's tables and title blocks as the document pass
+	// finds them (job.Job.OffPlan).
+	offPlan []job.OffPlanRegion
 	// labels are the symbols the take-off named by a code, per page
 	// (labeller); nil where no labeller ran.
 	labels map[int][]search.Label
@@ -103,6 +106,11 @@ func openDoc(ctx context.Context, path string, lab *labeller) (*doc, error) {
 		d.legend = append(d.legend, job.LegendRow{PageIndex: r.Page, Description: r.Description,
 			GlyphBox: &detect.Box{X: g.Min.X, Y: g.Min.Y, W: g.Max.X - g.Min.X, H: g.Max.Y - g.Min.Y}})
 	}
+	for p, rs := range ld.OffPlanRects() {
+		for _, r := range rs {
+			d.offPlan = append(d.offPlan, job.OffPlanRegion{PageIndex: p, Box: detect.Box{X: r.Min.X, Y: r.Min.Y, W: r.Max.X - r.Min.X, H: r.Max.Y - r.Min.Y}})
+		}
+	}
 	if lab != nil {
 		if d.labels, err = lab.labels(ctx, data); err != nil {
 			f.Close()
@@ -156,7 +164,7 @@ var budget = job.DefaultSearchBudget
 
 // searchVector is the service's search on vector pages: the drawing inside
 // box on page query found on pages (search.InDocumentWith, drawings from
-// from, in any colour with anyColour as the request's any_colour), less the matches on a legend row's glyph (job.InLegend)
+// from, in any colour with anyColour as the request's any_colour), less the matches on a legend row's glyph or in a table or title block (job.OffPlan)
 // and read with the take-off as the service reads it: matches on symbols
 // of another class's code are near misses (search.SplitByTag), near
 // misses for colour on symbols of the exemplar's class matches
@@ -180,7 +188,7 @@ func (d *doc) searchVector(ctx context.Context, from detect.Drawings, query int,
 	for i, pm := range found {
 		search.SplitByTag(&found[i], ex, on, d.labels[pm.Page])
 		search.JoinSameClass(&found[i], ex, on, d.labels[pm.Page])
-		found[i].Matches = d.keep(pm.Page, found[i].Matches)
+		found[i].Matches = d.keep(pm.Page, found[i].Matches, d.offPlan)
 	}
 	return found, "", nil
 }
@@ -204,7 +212,10 @@ func (d *doc) searchImages(ctx context.Context, imgs map[int]image.Image, query 
 		if err != nil {
 			return nil, "", err
 		}
-		out = append(out, search.PageMatches{Page: p, Matches: d.keep(p, ms[0])})
+		// The PDF's tables and title blocks are not known to an image
+		// job (its legend is read only with image legends on): only the
+		// legend rows' glyphs are left out, as before.
+		out = append(out, search.PageMatches{Page: p, Matches: d.keep(p, ms[0], nil)})
 	}
 	return out, "", nil
 }
@@ -213,11 +224,12 @@ func refused(err error) bool {
 	return errors.Is(err, search.ErrEmptyRegion) || errors.Is(err, search.ErrRegionTooLarge)
 }
 
-// keep leaves out the matches on page that are a legend row's glyph.
-func (d *doc) keep(page int, ms []search.Match) []search.Match {
+// keep leaves out the matches on page that are a legend row's glyph or
+// lie in one of regions (job.OffPlan), as the service's search does.
+func (d *doc) keep(page int, ms []search.Match, regions []job.OffPlanRegion) []search.Match {
 	out := ms[:0]
 	for _, m := range ms {
-		if !job.InLegend(d.legend, page, m.Box) {
+		if !job.OffPlan(d.legend, regions, page, m.Box) {
 			out = append(out, m)
 		}
 	}

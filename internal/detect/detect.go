@@ -175,9 +175,19 @@ func RectBox(r image.Rectangle) *Box {
 type DocumentInfo struct {
 	Legend []LegendRow
 	Kinds  []string // per page, one of the Kind constants
+	// OffPlan are the places where a page draws no installed device: its
+	// legend and schedule tables and its title block. A search ("find
+	// more like this") leaves its matches there out.
+	OffPlan []Region
 	// Warnings say where the pass could not read what a page says it
 	// holds (text drawn as outlines, legends on images not read).
 	Warnings []Warning
+}
+
+// Region is a box (raster pixels) on page Page.
+type Region struct {
+	Page int
+	Box  Box
 }
 
 // Warning is something a take-off cannot stand behind, said to the

@@ -4,10 +4,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"blueprint/internal/catalog"
@@ -212,7 +214,7 @@ func (e *Engine) prepared(ld *legend.Document, il *imageLegends, refs []refCut, 
 			}
 		}
 	}
-	info := detect.DocumentInfo{Kinds: ld.Kinds, Legend: make([]detect.LegendRow, len(ld.Rows))}
+	info := detect.DocumentInfo{Kinds: ld.Kinds, Legend: make([]detect.LegendRow, len(ld.Rows)), OffPlan: offPlan(ld, il)}
 	classes := make([]string, len(ld.Rows))
 	for i, r := range ld.Rows {
 		c := ld.Classes[i]
@@ -318,6 +320,30 @@ func (e *Engine) unreadPages(ld *legend.Document, rows bool) []detect.Warning {
 
 // glyphBox is a legend row's glyph extent as a detect.Box, nil when the
 // row has none (an empty extent).
+// offPlan returns where the document's pages draw no installed device,
+// page by page: the tables and title blocks the document pass found on
+// its PDF pages (ld) and the tables on its image pages (il, nil for
+// none).
+func offPlan(ld *legend.Document, il *imageLegends) []detect.Region {
+	var out []detect.Region
+	for p, rs := range ld.OffPlanRects() {
+		for _, r := range rs {
+			if b := glyphBox(r); b != nil {
+				out = append(out, detect.Region{Page: p, Box: *b})
+			}
+		}
+	}
+	if il != nil {
+		for p, ts := range il.Tables {
+			for _, t := range ts {
+				out = append(out, detect.Region{Page: p, Box: detect.Box{X: float64(t.Min.X), Y: float64(t.Min.Y), W: float64(t.Dx()), H: float64(t.Dy())}})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b detect.Region) int { return cmp.Compare(a.Page, b.Page) })
+	return out
+}
+
 func glyphBox(r legend.Rect) *detect.Box {
 	if r.Max.X <= r.Min.X || r.Max.Y <= r.Min.Y {
 		return nil

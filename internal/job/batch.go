@@ -78,6 +78,8 @@ type batchPlan struct {
 	Legend  []LegendRow `json:"legend,omitempty"`
 	// Warnings are the document pass's (detect.DocumentInfo.Warnings).
 	Warnings []Warning `json:"warnings,omitempty"`
+	// OffPlan are the document pass's (detect.DocumentInfo.OffPlan).
+	OffPlan []OffPlanRegion `json:"off_plan,omitempty"`
 	// EngineState is the engine's saved document pass (ResumableEngine).
 	EngineState []byte `json:"engine_state,omitempty"`
 	// Prepare: the engine is a detect.DocumentEngine that cannot save its
@@ -144,7 +146,7 @@ func (s *Service) planBatches(ctx context.Context, j *Job, doc OpenFile, de dete
 	}
 	plan.Kinds = info.Kinds
 	found := findingsOf(info)
-	plan.Legend, plan.Warnings = found.Legend, append(found.Warnings, refWarns...)
+	plan.Legend, plan.Warnings, plan.OffPlan = found.Legend, append(found.Warnings, refWarns...), found.OffPlan
 	b, err := json.Marshal(plan)
 	if err != nil {
 		return nil, fmt.Errorf("encode the batch plan of job %s: %w", j.ID, err)
@@ -415,7 +417,7 @@ func (s *Service) MergeBatches(ctx context.Context, jobID string) error {
 		if j.Status != Processing {
 			return errNoChange
 		}
-		found := findings{Legend: plan.Legend, Warnings: plan.Warnings}
+		found := findings{Legend: plan.Legend, Warnings: plan.Warnings, OffPlan: plan.OffPlan}
 		found.withholdFloods(pages, dets, s.filter(j, nil))
 		s.finish(j, nil, pages, found)
 		j.BatchPagesDone = nil

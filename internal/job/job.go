@@ -87,8 +87,12 @@ type Job struct {
 	// Withheld are the legend rows (1-based, as storedDetection's
 	// LegendRow) whose matches were a flood (floodedRows): not counted
 	// until a reviewer accepts them.
-	Withheld []int    `json:"withheld,omitempty"`
-	Error    *Failure `json:"error,omitempty"` // set when Failed
+	Withheld []int `json:"withheld,omitempty"`
+	// OffPlan are the places where the document pass found a page draws
+	// no installed device (detect.DocumentInfo.OffPlan): its legend and
+	// schedule tables and its title block. Search leaves matches there out.
+	OffPlan []OffPlanRegion `json:"off_plan,omitempty"`
+	Error   *Failure        `json:"error,omitempty"` // set when Failed
 
 	Webhook *Delivery `json:"webhook,omitempty"` // pending or finished webhook delivery
 
@@ -149,6 +153,13 @@ type LegendRow struct {
 	// (detect.LegendRow.ReferenceJob), "" for a row of this job's own
 	// document: PageIndex is then a page of that job.
 	ReferenceJob string `json:"reference_job,omitempty"`
+}
+
+// OffPlanRegion is a stored detect.Region: a box (raster pixels) on page
+// PageIndex where nothing drawn is an installed device.
+type OffPlanRegion struct {
+	PageIndex int        `json:"page_index"`
+	Box       detect.Box `json:"box"`
 }
 
 // Warning is a stored warning of a done job (detect.Warning): Page -1

@@ -155,11 +155,11 @@ func (s *Service) finish(j *Job, perr error, pages []Page, found findings) {
 	if perr != nil {
 		j.Status = Failed
 		j.Error = &Failure{Code: CodeProcessingFailed, Message: failureMessage(perr)}
-		j.Pages, j.Legend, j.Warnings, j.Withheld = nil, nil, nil, nil
+		j.Pages, j.Legend, j.Warnings, j.Withheld, j.OffPlan = nil, nil, nil, nil, nil
 		ev = webhook.EventFailed
 	} else {
 		j.Status = Done
-		j.Pages, j.Legend, j.Warnings, j.Withheld = pages, found.Legend, found.Warnings, found.Withheld
+		j.Pages, j.Legend, j.Warnings, j.Withheld, j.OffPlan = pages, found.Legend, found.Warnings, found.Withheld, found.OffPlan
 		n := len(pages)
 		j.PagesTotal, j.PagesDone = &n, &n
 	}
@@ -266,9 +266,10 @@ func (s *Service) openUpload(ctx context.Context, j *Job) (doc OpenFile, release
 // findings is what the document pass found that a done job keeps: its
 // legend rows, and the warnings of what it could not read.
 type findings struct {
-	Legend   []LegendRow `json:"legend,omitempty"`
-	Warnings []Warning   `json:"warnings,omitempty"`
-	Withheld []int       `json:"withheld,omitempty"`
+	Legend   []LegendRow     `json:"legend,omitempty"`
+	Warnings []Warning       `json:"warnings,omitempty"`
+	Withheld []int           `json:"withheld,omitempty"`
+	OffPlan  []OffPlanRegion `json:"off_plan,omitempty"`
 }
 
 // findingsOf converts the document pass's findings.
@@ -279,6 +280,9 @@ func findingsOf(info detect.DocumentInfo) findings {
 	}
 	for _, w := range info.Warnings {
 		f.Warnings = append(f.Warnings, warningOf(w))
+	}
+	for _, r := range info.OffPlan {
+		f.OffPlan = append(f.OffPlan, OffPlanRegion{PageIndex: r.Page, Box: r.Box})
 	}
 	return f
 }

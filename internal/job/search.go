@@ -246,14 +246,14 @@ func (s *Service) Search(ctx context.Context, c Caller, jobID string, r SearchRe
 			return id
 		}
 		for _, m := range pm.Matches {
-			if inLegend(j.Legend, pm.Page, m.Box) {
+			if OffPlan(j.Legend, j.OffPlan, pm.Page, m.Box) {
 				continue
 			}
 			out.Matches = append(out.Matches, SearchMatch{PageIndex: pm.Page, Score: roundTo(m.Score, scoreDecimals),
 				BBoxPx: pxBoxView(m.Box), BBoxNorm: normBoxView(m.Box, w, h), DetectionID: overlapping(m.Box)})
 		}
 		for _, n := range pm.NearMisses {
-			if inLegend(j.Legend, pm.Page, n.Box) {
+			if OffPlan(j.Legend, j.OffPlan, pm.Page, n.Box) {
 				continue
 			}
 			out.NearMisses = append(out.NearMisses, SearchNearMiss{PageIndex: pm.Page, Score: roundTo(n.Score, scoreDecimals),

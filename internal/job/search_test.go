@@ -86,6 +86,26 @@ func TestInLegend(t *testing.T) {
 	}
 }
 
+// TestOffPlanRegions: a match whose centre lies in a table or title block
+// of its page is off the plan; one beside it, or the same place on another
+// page, is not.
+func TestOffPlanRegions(t *testing.T) {
+	regions := []OffPlanRegion{{PageIndex: 2, Box: detect.Box{X: 1000, Y: 800, W: 400, H: 300}}}
+	for _, c := range []struct {
+		page int
+		box  detect.Box
+		want bool
+	}{
+		{2, detect.Box{X: 1380, Y: 1080, W: 30, H: 30}, true},
+		{2, detect.Box{X: 1395, Y: 1080, W: 30, H: 30}, false},
+		{1, detect.Box{X: 1100, Y: 900, W: 30, H: 30}, false},
+	} {
+		if got := OffPlan(nil, regions, c.page, c.box); got != c.want {
+			t.Errorf("page %d box %+v: off plan %v, want %v", c.page, c.box, got, c.want)
+		}
+	}
+}
+
 // near reports whether two boxes agree within a millionth of a pixel.
 func near(a, b detect.Box) bool {
 	return math.Abs(a.X-b.X) < 1e-6 && math.Abs(a.Y-b.Y) < 1e-6 && math.Abs(a.W-b.W) < 1e-6 && math.Abs(a.H-b.H) < 1e-6

@@ -272,6 +272,19 @@ func (d *Document) OffPlan(page int, p glyph.Point) bool {
 	return d.InTable(page, p) || d.InTitle(page, p)
 }
 
+// OffPlanRects returns, per page, the rectangles OffPlan tests: its
+// legend and schedule tables and its title block.
+func (d *Document) OffPlanRects() map[int][]Rect {
+	out := map[int][]Rect{}
+	for p, ts := range d.tables {
+		out[p] = append(out[p], ts...)
+	}
+	for p, r := range d.titles {
+		out[p] = append(out[p], r)
+	}
+	return out
+}
+
 // TitleBlock returns the page's title block (sheetTitleBlock), if one was
 // found.
 func (d *Document) TitleBlock(page int) (Rect, bool) {

@@ -156,3 +156,17 @@ func TestValidateExclude(t *testing.T) {
 		}
 	}
 }
+
+// TestRankNearMisses: near misses best first, those of another size after
+// every other however well they score.
+func TestRankNearMisses(t *testing.T) {
+	ns := []SearchNearMiss{{Score: 0.95, Reason: "another_size"}, {Score: 0.74, Reason: "extra_stroke"}, {Score: 0.8, Reason: "missing_stroke"}, {Score: 0.9, Reason: "another_size"}}
+	rankNearMisses(ns)
+	var got []float64
+	for _, n := range ns {
+		got = append(got, n.Score)
+	}
+	if want := []float64{0.8, 0.74, 0.95, 0.9}; !slices.Equal(got, want) {
+		t.Errorf("ranked %v, want %v", got, want)
+	}
+}

@@ -66,10 +66,13 @@ func TestValidateSearch(t *testing.T) {
 	}
 }
 
-// TestInLegend: a match on a legend row's glyph, on the row's page, is a
-// key to the drawing; a match beside it, or on another page, is not.
-func TestInLegend(t *testing.T) {
+// TestOffPlan: a match on a legend row's glyph, on the row's page, is a
+// key to the drawing, and one whose centre lies in a table or title block
+// of its page is off the plan; a match beside them, or on another page,
+// is not.
+func TestOffPlan(t *testing.T) {
 	rows := []LegendRow{{PageIndex: 1, GlyphBox: &detect.Box{X: 100, Y: 100, W: 20, H: 20}}, {PageIndex: 1}}
+	regions := []OffPlanRegion{{PageIndex: 2, Box: detect.Box{X: 1000, Y: 800, W: 400, H: 300}}}
 	for _, c := range []struct {
 		page int
 		box  detect.Box
@@ -79,28 +82,11 @@ func TestInLegend(t *testing.T) {
 		{1, detect.Box{X: 96, Y: 96, W: 30, H: 30}, true},
 		{1, detect.Box{X: 140, Y: 100, W: 20, H: 20}, false},
 		{0, detect.Box{X: 100, Y: 100, W: 20, H: 20}, false},
-	} {
-		if got := inLegend(rows, c.page, c.box); got != c.want {
-			t.Errorf("page %d box %+v: in legend %v, want %v", c.page, c.box, got, c.want)
-		}
-	}
-}
-
-// TestOffPlanRegions: a match whose centre lies in a table or title block
-// of its page is off the plan; one beside it, or the same place on another
-// page, is not.
-func TestOffPlanRegions(t *testing.T) {
-	regions := []OffPlanRegion{{PageIndex: 2, Box: detect.Box{X: 1000, Y: 800, W: 400, H: 300}}}
-	for _, c := range []struct {
-		page int
-		box  detect.Box
-		want bool
-	}{
 		{2, detect.Box{X: 1380, Y: 1080, W: 30, H: 30}, true},
 		{2, detect.Box{X: 1395, Y: 1080, W: 30, H: 30}, false},
 		{1, detect.Box{X: 1100, Y: 900, W: 30, H: 30}, false},
 	} {
-		if got := OffPlan(nil, regions, c.page, c.box); got != c.want {
+		if got := OffPlan(rows, regions, c.page, c.box); got != c.want {
 			t.Errorf("page %d box %+v: off plan %v, want %v", c.page, c.box, got, c.want)
 		}
 	}

@@ -115,6 +115,17 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 		rs = runs(pg)
 		if tb, ok := sheetTitleBlock(pg, rs); ok {
 			d.titles[i] = tb
+		} else {
+			// A sheet stored turned (/Rotate) writes its title block
+			// turned, along another edge of the page.
+			for _, a := range turnedAngles(pg) {
+				t := turn{angle: a, w: pg.Width, h: pg.Height}
+				tp := t.page(pg)
+				if tb, ok := sheetTitleBlock(tp, runs(tp)); ok {
+					d.titles[i] = t.rect(tb, t.from)
+					break
+				}
+			}
 		}
 		tables = find(pg, i, rs, vocab.maps(), nil)
 		tables = append(tables, findTurned(pg, i, vocab.maps(), nil)...)
@@ -137,7 +148,14 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 		}
 	}
 	if len(rs) > 0 && schedulesOn(kind) {
-		d.addSchedules(pg, rs, i, vocab)
+		d.addSchedules(pg, rs, i, vocab, nil)
+		// Schedules written turned (a sheet stored turned, /Rotate, or a
+		// bill of quantities along a side) are read turned upright.
+		for _, a := range turnedAngles(pg) {
+			t := turn{angle: a, w: pg.Width, h: pg.Height}
+			tp := t.page(pg)
+			d.addSchedules(tp, runs(tp), i, vocab, &t)
+		}
 	}
 	return bare
 }
@@ -152,10 +170,28 @@ func schedulesOn(kind string) bool {
 // addSchedules reads page i's schedules (readSchedules) and adds their
 // rows, each mapped to a class by its description (its words that mix
 // letters and digits left out: product numbers, ratings).
-func (d *Document) addSchedules(pg *drawing.Page, rs []run, i int, vocab *Vocabulary) {
-	ss, rows := readSchedules(pg, rs, i, d.tables[i])
+//
+// With t, pg is page i turned by t (its text written at t's angle reads
+// upright): what is read is turned back into page i's pixels.
+func (d *Document) addSchedules(pg *drawing.Page, rs []run, i int, vocab *Vocabulary, t *turn) {
+	back := func(r Rect) Rect { return r }
+	skip := d.tables[i]
+	if t != nil {
+		back = func(r Rect) Rect {
+			if r.Max.X < r.Min.X || r.Max.Y < r.Min.Y {
+				return r // empty
+			}
+			return t.rect(r, t.from)
+		}
+		skip = make([]Rect, len(d.tables[i]))
+		for k, r := range d.tables[i] {
+			skip[k] = t.rect(r, t.to)
+		}
+	}
+	ss, rows := readSchedules(pg, rs, i, skip)
 	base := len(d.Rows)
 	for _, r := range rows {
+		r.Box, r.GlyphBox = back(r.Box), back(r.GlyphBox)
 		class, ok := vocab.Name(r.Description)
 		if !ok {
 			class, _ = vocab.Class(withoutCodes(r.Description))
@@ -167,6 +203,7 @@ func (d *Document) addSchedules(pg *drawing.Page, rs []run, i int, vocab *Vocabu
 		for k := range s.Rows {
 			s.Rows[k] += base
 		}
+		s.Box = back(s.Box)
 		d.tables[i] = append(d.tables[i], s.Box)
 		d.Schedules = append(d.Schedules, s)
 	}

@@ -2,6 +2,7 @@ package legend
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"blueprint/internal/drawing"
@@ -99,13 +100,23 @@ func tagSheet() *drawing.Page {
 // quantities and classes, each a scope named by its title; the plan's tags
 // count under the schedule of the building they are drawn in, a run of
 // two tags gives two, and neither table text, a note nor the title block
-// gives a tag.
+// gives a tag. The same holds on the sheet stored turned a quarter or a
+// half turn (a PDF page with /Rotate: all its text written turned).
 func TestSchedulesAndTags(t *testing.T) {
+	for _, a := range []float64{0, 90, -90, 180} {
+		pg := tagSheet()
+		if a != 0 {
+			pg = turn{angle: a, w: pg.Width, h: pg.Height}.page(pg)
+		}
+		t.Run(fmt.Sprintf("turned %g", a), func(t *testing.T) { schedulesAndTags(t, pg) })
+	}
+}
+
+func schedulesAndTags(t *testing.T, pg *drawing.Page) {
 	vocab, err := DefaultVocabulary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pg := tagSheet()
 	d, err := Read(context.Background(), pages{pg}, vocab)
 	if err != nil {
 		t.Fatal(err)

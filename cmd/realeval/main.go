@@ -7,7 +7,10 @@
 // error; and the same over every set. docs/evaluation.md ("Real sets")
 // defines them.
 //
-//	go run ./cmd/realeval [-data ../shared/realdata] [-truth testdata/realtruth] [-blueprint bin/blueprint] [-json] [-report FILE] [SET...]
+//	go run ./cmd/realeval [-data ../shared/realdata] [-truth testdata/realtruth] [-blueprint bin/blueprint] [-turn DEG] [-json] [-report FILE] [SET...]
+//
+// With -turn 90, 180 or 270 each drawing is measured as a copy stored
+// turned (turn.go): the take-off must not depend on how a sheet is stored.
 //
 // SET names fixtures to run (file name, with or without extension); none
 // runs them all. Where the data folder is absent it says so and exits 0.
@@ -61,10 +64,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 10*time.Minute, "time allowed for one drawing")
 	cal := fs.Bool("calibrate", false, "instead of the take-off, measure the confidences of detections of classes no legend names (right and wrong class) and the floors they give (detect.UnnamedFloor)")
 	renders := fs.String("renders", filepath.Join(os.TempDir(), "realeval-renders"), "with -calibrate: `folder` for the 200-DPI renders of the plan pages (outside the repository)")
-	mutool := fs.String("mutool", "mutool", "with -calibrate: mutool binary that renders the pages")
+	mutool := fs.String("mutool", "mutool", "mutool binary that renders the pages (-calibrate) or turns the PDFs (-turn)")
+	turnDeg := fs.Int("turn", 0, "measure each drawing stored turned this many `degrees` clockwise (90, 180 or 270): a PDF's every page /Rotate raised by it, an image turned (turn.go)")
 	from := fs.String("from", "", "with -calibrate: read the samples of an earlier run's -report `FILE` instead of running the engine")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if !validTurn(*turnDeg) {
+		return fmt.Errorf("-turn %d: want 0, 90, 180 or 270", *turnDeg)
 	}
 	if fi, err := os.Stat(*data); err != nil || !fi.IsDir() {
 		fmt.Fprintf(stdout, "realeval: skipped: no real-data folder at %s (the real sets are not redistributed; see docs/evaluation.md)\n", *data)
@@ -86,6 +93,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var sets []realset.SetResult
 	var skipped []string
+	var turned string // the folder of the turned copies (-turn)
+	if *turnDeg != 0 {
+		if turned, err = os.MkdirTemp("", "realeval-turned-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(turned)
+	}
 	for _, t := range truths {
 		path := filepath.Join(*data, t.File)
 		if _, err := os.Stat(path); err != nil {
@@ -93,6 +107,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(stderr, "realeval: %s ...\n", t.File)
+		if turned != "" {
+			if path, err = turnedCopy(ctx, *mutool, path, turned, *turnDeg); err != nil {
+				return err
+			}
+		}
 		start := time.Now()
 		counted, err := takeoff(ctx, *bin, path, *timeout)
 		if ctx.Err() != nil {

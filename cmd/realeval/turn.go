@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"image"
+	_ "image/jpeg" // drawings sent as JPEG are turned too
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Sheets stored turned. A PDF page whose /Rotate turns it writes all its
+// text turned: a reader that looks for upright text only misses its
+// schedules and tags (it did: building2 turned a quarter turn lost its
+// bill of quantities). With -turn, each drawing is measured as a copy
+// stored turned by that many degrees clockwise: a PDF with every page's
+// /Rotate raised by it (mutool run, so the drawing itself is untouched),
+// an image turned pixel for pixel. The truth is a count, the same either
+// way.
+
+// rotateJS raises every page's /Rotate of the PDF scriptArgs[0] by
+// scriptArgs[2] degrees and saves it as scriptArgs[1].
+const rotateJS = `var doc = new PDFDocument(scriptArgs[0]);
+var turn = parseInt(scriptArgs[2]);
+for (var i = 0; i < doc.countPages(); i++) {
+	var page = doc.findPage(i);
+	var r = page.getInheritable ? page.getInheritable("Rotate") : page.get("Rotate");
+	var cur = (r && r.isNumber()) ? r.valueOf() : 0;
+	page.put("Rotate", doc.newInteger(((cur + turn) % 360 + 360) % 360));
+}
+doc.save(scriptArgs[1], "");
+`
+
+// validTurn reports whether deg is a turn -turn takes: 0 (none), 90, 180
+// or 270.
+func validTurn(deg int) bool { return deg == 0 || deg == 90 || deg == 180 || deg == 270 }
+
+// turnedCopy writes the drawing at path turned deg degrees clockwise into
+// dir and returns the copy's path.
+func turnedCopy(ctx context.Context, mutool, path, dir string, deg int) (string, error) {
+	var out string
+	if strings.EqualFold(filepath.Ext(path), ".pdf") {
+		out = filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".pdf")
+		js := filepath.Join(dir, "rotate.js")
+		if err := os.WriteFile(js, []byte(rotateJS), 0o644); err != nil {
+			return "", err
+		}
+		cmd := exec.CommandContext(ctx, mutool, "run", js, path, out, strconv.Itoa(deg))
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("turn %s: mutool run: %w: %s", path, err, strings.TrimSpace(string(b)))
+		}
+		return out, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	img, _, err := image.Decode(f)
+	f.Close()
+	if err != nil {
+		return "", fmt.Errorf("turn %s: %w", path, err)
+	}
+	out = filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".png")
+	w, err := os.Create(out)
+	if err != nil {
+		return "", err
+	}
+	if err := png.Encode(w, turnImage(img, deg)); err != nil {
+		w.Close()
+		return "", fmt.Errorf("turn %s: %w", path, err)
+	}
+	return out, w.Close()
+}
+
+// turnImage returns img turned deg (90, 180 or 270) degrees clockwise.
+func turnImage(img image.Image, deg int) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	var out *image.NRGBA
+	if deg == 180 {
+		out = image.NewNRGBA(image.Rect(0, 0, w, h))
+	} else {
+		out = image.NewNRGBA(image.Rect(0, 0, h, w))
+	}
+	for y := range h {
+		for x := range w {
+			c := img.At(b.Min.X+x, b.Min.Y+y)
+			switch deg {
+			case 90:
+				out.Set(h-1-y, x, c)
+			case 180:
+				out.Set(w-1-x, h-1-y, c)
+			default: // 270
+				out.Set(y, w-1-x, c)
+			}
+		}
+	}
+	return out
+}

@@ -48,3 +48,18 @@ func TestLiftConsistent(t *testing.T) {
 		}
 	}
 }
+
+// TestLiftConsistentSpread: where the matcher's estimates of a row's
+// whole matches spread over a few per cent (0.96 to 1.01, most at 0.97),
+// a near match at 1.03 is still at their scale, one at 1.06 is not.
+func TestLiftConsistentSpread(t *testing.T) {
+	var ms []vector.Match
+	for _, s := range []float64{0.96, 0.97, 0.97, 0.97, 0.97, 0.97, 0.97, 0.98, 1.0, 1.01} {
+		ms = append(ms, match(1, 1, s))
+	}
+	near, far := len(ms), len(ms)+1
+	ms = append(ms, match(1, 0.95, 1.03), match(1, 0.95, 1.06))
+	if n := liftConsistent(ms, func(vector.Match) bool { return true }); n != 1 || ms[near].Confidence != vector.OperatingConfidence || ms[far].Confidence == vector.OperatingConfidence {
+		t.Errorf("lifted %d (at 1.03: %v, at 1.06: %v), want the one at 1.03", n, ms[near].Confidence, ms[far].Confidence)
+	}
+}

@@ -7,10 +7,12 @@
 // error; and the same over every set. docs/evaluation.md ("Real sets")
 // defines them.
 //
-//	go run ./cmd/realeval [-data ../shared/realdata] [-truth testdata/realtruth] [-blueprint bin/blueprint] [-turn DEG] [-json] [-report FILE] [SET...]
+//	go run ./cmd/realeval [-data ../shared/realdata] [-truth testdata/realtruth] [-blueprint bin/blueprint] [-turn DEG] [-scale F] [-json] [-report FILE] [SET...]
 //
 // With -turn 90, 180 or 270 each drawing is measured as a copy stored
-// turned (turn.go): the take-off must not depend on how a sheet is stored.
+// turned, with -scale F each PDF as a copy plotted F times its size
+// (turn.go): the take-off must not depend on how a sheet is stored or on
+// the paper it was plotted on.
 //
 // SET names fixtures to run (file name, with or without extension); none
 // runs them all. Where the data folder is absent it says so and exits 0.
@@ -65,6 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cal := fs.Bool("calibrate", false, "instead of the take-off, measure the confidences of detections of classes no legend names (right and wrong class) and the floors they give (detect.UnnamedFloor)")
 	renders := fs.String("renders", filepath.Join(os.TempDir(), "realeval-renders"), "with -calibrate: `folder` for the 200-DPI renders of the plan pages (outside the repository)")
 	mutool := fs.String("mutool", "mutool", "mutool binary that renders the pages (-calibrate) or turns the PDFs (-turn)")
+	scale := fs.Float64("scale", 1, "measure each PDF plotted on paper this many times its size (0.5: an A1 sheet on A3; 0.25 to 4), content and page alike (turn.go)")
 	turnDeg := fs.Int("turn", 0, "measure each drawing stored turned this many `degrees` clockwise (90, 180 or 270): a PDF's every page /Rotate raised by it, an image turned (turn.go)")
 	from := fs.String("from", "", "with -calibrate: read the samples of an earlier run's -report `FILE` instead of running the engine")
 	if err := fs.Parse(args); err != nil {
@@ -72,6 +75,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if !validTurn(*turnDeg) {
 		return fmt.Errorf("-turn %d: want 0, 90, 180 or 270", *turnDeg)
+	}
+	if !(*scale >= 0.25 && *scale <= 4) {
+		return fmt.Errorf("-scale %g: want 0.25 to 4", *scale)
 	}
 	if fi, err := os.Stat(*data); err != nil || !fi.IsDir() {
 		fmt.Fprintf(stdout, "realeval: skipped: no real-data folder at %s (the real sets are not redistributed; see docs/evaluation.md)\n", *data)
@@ -93,8 +99,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var sets []realset.SetResult
 	var skipped []string
-	var turned string // the folder of the turned copies (-turn)
-	if *turnDeg != 0 {
+	var turned string // the folder of the turned or scaled copies (-turn, -scale)
+	if *turnDeg != 0 || *scale != 1 {
 		if turned, err = os.MkdirTemp("", "realeval-turned-"); err != nil {
 			return err
 		}
@@ -107,7 +113,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(stderr, "realeval: %s ...\n", t.File)
-		if turned != "" {
+		if *scale != 1 {
+			if path, err = scaledCopy(ctx, *mutool, path, turned, *scale); err != nil {
+				return err
+			}
+		}
+		if *turnDeg != 0 {
 			if path, err = turnedCopy(ctx, *mutool, path, turned, *turnDeg); err != nil {
 				return err
 			}

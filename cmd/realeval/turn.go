@@ -13,14 +13,16 @@ import (
 	"strings"
 )
 
-// Sheets stored turned. A PDF page whose /Rotate turns it writes all its
+// Sheets stored turned or plotted at another size. A PDF page whose /Rotate turns it writes all its
 // text turned: a reader that looks for upright text only misses its
 // schedules and tags (it did: building2 turned a quarter turn lost its
 // bill of quantities). With -turn, each drawing is measured as a copy
 // stored turned by that many degrees clockwise: a PDF with every page's
 // /Rotate raised by it (mutool run, so the drawing itself is untouched),
-// an image turned pixel for pixel. The truth is a count, the same either
-// way.
+// an image turned pixel for pixel. With -scale, each PDF is measured as a
+// copy plotted on paper that many times the size (an A1 sheet on A3 is
+// 0.5); images are left as they are. The truth is a count, the same
+// either way.
 
 // rotateJS raises every page's /Rotate of the PDF scriptArgs[0] by
 // scriptArgs[2] degrees and saves it as scriptArgs[1].
@@ -35,9 +37,52 @@ for (var i = 0; i < doc.countPages(); i++) {
 doc.save(scriptArgs[1], "");
 `
 
+// scaleJS draws every page of the PDF scriptArgs[0] scriptArgs[2] times
+// its size, content and page boxes alike (a sheet plotted on smaller or
+// larger paper), and saves it as scriptArgs[1].
+const scaleJS = `var doc = new PDFDocument(scriptArgs[0]);
+var f = parseFloat(scriptArgs[2]);
+for (var i = 0; i < doc.countPages(); i++) {
+	var page = doc.findPage(i);
+	var arr = doc.newArray();
+	arr.push(doc.addStream("q " + f + " 0 0 " + f + " 0 0 cm\n", {}));
+	var c = page.get("Contents");
+	if (c.isArray()) { for (var k = 0; k < c.length; k++) arr.push(c.get(k)); } else { arr.push(c); }
+	arr.push(doc.addStream("\nQ\n", {}));
+	page.put("Contents", arr);
+	["MediaBox", "CropBox", "TrimBox", "BleedBox", "ArtBox"].forEach(function (key) {
+		var b = page.getInheritable ? page.getInheritable(key) : page.get(key);
+		if (b && b.isArray()) {
+			var nb = doc.newArray();
+			for (var k = 0; k < 4; k++) nb.push(b.get(k).valueOf() * f);
+			page.put(key, nb);
+		}
+	});
+}
+doc.save(scriptArgs[1], "");
+`
+
 // validTurn reports whether deg is a turn -turn takes: 0 (none), 90, 180
 // or 270.
 func validTurn(deg int) bool { return deg == 0 || deg == 90 || deg == 180 || deg == 270 }
+
+// scaledCopy writes the PDF at path plotted f times its size into dir and
+// returns the copy's path; an image's path is returned as it is.
+func scaledCopy(ctx context.Context, mutool, path, dir string, f float64) (string, error) {
+	if !strings.EqualFold(filepath.Ext(path), ".pdf") {
+		return path, nil
+	}
+	out := filepath.Join(dir, "scaled-"+filepath.Base(path))
+	js := filepath.Join(dir, "scale.js")
+	if err := os.WriteFile(js, []byte(scaleJS), 0o644); err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, mutool, "run", js, path, out, strconv.FormatFloat(f, 'g', -1, 64))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("scale %s: mutool run: %w: %s", path, err, strings.TrimSpace(string(b)))
+	}
+	return out, nil
+}
 
 // turnedCopy writes the drawing at path turned deg degrees clockwise into
 // dir and returns the copy's path.

@@ -32,3 +32,12 @@ func TestTurnImage(t *testing.T) {
 		t.Error("turns of 45 or -90 degrees taken")
 	}
 }
+
+// TestScaledCopyLeavesImages: -scale plots PDFs anew; an image is measured
+// as it is (its pixels are its size).
+func TestScaledCopyLeavesImages(t *testing.T) {
+	got, err := scaledCopy(t.Context(), "mutool-not-run", "/data/sheet.png", t.TempDir(), 0.5)
+	if err != nil || got != "/data/sheet.png" {
+		t.Errorf("scaledCopy of an image: %q %v, want the image itself", got, err)
+	}
+}

@@ -49,6 +49,9 @@ type Template struct {
 	// other, with a square corner) also drawn 0.5–4 times as long along
 	// its long axis, at any scale of its short axis (stretch.go): a
 	// linear luminaire's legend bar stands for fittings of every length.
+	// A tube fitting's glyph (an outline holding two or more tubes,
+	// tubes.go) is stretched along its tubes whatever its proportions, up
+	// to 16 times as long as wide, and searched with 2–4 tubes too.
 	Stretch bool
 	// InkFill makes the glyph's filled parts covered only by page fills
 	// in a colour that shows on the paper (drawing.Style.InkFill): a

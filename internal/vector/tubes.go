@@ -162,7 +162,7 @@ func tubeVariants(t Template) []Template {
 		}
 		shapes := slices.Clone(base)
 		for j := range k {
-			d := first.centre + (last.centre-first.centre)*float64(j)/float64(k-1) - first.centre
+			d := (last.centre - first.centre) * float64(j) / float64(k-1) // from the first tube
 			m := glyph.Translate(0, d)
 			if f.alongY {
 				m = glyph.Translate(d, 0)

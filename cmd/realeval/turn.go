@@ -13,16 +13,16 @@ import (
 	"strings"
 )
 
-// Sheets stored turned or plotted at another size. A PDF page whose /Rotate turns it writes all its
-// text turned: a reader that looks for upright text only misses its
-// schedules and tags (it did: building2 turned a quarter turn lost its
-// bill of quantities). With -turn, each drawing is measured as a copy
-// stored turned by that many degrees clockwise: a PDF with every page's
-// /Rotate raised by it (mutool run, so the drawing itself is untouched),
-// an image turned pixel for pixel. With -scale, each PDF is measured as a
-// copy plotted on paper that many times the size (an A1 sheet on A3 is
-// 0.5); images are left as they are. The truth is a count, the same
-// either way.
+// Sheets stored turned or plotted at another size. A PDF page whose
+// /Rotate turns it writes all its text turned: a reader that looks for
+// upright text only misses its schedules and tags (it did: building2
+// turned a quarter turn lost its bill of quantities). With -turn, each
+// drawing is measured as a copy stored turned by that many degrees
+// clockwise: a PDF with every page's /Rotate raised by it (mutool run, so
+// the drawing itself is untouched), an image turned pixel for pixel. With
+// -scale, each PDF is measured as a copy plotted on paper that many times
+// the size (an A1 sheet on A3 is 0.5); images are left as they are. The
+// truth is a count, the same either way.
 
 // rotateJS raises every page's /Rotate of the PDF scriptArgs[0] by
 // scriptArgs[2] degrees and saves it as scriptArgs[1].
@@ -69,17 +69,31 @@ func validTurn(deg int) bool { return deg == 0 || deg == 90 || deg == 180 || deg
 // scaledCopy writes the PDF at path plotted f times its size into dir and
 // returns the copy's path; an image's path is returned as it is.
 func scaledCopy(ctx context.Context, mutool, path, dir string, f float64) (string, error) {
-	if !strings.EqualFold(filepath.Ext(path), ".pdf") {
+	if !isPDF(path) {
 		return path, nil
 	}
-	out := filepath.Join(dir, "scaled-"+filepath.Base(path))
-	js := filepath.Join(dir, "scale.js")
-	if err := os.WriteFile(js, []byte(scaleJS), 0o644); err != nil {
+	return runJS(ctx, mutool, dir, "scaled", scaleJS, path, strconv.FormatFloat(f, 'g', -1, 64))
+}
+
+func isPDF(path string) bool { return strings.EqualFold(filepath.Ext(path), ".pdf") }
+
+// copyPath is where the copy of path that step (scaled, turned) makes is
+// written in dir, with extension ext: a name of its own for each step, so
+// that a scaled copy turned is read from one file and written to another.
+func copyPath(dir, step, path, ext string) string {
+	return filepath.Join(dir, step+"-"+strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+ext)
+}
+
+// runJS runs the mutool script js on the PDF at path with arg, writing
+// the copy that step makes into dir, and returns its path.
+func runJS(ctx context.Context, mutool, dir, step, js, path, arg string) (string, error) {
+	script := filepath.Join(dir, step+".js")
+	if err := os.WriteFile(script, []byte(js), 0o644); err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, mutool, "run", js, path, out, strconv.FormatFloat(f, 'g', -1, 64))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("scale %s: mutool run: %w: %s", path, err, strings.TrimSpace(string(b)))
+	out := copyPath(dir, step, path, ".pdf")
+	if b, err := exec.CommandContext(ctx, mutool, "run", script, path, out, arg).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s %s: mutool run: %w: %s", step, path, err, strings.TrimSpace(string(b)))
 	}
 	return out, nil
 }
@@ -87,18 +101,8 @@ func scaledCopy(ctx context.Context, mutool, path, dir string, f float64) (strin
 // turnedCopy writes the drawing at path turned deg degrees clockwise into
 // dir and returns the copy's path.
 func turnedCopy(ctx context.Context, mutool, path, dir string, deg int) (string, error) {
-	var out string
-	if strings.EqualFold(filepath.Ext(path), ".pdf") {
-		out = filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".pdf")
-		js := filepath.Join(dir, "rotate.js")
-		if err := os.WriteFile(js, []byte(rotateJS), 0o644); err != nil {
-			return "", err
-		}
-		cmd := exec.CommandContext(ctx, mutool, "run", js, path, out, strconv.Itoa(deg))
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("turn %s: mutool run: %w: %s", path, err, strings.TrimSpace(string(b)))
-		}
-		return out, nil
+	if isPDF(path) {
+		return runJS(ctx, mutool, dir, "turned", rotateJS, path, strconv.Itoa(deg))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -109,7 +113,7 @@ func turnedCopy(ctx context.Context, mutool, path, dir string, deg int) (string,
 	if err != nil {
 		return "", fmt.Errorf("turn %s: %w", path, err)
 	}
-	out = filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".png")
+	out := copyPath(dir, "turned", path, ".png")
 	w, err := os.Create(out)
 	if err != nil {
 		return "", err

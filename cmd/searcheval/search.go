@@ -106,10 +106,8 @@ func openDoc(ctx context.Context, path string, lab *labeller) (*doc, error) {
 		d.legend = append(d.legend, job.LegendRow{PageIndex: r.Page, Description: r.Description,
 			GlyphBox: &detect.Box{X: g.Min.X, Y: g.Min.Y, W: g.Max.X - g.Min.X, H: g.Max.Y - g.Min.Y}})
 	}
-	for p, rs := range ld.OffPlanRects() {
-		for _, r := range rs {
-			d.offPlan = append(d.offPlan, job.OffPlanRegion{PageIndex: p, Box: detect.Box{X: r.Min.X, Y: r.Min.Y, W: r.Max.X - r.Min.X, H: r.Max.Y - r.Min.Y}})
-		}
+	for _, r := range ld.OffPlanRegions() {
+		d.offPlan = append(d.offPlan, job.OffPlanRegion{PageIndex: r.Page, Box: r.Box})
 	}
 	if lab != nil {
 		if d.labels, err = lab.labels(ctx, data); err != nil {

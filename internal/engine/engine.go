@@ -318,21 +318,12 @@ func (e *Engine) unreadPages(ld *legend.Document, rows bool) []detect.Warning {
 	return out
 }
 
-// glyphBox is a legend row's glyph extent as a detect.Box, nil when the
-// row has none (an empty extent).
 // offPlan returns where the document's pages draw no installed device,
 // page by page: the tables and title blocks the document pass found on
 // its PDF pages (ld) and the tables on its image pages (il, nil for
 // none).
 func offPlan(ld *legend.Document, il *imageLegends) []detect.Region {
-	var out []detect.Region
-	for p, rs := range ld.OffPlanRects() {
-		for _, r := range rs {
-			if b := glyphBox(r); b != nil {
-				out = append(out, detect.Region{Page: p, Box: *b})
-			}
-		}
-	}
+	out := ld.OffPlanRegions()
 	if il != nil {
 		for p, ts := range il.Tables {
 			for _, t := range ts {
@@ -344,6 +335,8 @@ func offPlan(ld *legend.Document, il *imageLegends) []detect.Region {
 	return out
 }
 
+// glyphBox is a legend row's glyph extent as a detect.Box, nil when the
+// row has none (an empty extent).
 func glyphBox(r legend.Rect) *detect.Box {
 	if r.Max.X <= r.Min.X || r.Max.Y <= r.Min.Y {
 		return nil

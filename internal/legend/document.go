@@ -309,15 +309,22 @@ func (d *Document) OffPlan(page int, p glyph.Point) bool {
 	return d.InTable(page, p) || d.InTitle(page, p)
 }
 
-// OffPlanRects returns, per page, the rectangles OffPlan tests: its
-// legend and schedule tables and its title block.
-func (d *Document) OffPlanRects() map[int][]Rect {
-	out := map[int][]Rect{}
-	for p, ts := range d.tables {
-		out[p] = append(out[p], ts...)
+// OffPlanRegions returns the rectangles OffPlan tests, page by page in
+// page order: each page's legend and schedule tables and its title block.
+func (d *Document) OffPlanRegions() []detect.Region {
+	var out []detect.Region
+	add := func(p int, r Rect) {
+		if r.Max.X > r.Min.X && r.Max.Y > r.Min.Y {
+			out = append(out, detect.Region{Page: p, Box: detect.Box{X: r.Min.X, Y: r.Min.Y, W: r.Max.X - r.Min.X, H: r.Max.Y - r.Min.Y}})
+		}
 	}
-	for p, r := range d.titles {
-		out[p] = append(out[p], r)
+	for p := range d.Kinds {
+		for _, r := range d.tables[p] {
+			add(p, r)
+		}
+		if r, ok := d.titles[p]; ok {
+			add(p, r)
+		}
 	}
 	return out
 }

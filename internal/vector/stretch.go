@@ -52,8 +52,10 @@ type stretchable struct {
 
 // newStretchable returns how template t is searched stretched, nil where
 // it is not (not marked, not elongated, not drawn only along its axes,
-// or without a square corner whose arms run along both).
-func newStretchable(t Template, segs [][2]glyph.Point) *stretchable {
+// or without a square corner whose arms run along both). tubes is t's
+// glyph read as a tube fitting (readTubes), nil where it is not one: a
+// fitting is stretched along its tubes, however squat.
+func newStretchable(t Template, segs [][2]glyph.Point, tubes *tubeFitting) *stretchable {
 	if !t.Stretch {
 		return nil
 	}
@@ -64,11 +66,11 @@ func newStretchable(t Template, segs [][2]glyph.Point) *stretchable {
 	}
 	alongY := h > w
 	maxF := maxStretch
-	f, fitting := readTubes(t.Glyph)
+	fitting := tubes != nil
 	if fitting {
 		// A tube fitting stretches along its tubes, whatever its
 		// proportions (a 600 × 1200 troffer's glyph stands for battens).
-		alongY = f.alongY
+		alongY = tubes.alongY
 		long, short := w, h
 		if alongY {
 			long, short = h, w

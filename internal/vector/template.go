@@ -330,7 +330,12 @@ func prepare(t Template) (*prepared, error) {
 			}
 		}
 	}
-	p.overrun = endCapOverrun(t.Glyph, p.lines)
+	// A tube fitting (tubes.go): its end caps may run on past its sides,
+	// and it stretches along its tubes.
+	fitting, isFitting := readTubes(t.Glyph)
+	if isFitting {
+		p.overrun = endCapOverrun(t.Glyph, fitting, p.lines)
+	}
 	p.samples = spreadOrder(samples)
 	pts := make([]glyph.Point, len(samples))
 	for i, s := range samples {
@@ -367,7 +372,11 @@ func prepare(t Template) (*prepared, error) {
 	for i, sg := range segs {
 		pairs[i] = [2]glyph.Point{sg.a, sg.b}
 	}
-	p.stretch = newStretchable(t, pairs)
+	var tubes *tubeFitting
+	if isFitting {
+		tubes = &fitting
+	}
+	p.stretch = newStretchable(t, pairs, tubes)
 
 	// Corner with the longest shorter arm, and the longest segment.
 	bestC, bestS := 0.0, 0.0

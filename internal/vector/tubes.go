@@ -329,15 +329,11 @@ func (ix *pageIndex) addRectangle(a1, b1, a2, b2 glyph.Point) {
 // ends as plates wider than its body.
 const capOverrun = 0.5
 
-// endCapOverrun returns, per line of a tube fitting's glyph, how far its
-// page segment may run past its ends: capOverrun of its length for the
-// lines across the tubes at either end of the fitting (its end caps),
-// nothing for the others; nil where g is not a tube fitting.
-func endCapOverrun(g glyph.Glyph, lines [][2]glyph.Point) []float64 {
-	f, ok := readTubes(g)
-	if !ok {
-		return nil
-	}
+// endCapOverrun returns, per line of the glyph g of tube fitting f, how
+// far its page segment may run past its ends: capOverrun of its length
+// for the lines across the tubes at either end of the fitting (its end
+// caps), nothing for the others.
+func endCapOverrun(g glyph.Glyph, f tubeFitting, lines [][2]glyph.Point) []float64 {
 	lo, hi := g.Bounds()
 	a0, a1 := lo.X, hi.X
 	if f.alongY {

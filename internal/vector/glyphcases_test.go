@@ -2,6 +2,7 @@ package vector
 
 import (
 	"context"
+	"math"
 	"sort"
 	"testing"
 
@@ -259,6 +260,43 @@ func TestInkFill(t *testing.T) {
 		sort.Float64s(at)
 		if want := map[bool]int{false: 2, true: 1}[ink]; len(at) != want || at[0] > 200 {
 			t.Errorf("InkFill %v: boards found at x %v, want %d (the black one at x 100 among them)", ink, at, want)
+		}
+	}
+}
+
+// TestTextWeighsTheSameAtAnySize: a legend's pull station (a square with
+// an F) and a plan's empty square, the whole drawing plotted at three
+// sizes: the empty square covers the same share of the glyph at each, so
+// whether it passes for a pull station does not depend on the paper the
+// drawing was plotted on (fire_alarm_us_cp4 plotted 1.41 times its size
+// counted 152 empty squares where 11 pull stations are drawn, when a
+// character weighed 2 mm whatever its size).
+func TestTextWeighsTheSameAtAnySize(t *testing.T) {
+	var covs []float64
+	for _, f := range []float64{0.7, 1, 1.41} {
+		side, capH := 3.6*f, 1.0*f
+		h := side / 2
+		square := []glyph.Shape{line(-h, -h, h, -h), line(h, -h, h, h), line(h, h, -h, h), line(-h, h, -h, -h)}
+		pull := glyph.Glyph{Shapes: append(append([]glyph.Shape(nil), square...),
+			glyph.Shape{Kind: glyph.KindText, Text: "F", Pts: []glyph.Point{{X: 0, Y: capH / 2}}, Size: capH})}
+		pg := glyphsPage([]glyph.Glyph{{Shapes: square}}, []glyph.Placement{{At: glyph.Point{X: 300, Y: 300}, Scale: 1}})
+		ix := newPageIndex(pg)
+		ix.hashCorners()
+		p, err := prepare(Template{Class: "manual_call_point", Glyph: pull, MinScale: 0.5, MaxScale: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found, _ := ix.matchTemplate(context.Background(), p)
+		best := 0.0
+		for _, s := range found {
+			best = max(best, s.cov)
+		}
+		covs = append(covs, best)
+	}
+	for _, c := range covs {
+		if c == 0 || math.Abs(c-covs[0]) > 0.01 {
+			t.Errorf("the empty square covers %.3f of the pull station at 0.7, 1 and 1.41 times the size; want the same share, found at each", covs)
+			break
 		}
 	}
 }

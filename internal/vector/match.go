@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -217,12 +216,12 @@ func (ix *pageIndex) verifyAbove(h hypothesis, above float64) (scored, bool) {
 	m := h.pl.Matrix(PixelsPerMM)
 	k := h.pl.Scale * PixelsPerMM
 	tol := tolBasePx + tolRel*k
-	total := t.lenMM + textCharWeightMM*float64(t.nChars)
+	total := t.lenMM + t.textMM
 	allowMiss := (1 - minCoverage) * total
 	step := t.lenMM / float64(len(t.samples))
 	lin := glyph.Affine{A: m.A, B: m.B, C: m.C, D: m.D}
 	missed, off := 0.0, 0.0
-	charsFound := 0
+	textFound := 0.0       // glyph mm of text found
 	checked, early := 0, 0 // samples checked on the page; of those, missed among the first quickChecks
 	onPage := func(p glyph.Point) bool {
 		return p.X >= -tol && p.Y >= -tol && p.X <= ix.pg.Width+tol && p.Y <= ix.pg.Height+tol
@@ -301,12 +300,12 @@ func (ix *pageIndex) verifyAbove(h hypothesis, above float64) (scored, bool) {
 	}
 	for _, tx := range t.texts {
 		if !onPage(m.Apply(glyph.Point{X: tx.at.X, Y: tx.at.Y - tx.size/2})) {
-			off += textCharWeightMM * float64(len([]rune(tx.text)))
+			off += tx.charMM() * float64(tx.chars())
 			continue
 		}
 		miss := ix.missingChars(tx, m, k)
-		missed += textCharWeightMM * float64(miss)
-		charsFound += len([]rune(strings.ReplaceAll(tx.text, " ", ""))) - miss
+		missed += tx.charMM() * float64(miss)
+		textFound += tx.charMM() * float64(tx.chars()-miss)
 		if missed > allowMiss {
 			return scored{}, false
 		}
@@ -335,9 +334,8 @@ func (ix *pageIndex) verifyAbove(h hypothesis, above float64) (scored, bool) {
 	// beside a symbol may read like a glyph's text). It is measured at the
 	// size the pose draws it: a legend glyph drawn twice the plan's size
 	// explains no more of a plan symbol than the plan draws.
-	textMM := textCharWeightMM * float64(charsFound)
-	geomMM := total - missed - off - textMM
-	return scored{hypothesis: h, cov: cov, explains: (geomMM + textMM/4) * h.pl.Scale}, true
+	geomMM := total - missed - off - textFound
+	return scored{hypothesis: h, cov: cov, explains: (geomMM + textFound/4) * h.pl.Scale}, true
 }
 
 // missingChars counts the characters of a template text that the page does

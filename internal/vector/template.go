@@ -67,9 +67,12 @@ type Template struct {
 // geometry, in glyph millimetres.
 const sampleStepMM = 0.2
 
-// textCharWeightMM is how much template geometry, in millimetres, one
-// character of glyph text stands for when scoring coverage.
-const textCharWeightMM = 2.0
+// textCharWeightPerCap is how much template geometry one character of
+// glyph text stands for when scoring coverage, in cap heights of that text
+// (a capital's strokes run about twice its height): a share of the glyph
+// that does not change with the size the drawing is plotted at. The
+// catalog's glyph texts (caps 1.0–1.8 mm) weigh about 2 mm a character.
+const textCharWeightPerCap = 2.0
 
 type sample struct {
 	P    glyph.Point // glyph mm
@@ -94,6 +97,13 @@ type tplText struct {
 	size float64 // cap height, mm
 }
 
+// charMM is how much template geometry, in glyph millimetres, one of the
+// text's characters stands for when scoring coverage.
+func (tx tplText) charMM() float64 { return textCharWeightPerCap * tx.size }
+
+// chars is the number of the text's characters other than spaces.
+func (tx tplText) chars() int { return len([]rune(strings.ReplaceAll(tx.text, " ", ""))) }
+
 type anchorKind int
 
 const (
@@ -114,7 +124,7 @@ type prepared struct {
 	samples            []sample // in verification order (spread out first)
 	lenMM              float64  // geometry length, mm
 	texts              []tplText
-	nChars             int
+	textMM             float64       // what the texts weigh, glyph mm (tplText.charMM)
 	outline            []glyph.Point // for the box
 	// arcEnds are open arc ends with outward directions: a page arc
 	// running on past one means the template is only part of a larger
@@ -304,8 +314,9 @@ func prepare(t Template) (*prepared, error) {
 			case glyph.KindArc:
 				addArc(s.Pts[0], s.R, s.Start, s.Sweep, fill)
 			case glyph.KindText:
-				p.texts = append(p.texts, tplText{text: s.Text, at: s.Pts[0], size: s.Size})
-				p.nChars += len([]rune(strings.ReplaceAll(s.Text, " ", "")))
+				tx := tplText{text: s.Text, at: s.Pts[0], size: s.Size}
+				p.texts = append(p.texts, tx)
+				p.textMM += tx.charMM() * float64(tx.chars())
 			}
 		}
 	}

@@ -75,9 +75,14 @@ const (
 
 // Geometry of outlined text, in page pixels (200 DPI) and text heights.
 const (
-	// minLetter and maxLetter bound a letter's larger side: 0.6 mm to
-	// 25 mm on the sheet.
-	minLetter = 5.0
+	// minLetter and maxLetter bound a letter's larger side: 0.3 mm to
+	// 25 mm on the sheet. An outline is drawn at stripHeight whatever its
+	// size, so a small letter reads as well as a large one: the floor
+	// only leaves out specks. At 0.6 mm, voice_alarm_ro_floor1 plotted at
+	// 0.7 of its size lost its speakers' "DIF x/y/z" labels (lower-case
+	// letters under 5 px) to the speaker glyph, and every speaker with
+	// them.
+	minLetter = 2.5
 	maxLetter = 200.0
 	// minPieces is the fewest pieces a letter's outline has: a filled
 	// letter is a closed outline of three pieces or more.

@@ -246,3 +246,26 @@ func TestDropCounters(t *testing.T) {
 		t.Errorf("kept %v; want the two outlines", got)
 	}
 }
+
+// TestReadSmallOutlinedText: words whose capitals are 4 px high on the
+// page (a drawing plotted at half its size: 0.5 mm on the sheet), their
+// lower-case letters under 4 px, are read as the large ones are: an
+// outline is drawn 32 px high to be read whatever its size.
+func TestReadSmallOutlinedText(t *testing.T) {
+	ctx := context.Background()
+	rec := tesseract(t)
+	f, err := sfnt.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := drawing.NewBuilder(600, 600, 1)
+	const want = "DIF xyz wave"
+	outlined(t, b, f, want, glyph.Point{X: 100, Y: 100}, 0, 4)
+	res, err := New(rec, Options{}).Read(ctx, b.Page())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := textAt(res.Chars, 0); got != want {
+		t.Errorf("read %q from capitals 4 px high, want %q", got, want)
+	}
+}

@@ -352,16 +352,17 @@ real-eval: build $(ORT_LIB)
 
 # The floors of detections of classes no legend row names (detect.UnnamedFloor, docs/decisions.md,
 # "Answers that say when they do not know"): the production engine in one process on every real
-# set's vector pages and on each plan page rendered at 200 DPI (into CALIBRATE_RENDERS, outside the
-# repository) and sent alone as an image; prints the confidences of right-class and wrong-class
+# set's vector pages, on them plotted at CALIBRATE_SCALES times their size, and on each plan page
+# rendered at 200 DPI (into CALIBRATE_RENDERS, outside the repository) and sent alone as an image; prints the confidences of right-class and wrong-class
 # detections per finder (catalog glyphs, raster detector), the floors they give and the share of
 # reported detections in a class the sheet has. CALIBRATE_FROM=<an earlier CALIBRATE_REPORT> re-reads.
 # make calibrate-unnamed [CALIBRATE_REPORT=/tmp/unnamed.json] [CALIBRATE_FROM=/tmp/unnamed.json] [REAL_EVAL_SETS=...]
 CALIBRATE_RENDERS ?= /tmp/realeval-renders
+CALIBRATE_SCALES  ?= 0.5,0.7,1.41,2
 CALIBRATE_REPORT  ?=
 CALIBRATE_FROM    ?=
 calibrate-unnamed: mupdf-headers $(ORT_LIB)
-	@$(GO) run ./cmd/realeval -calibrate -data $(REAL_DATA) -renders $(CALIBRATE_RENDERS) $(if $(CALIBRATE_REPORT),-report $(CALIBRATE_REPORT)) $(if $(CALIBRATE_FROM),-from $(CALIBRATE_FROM)) $(REAL_EVAL_SETS)
+	@$(GO) run ./cmd/realeval -calibrate -data $(REAL_DATA) -renders $(CALIBRATE_RENDERS) -calibrate-scales $(CALIBRATE_SCALES) $(if $(CALIBRATE_REPORT),-report $(CALIBRATE_REPORT)) $(if $(CALIBRATE_FROM),-from $(CALIBRATE_FROM)) $(REAL_EVAL_SETS)
 
 bench-heavy: build $(ORT_LIB)
 	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat 2 -heavy $(BENCH_DENSE) -heavy-max-ratio 2 -heavy-max-rss 1024

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,7 +41,7 @@ type calibration struct {
 // kind (kinds), the floors detect.UnnamedTarget gives, and the share of reported detections in a class the sheet has,
 // before withholding and with the committed floors. from, when set, reads
 // the samples of an earlier run (-report) instead of running the engine.
-func calibrate(ctx context.Context, truths []realset.Truth, data, renders, mutool, from, report string, stdout, stderr io.Writer) error {
+func calibrate(ctx context.Context, truths []realset.Truth, data, renders, mutool, from, report string, scales []float64, stdout, stderr io.Writer) error {
 	var samples []realset.Sample
 	if from != "" {
 		b, err := os.ReadFile(from)
@@ -53,7 +54,7 @@ func calibrate(ctx context.Context, truths []realset.Truth, data, renders, mutoo
 		}
 		samples = c.Samples
 	} else {
-		s, err := collect(ctx, truths, data, renders, mutool, stderr)
+		s, err := collect(ctx, truths, data, renders, mutool, scales, stderr)
 		if err != nil {
 			return err
 		}
@@ -127,7 +128,8 @@ func calibrate(ctx context.Context, truths []realset.Truth, data, renders, mutoo
 // detections, and catalog glyph matches on pages whose text was read and
 // on those whose text was not (detect.UnnamedFloor).
 var kinds = []struct{ name, about string }{
-	{"vector-text-read", "catalog glyphs on the drawing (vector matcher), on pages whose text was read"},
+	{"vector-legend", "catalog glyphs on the drawing (vector matcher), on pages whose text was read, of jobs whose legends name other classes"},
+	{"vector-text-read", "catalog glyphs on the drawing (vector matcher), on pages whose text was read, of jobs whose legends name no class"},
 	{"vector-text-unread", "catalog glyphs on the drawing (vector matcher), on pages whose text was not read (words drawn as outlines)"},
 	{realset.ByRaster, "raster detector alone"},
 }
@@ -137,6 +139,8 @@ func kindOf(s realset.Sample) string {
 	switch {
 	case s.By != realset.ByVector:
 		return s.By
+	case s.TextRead && s.LegendNames:
+		return "vector-legend"
 	case s.TextRead:
 		return "vector-text-read"
 	}
@@ -145,7 +149,7 @@ func kindOf(s realset.Sample) string {
 
 // committed is the floor in force (detect.UnnamedFloor) for kind k.
 func committed(k string) float64 {
-	return detect.UnnamedFloor(detect.Source{VectorMatching: k != realset.ByRaster, Detector: k == realset.ByRaster}, k != "vector-text-unread")
+	return detect.UnnamedFloor(detect.Source{VectorMatching: k != realset.ByRaster, Detector: k == realset.ByRaster}, k != "vector-text-unread", k == "vector-legend")
 }
 
 func floorText(f float64, n int) string {
@@ -167,7 +171,7 @@ func shareText(ss []realset.Sample) string {
 }
 
 // collect runs the engine on every set and returns the samples.
-func collect(ctx context.Context, truths []realset.Truth, data, renders, mutool string, stderr io.Writer) ([]realset.Sample, error) {
+func collect(ctx context.Context, truths []realset.Truth, data, renders, mutool string, scales []float64, stderr io.Writer) ([]realset.Sample, error) {
 	cat, err := catalog.Load(os.Getenv(config.EnvCatalogFile))
 	if err != nil {
 		return nil, fmt.Errorf("load catalog: %w", err)
@@ -208,6 +212,13 @@ func collect(ctx context.Context, truths []realset.Truth, data, renders, mutool 
 			return nil, err
 		}
 		out = append(out, ss...)
+		for _, f := range scales {
+			ss, err := detectScaled(ctx, eng, filter, t, path, renders, mutool, f, stderr)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ss...)
+		}
 		var plans []string
 		for i, k := range kinds {
 			if k == detect.KindFloorPlan {
@@ -240,6 +251,36 @@ func collect(ctx context.Context, truths []realset.Truth, data, renders, mutool 
 		}
 	}
 	return out, nil
+}
+
+// detectScaled measures the vector pages of the PDF at path plotted f
+// times its size (scaledCopy, written into dir): samples of the set named
+// "<file>@<f>".
+func detectScaled(ctx context.Context, eng detect.Engine, filter detect.Filter, t realset.Truth, path, dir, mutool string, f float64, stderr io.Writer) ([]realset.Sample, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	cp, err := scaledCopy(ctx, mutool, path, dir, f)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(cp)
+	raw, err := os.ReadFile(cp)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "realeval: calibrate: %s plotted %g times its size ...\n", t.File, f)
+	ss, _, err := detectFile(ctx, eng, filter, t, raw, "application/pdf", realset.ModeVector, nil)
+	if inv := (*document.InvalidError)(nil); errors.As(err, &inv) {
+		// Plotted past the page limit (cp4's E size twice over): the
+		// service refuses it, so it says nothing of the floors.
+		fmt.Fprintf(stderr, "realeval: calibrate: %s plotted %g times its size: skipped: %v\n", t.File, f, err)
+		return nil, nil
+	}
+	for i := range ss {
+		ss[i].Set += "@" + strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return ss, err
 }
 
 // detectFile runs eng on one file through the service's pipeline, with
@@ -276,7 +317,7 @@ func detectFile(ctx context.Context, eng detect.Engine, filter detect.Filter, t 
 			if d.Class == "" {
 				continue // a row of no class: counted under its row, no symbol
 			}
-			s := realset.Sample{Set: t.File, Mode: mode, Page: i, Class: d.Class, Confidence: d.Confidence, Named: named[d.Class], TextRead: !unread[i], Has: t.Has(d.Class)}
+			s := realset.Sample{Set: t.File, Mode: mode, Page: i, Class: d.Class, Confidence: d.Confidence, Named: named[d.Class], TextRead: !unread[i], LegendNames: len(named) > 0, Has: t.Has(d.Class)}
 			if page != nil {
 				s.Page = *page - 1
 			}

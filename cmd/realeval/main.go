@@ -36,6 +36,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,6 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	scale := fs.Float64("scale", 1, "measure each PDF plotted on paper this many times its size (0.5: an A1 sheet on A3; 0.25 to 4), content and page alike (turn.go)")
 	turnDeg := fs.Int("turn", 0, "measure each drawing stored turned this many `degrees` clockwise (90, 180 or 270): a PDF's every page /Rotate raised by it, an image turned (turn.go)")
 	from := fs.String("from", "", "with -calibrate: read the samples of an earlier run's -report `FILE` instead of running the engine")
+	calScales := fs.String("calibrate-scales", "", "with -calibrate: also measure each PDF's vector pages plotted at these `sizes` (comma-separated, 0.25 to 4: \"0.5,0.7,1.41\"), as -scale plots it")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -95,7 +97,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *cal {
-		return calibrate(ctx, truths, *data, *renders, *mutool, *from, *report, stdout, stderr)
+		scales, err := parseScales(*calScales)
+		if err != nil {
+			return err
+		}
+		return calibrate(ctx, truths, *data, *renders, *mutool, *from, *report, scales, stdout, stderr)
 	}
 	var sets []realset.SetResult
 	var skipped []string
@@ -217,4 +223,20 @@ func parseTakeoff(b []byte) (map[string]int, error) {
 		counted[s.Class] += s.Count
 	}
 	return counted, nil
+}
+
+// parseScales reads -calibrate-scales: sizes from 0.25 to 4, comma-separated.
+func parseScales(list string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v >= 0.25 && v <= 4) {
+			return nil, fmt.Errorf("-calibrate-scales: %q: want sizes from 0.25 to 4", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

@@ -24,7 +24,7 @@ func TestWithheld(t *testing.T) {
 	}{
 		{"catalog glyph of an unnamed class, text unread, below its floor", Detection{Class: "push_button", Confidence: below(UnnamedUnreadFloor), Source: vec}, false, true},
 		{"catalog glyph of an unnamed class, text unread, at its floor", Detection{Class: "push_button", Confidence: UnnamedUnreadFloor, Source: vec}, false, false},
-		{"catalog glyph of an unnamed class, text read, at its floor", Detection{Class: "push_button", Confidence: UnnamedVectorFloor, Source: vec}, true, false},
+		{"catalog glyph of a class the legend leaves out, text read, at its floor", Detection{Class: "push_button", Confidence: UnnamedLegendFloor, Source: vec}, true, false},
 		{"confirmed catalog glyph, text unread", Detection{Class: "push_button", Confidence: below(UnnamedUnreadFloor), Source: both}, false, true},
 		{"raster detection below its floor", Detection{Class: "heater", Confidence: below(UnnamedRasterFloor), Source: ras}, true, true},
 		{"raster detection at its floor", Detection{Class: "heater", Confidence: UnnamedRasterFloor, Source: ras}, false, false},
@@ -39,9 +39,13 @@ func TestWithheld(t *testing.T) {
 			t.Errorf("%s: withheld %v, want %v", c.name, got, c.want)
 		}
 	}
-	// Without any legend every class is unnamed.
+	// Without any legend every class is unnamed; a catalog glyph on a
+	// page whose text was read then has the floor of no legend.
 	if !Withheld(Detection{Class: "smoke_detector", Confidence: 0.9, Source: ras}, nil, true) {
 		t.Error("no legend: a raster smoke detector at 0.9 is counted")
+	}
+	if Withheld(Detection{Class: "push_button", Confidence: UnnamedVectorFloor, Source: vec}, nil, true) {
+		t.Error("no legend, text read: a catalog glyph at the floor of no legend is withheld")
 	}
 	unread := TextUnread([]Warning{{Code: WarnTextNotRead, Page: 2}, {Code: WarnFlood, Page: 1}, {Code: WarnTextNotRead, Page: -1}})
 	if len(unread) != 1 || !unread[2] {
@@ -64,7 +68,7 @@ func TestHeld(t *testing.T) {
 		t.Error("an off-scale match or a flood's is counted")
 	}
 	guess := Detection{Class: "push_button", Confidence: 0.99, Source: Source{VectorMatching: true}}
-	if Held(guess, named, true) || !Held(guess, named, false) {
+	if Held(guess, named, true) || !Held(guess, named, false) || Held(guess, nil, true) {
 		t.Error("a catalog guess: held where the text was read, or counted where it was not")
 	}
 }

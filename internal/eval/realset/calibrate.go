@@ -42,6 +42,9 @@ type Sample struct {
 	Named bool `json:"named"`
 	// TextRead: the page's text was read (no text_not_read warning).
 	TextRead bool `json:"text_read"`
+	// LegendNames: a legend row of the job names some class (the job
+	// read a legend of its sheets' symbols).
+	LegendNames bool `json:"legend_names"`
 	// Has: the set's truth holds the class (a count above 0, or a class
 	// left unscored because its count is uncertain, not its presence).
 	Has bool `json:"has"`

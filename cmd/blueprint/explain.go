@@ -157,6 +157,12 @@ type explainReport struct {
 	// rows: those of named classes); -1 where all are searched everywhere.
 	CatalogOnUnread int   `json:"catalog_templates_on_unread_pages"`
 	UnreadPages     []int `json:"unread_pages"`
+	// LegendGlyphs are the legend's glyphs naming a class, OwnSymbols
+	// those not the catalog's symbol of their class; OwnStyle: the legend
+	// draws its own symbols, so CatalogOnUnread applies to every page.
+	LegendGlyphs int  `json:"legend_glyphs_naming_a_class"`
+	OwnSymbols   int  `json:"legend_glyphs_not_the_catalogs"`
+	OwnStyle     bool `json:"legend_draws_its_own_symbols"`
 	// LineTypes are the row numbers whose glyph is not searched: a line
 	// type's sample (a cable, a conduit).
 	LineTypes []int `json:"line_type_rows"`
@@ -292,7 +298,8 @@ const mmPerPixel = 25.4 / detect.RenderDPI
 
 func newExplainReport(name string, raster bool, x *engine.Explanation, pages []job.PageResult, filter detect.Filter) *explainReport {
 	rep := &explainReport{File: name, RasterDetector: raster, ConfidenceMode: filter.Mode(), CatalogTemplates: x.CatalogTemplates,
-		Pages: []explainPage{}, Rows: []explainRow{}, Templates: []explainTemplate{}, LineTypes: []int{}, CatalogOnUnread: x.CatalogOnUnread, UnreadPages: append([]int{}, x.UnreadPages...)}
+		Pages: []explainPage{}, Rows: []explainRow{}, Templates: []explainTemplate{}, LineTypes: []int{}, CatalogOnUnread: x.CatalogOnUnread, UnreadPages: append([]int{}, x.UnreadPages...),
+		LegendGlyphs: x.LegendGlyphs, OwnSymbols: x.OwnSymbols, OwnStyle: x.OwnStyle}
 	rows := x.Document.Rows
 	for i, r := range rows {
 		rep.Rows = append(rep.Rows, explainRow{StoppedOn: []int{}, Row: i + 1, PageIndex: r.Page, Description: r.Description, Class: nullable(x.Classes[i]),
@@ -589,7 +596,10 @@ func (rep *explainReport) write(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(tw, "\ntemplates: %d of legend glyphs, beside %d of the catalog's", len(rep.Templates), rep.CatalogTemplates)
-	if rep.CatalogOnUnread >= 0 {
+	switch {
+	case rep.OwnStyle:
+		fmt.Fprintf(tw, " (the legend draws its own symbols: %d of its %d glyphs naming a class are not the catalog's; on every page only the %d of classes a legend row names)", rep.OwnSymbols, rep.LegendGlyphs, rep.CatalogOnUnread)
+	case rep.CatalogOnUnread >= 0:
 		pages := make([]int, len(rep.UnreadPages))
 		for i, p := range rep.UnreadPages {
 			pages[i] = p + 1

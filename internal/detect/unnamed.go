@@ -33,10 +33,10 @@ package detect
 // dot fits the catalog's push button completely: 88 guesses on pages
 // whose words are drawn as outlines (their legends unread), all wrong, 83
 // at 0.99. Where the page's text was read, real drawings gave none
-// (no legend named no class) or guesses all wrong in jobs whose legends
-// name other classes (UnnamedLegendFloor says why none is set there
-// either), and the warning says the class was found by the catalog
-// alone.
+// where no legend named a class, and guesses all wrong where legends
+// drawing their own symbols named other classes (UnnamedLegendFloor says
+// what becomes of those); the warning says a class was found by the
+// catalog alone.
 const (
 	// UnnamedRasterFloor is the floor of a raster detection no vector
 	// match confirms: above every such guess measured (the highest, a
@@ -53,13 +53,12 @@ const (
 	UnnamedVectorFloor = 0.0
 	// UnnamedLegendFloor is the floor of a catalog glyph match on a page
 	// whose text was read, in a job whose legends name other classes:
-	// none. The real sets plotted at 0.5 to 2 times their size gave 34
-	// such guesses, every one wrong at 0.99 (push buttons and junction
-	// boxes on newmark's plans, a switch on cp4's), but a sheet drawn in
-	// the catalog's own symbols (the Finnish standard's, as the generated
-	// yardsticks draw them) keys only some of them and relies on the
-	// standard for the rest: withholding these needs a test of whether
-	// the sheet's legend glyphs are the catalog's, which is not built.
+	// none. Where the legend draws its own symbols such glyphs are not
+	// searched at all (internal/engine, ownStyle): the real sets plotted
+	// at 0.5 to 2 times their size gave 34 such guesses, every one wrong
+	// at 0.99. Where it draws the catalog's (the Finnish standard's, as
+	// the generated yardsticks do), it keys only some of them and relies
+	// on the standard for the rest, and they are counted.
 	UnnamedLegendFloor = 0.0
 	// UnnamedTarget is the share of right-class detections the floors
 	// are chosen to reach on the development sets (issue 48's measure:

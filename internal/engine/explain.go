@@ -30,6 +30,13 @@ type Explanation struct {
 	// every catalog template is searched on every page.
 	CatalogOnUnread int
 	UnreadPages     []int
+	// LegendGlyphs is the number of the legend's glyphs (one per glyph)
+	// that name a class, OwnSymbols how many of those are not the
+	// catalog's symbol of their class; OwnStyle: the legend draws its own
+	// symbols, so only the catalog templates of classes a legend row
+	// names (CatalogOnUnread) are searched, on every page.
+	LegendGlyphs, OwnSymbols int
+	OwnStyle                 bool
 	// LineTypes are the rows (0-based) whose glyph is not searched: their
 	// text names a line type (a cable, a conduit), and a line's sample
 	// would match every wire.
@@ -86,6 +93,7 @@ func (e *Engine) Explain(ctx context.Context, doc detect.Drawings) (detect.Engin
 		return nil, info, nil, fmt.Errorf("engine: explain: %w", err)
 	}
 	x := &Explanation{Document: de.doc, Legend: lx, Classes: de.classes, CatalogTemplates: len(e.catalog), CatalogOnUnread: -1, ImageLegends: e.images != nil}
+	x.LegendGlyphs, x.OwnSymbols, x.OwnStyle = de.legendRows, de.ownSymbols, de.ownStyle()
 	if de.mNamed != nil {
 		named := detect.NamedClasses(info.Legend)
 		x.CatalogOnUnread = 0

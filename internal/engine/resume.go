@@ -55,7 +55,7 @@ func (e *Engine) prepareSaved(ctx context.Context, doc detect.Drawings, refs []r
 		}
 		state = st.Bytes()
 	}
-	eng, info, err := e.prepared(ld, il, refs, td, tr)
+	eng, info, err := e.prepared(ctx, ld, il, refs, td, tr)
 	if err != nil {
 		return nil, detect.DocumentInfo{}, nil, err
 	}
@@ -83,7 +83,7 @@ func (e *Engine) Resume(ctx context.Context, state []byte) (detect.Engine, detec
 	if err := ld.UnmarshalBinary(sp.Legend); err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: resume the document pass: %w", err)
 	}
-	return e.prepared(&ld, sp.Images, sp.Refs, nil, sp.Traced)
+	return e.prepared(ctx, &ld, sp.Images, sp.Refs, nil, sp.Traced)
 }
 
 // savedPass is a saved document pass: the PDF legends (legend.Document's

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"blueprint/internal/catalog"
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
 )
@@ -297,6 +298,51 @@ func TestTextWeighsTheSameAtAnySize(t *testing.T) {
 		if c == 0 || math.Abs(c-covs[0]) > 0.01 {
 			t.Errorf("the empty square covers %.3f of the pull station at 0.7, 1 and 1.41 times the size; want the same share, found at each", covs)
 			break
+		}
+	}
+}
+
+// TestDrawsAs: a catalog symbol drawn as a legend draws it (larger, its
+// text as characters) is drawn as the catalog's template of its class;
+// another class's symbol, and a glyph that only holds the template as a
+// part, are not.
+func TestDrawsAs(t *testing.T) {
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym := func(class string) glyph.Glyph {
+		for _, s := range cat.Symbols() {
+			if s.Class == class {
+				return s.Glyph
+			}
+		}
+		t.Fatalf("no %s in the catalog", class)
+		return glyph.Glyph{}
+	}
+	tpl := func(class string) Template {
+		return Template{Class: class, Glyph: sym(class), MinScale: 0.3, MaxScale: 3}
+	}
+	big := func(g glyph.Glyph, k float64) glyph.Glyph { return g.Transform(glyph.Scale(k)) }
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		g    glyph.Glyph
+		t    Template
+		want bool
+	}{
+		{"the main switchboard, 1.5 times its size, its PK as text", big(sym("main_switchboard"), 1.5), tpl("main_switchboard"), true},
+		{"the smoke detector, 1.3 times its size", big(sym("smoke_detector"), 1.3), tpl("smoke_detector"), true},
+		{"a socket for a smoke detector", sym("socket_outlet"), tpl("smoke_detector"), false},
+		{"the main switchboard inside a box four times its size", glyph.Glyph{Shapes: append(append([]glyph.Shape(nil), sym("main_switchboard").Shapes...),
+			line(-12, -12, 12, -12), line(12, -12, 12, 12), line(12, 12, -12, 12), line(-12, 12, -12, -12))}, tpl("main_switchboard"), false},
+	} {
+		got, err := DrawsAs(ctx, c.g, c.t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%s: drawn as %s %v, want %v", c.name, c.t.Class, got, c.want)
 		}
 	}
 }

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"blueprint/internal/catalog"
+	"blueprint/internal/detect"
+	"blueprint/internal/document"
+	"blueprint/internal/synth"
+)
+
+// TestLegendStyle: a generated sheet drawn in the catalog's symbols, whose
+// legend keys only some of them (make synth KIND=vector SEED=20261205,
+// sheet-00002), is read as drawn in the catalog's symbols, and the symbols
+// its legend leaves out are still found by the catalog's glyphs; a legend
+// set that draws its own glyphs (KIND=legend SEED=60613, legend-00001) is
+// read as drawing its own symbols, and no catalog glyph of a class its
+// legend leaves out is reported there.
+func TestLegendStyle(t *testing.T) {
+	ctx := context.Background()
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := synth.New(synth.FromCatalog(cat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := New(cat, Options{RasterOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec, err := g.Vector(20261205, 1, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := g.Legend(60613, 0, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		sheet    synth.Sheet
+		ownStyle bool
+	}{{"catalog's symbols, partly keyed", vec, false}, {"own symbols", own, true}} {
+		doc, err := document.Open(ctx, c.sheet.Data, document.MimePDF, document.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pe, info, err := eng.Prepare(ctx, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		de := pe.(*fused).vector.(*docEngine)
+		if de.ownStyle() != c.ownStyle {
+			t.Errorf("%s: own style %v (%d of %d legend glyphs not the catalog's), want %v", c.name, de.ownStyle(), de.ownSymbols, de.legendRows, c.ownStyle)
+		}
+		named := detect.NamedClasses(info.Legend)
+		truth, unnamedFound := 0, 0
+		for _, tp := range c.sheet.Truth.Pages {
+			for _, s := range tp.Symbols {
+				if !named[s.Class] {
+					truth++
+				}
+			}
+		}
+		for i := range doc.NumPages() {
+			pg, err := doc.Drawing(ctx, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := pe.Detect(ctx, detect.Page{Index: i, PDF: drawingPage{pg}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range ds {
+				th, _ := cat.Threshold(d.Class)
+				if d.LegendRow == 0 && d.Class != "" && !named[d.Class] && d.Confidence >= th {
+					unnamedFound++
+				}
+			}
+		}
+		doc.Close()
+		switch {
+		case c.ownStyle && unnamedFound > 0:
+			t.Errorf("%s: %d catalog glyph finds of classes the legend leaves out", c.name, unnamedFound)
+		case !c.ownStyle && (truth == 0 || float64(unnamedFound) < 0.9*float64(truth)):
+			t.Errorf("%s: %d catalog glyph finds of classes the legend leaves out, of %d drawn", c.name, unnamedFound, truth)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package vector
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"blueprint/internal/drawing"
+	"blueprint/internal/glyph"
+)
+
+// drawsAsMinArea is the least share of the glyph's box that a find of the
+// template must cover for the glyph to be drawn as the template: a
+// catalog circle found inside a larger legend glyph is a part of it.
+const drawsAsMinArea = 0.5
+
+// DrawsAs reports whether the glyph g (a legend row's) is drawn as the
+// template t (a catalog symbol's): t is found whole in g drawn alone at
+// its own size, text included, at a scale t allows, covering most of it.
+func DrawsAs(ctx context.Context, g glyph.Glyph, t Template) (bool, error) {
+	lo, hi := g.Bounds()
+	w, h := (hi.X-lo.X)*PixelsPerMM, (hi.Y-lo.Y)*PixelsPerMM
+	if !(w > 0 || h > 0) || math.IsInf(w, 0) || math.IsNaN(w) || math.IsNaN(h) {
+		return false, nil
+	}
+	pg := textGlyphPage(g, lo, hi)
+	m, err := NewMatcher([]Template{t})
+	if err != nil {
+		return false, fmt.Errorf("vector: draws as %s: %w", t.Class, err)
+	}
+	ms, err := m.Match(ctx, pg)
+	if err != nil {
+		return false, fmt.Errorf("vector: draws as %s: %w", t.Class, err)
+	}
+	area := math.Max(w, 1) * math.Max(h, 1)
+	for _, x := range ms {
+		if x.Confidence >= OperatingConfidence && x.Box.W*x.Box.H >= drawsAsMinArea*area {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// textGlyphPage draws g at its own size (PixelsPerMM) on a page of its
+// box, lo to hi in glyph millimetres, with a margin: strokes, fills and
+// its text as characters where the glyph puts them.
+func textGlyphPage(g glyph.Glyph, lo, hi glyph.Point) *drawing.Page {
+	const margin = 20.0
+	at := func(p glyph.Point) glyph.Point {
+		return glyph.Point{X: (p.X-lo.X)*PixelsPerMM + margin, Y: (p.Y-lo.Y)*PixelsPerMM + margin}
+	}
+	pg := &drawing.Page{
+		Width:  (hi.X-lo.X)*PixelsPerMM + 2*margin,
+		Height: (hi.Y-lo.Y)*PixelsPerMM + 2*margin,
+		Styles: []drawing.Style{{Stroke: "#000000", Width: 1}, {Stroke: "#000000", Fill: "#000000", Width: 1}},
+	}
+	addGlyph(pg, g, at, PixelsPerMM)
+	for _, s := range g.Shapes {
+		if s.Kind != glyph.KindText || s.Text == "" {
+			continue
+		}
+		// Size is the cap height; a character is about 0.6 em wide and
+		// an em 1.4 cap heights.
+		capPx := s.Size * PixelsPerMM
+		em := capPx * 1.4
+		rs := []rune(s.Text)
+		cw := 0.6 * em
+		base := at(s.Pts[0])
+		x0 := base.X - cw*float64(len(rs))/2
+		for i, r := range rs {
+			x := x0 + cw*float64(i)
+			pg.Chars = append(pg.Chars, drawing.Char{Text: string(r), Min: glyph.Point{X: x, Y: base.Y - capPx}, Max: glyph.Point{X: x + cw, Y: base.Y},
+				Origin: glyph.Point{X: x, Y: base.Y}, Size: em})
+		}
+	}
+	return pg
+}

@@ -598,7 +598,7 @@ func (rep *explainReport) write(w io.Writer) error {
 	fmt.Fprintf(tw, "\ntemplates: %d of legend glyphs, beside %d of the catalog's", len(rep.Templates), rep.CatalogTemplates)
 	switch {
 	case rep.OwnStyle:
-		fmt.Fprintf(tw, " (the legend draws its own symbols: %d of its %d glyphs naming a class are not the catalog's; on every page only the %d of classes a legend row names)", rep.OwnSymbols, rep.LegendGlyphs, rep.CatalogOnUnread)
+		fmt.Fprintf(tw, " (the legend draws its own symbols: %d of its %d glyphs naming a class are not the catalog's; on every page only the %d of classes whose legend glyph is the catalog's)", rep.OwnSymbols, rep.LegendGlyphs, rep.CatalogOnUnread)
 	case rep.CatalogOnUnread >= 0:
 		pages := make([]int, len(rep.UnreadPages))
 		for i, p := range rep.UnreadPages {

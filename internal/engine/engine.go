@@ -268,15 +268,24 @@ func (e *Engine) prepared(ctx context.Context, ld *legend.Document, il *imageLeg
 	// Nor are they searched on any page where the legend draws its own
 	// symbols, not the catalog's (ownStyle): such a sheet keys what it
 	// holds, and every catalog guess of a class its legend left out was
-	// wrong on the real sets (docs/decisions.md).
+	// wrong on the real sets (docs/decisions.md). There the catalog
+	// glyphs of the classes it names are searched only where its glyph
+	// for the class is the catalog's: its own symbol of a class is drawn
+	// its own way, and a catalog glyph of the class finds look-alikes
+	// (cp4 plotted at 0.7 of its size: a second smoke detector).
+	var drawn map[string]bool
 	if len(info.Legend) > 0 {
-		de.ownSymbols, de.legendRows, err = e.legendStyle(ctx, ld, classes)
+		de.ownSymbols, de.legendRows, drawn, err = e.legendStyle(ctx, ld, classes)
 		if err != nil {
 			return nil, detect.DocumentInfo{}, err
 		}
 	}
 	if named := detect.NamedClasses(info.Legend); len(info.Legend) > 0 && (len(de.unread) > 0 || de.ownStyle()) {
-		de.mNamed = m.Subset(func(class string, row int) bool { return row > 0 || named[class] })
+		keep := named
+		if de.ownStyle() {
+			keep = drawn
+		}
+		de.mNamed, de.catalogKept = m.Subset(func(class string, row int) bool { return row > 0 || keep[class] }), keep
 	}
 	f := &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector}
 	// Image pages are read as traced geometry where the job has legend
@@ -363,7 +372,9 @@ type docEngine struct {
 	// from a text layer), and on every page where the legend draws its
 	// own symbols (ownStyle); nil where m serves every page.
 	mNamed *vector.Matcher
-	unread map[int]bool
+	// catalogKept are the classes whose catalog glyphs mNamed keeps.
+	catalogKept map[string]bool
+	unread      map[int]bool
 	// legendRows is the number of the document's legend glyphs (one per
 	// glyph) that name a class, ownSymbols of them not the catalog's
 	// symbol of their class (legendStyle).

@@ -95,10 +95,9 @@ func (e *Engine) Explain(ctx context.Context, doc detect.Drawings) (detect.Engin
 	x := &Explanation{Document: de.doc, Legend: lx, Classes: de.classes, CatalogTemplates: len(e.catalog), CatalogOnUnread: -1, ImageLegends: e.images != nil}
 	x.LegendGlyphs, x.OwnSymbols, x.OwnStyle = de.legendRows, de.ownSymbols, de.ownStyle()
 	if de.mNamed != nil {
-		named := detect.NamedClasses(info.Legend)
 		x.CatalogOnUnread = 0
 		for _, t := range e.catalog {
-			if named[t.Class] {
+			if de.catalogKept[t.Class] {
 				x.CatalogOnUnread++
 			}
 		}

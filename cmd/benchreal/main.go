@@ -35,7 +35,6 @@ import (
 	"time"
 
 	"blueprint/internal/apiclient"
-	"blueprint/internal/catalog"
 	"blueprint/internal/document/documenttest"
 	"blueprint/internal/synth"
 )
@@ -216,11 +215,7 @@ func heavySheet(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	cat, err := catalog.Load("")
-	if err != nil {
-		return "", err
-	}
-	g, err := synth.New(synth.FromCatalog(cat))
+	_, g, err := synth.Embedded()
 	if err != nil {
 		return "", err
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"blueprint/internal/apitest"
-	"blueprint/internal/catalog"
 	"blueprint/internal/config"
 	"blueprint/internal/synth"
 )
@@ -39,11 +38,7 @@ const (
 // while the batches run, and ends at 60.
 func TestLargeDocumentFansOut(t *testing.T) {
 	t.Parallel()
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := synth.New(synth.FromCatalog(cat))
+	_, g, err := synth.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
 	"blueprint/internal/document"
 	"blueprint/internal/synth"
@@ -19,18 +18,7 @@ import (
 // not of a class its legend leaves out, nor of one it draws its own way.
 func TestLegendStyle(t *testing.T) {
 	ctx := context.Background()
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := synth.New(synth.FromCatalog(cat))
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := New(cat, Options{RasterOff: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, g, eng := synthEngine(t)
 	vec, err := g.Vector(20261205, 1, synth.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -65,15 +53,7 @@ func TestLegendStyle(t *testing.T) {
 				}
 			}
 		}
-		for i := range doc.NumPages() {
-			pg, err := doc.Drawing(ctx, i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := pe.Detect(ctx, detect.Page{Index: i, PDF: drawingPage{pg}})
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, ds := range detectPages(t, pe, doc) {
 			for _, d := range ds {
 				th, _ := cat.Threshold(d.Class)
 				if d.LegendRow != 0 || d.Class == "" || d.Confidence < th {

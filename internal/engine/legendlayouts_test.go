@@ -35,18 +35,7 @@ func TestLegendLayouts(t *testing.T) {
 		t.Skip("A1 sheets: skipped with -short")
 	}
 	ctx := context.Background()
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := synth.New(synth.FromCatalog(cat))
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := New(cat, Options{RasterOff: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, g, eng := synthEngine(t)
 	for _, c := range []struct {
 		seed    uint64
 		sheet   int
@@ -88,4 +77,20 @@ func TestLegendLayouts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// synthEngine returns the embedded catalog, a generator of sheets drawn
+// from it, and an engine of vector matching and legend reading (what
+// generated sheets measure).
+func synthEngine(t *testing.T) (*catalog.Catalog, *synth.Generator, *Engine) {
+	t.Helper()
+	cat, g, err := synth.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := New(cat, Options{RasterOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, g, eng
 }

@@ -72,17 +72,7 @@ func countRealDataPages(t *testing.T, name string) (map[string]int, []map[string
 // Detections of no class (legend rows naming none) are left out.
 func countPages(t *testing.T, cat *catalog.Catalog, pe detect.Engine, doc *document.Document, legend []detect.LegendRow) []map[string]int {
 	t.Helper()
-	ctx := context.Background()
-	found := make([][]detect.Detection, doc.NumPages())
-	for i := range doc.NumPages() {
-		pg, err := doc.Drawing(ctx, i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if found[i], err = pe.Detect(ctx, detect.Page{Index: i, PDF: drawingPage{pg}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	found := detectPages(t, pe, doc)
 	detect.MarkOffScale(found, detect.RowKeys(legend))
 	pages := make([]map[string]int, doc.NumPages())
 	for i, ds := range found {
@@ -94,6 +84,23 @@ func countPages(t *testing.T, cat *catalog.Catalog, pe detect.Engine, doc *docum
 		}
 	}
 	return pages
+}
+
+// detectPages runs pe on each page of doc's drawing.
+func detectPages(t *testing.T, pe detect.Engine, doc *document.Document) [][]detect.Detection {
+	t.Helper()
+	ctx := context.Background()
+	found := make([][]detect.Detection, doc.NumPages())
+	for i := range doc.NumPages() {
+		pg, err := doc.Drawing(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found[i], err = pe.Detect(ctx, detect.Page{Index: i, PDF: drawingPage{pg}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return found
 }
 
 // within is the tolerance on a printed quantity: exact below 10,

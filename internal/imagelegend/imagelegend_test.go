@@ -17,7 +17,6 @@ import (
 	"golang.org/x/image/font/opentype"
 	fx "golang.org/x/image/math/fixed"
 
-	"blueprint/internal/catalog"
 	"blueprint/internal/document"
 	"blueprint/internal/legend"
 	"blueprint/internal/ocr"
@@ -47,11 +46,7 @@ func newReader(t *testing.T) *Reader {
 // the same place, with the same class.
 func TestScannedLegendsReadLikeThePDF(t *testing.T) {
 	r := newReader(t)
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := synth.New(synth.FromCatalog(cat))
+	_, g, err := synth.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}

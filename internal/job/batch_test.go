@@ -24,11 +24,7 @@ import (
 // read on the first sheets, its glyphs matched on every plan.
 func batchDoc(t *testing.T, pages int) []byte {
 	t.Helper()
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := synth.New(synth.FromCatalog(cat))
+	_, g, err := synth.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}

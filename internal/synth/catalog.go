@@ -15,3 +15,16 @@ func FromCatalog(c *catalog.Catalog) []Symbol {
 	}
 	return out
 }
+
+// Embedded returns the embedded catalog and a generator of its symbols.
+func Embedded() (*catalog.Catalog, *Generator, error) {
+	cat, err := catalog.Load("")
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := New(FromCatalog(cat))
+	if err != nil {
+		return nil, nil, err
+	}
+	return cat, g, nil
+}

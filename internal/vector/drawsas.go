@@ -45,16 +45,7 @@ func DrawsAs(ctx context.Context, g glyph.Glyph, t Template) (bool, error) {
 // box, lo to hi in glyph millimetres, with a margin: strokes, fills and
 // its text as characters where the glyph puts them.
 func textGlyphPage(g glyph.Glyph, lo, hi glyph.Point) *drawing.Page {
-	const margin = 20.0
-	at := func(p glyph.Point) glyph.Point {
-		return glyph.Point{X: (p.X-lo.X)*PixelsPerMM + margin, Y: (p.Y-lo.Y)*PixelsPerMM + margin}
-	}
-	pg := &drawing.Page{
-		Width:  (hi.X-lo.X)*PixelsPerMM + 2*margin,
-		Height: (hi.Y-lo.Y)*PixelsPerMM + 2*margin,
-		Styles: []drawing.Style{{Stroke: "#000000", Width: 1}, {Stroke: "#000000", Fill: "#000000", Width: 1}},
-	}
-	addGlyph(pg, g, at, PixelsPerMM)
+	pg, at := drawGlyph(g, lo, hi, PixelsPerMM)
 	for _, s := range g.Shapes {
 		if s.Kind != glyph.KindText || s.Text == "" {
 			continue

@@ -137,17 +137,25 @@ func glyphPage(g glyph.Glyph) (*drawing.Page, float64) {
 		return nil, 0
 	}
 	zoom := nestedGlyphPx / size
-	margin := 20.0
-	at := func(p glyph.Point) glyph.Point {
+	pg, _ := drawGlyph(g, lo, hi, zoom)
+	return pg, zoom
+}
+
+// drawGlyph draws g's strokes and fills as a page of its box, lo to hi in
+// glyph millimetres, zoom pixels a millimetre, with a margin; at maps
+// glyph millimetres to the page's pixels.
+func drawGlyph(g glyph.Glyph, lo, hi glyph.Point, zoom float64) (pg *drawing.Page, at func(glyph.Point) glyph.Point) {
+	const margin = 20.0
+	at = func(p glyph.Point) glyph.Point {
 		return glyph.Point{X: (p.X-lo.X)*zoom + margin, Y: (p.Y-lo.Y)*zoom + margin}
 	}
-	pg := &drawing.Page{
+	pg = &drawing.Page{
 		Width:  (hi.X-lo.X)*zoom + 2*margin,
 		Height: (hi.Y-lo.Y)*zoom + 2*margin,
 		Styles: []drawing.Style{{Stroke: "#000000", Width: 1}, {Stroke: "#000000", Fill: "#000000", Width: 1}},
 	}
 	addGlyph(pg, g, at, zoom)
-	return pg, zoom
+	return pg, at
 }
 
 // addGlyph adds a glyph's shapes to a page whose Styles are a stroke (0)

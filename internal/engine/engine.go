@@ -275,8 +275,9 @@ func (e *Engine) prepared(ctx context.Context, ld *legend.Document, il *imageLeg
 	// (cp4 plotted at 0.7 of its size: a second smoke detector).
 	var drawn map[string]bool
 	if len(info.Legend) > 0 {
-		de.ownSymbols, de.legendRows, drawn, err = e.legendStyle(ctx, ld, classes)
-		if err != nil {
+		gs := legendGlyphs(ld, classes, refs)
+		de.legendRows = len(gs)
+		if de.ownSymbols, drawn, err = e.legendStyle(ctx, gs); err != nil {
 			return nil, detect.DocumentInfo{}, err
 		}
 	}
@@ -375,9 +376,10 @@ type docEngine struct {
 	// catalogKept are the classes whose catalog glyphs mNamed keeps.
 	catalogKept map[string]bool
 	unread      map[int]bool
-	// legendRows is the number of the document's legend glyphs (one per
-	// glyph) that name a class, ownSymbols of them not the catalog's
-	// symbol of their class (legendStyle).
+	// legendRows is the number of the job's legend glyphs that name a
+	// class (legendGlyphs: its own legends', one per glyph, and its
+	// references'), ownSymbols of them not the catalog's symbol of their
+	// class (legendStyle).
 	legendRows, ownSymbols int
 	doc                    *legend.Document
 	classes                []string

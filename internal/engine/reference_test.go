@@ -225,3 +225,44 @@ func TestOnlyGlyph(t *testing.T) {
 		t.Errorf("the circle at (%d,%d) is %d, want its ink", int(cx+rpx), int(cy), g)
 	}
 }
+
+// TestLegendGlyphsOfReferences: a plan sent alone, counted with another
+// job's legend, is judged by that legend's glyphs: its references' cut
+// glyphs join its own, and a reference that draws its own symbols makes
+// the job one that does.
+func TestLegendGlyphsOfReferences(t *testing.T) {
+	cat, _, eng := synthEngine(t)
+	smoke := catalogGlyph(t, cat, "smoke_detector")
+	square := glyph.Glyph{Shapes: []glyph.Shape{
+		{Kind: glyph.KindRect, Pts: []glyph.Point{{X: -2, Y: -2}, {X: 2, Y: 2}}},
+		{Kind: glyph.KindText, Text: "F", Pts: []glyph.Point{{X: 0, Y: 0.7}}, Size: 1.4},
+	}}
+	var ld legend.Document
+	refs := []refCut{{
+		Rows:   []detect.LegendRow{{Class: "smoke_detector"}, {Class: "manual_call_point"}, {Class: ""}},
+		Glyphs: []refGlyph{{Row: 0, Glyph: smoke.Transform(glyph.Scale(1.3))}, {Row: 1, Glyph: square}, {Row: 1, Glyph: square, Drawn: true}, {Row: 2, Glyph: square}},
+	}}
+	gs := legendGlyphs(&ld, nil, refs)
+	if len(gs) != 3 {
+		t.Fatalf("%d legend glyphs of the references, want 3 (the row of no class left out)", len(gs))
+	}
+	own, drawn, err := eng.legendStyle(context.Background(), gs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own != 2 || !drawn["smoke_detector"] || drawn["manual_call_point"] {
+		t.Errorf("%d own glyphs, the catalog's drawn for %v; want the call point's two own, the smoke detector the catalog's", own, drawn)
+	}
+}
+
+// catalogGlyph is the catalog's glyph of class.
+func catalogGlyph(t *testing.T, cat *catalog.Catalog, class string) glyph.Glyph {
+	t.Helper()
+	for _, s := range cat.Symbols() {
+		if s.Class == class {
+			return s.Glyph
+		}
+	}
+	t.Fatalf("no %s in the catalog", class)
+	return glyph.Glyph{}
+}

@@ -74,3 +74,18 @@ func TestLegendStyle(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnStyleNeedsFourGlyphs: a legend of two or three glyphs of its own
+// may be a sheet in the standard's symbols keying only its specials; from
+// four, more than half of them its own make a legend of its own symbols.
+func TestOwnStyleNeedsFourGlyphs(t *testing.T) {
+	for _, c := range []struct {
+		rows, own int
+		want      bool
+	}{{0, 0, false}, {2, 2, false}, {3, 3, false}, {4, 3, true}, {4, 2, false}, {21, 21, true}, {36, 3, false}} {
+		de := &docEngine{legendRows: c.rows, ownSymbols: c.own}
+		if got := de.ownStyle(); got != c.want {
+			t.Errorf("%d of %d legend glyphs its own: own style %v, want %v", c.own, c.rows, got, c.want)
+		}
+	}
+}

@@ -391,14 +391,18 @@ type docEngine struct {
 }
 
 // ownStyleMinRows is the fewest legend glyphs naming a class that tell
-// whether a legend draws its own symbols.
-const ownStyleMinRows = 2
+// whether a legend draws its own symbols. A sheet drawn in the standard's
+// symbols (EN 60617, which the catalog draws) may key only its few
+// special ones, none of them the catalog's, and rely on the standard for
+// the rest: a legend of two or three such glyphs says nothing of the
+// others.
+const ownStyleMinRows = 4
 
-// ownStyle reports whether the document's legend draws its own symbols:
-// of ownStyleMinRows or more glyphs naming a class, more than half are
-// not the catalog's symbol of that class. On the development sets none
-// of 59 such glyphs was the catalog's; on generated sheets drawn in the
-// catalog's symbols 33 of 36 were.
+// ownStyle reports whether the job's legend draws its own symbols: of
+// ownStyleMinRows or more glyphs naming a class, more than half are not
+// the catalog's symbol of that class. On the development sets none of
+// the 57 such glyphs of the four sets with that many was the catalog's;
+// on generated sheets drawn in the catalog's symbols 33 of 36 were.
 func (e *docEngine) ownStyle() bool {
 	return e.legendRows >= ownStyleMinRows && 2*e.ownSymbols > e.legendRows
 }

@@ -56,7 +56,7 @@ const (
 	// none. Where the legend draws its own symbols such glyphs are not
 	// searched at all (internal/engine, ownStyle): the real sets plotted
 	// at 0.5 to 2 times their size gave 34 such guesses, every one wrong
-	// at 0.99. Where it draws the catalog's (the Finnish standard's, as
+	// at 0.99. Where it draws the catalog's (EN 60617's, as
 	// the generated yardsticks do), it keys only some of them and relies
 	// on the standard for the rest, and they are counted.
 	UnnamedLegendFloor = 0.0

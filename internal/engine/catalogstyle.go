@@ -36,7 +36,7 @@ func legendGlyphs(ld *legend.Document, classes []string, refs []refCut) []classG
 
 // legendStyle counts the glyphs gs that are not the catalog's own symbol
 // of their class (vector.DrawsAs); drawn holds the classes of those that
-// are. A sheet drawn in the catalog's symbols (the Finnish standard's)
+// are. A sheet drawn in the catalog's symbols (EN 60617's)
 // keys only some of them and relies on the standard for the rest; a sheet
 // that draws its own symbols keys what it holds, and draws it its own
 // way.

@@ -33,8 +33,8 @@ type Explanation struct {
 	// LegendGlyphs is the number of the legend's glyphs (one per glyph)
 	// that name a class, OwnSymbols how many of those are not the
 	// catalog's symbol of their class; OwnStyle: the legend draws its own
-	// symbols, so only the catalog templates of classes a legend row
-	// names (CatalogOnUnread) are searched, on every page.
+	// symbols, so on every page only the catalog templates of classes
+	// whose legend glyph is the catalog's (CatalogOnUnread) are searched.
 	LegendGlyphs, OwnSymbols int
 	OwnStyle                 bool
 	// LineTypes are the rows (0-based) whose glyph is not searched: their

@@ -9,6 +9,10 @@ import (
 	"blueprint/internal/glyph"
 )
 
+// capPerEm is a font's capital height in ems (fonts put caps at 0.65–0.75
+// em): page characters carry their em size, glyph texts their cap height.
+const capPerEm = 0.7
+
 // drawsAsMinArea is the least share of the glyph's box that a find of the
 // template must cover for the glyph to be drawn as the template: a
 // catalog circle found inside a larger legend glyph is a part of it.
@@ -20,7 +24,7 @@ const drawsAsMinArea = 0.5
 func DrawsAs(ctx context.Context, g glyph.Glyph, t Template) (bool, error) {
 	lo, hi := g.Bounds()
 	w, h := (hi.X-lo.X)*PixelsPerMM, (hi.Y-lo.Y)*PixelsPerMM
-	if !(w > 0 || h > 0) || math.IsInf(w, 0) || math.IsNaN(w) || math.IsNaN(h) {
+	if !(w > 0 || h > 0) { // nothing drawn (Bounds gives an empty glyph a zero box)
 		return false, nil
 	}
 	pg := textGlyphPage(g, lo, hi)
@@ -50,10 +54,9 @@ func textGlyphPage(g glyph.Glyph, lo, hi glyph.Point) *drawing.Page {
 		if s.Kind != glyph.KindText || s.Text == "" {
 			continue
 		}
-		// Size is the cap height; a character is about 0.6 em wide and
-		// an em 1.4 cap heights.
+		// Size is the cap height; a character is about 0.6 em wide.
 		capPx := s.Size * PixelsPerMM
-		em := capPx * 1.4
+		em := capPx / capPerEm
 		rs := []rune(s.Text)
 		cw := 0.6 * em
 		base := at(s.Pts[0])

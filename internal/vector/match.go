@@ -300,12 +300,12 @@ func (ix *pageIndex) verifyAbove(h hypothesis, above float64) (scored, bool) {
 	}
 	for _, tx := range t.texts {
 		if !onPage(m.Apply(glyph.Point{X: tx.at.X, Y: tx.at.Y - tx.size/2})) {
-			off += tx.charMM() * float64(tx.chars())
+			off += tx.charMM() * float64(tx.n)
 			continue
 		}
 		miss := ix.missingChars(tx, m, k)
 		missed += tx.charMM() * float64(miss)
-		textFound += tx.charMM() * float64(tx.chars()-miss)
+		textFound += tx.charMM() * float64(tx.n-miss)
 		if missed > allowMiss {
 			return scored{}, false
 		}
@@ -361,7 +361,7 @@ func (ix *pageIndex) missingChars(tx tplText, m glyph.Affine, k float64) int {
 				return true
 			}
 			// Em size vs cap height: fonts put caps at 0.65–0.75 em.
-			if ratio := c.Size * 0.7 / capPx; ratio < 0.75 || ratio > 1.35 {
+			if ratio := c.Size * capPerEm / capPx; ratio < 0.75 || ratio > 1.35 {
 				return true
 			}
 			if d := math.Hypot((c.Min.X+c.Max.X)/2-centre.X, (c.Min.Y+c.Max.Y)/2-centre.Y); d < bestD {

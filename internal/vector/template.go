@@ -95,14 +95,16 @@ type tplText struct {
 	text string
 	at   glyph.Point
 	size float64 // cap height, mm
+	n    int     // characters other than spaces
+}
+
+func newTplText(text string, at glyph.Point, size float64) tplText {
+	return tplText{text: text, at: at, size: size, n: len([]rune(strings.ReplaceAll(text, " ", "")))}
 }
 
 // charMM is how much template geometry, in glyph millimetres, one of the
 // text's characters stands for when scoring coverage.
 func (tx tplText) charMM() float64 { return textCharWeightPerCap * tx.size }
-
-// chars is the number of the text's characters other than spaces.
-func (tx tplText) chars() int { return len([]rune(strings.ReplaceAll(tx.text, " ", ""))) }
 
 type anchorKind int
 
@@ -314,9 +316,9 @@ func prepare(t Template) (*prepared, error) {
 			case glyph.KindArc:
 				addArc(s.Pts[0], s.R, s.Start, s.Sweep, fill)
 			case glyph.KindText:
-				tx := tplText{text: s.Text, at: s.Pts[0], size: s.Size}
+				tx := newTplText(s.Text, s.Pts[0], s.Size)
 				p.texts = append(p.texts, tx)
-				p.textMM += tx.charMM() * float64(tx.chars())
+				p.textMM += tx.charMM() * float64(tx.n)
 			}
 		}
 	}

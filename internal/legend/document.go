@@ -134,17 +134,31 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 	d.Kinds = append(d.Kinds, kind)
 	for _, t := range tables {
 		d.tables[i] = append(d.tables[i], t.Box)
+		base := len(d.Rows)
+		foreign, classed := 0, 0
 		for _, r := range t.Rows {
 			// A description that is a catalog name says it all; else the
 			// vocabulary reads it with the glyph's text and tags.
 			class, ok := vocab.Name(r.Description)
 			if !ok {
 				text := r.Description + " " + withoutCodes(r.GlyphText) + " " + strings.Join(r.Tags, " ")
-				class, _ = vocab.Class(text)
+				var matched bool
+				class, matched = vocab.Class(text)
 				r.LineType = vocab.LineType(text)
+				if matched && class == "" && !r.LineType {
+					foreign++
+				}
+			}
+			if class != "" {
+				classed++
 			}
 			d.Rows = append(d.Rows, r)
 			d.Classes = append(d.Classes, class)
+		}
+		if otherSystem(foreign, classed) {
+			for k := base; k < len(d.Classes); k++ {
+				d.Classes[k] = ""
+			}
 		}
 	}
 	if len(rs) > 0 && schedulesOn(kind) {
@@ -158,6 +172,23 @@ func (d *Document) addPage(i int, pg *drawing.Page, vocab *Vocabulary) bool {
 		}
 	}
 	return bare
+}
+
+// A legend of another system's devices (nurse call, access control,
+// building management: most of its rows are devices the vocabulary
+// knows to have no catalog class) names the few rows a generic phrase
+// gives a class ("power supply", "isolator") as that system's parts, not
+// the catalog's: a bus power supply on a nurse-call legend is no
+// fire-alarm auxiliary supply. otherSystem says so from the table's
+// rows: at least otherSystemRows of them known to be outside the
+// catalog, and at least otherSystemShare times the rows naming a class.
+const (
+	otherSystemRows  = 4
+	otherSystemShare = 2
+)
+
+func otherSystem(foreign, classed int) bool {
+	return foreign >= otherSystemRows && foreign >= otherSystemShare*classed
 }
 
 // schedulesOn reports whether schedules are read on a page of kind: not

@@ -125,8 +125,8 @@ func find(pg *drawing.Page, page int, rs []run, maps func(text string) bool, pe 
 		}
 		limit := math.Inf(1)
 		for j, b := range boxes {
-			if j != k && len(cols[j]) >= 2 && b.Min.X > boxes[k].Max.X && b.Min.Y < boxes[k].Max.Y && b.Max.Y > boxes[k].Min.Y {
-				limit = math.Min(limit, b.Min.X)
+			if j != k && len(cols[j]) >= 2 && b.Min.X > boxes[k].Max.X {
+				limit = math.Min(limit, besideRows(cols[j], boxes[k]))
 			}
 		}
 		var cl Column
@@ -176,4 +176,24 @@ func hasWord(text string, words []string) bool {
 		}
 	}
 	return false
+}
+
+// besideRows returns where a column of glyphs set beside a table whose
+// glyphs span box starts: the left edge of its glyphs that stand beside
+// the table's rows, where at least two do (+Inf otherwise). A column's
+// span is no evidence: a few glyphs far apart down a sheet (callouts,
+// or words OCR left unread inside a description cell) span a table
+// they do not stand beside.
+func besideRows(col []candidate, box Rect) float64 {
+	x, n := math.Inf(1), 0
+	for _, c := range col {
+		if c.glyph.box.Min.Y < box.Max.Y && c.glyph.box.Max.Y > box.Min.Y {
+			x = math.Min(x, c.glyph.box.Min.X)
+			n++
+		}
+	}
+	if n < 2 {
+		return math.Inf(1)
+	}
+	return x
 }

@@ -85,7 +85,91 @@ func fit(p polyline) shape {
 		s.segs = append(s.segs, [2]glyph.Point{pts[idx[k]], pts[idx[k+1]]})
 		k++
 	}
+	s.segs = sharpen(s.segs, p.closed)
 	return s
+}
+
+// Corners cut by thinning: maxChamfer is the longest segment taken for
+// the cut across a corner (a diagonal step of a thinned hairline is 1.4
+// pixels; a stroke 3 pixels wide thins to a cut of about 4), its
+// neighbours at least chamferRatio times as long; minCorner and
+// maxCorner bound the corner's turn, degrees.
+const (
+	maxChamfer   = 5.0
+	chamferRatio = 1.3
+	minCorner    = 45.0
+	maxCorner    = 135.0
+)
+
+// sharpen gives back the corners thinning cut: where a short segment
+// joins two longer ones turning a corner (a square's side, a letter's
+// stroke), the two run on to where their lines meet and the short one
+// goes. A CAD corner is sharp, and the matcher anchors its poses on
+// corners by their arms' lengths: cut, cp4's pull-station square read as
+// sides with 1.4-pixel arms, in its legend and on its plans alike, and
+// no pose was tried. closed says segs run round a loop (the last ends
+// where the first starts).
+func sharpen(segs [][2]glyph.Point, closed bool) [][2]glyph.Point {
+	n := len(segs)
+	if n < 3 {
+		return segs
+	}
+	joined := func(a, b [2]glyph.Point) bool { return a[1] == b[0] }
+	drop := make([]bool, n)
+	for k := range n {
+		i, j := k-1, k+1
+		if closed {
+			i, j = (k+n-1)%n, (k+1)%n
+		}
+		if i < 0 || j >= n || drop[i] || drop[j] || !joined(segs[i], segs[k]) || !joined(segs[k], segs[j]) {
+			continue
+		}
+		c := segs[k]
+		lc := dist(c[0], c[1])
+		if lc > maxChamfer || dist(segs[i][0], segs[i][1]) < chamferRatio*lc || dist(segs[j][0], segs[j][1]) < chamferRatio*lc {
+			continue
+		}
+		u := sub(segs[i][1], segs[i][0])
+		w := sub(segs[j][1], segs[j][0])
+		t1, t2 := turnDeg(u, sub(c[1], c[0])), turnDeg(sub(c[1], c[0]), w)
+		total := t1 + t2
+		if t1*t2 <= 0 || math.Abs(total) < minCorner || math.Abs(total) > maxCorner {
+			continue
+		}
+		x, ok := meet(segs[i][0], u, segs[j][0], w)
+		if !ok || dist(x, c[0]) > 1.5*lc+1 || dist(x, c[1]) > 1.5*lc+1 {
+			continue
+		}
+		segs[i][1], segs[j][0] = x, x
+		drop[k] = true
+	}
+	out := segs[:0]
+	for k, sg := range segs {
+		if !drop[k] {
+			out = append(out, sg)
+		}
+	}
+	return out
+}
+
+func sub(a, b glyph.Point) glyph.Point { return glyph.Point{X: a.X - b.X, Y: a.Y - b.Y} }
+
+func dist(a, b glyph.Point) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
+
+// turnDeg is the signed turn from direction u to v, degrees.
+func turnDeg(u, v glyph.Point) float64 {
+	return math.Atan2(u.X*v.Y-u.Y*v.X, u.X*v.X+u.Y*v.Y) * 180 / math.Pi
+}
+
+// meet is where the line through p along u meets the line through q
+// along w; ok false for lines near parallel.
+func meet(p, u, q, w glyph.Point) (glyph.Point, bool) {
+	den := u.X*w.Y - u.Y*w.X
+	if math.Abs(den) < 1e-9*math.Hypot(u.X, u.Y)*math.Hypot(w.X, w.Y) {
+		return glyph.Point{}, false
+	}
+	t := ((q.X-p.X)*w.Y - (q.Y-p.Y)*w.X) / den
+	return glyph.Point{X: p.X + t*u.X, Y: p.Y + t*u.Y}, true
 }
 
 // sameCircle reports whether two arcs lie on one circle, within the

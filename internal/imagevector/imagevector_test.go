@@ -426,3 +426,35 @@ func (b readAllBut) Read(ctx context.Context, pg *drawing.Page) (*ocrtext.Result
 	res.Chars = []drawing.Char{{Text: "W", Min: glyph.Point{X: 58, Y: 38}, Max: glyph.Point{X: 122, Y: 62}, Size: 24}}
 	return res, nil
 }
+
+// TestCornersStaySharp: a box drawn in strokes 1, 2 and 3 pixels wide
+// traces to four sides meeting at its corners, not to sides joined by
+// the diagonal cuts thinning leaves across each corner (a matcher that
+// anchors its poses on corners by their arms' lengths found none: cp4's
+// pull stations traced from a 200-DPI render).
+func TestCornersStaySharp(t *testing.T) {
+	for _, w := range []int{1, 2, 3} {
+		c := newCanvas(100, 100)
+		for k := range w {
+			o := float64(k)
+			c.line(20, 20+o, 70, 20+o, 0)
+			c.line(70-o, 20, 70-o, 70, 0)
+			c.line(70, 70-o, 20, 70-o, 0)
+			c.line(20+o, 70, 20+o, 20, 0)
+		}
+		res, err := Trace(context.Background(), c.Gray, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs := res.Page.Segments
+		if len(segs) != 4 {
+			t.Errorf("stroke %d px: %d segments, want the 4 sides: %v", w, len(segs), segs)
+			continue
+		}
+		for _, s := range segs {
+			if l := math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y); l < 47 {
+				t.Errorf("stroke %d px: a side %.1f px long, drawn 50: %v", w, l, s)
+			}
+		}
+	}
+}

@@ -78,6 +78,11 @@ type Page struct {
 	// inside the page and its clips, overlaps counted twice: a page
 	// mostly covered is a scan (Scan).
 	ImageArea float64
+	// Traced marks geometry traced from a page image
+	// (internal/imagevector), not drawn by CAD: its lines may break where
+	// others meet them and its corners be cut, so a symbol's anchor
+	// corner may be missing where the rest of it is found.
+	Traced bool
 }
 
 // Scan reports whether images cover more than half the page: a scanned

@@ -61,7 +61,7 @@ type Result struct {
 func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, error) {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
-	pg := &drawing.Page{Width: float64(w), Height: float64(h), Styles: []drawing.Style{
+	pg := &drawing.Page{Width: float64(w), Height: float64(h), Traced: true, Styles: []drawing.Style{
 		strokeIdx: {Stroke: inkColour, Width: lineWeight},
 		fillIdx:   {Fill: inkColour},
 	}}

@@ -183,12 +183,27 @@ func (ix *pageIndex) hashCorners() {
 	}
 }
 
+// cornerHypotheses tries the poses that put the template's anchor corner
+// on a page corner of the same angle and arm ratio; on a traced page
+// (drawing.Page.Traced), whose corners thinning and junctions may break,
+// its other long-armed corners (prepared.alts) too.
 func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
 	if ix.cornerStart == nil {
 		ix.hashCorners()
 	}
-	u := glyph.Point{X: t.a1.X - t.v.X, Y: t.a1.Y - t.v.Y}
-	w := glyph.Point{X: t.a2.X - t.v.X, Y: t.a2.Y - t.v.Y}
+	ix.cornerHypothesesAt(t, corner{t.v, t.a1, t.a2}, try)
+	if ix.pg.Traced {
+		for _, c := range t.alts {
+			ix.cornerHypothesesAt(t, c, try)
+		}
+	}
+}
+
+// cornerHypothesesAt tries the poses that put the template's corner c on
+// a page corner of the same angle and arm ratio.
+func (ix *pageIndex) cornerHypothesesAt(t *prepared, c0 corner, try func(hypothesis)) {
+	u := glyph.Point{X: c0.a1.X - c0.v.X, Y: c0.a1.Y - c0.v.Y}
+	w := glyph.Point{X: c0.a2.X - c0.v.X, Y: c0.a2.Y - c0.v.Y}
 	lu, lw := math.Hypot(u.X, u.Y), math.Hypot(w.X, w.Y)
 	tAng := math.Atan2(u.X*w.Y-u.Y*w.X, u.X*w.X+u.Y*w.Y) * 180 / math.Pi
 	lr := math.Log(lw / lu)
@@ -211,9 +226,9 @@ func (ix *pageIndex) cornerHypotheses(t *prepared, try func(hypothesis)) {
 				}
 				switch {
 				case math.Abs(c.ang-tAng) < angTol:
-					try(hypothesis{t, placeFor(t.v, c.v, deg(c.a)-deg(u), s, false)})
+					try(hypothesis{t, placeFor(c0.v, c.v, deg(c.a)-deg(u), s, false)})
 				case math.Abs(c.ang+tAng) < angTol:
-					try(hypothesis{t, placeFor(t.v, c.v, deg(c.a)-(180-deg(u)), s, true)})
+					try(hypothesis{t, placeFor(c0.v, c.v, deg(c.a)-(180-deg(u)), s, true)})
 				}
 			}
 		}

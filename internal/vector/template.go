@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"blueprint/internal/detect"
@@ -173,7 +174,22 @@ type prepared struct {
 	// corner anchor: vertex v, arm ends a1 (longer) and a2.
 	// segment anchor: a1 to a2.
 	v, a1, a2 glyph.Point
+	// alts are the template's other corners nearly as long in the arm
+	// (altCornerShare), tried as anchors on traced pages
+	// (drawing.Page.Traced), where the anchor corner may be broken.
+	alts []corner
 }
+
+// corner is a corner anchor: vertex v, arm ends a1 (longer) and a2.
+type corner struct{ v, a1, a2 glyph.Point }
+
+// altCornerShare is how long, as a share of the anchor corner's shorter
+// arm, another corner's shorter arm must be to anchor the search on a
+// traced page; maxAltCorners bounds them.
+const (
+	altCornerShare = 0.7
+	maxAltCorners  = 3
+)
 
 // minOwnLineMM is the shortest template line that must have a page segment
 // of its own; lines of longer chains (curves drawn as polylines) are exempt
@@ -394,6 +410,7 @@ func prepare(t Template) (*prepared, error) {
 	// Corner with the longest shorter arm, and the longest segment.
 	bestC, bestS := 0.0, 0.0
 	var cv, ca1, ca2, segA, segB glyph.Point
+	var corners []corner
 	for i, s1 := range segs {
 		l1 := math.Hypot(s1.b.X-s1.a.X, s1.b.Y-s1.a.Y)
 		if l1 > bestS {
@@ -412,6 +429,11 @@ func prepare(t Template) (*prepared, error) {
 						continue
 					}
 					lu, lw := math.Hypot(u.X, u.Y), math.Hypot(w.X, w.Y)
+					c := corner{v: e1[0], a1: e1[1], a2: e2[1]}
+					if lw > lu {
+						c.a1, c.a2 = e2[1], e1[1]
+					}
+					corners = append(corners, c)
 					if m := math.Min(lu, lw); m > bestC {
 						bestC, cv = m, e1[0]
 						if lu >= lw {
@@ -474,6 +496,18 @@ func prepare(t Template) (*prepared, error) {
 		}
 	case bestC > 0:
 		p.kind, p.v, p.a1, p.a2 = anchorCorner, cv, ca1, ca2
+		short := func(c corner) float64 {
+			return math.Min(math.Hypot(c.a1.X-c.v.X, c.a1.Y-c.v.Y), math.Hypot(c.a2.X-c.v.X, c.a2.Y-c.v.Y))
+		}
+		sort.SliceStable(corners, func(i, j int) bool { return short(corners[i]) > short(corners[j]) })
+		for _, c := range corners {
+			if len(p.alts) == maxAltCorners || short(c) < altCornerShare*bestC {
+				break
+			}
+			if c.v != cv || c.a1 != ca1 || c.a2 != ca2 {
+				p.alts = append(p.alts, c)
+			}
+		}
 	default:
 		p.kind, p.a1, p.a2 = anchorSegment, segA, segB
 	}

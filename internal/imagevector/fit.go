@@ -2,6 +2,7 @@ package imagevector
 
 import (
 	"math"
+	"slices"
 
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
@@ -115,13 +116,13 @@ func sharpen(segs [][2]glyph.Point, closed bool) [][2]glyph.Point {
 		return segs
 	}
 	joined := func(a, b [2]glyph.Point) bool { return a[1] == b[0] }
-	drop := make([]bool, n)
+	gone := func(s [2]glyph.Point) bool { return s[0] == s[1] } // a cut taken out
 	for k := range n {
 		i, j := k-1, k+1
 		if closed {
 			i, j = (k+n-1)%n, (k+1)%n
 		}
-		if i < 0 || j >= n || drop[i] || drop[j] || !joined(segs[i], segs[k]) || !joined(segs[k], segs[j]) {
+		if i < 0 || j >= n || gone(segs[i]) || gone(segs[j]) || !joined(segs[i], segs[k]) || !joined(segs[k], segs[j]) {
 			continue
 		}
 		c := segs[k]
@@ -140,16 +141,9 @@ func sharpen(segs [][2]glyph.Point, closed bool) [][2]glyph.Point {
 		if !ok || dist(x, c[0]) > 1.5*lc+1 || dist(x, c[1]) > 1.5*lc+1 {
 			continue
 		}
-		segs[i][1], segs[j][0] = x, x
-		drop[k] = true
+		segs[i][1], segs[j][0], segs[k] = x, x, [2]glyph.Point{x, x}
 	}
-	out := segs[:0]
-	for k, sg := range segs {
-		if !drop[k] {
-			out = append(out, sg)
-		}
-	}
-	return out
+	return slices.DeleteFunc(segs, gone)
 }
 
 func sub(a, b glyph.Point) glyph.Point { return glyph.Point{X: a.X - b.X, Y: a.Y - b.Y} }

@@ -128,12 +128,7 @@ func TestFineKeepsHairlines(t *testing.T) {
 	if n := count(Binarise(g)); n != 0 {
 		t.Errorf("Binarise keeps %d pixels of a hairline touching no ink: the test shows nothing", n)
 	}
-	r := rand.New(rand.NewPCG(3, 4))
-	for i := range g.Pix {
-		if g.Pix[i] == 255 {
-			g.Pix[i] = uint8(244 + r.IntN(12))
-		}
-	}
+	noisePaper(g, 3, 244)
 	if Clean(g) {
 		t.Error("noisy paper is clean")
 	}
@@ -181,13 +176,19 @@ func TestCleanDenseDrawing(t *testing.T) {
 	if !Clean(g) {
 		t.Error("a dense clean render is not clean")
 	}
-	r := rand.New(rand.NewPCG(5, 6))
-	for i := range g.Pix {
-		if g.Pix[i] == 255 {
-			g.Pix[i] = uint8(246 + r.IntN(10))
-		}
-	}
+	noisePaper(g, 5, 246)
 	if Clean(g) {
 		t.Error("noisy paper between the strokes is clean")
+	}
+}
+
+// noisePaper gives g's white paper a scan's noise: levels from lo to 255,
+// drawn from a generator seeded with seed.
+func noisePaper(g *image.Gray, seed uint64, lo int) {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	for i := range g.Pix {
+		if g.Pix[i] == 255 {
+			g.Pix[i] = uint8(lo + r.IntN(256-lo))
+		}
 	}
 }

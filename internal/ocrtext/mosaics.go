@@ -14,6 +14,7 @@ import (
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
 	"blueprint/internal/ocr"
+	"blueprint/internal/unionfind"
 )
 
 // task is one line to read at one angle.
@@ -163,7 +164,9 @@ func (r *Reader) readMosaic(ctx context.Context, pg *drawing.Page, cs []componen
 		img.Pix[i] = 0xff
 	}
 	for _, s := range m.strips {
-		paint(img, pg, linePieces(cs, g, ls[s.line]), s.f, s.box)
+		for _, ps := range letterGroups(cs, lineInk(cs, g, ls[s.line])) {
+			paint(img, pg, ps, s.f, s.box)
+		}
 	}
 	lines, err := r.rec.Lines(ctx, img, ocr.Block)
 	if err != nil {
@@ -192,4 +195,39 @@ func (r *Reader) readMosaic(ctx context.Context, pg *drawing.Page, cs []componen
 		}
 	}
 	return words, nil
+}
+
+// letterGroups are the pieces of the components idx of cs, grouped where
+// their boxes meet (a letter and the counters inside it, an accent on
+// its letter), to be filled group by group. Filled as one, a contour
+// left open (a curve fitted as an arc that ends off its neighbour, as
+// cp4's legend sheet with its words converted to outlines has them)
+// shifts the even-odd parity of every row to its right, and the white
+// between the line's letters is painted instead of the letters: the
+// strips read as struck through, and long lines read upside down better
+// than upright.
+func letterGroups(cs []component, idx []int) [][]piece {
+	uf := unionfind.New[int](len(idx))
+	for a := range idx {
+		ca := &cs[idx[a]]
+		for b := a + 1; b < len(idx); b++ {
+			cb := &cs[idx[b]]
+			if ca.min.X <= cb.max.X && cb.min.X <= ca.max.X && ca.min.Y <= cb.max.Y && cb.min.Y <= ca.max.Y {
+				uf.Join(a, b)
+			}
+		}
+	}
+	at := map[int]int{}
+	var out [][]piece
+	for a, i := range idx {
+		r := uf.Find(a)
+		k, ok := at[r]
+		if !ok {
+			k = len(out)
+			at[r] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], cs[i].pieces...)
+	}
+	return out
 }

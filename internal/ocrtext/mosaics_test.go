@@ -1,8 +1,10 @@
 package ocrtext
 
 import (
+	"image"
 	"testing"
 
+	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
 )
 
@@ -51,5 +53,49 @@ func TestPlanCountsTheLinesPixels(t *testing.T) {
 	}
 	if n != len(todo) || pixels != 0 {
 		t.Errorf("%d of %d lines planned within the strips' own %d pixels (%d left; the mosaics hold %d)", n, len(todo), area, pixels, mosaicArea)
+	}
+}
+
+// TestLetterGroupsKeepParity: two letters whose outlines are left open
+// (drawn as pieces out of order, so that no subpath closes them) are
+// filled one by one: joined as one, the nearest-first closing of their
+// open ends ran from one letter to the next, and the white between them
+// was painted (cp4's words converted to outlines read as struck through).
+func TestLetterGroupsKeepParity(t *testing.T) {
+	pg := &drawing.Page{Width: 100, Height: 100, Styles: []drawing.Style{{Fill: "#000000"}}}
+	seg := func(x0, y0, x1, y1 float64) {
+		pg.Segments = append(pg.Segments, drawing.Segment{A: glyph.Point{X: x0, Y: y0}, B: glyph.Point{X: x1, Y: y1}})
+	}
+	seg(10, 40, 10, 60) // the first letter's stem
+	seg(21, 40, 30, 40) // the second's bar
+	seg(10, 60, 19, 60) // the first's foot
+	seg(30, 40, 30, 60) // the second's stem
+	cs := components(pg, maxLetter, maxLetter)
+	if len(cs) != 2 {
+		t.Fatalf("%d components, want the two letters", len(cs))
+	}
+	idx := []int{0, 1}
+	f := newFrame(0, 1)
+	f.place(glyph.Point{X: 0, Y: 30}, glyph.Point{X: 40, Y: 70}, glyph.Point{})
+	gap := f.to(glyph.Point{X: 20, Y: 50}) // between the letters
+	img := image.NewGray(image.Rect(0, 0, 50, 50))
+	draw := func(groups [][]piece) uint8 {
+		for i := range img.Pix {
+			img.Pix[i] = 0xff
+		}
+		for _, ps := range groups {
+			paint(img, pg, ps, f, img.Rect)
+		}
+		return img.GrayAt(int(gap.X), int(gap.Y)).Y
+	}
+	var all []piece
+	for _, c := range cs {
+		all = append(all, c.pieces...)
+	}
+	if draw([][]piece{all}) != 0 {
+		t.Log("filled as one, the gap stays white: the test shows nothing of the grouping")
+	}
+	if v := draw(letterGroups(cs, idx)); v != 0xff {
+		t.Errorf("filled letter by letter, the white between the letters is painted (%d)", v)
 	}
 }

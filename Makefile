@@ -344,7 +344,7 @@ bench-real: build $(ORT_LIB)
 # testdata/realtruth, through `blueprint takeoff` (the job service's path); per set and class the
 # truth, the count, within tolerance and error; per set and overall the within-tolerance share and
 # median error (docs/evaluation.md). Skips with a message where ../shared/realdata is absent.
-# make real-eval [REAL_EVAL_REPORT=/tmp/real-eval.json] [REAL_EVAL_SETS="voice_alarm_ro_floor1"] [REAL_EVAL_ARGS="-json" or "-turn 90"]
+# make real-eval [REAL_EVAL_REPORT=/tmp/real-eval.json] [REAL_EVAL_SETS="voice_alarm_ro_floor1"] [REAL_EVAL_ARGS="-json", "-turn 90", "-scale 0.7" or "-outline"]
 REAL_DATA        ?= ../shared/realdata
 REAL_EVAL_REPORT ?=
 real-eval: build $(ORT_LIB)

@@ -7,12 +7,14 @@
 // error; and the same over every set. docs/evaluation.md ("Real sets")
 // defines them.
 //
-//	go run ./cmd/realeval [-data ../shared/realdata] [-truth testdata/realtruth] [-blueprint bin/blueprint] [-turn DEG] [-scale F] [-json] [-report FILE] [SET...]
+//	go run ./cmd/realeval [-data ../shared/realdata] [-truth testdata/realtruth] [-blueprint bin/blueprint] [-turn DEG] [-scale F] [-outline] [-json] [-report FILE] [SET...]
 //
 // With -turn 90, 180 or 270 each drawing is measured as a copy stored
-// turned, with -scale F each PDF as a copy plotted F times its size
-// (turn.go): the take-off must not depend on how a sheet is stored or on
-// the paper it was plotted on.
+// turned, with -scale F each PDF as a copy plotted F times its size, with
+// -outline each PDF as a copy whose words are drawn as outlines, no text
+// layer left (turn.go): the take-off must not depend on how a sheet is
+// stored, on the paper it was plotted on, or on whether its CAD export
+// kept its text as text.
 //
 // SET names fixtures to run (file name, with or without extension); none
 // runs them all. Where the data folder is absent it says so and exits 0.
@@ -69,6 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	renders := fs.String("renders", filepath.Join(os.TempDir(), "realeval-renders"), "with -calibrate: `folder` for the 200-DPI renders of the plan pages (outside the repository)")
 	mutool := fs.String("mutool", "mutool", "mutool binary that renders the pages (-calibrate) or turns the PDFs (-turn)")
 	scale := fs.Float64("scale", 1, "measure each PDF plotted on paper this many times its size (0.5: an A1 sheet on A3; 0.25 to 4), content and page alike (turn.go)")
+	outline := fs.Bool("outline", false, "measure each PDF as a copy whose words are drawn as outlines, its text layer gone, as CAD exports often draw them (turn.go)")
 	turnDeg := fs.Int("turn", 0, "measure each drawing stored turned this many `degrees` clockwise (90, 180 or 270): a PDF's every page /Rotate raised by it, an image turned (turn.go)")
 	from := fs.String("from", "", "with -calibrate: read the samples of an earlier run's -report `FILE` instead of running the engine")
 	calScales := fs.String("calibrate-scales", "", "with -calibrate: also measure each PDF's vector pages plotted at these `sizes` (comma-separated, 0.25 to 4: \"0.5,0.7,1.41\"), as -scale plots it")
@@ -105,8 +108,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var sets []realset.SetResult
 	var skipped []string
-	var turned string // the folder of the turned or scaled copies (-turn, -scale)
-	if *turnDeg != 0 || *scale != 1 {
+	var turned string // the folder of the turned, scaled or outlined copies (-turn, -scale, -outline)
+	if *turnDeg != 0 || *scale != 1 || *outline {
 		if turned, err = os.MkdirTemp("", "realeval-turned-"); err != nil {
 			return err
 		}
@@ -119,6 +122,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(stderr, "realeval: %s ...\n", t.File)
+		if *outline {
+			if path, err = outlinedCopy(ctx, *mutool, path, turned); err != nil {
+				return err
+			}
+		}
 		if *scale != 1 {
 			if path, err = scaledCopy(ctx, *mutool, path, turned, *scale); err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -73,6 +74,36 @@ func scaledCopy(ctx context.Context, mutool, path, dir string, f float64) (strin
 		return path, nil
 	}
 	return runJS(ctx, mutool, dir, "scaled", scaleJS, path, strconv.FormatFloat(f, 'g', -1, 64))
+}
+
+// outlinedCopy writes the PDF at path with its words drawn as outlines
+// into dir and returns the copy's path; an image's path is returned as it
+// is. Each page goes through SVG with text as paths (`mutool draw -F svg
+// -O text=path`) and back to PDF (`mutool convert`): the drawing and the
+// page size are kept, the text layer is not.
+func outlinedCopy(ctx context.Context, mutool, path, dir string) (string, error) {
+	if !isPDF(path) {
+		return path, nil
+	}
+	stem := copyPath(dir, "outlined", path, "")
+	if b, err := exec.CommandContext(ctx, mutool, "draw", "-q", "-F", "svg", "-O", "text=path", "-o", stem+"-%d.svg", path).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("outline %s: mutool draw: %w: %s", path, err, strings.TrimSpace(string(b)))
+	}
+	svgs, err := filepath.Glob(stem + "-*.svg")
+	if err != nil || len(svgs) == 0 {
+		return "", fmt.Errorf("outline %s: no pages drawn", path)
+	}
+	page := func(p string) int {
+		n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(p, stem+"-"), ".svg"))
+		return n
+	}
+	slices.SortFunc(svgs, func(a, b string) int { return page(a) - page(b) })
+	out := stem + ".pdf"
+	args := append([]string{"convert", "-o", out}, svgs...)
+	if b, err := exec.CommandContext(ctx, mutool, args...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("outline %s: mutool convert: %w: %s", path, err, strings.TrimSpace(string(b)))
+	}
+	return out, nil
 }
 
 func isPDF(path string) bool { return strings.EqualFold(filepath.Ext(path), ".pdf") }

@@ -3,7 +3,14 @@ package main
 import (
 	"image"
 	"image/color"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+
+	"blueprint/internal/document"
+	"blueprint/internal/drawing"
 )
 
 // TestTurnImage: a 3 × 2 image turned clockwise puts its top-left pixel at
@@ -39,5 +46,53 @@ func TestScaledCopyLeavesImages(t *testing.T) {
 	got, err := scaledCopy(t.Context(), "mutool-not-run", "/data/sheet.png", t.TempDir(), 0.5)
 	if err != nil || got != "/data/sheet.png" {
 		t.Errorf("scaledCopy of an image: %q %v, want the image itself", got, err)
+	}
+}
+
+// TestOutlinedCopy: -outline draws a PDF's words as outlines: the copy has
+// the same pages, of the same size, drawing as much, and no text layer;
+// an image is measured as it is.
+func TestOutlinedCopy(t *testing.T) {
+	got, err := outlinedCopy(t.Context(), "mutool-not-run", "/data/sheet.png", t.TempDir())
+	if err != nil || got != "/data/sheet.png" {
+		t.Errorf("outlinedCopy of an image: %q %v, want the image itself", got, err)
+	}
+	mutool, err := exec.LookPath("mutool")
+	if err != nil {
+		t.Skip("no mutool (Debian: mupdf-tools)")
+	}
+	src := filepath.Join("..", "..", "testdata", "synth", "sheet-00003.pdf")
+	out, err := outlinedCopy(t.Context(), mutool, src, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(path string) *drawing.Page {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := document.Open(t.Context(), data, document.MimePDF, document.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { doc.Close() })
+		pg, err := doc.Drawing(t.Context(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pg
+	}
+	a, b := open(src), open(out)
+	if len(a.Chars) == 0 {
+		t.Fatal("the source sheet writes no text: the test shows nothing")
+	}
+	if len(b.Chars) != 0 {
+		t.Errorf("the outlined copy still writes %d characters", len(b.Chars))
+	}
+	if math.Abs(a.Width-b.Width) > 1 || math.Abs(a.Height-b.Height) > 1 {
+		t.Errorf("page %g × %g outlined as %g × %g", a.Width, a.Height, b.Width, b.Height)
+	}
+	if len(b.Segments)+len(b.Arcs) <= len(a.Segments)+len(a.Arcs) {
+		t.Errorf("outlined copy draws %d pieces, the source %d: the words' outlines are missing", len(b.Segments)+len(b.Arcs), len(a.Segments)+len(a.Arcs))
 	}
 }

@@ -44,10 +44,11 @@ func arcEnds(a drawing.Arc) (glyph.Point, glyph.Point) {
 // arc fitted to a letter's curve ends within a fraction of a pixel of
 // its neighbours.
 func endKey(p glyph.Point) uint64 {
-	x := uint64(uint32(int32(math.Round(p.X * 2))))
-	y := uint64(uint32(int32(math.Round(p.Y * 2))))
-	return x<<32 | y
+	return cellKey(int32(math.Round(p.X*2)), int32(math.Round(p.Y*2)))
 }
+
+// cellKey is the key of the half-pixel cell (x, y).
+func cellKey(x, y int32) uint64 { return uint64(uint32(x))<<32 | uint64(uint32(y)) }
 
 // components joins the page's pieces no longer than maxLen pixels that
 // meet end to end into components, and returns those whose box is at
@@ -84,6 +85,33 @@ func components(pg *drawing.Page, maxLen, maxSize float64) []component {
 	for i := 1; i < len(ends); i++ {
 		if ends[i].key == ends[i-1].key {
 			set.Join(ends[i].p, ends[i-1].p)
+		}
+	}
+	// A filled outline's end alone in its half-pixel cell meets another's
+	// alone in a cell beside it: a curve fitted as arcs ends a fraction of
+	// a pixel off its neighbour, and split there, an O's outline was two
+	// characters to the letter shapes (read "OG" wherever an O was spelled
+	// from them). A stroke's end is left where it is: joined to a letter
+	// beside it, it made the letter drawing (building2's tags converted to
+	// outlines, where its linear luminaires fell from 33 to 12).
+	filled := func(p int32) bool {
+		st := ps[p].styleIndex(pg)
+		return st >= 0 && int(st) < len(pg.Styles) && pg.Styles[st].Fill != ""
+	}
+	alone := map[uint64]int32{}
+	for i := range ends {
+		if (i == 0 || ends[i].key != ends[i-1].key) && (i == len(ends)-1 || ends[i].key != ends[i+1].key) && filled(ends[i].p) {
+			alone[ends[i].key] = ends[i].p
+		}
+	}
+	for k, p := range alone {
+		x, y := int32(uint32(k>>32)), int32(uint32(k))
+		for dy := int32(-1); dy <= 1; dy++ {
+			for dx := int32(-1); dx <= 1; dx++ {
+				if q, ok := alone[cellKey(x+dx, y+dy)]; ok && (dx != 0 || dy != 0) {
+					set.Join(p, q)
+				}
+			}
 		}
 	}
 	ends = nil

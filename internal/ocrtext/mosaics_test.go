@@ -99,3 +99,26 @@ func TestLetterGroupsKeepParity(t *testing.T) {
 		t.Errorf("filled letter by letter, the white between the letters is painted (%d)", v)
 	}
 }
+
+// TestComponentsJoinNearEnds: a filled outline whose curves, fitted as
+// arcs, end a fraction of a pixel off each other across a half-pixel
+// cell is one letter, not two (an O read "OG" when spelled from its
+// halves); a stroke ending as near a letter stays apart from it.
+func TestComponentsJoinNearEnds(t *testing.T) {
+	pg := &drawing.Page{Width: 100, Height: 100, Styles: []drawing.Style{{Fill: "#000000"}, {Stroke: "#000000", Width: 1}}}
+	// An O of two half circles about (50, 50), radius 8: the right half
+	// ends 0.3 px off where the left one starts, in the next cell.
+	pg.Arcs = append(pg.Arcs,
+		drawing.Arc{C: glyph.Point{X: 50, Y: 50}, R: 8, Start: 90, Sweep: 180},
+		drawing.Arc{C: glyph.Point{X: 50, Y: 50.3}, R: 8, Start: 270, Sweep: 180},
+	)
+	if cs := components(pg, maxLetter, maxLetter); len(cs) != 1 {
+		t.Errorf("an O whose halves meet 0.3 px apart: %d components, want 1", len(cs))
+	}
+	// A wire stroked up to 0.3 px from the O's end.
+	_, q := arcEnds(pg.Arcs[0])
+	pg.Segments = append(pg.Segments, drawing.Segment{A: glyph.Point{X: q.X + 0.3, Y: q.Y}, B: glyph.Point{X: q.X + 30, Y: q.Y}, Style: 1})
+	if cs := components(pg, maxLetter, maxLetter); len(cs) != 2 {
+		t.Errorf("a wire ending by the O: %d components, want the O and the wire", len(cs))
+	}
+}

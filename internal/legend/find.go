@@ -68,13 +68,18 @@ func Find(pg *drawing.Page, page int, vocab *Vocabulary) []Table {
 	return find(pg, page, runs(pg), vocab.maps(), nil)
 }
 
-// maps returns whether a text names a class; nil for a nil vocabulary.
+// maps returns whether a text names a class by its words, its codes
+// left out (withoutCodes); nil for a nil vocabulary. A plan's circuit
+// labels ("DB-S1", "P1 DB-S1") name a board by a code, and a column of
+// them beside the marks drawn at their wires was taken for a legend
+// without header words (newmark with its words drawn as outlines: a
+// bar-shaped "glyph" counted 66 distribution boards).
 func (v *Vocabulary) maps() func(string) bool {
 	if v == nil {
 		return nil
 	}
 	return func(text string) bool {
-		_, ok := v.Class(text)
+		_, ok := v.Class(withoutCodes(text))
 		return ok
 	}
 }

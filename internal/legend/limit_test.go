@@ -92,3 +92,23 @@ func TestOtherSystemLegend(t *testing.T) {
 func segment(x0, y0, x1, y1 float64) drawing.Segment {
 	return drawing.Segment{A: glyph.Point{X: x0, Y: y0}, B: glyph.Point{X: x1, Y: y1}}
 }
+
+// TestCodeLabelsAreNoLegend: a column of a plan's circuit labels, each
+// beside a mark, names a board only by codes ("DB-S1"): no legend without
+// header words (newmark with its words drawn as outlines counted 66
+// distribution boards from such a column). A headless legend whose
+// descriptions carry codes beside the words that name a class stays one.
+func TestCodeLabelsAreNoLegend(t *testing.T) {
+	v, err := DefaultVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := []string{"DB-S1", "P1 DB-S1", "AC1 DB-S1", "P2 DB-S1", "L3 DB-S2"}
+	if got := Find(stack(labels), 0, v); len(got) != 0 {
+		t.Errorf("circuit labels: %d tables %v, want none", len(got), got)
+	}
+	legend := []string{"16A SMOKE DETECTOR", "HEAT DETECTOR 58C", "MANUAL CALL POINT", "DISTRIBUTION BOARD DB1", "DOUBLE SOCKET OUTLET"}
+	if got := Find(stack(legend), 0, v); len(got) != 1 || len(got[0].Rows) != len(legend) {
+		t.Errorf("a headless legend with codes in its descriptions: %d tables, want 1 of %d rows", len(got), len(legend))
+	}
+}

@@ -217,17 +217,13 @@ func letterGroups(cs []component, idx []int) [][]piece {
 			}
 		}
 	}
-	at := map[int]int{}
 	var out [][]piece
-	for a, i := range idx {
-		r := uf.Find(a)
-		k, ok := at[r]
-		if !ok {
-			k = len(out)
-			at[r] = k
-			out = append(out, nil)
+	for _, grp := range uf.Groups() {
+		var ps []piece
+		for _, a := range grp {
+			ps = append(ps, cs[idx[a]].pieces...)
 		}
-		out[k] = append(out[k], cs[i].pieces...)
+		out = append(out, ps)
 	}
 	return out
 }

@@ -43,3 +43,21 @@ func (s Sets[T]) Roots() Sets[T] {
 	}
 	return s
 }
+
+// Groups returns the items of each set, sets in the order of their first
+// item and items in order.
+func (s Sets[T]) Groups() [][]T {
+	at := map[T]int{}
+	var out [][]T
+	for i := range s {
+		r := s.Find(T(i))
+		k, ok := at[r]
+		if !ok {
+			k = len(out)
+			at[r] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], T(i))
+	}
+	return out
+}

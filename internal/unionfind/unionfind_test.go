@@ -36,3 +36,25 @@ func TestJoin(t *testing.T) {
 		t.Errorf("Roots %v: want 6 with 3, 0 with 2, apart from each other", r)
 	}
 }
+
+// TestGroups: each set's items, sets in the order of their first item.
+func TestGroups(t *testing.T) {
+	s := New[int](5)
+	s.Join(3, 0)
+	s.Join(4, 2)
+	got := s.Groups()
+	want := [][]int{{0, 3}, {1}, {2, 4}}
+	if len(got) != len(want) {
+		t.Fatalf("groups %v, want %v", got, want)
+	}
+	for k := range want {
+		if len(got[k]) != len(want[k]) {
+			t.Fatalf("groups %v, want %v", got, want)
+		}
+		for j := range want[k] {
+			if got[k][j] != want[k][j] {
+				t.Fatalf("groups %v, want %v", got, want)
+			}
+		}
+	}
+}

@@ -228,6 +228,12 @@ func ClipSegment(a, b, min, max Point) (t0, t1 float64, ok bool) {
 	return t0, t1, true
 }
 
+// Turn is the signed angle in degrees, in (-180, 180], that turns
+// direction u to direction v (positive turns x towards y).
+func Turn(u, v Point) float64 {
+	return math.Atan2(u.X*v.Y-u.Y*v.X, u.X*v.X+u.Y*v.Y) * 180 / math.Pi
+}
+
 // AngleDiff is the absolute difference of two angles in degrees, in [0, 180].
 func AngleDiff(a, b float64) float64 {
 	d := math.Mod(math.Abs(a-b), 360)

@@ -86,3 +86,16 @@ func TestClipSegment(t *testing.T) {
 		}
 	}
 }
+
+// TestTurn: the signed turn from one direction to another, in degrees,
+// positive from x towards y.
+func TestTurn(t *testing.T) {
+	for _, c := range []struct {
+		u, v Point
+		want float64
+	}{{Point{X: 1}, Point{Y: 1}, 90}, {Point{Y: 1}, Point{X: 1}, -90}, {Point{X: 1}, Point{X: -1}, 180}, {Point{X: 2, Y: 2}, Point{X: 3}, -45}} {
+		if got := Turn(c.u, c.v); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("Turn(%v, %v) = %g, want %g", c.u, c.v, got, c.want)
+		}
+	}
+}

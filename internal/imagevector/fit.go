@@ -132,7 +132,7 @@ func sharpen(segs [][2]glyph.Point, closed bool) [][2]glyph.Point {
 		}
 		u := sub(segs[i][1], segs[i][0])
 		w := sub(segs[j][1], segs[j][0])
-		t1, t2 := turnDeg(u, sub(c[1], c[0])), turnDeg(sub(c[1], c[0]), w)
+		t1, t2 := glyph.Turn(u, sub(c[1], c[0])), glyph.Turn(sub(c[1], c[0]), w)
 		total := t1 + t2
 		if t1*t2 <= 0 || math.Abs(total) < minCorner || math.Abs(total) > maxCorner {
 			continue
@@ -149,11 +149,6 @@ func sharpen(segs [][2]glyph.Point, closed bool) [][2]glyph.Point {
 func sub(a, b glyph.Point) glyph.Point { return glyph.Point{X: a.X - b.X, Y: a.Y - b.Y} }
 
 func dist(a, b glyph.Point) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
-
-// turnDeg is the signed turn from direction u to v, degrees.
-func turnDeg(u, v glyph.Point) float64 {
-	return math.Atan2(u.X*v.Y-u.Y*v.X, u.X*v.X+u.Y*v.Y) * 180 / math.Pi
-}
 
 // meet is where the line through p along u meets the line through q
 // along w; ok false for lines near parallel.

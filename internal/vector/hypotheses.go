@@ -164,7 +164,7 @@ func (ix *pageIndex) hashCorners() {
 			a := glyph.Point{X: p1.X - c.v.X, Y: p1.Y - c.v.Y}
 			b := glyph.Point{X: p2.X - c.v.X, Y: p2.Y - c.v.Y}
 			la, lb := math.Hypot(a.X, a.Y), math.Hypot(b.X, b.Y)
-			ang := math.Atan2(a.X*b.Y-a.Y*b.X, a.X*b.X+a.Y*b.Y) * 180 / math.Pi
+			ang := glyph.Turn(a, b)
 			k := cornerBucket(ang, math.Log(lb/la))
 			keys = append(keys, k)
 			arms = append(arms, cornerArms{v: c.v, a: a, b: b, la: la, ang: ang})
@@ -205,7 +205,7 @@ func (ix *pageIndex) cornerHypothesesAt(t *prepared, c0 corner, try func(hypothe
 	u := glyph.Point{X: c0.a1.X - c0.v.X, Y: c0.a1.Y - c0.v.Y}
 	w := glyph.Point{X: c0.a2.X - c0.v.X, Y: c0.a2.Y - c0.v.Y}
 	lu, lw := math.Hypot(u.X, u.Y), math.Hypot(w.X, w.Y)
-	tAng := math.Atan2(u.X*w.Y-u.Y*w.X, u.X*w.X+u.Y*w.Y) * 180 / math.Pi
+	tAng := glyph.Turn(u, w)
 	lr := math.Log(lw / lu)
 	const angTol, ratioTol = 5.0, 0.1
 	a0 := max(0, int(math.Floor((math.Abs(tAng)-angTol)/cornerAngStep)))

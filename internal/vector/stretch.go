@@ -184,7 +184,7 @@ func (ix *pageIndex) stretchHypotheses(t *prepared, try func(hypothesis) float64
 	u := glyph.Point{X: s.l.X - s.v.X, Y: s.l.Y - s.v.Y}
 	w := glyph.Point{X: s.w.X - s.v.X, Y: s.w.Y - s.v.Y}
 	lu, lw := math.Hypot(u.X, u.Y), math.Hypot(w.X, w.Y)
-	tAng := math.Atan2(u.X*w.Y-u.Y*w.X, u.X*w.X+u.Y*w.Y) * 180 / math.Pi
+	tAng := glyph.Turn(u, w)
 	const angTol = 5.0
 	a0 := max(0, int(math.Floor((math.Abs(tAng)-angTol)/cornerAngStep)))
 	a1 := min(int(180/cornerAngStep), int(math.Floor((math.Abs(tAng)+angTol)/cornerAngStep)))

@@ -1,10 +1,10 @@
 package vector
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"blueprint/internal/detect"
@@ -407,9 +407,9 @@ func prepare(t Template) (*prepared, error) {
 	}
 	p.stretch = newStretchable(t, pairs, tubes)
 
-	// Corner with the longest shorter arm, and the longest segment.
-	bestC, bestS := 0.0, 0.0
-	var cv, ca1, ca2, segA, segB glyph.Point
+	// The template's corners, and its longest segment.
+	bestS := 0.0
+	var segA, segB glyph.Point
 	var corners []corner
 	for i, s1 := range segs {
 		l1 := math.Hypot(s1.b.X-s1.a.X, s1.b.Y-s1.a.Y)
@@ -424,27 +424,27 @@ func prepare(t Template) (*prepared, error) {
 					}
 					u := glyph.Point{X: e1[1].X - e1[0].X, Y: e1[1].Y - e1[0].Y}
 					w := glyph.Point{X: e2[1].X - e2[0].X, Y: e2[1].Y - e2[0].Y}
-					ang := math.Abs(math.Atan2(u.X*w.Y-u.Y*w.X, u.X*w.X+u.Y*w.Y)) * 180 / math.Pi
-					if ang < 25 || ang > 155 {
+					if ang := math.Abs(glyph.Turn(u, w)); ang < 25 || ang > 155 {
 						continue
 					}
-					lu, lw := math.Hypot(u.X, u.Y), math.Hypot(w.X, w.Y)
 					c := corner{v: e1[0], a1: e1[1], a2: e2[1]}
-					if lw > lu {
+					if math.Hypot(w.X, w.Y) > math.Hypot(u.X, u.Y) {
 						c.a1, c.a2 = e2[1], e1[1]
 					}
 					corners = append(corners, c)
-					if m := math.Min(lu, lw); m > bestC {
-						bestC, cv = m, e1[0]
-						if lu >= lw {
-							ca1, ca2 = e1[1], e2[1]
-						} else {
-							ca1, ca2 = e2[1], e1[1]
-						}
-					}
 				}
 			}
 		}
+	}
+	// The anchor corner: the one with the longest shorter arm (the first
+	// found among equals); the others follow, longest first.
+	short := func(c corner) float64 {
+		return math.Min(math.Hypot(c.a1.X-c.v.X, c.a1.Y-c.v.Y), math.Hypot(c.a2.X-c.v.X, c.a2.Y-c.v.Y))
+	}
+	slices.SortStableFunc(corners, func(a, b corner) int { return cmp.Compare(short(b), short(a)) })
+	bestC := 0.0
+	if len(corners) > 0 {
+		bestC = short(corners[0])
 	}
 	// A circle is the best anchor unless it is a small dot and the
 	// template has a corner: small circles are everywhere on real sheets.
@@ -495,16 +495,13 @@ func prepare(t Template) (*prepared, error) {
 			}
 		}
 	case bestC > 0:
-		p.kind, p.v, p.a1, p.a2 = anchorCorner, cv, ca1, ca2
-		short := func(c corner) float64 {
-			return math.Min(math.Hypot(c.a1.X-c.v.X, c.a1.Y-c.v.Y), math.Hypot(c.a2.X-c.v.X, c.a2.Y-c.v.Y))
-		}
-		sort.SliceStable(corners, func(i, j int) bool { return short(corners[i]) > short(corners[j]) })
-		for _, c := range corners {
+		a := corners[0]
+		p.kind, p.v, p.a1, p.a2 = anchorCorner, a.v, a.a1, a.a2
+		for _, c := range corners[1:] {
 			if len(p.alts) == maxAltCorners || short(c) < altCornerShare*bestC {
 				break
 			}
-			if c.v != cv || c.a1 != ca1 || c.a2 != ca2 {
+			if c != a {
 				p.alts = append(p.alts, c)
 			}
 		}

@@ -319,7 +319,7 @@ func (ix *pageIndex) addRectangle(a1, b1, a2, b2 glyph.Point) {
 		v := c[0]
 		a := glyph.Point{X: c[1].X - v.X, Y: c[1].Y - v.Y}
 		bb := glyph.Point{X: c[2].X - v.X, Y: c[2].Y - v.Y}
-		ang := math.Atan2(a.X*bb.Y-a.Y*bb.X, a.X*bb.X+a.Y*bb.Y) * 180 / math.Pi
+		ang := glyph.Turn(a, bb)
 		ix.fittingArms = append(ix.fittingArms, cornerArms{v: v, a: a, b: bb, la: math.Hypot(a.X, a.Y), ang: ang})
 	}
 }

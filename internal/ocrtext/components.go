@@ -58,8 +58,10 @@ func cellKey(x, y int32) uint64 { return uint64(uint32(x))<<32 | uint64(uint32(y
 // components far larger than any letter.
 func components(pg *drawing.Page, maxLen, maxSize float64) []component {
 	type end struct {
-		key uint64
-		p   int32 // index into ps
+		key    uint64
+		p      int32  // index into ps
+		filled bool   // the piece is a filled outline's (filledPiece)
+		paint  string // the colour it draws in
 	}
 	var ps []piece
 	var ends []end
@@ -69,7 +71,8 @@ func components(pg *drawing.Page, maxLen, maxSize float64) []component {
 		}
 		k := int32(len(ps))
 		ps = append(ps, piece{i: int32(i)})
-		ends = append(ends, end{endKey(s.A), k}, end{endKey(s.B), k})
+		f, c := filledPiece(pg, ps[k]), styleOf(pg, ps[k]).Paint()
+		ends = append(ends, end{endKey(s.A), k, f, c}, end{endKey(s.B), k, f, c})
 	}
 	for i, a := range pg.Arcs {
 		if 2*a.R > maxLen {
@@ -78,15 +81,18 @@ func components(pg *drawing.Page, maxLen, maxSize float64) []component {
 		k := int32(len(ps))
 		ps = append(ps, piece{i: int32(i), arc: true})
 		p, q := arcEnds(a)
-		ends = append(ends, end{endKey(p), k}, end{endKey(q), k})
+		f, c := filledPiece(pg, ps[k]), styleOf(pg, ps[k]).Paint()
+		ends = append(ends, end{endKey(p), k, f, c}, end{endKey(q), k, f, c})
 	}
+	// Ends in one cell join, but a filled outline's (a letter drawn as
+	// paths) joins a stroke's only where both draw in one colour: a
+	// symbol's filled parts and its strokes (which keep it from passing
+	// for a letter), not a pale hatch drawn behind a table whose lines
+	// happen to end on its words' outlines. Joined to the hatch, a letter
+	// was no letter at all (building2's bill of quantities with its words
+	// as outlines read "Dousle ocke" for "Double Socket").
 	set := unionfind.New[int32](len(ps))
 	slices.SortFunc(ends, func(a, b end) int { return cmp.Compare(a.key, b.key) })
-	for i := 1; i < len(ends); i++ {
-		if ends[i].key == ends[i-1].key {
-			set.Join(ends[i].p, ends[i-1].p)
-		}
-	}
 	// A filled outline's end alone in its half-pixel cell meets another's
 	// alone in a cell beside it: a curve fitted as arcs ends a fraction of
 	// a pixel off its neighbour, and split there, an O's outline was two
@@ -94,15 +100,40 @@ func components(pg *drawing.Page, maxLen, maxSize float64) []component {
 	// from them). A stroke's end is left where it is: joined to a letter
 	// beside it, it made the letter drawing (building2's tags converted to
 	// outlines, where its linear luminaires fell from 33 to 12).
-	filled := func(p int32) bool {
-		st := ps[p].styleIndex(pg)
-		return st >= 0 && int(st) < len(pg.Styles) && pg.Styles[st].Fill != ""
-	}
 	alone := map[uint64]int32{}
-	for i := range ends {
-		if (i == 0 || ends[i].key != ends[i-1].key) && (i == len(ends)-1 || ends[i].key != ends[i+1].key) && filled(ends[i].p) {
+	var byPaint []end
+	for i := 0; i < len(ends); {
+		j := i + 1
+		for j < len(ends) && ends[j].key == ends[i].key {
+			j++
+		}
+		// Each end joins the first of the cell's ends of its kind and the
+		// first of its colour: the same sets as joining every two that
+		// may join.
+		if j > i+1 {
+			byKind := [2]int32{-1, -1}
+			byPaint = byPaint[:0]
+			for _, e := range ends[i:j] {
+				k := 0
+				if e.filled {
+					k = 1
+				}
+				if byKind[k] >= 0 {
+					set.Join(e.p, byKind[k])
+				} else {
+					byKind[k] = e.p
+				}
+				if at := slices.IndexFunc(byPaint, func(x end) bool { return x.paint == e.paint }); at >= 0 {
+					set.Join(e.p, byPaint[at].p)
+				} else {
+					byPaint = append(byPaint, e)
+				}
+			}
+		}
+		if j == i+1 && ends[i].filled {
 			alone[ends[i].key] = ends[i].p
 		}
+		i = j
 	}
 	for k, p := range alone {
 		x, y := int32(uint32(k>>32)), int32(uint32(k))
@@ -156,6 +187,13 @@ func pieceBox(pg *drawing.Page, p piece) (glyph.Point, glyph.Point) {
 	}
 	s := pg.Segments[p.i]
 	return glyph.MinPoint(s.A, s.B), glyph.MaxPoint(s.A, s.B)
+}
+
+// filledPiece reports whether p belongs to a filled, unstroked path: a
+// font's letters drawn as paths are their filled glyph outlines.
+func filledPiece(pg *drawing.Page, p piece) bool {
+	st := styleOf(pg, p)
+	return st.Fill != "" && st.Stroke == ""
 }
 
 func between(x, a, b float64) bool {

@@ -2,6 +2,7 @@ package ocrtext
 
 import (
 	"image"
+	"slices"
 	"testing"
 
 	"blueprint/internal/drawing"
@@ -120,5 +121,30 @@ func TestComponentsJoinNearEnds(t *testing.T) {
 	pg.Segments = append(pg.Segments, drawing.Segment{A: glyph.Point{X: q.X + 0.3, Y: q.Y}, B: glyph.Point{X: q.X + 30, Y: q.Y}, Style: 1})
 	if cs := components(pg, maxLetter, maxLetter); len(cs) != 2 {
 		t.Errorf("a wire ending by the O: %d components, want the O and the wire", len(cs))
+	}
+}
+
+// TestLettersKeepOffPaleStrokes: a filled letter's outline whose corner
+// a pale hatch line ends on stays a letter of its own; a stroke of the
+// letter's colour ending there (a symbol's filled part and its outline)
+// joins it, so that the symbol does not pass for a letter.
+func TestLettersKeepOffPaleStrokes(t *testing.T) {
+	pg := &drawing.Page{Width: 100, Height: 100, Styles: []drawing.Style{{Fill: "#000000"}, {Stroke: "#e9e9e9", Width: 1}, {Stroke: "#000000", Width: 1}}}
+	// A filled triangle (a letter's outline, say an A's) and a hatch
+	// line from its apex.
+	a, b, c := glyph.Point{X: 40, Y: 60}, glyph.Point{X: 50, Y: 40}, glyph.Point{X: 60, Y: 60}
+	pg.Segments = append(pg.Segments,
+		drawing.Segment{A: a, B: b}, drawing.Segment{A: b, B: c}, drawing.Segment{A: c, B: a},
+		drawing.Segment{A: b, B: glyph.Point{X: 65.8, Y: 40}, Style: 1},
+	)
+	cs := components(pg, maxLetter, maxLetter)
+	letters := slices.DeleteFunc(cs, func(c component) bool { return !filledOnly(pg, c) })
+	if len(letters) != 1 || len(letters[0].pieces) != 3 {
+		t.Errorf("a letter a pale hatch line ends on: %d filled components, want the letter's 3 pieces alone", len(letters))
+	}
+	pg.Segments[3].Style = 2
+	cs = components(pg, maxLetter, maxLetter)
+	if letters := slices.DeleteFunc(cs, func(c component) bool { return !filledOnly(pg, c) }); len(letters) != 0 {
+		t.Errorf("a filled shape with a black stroke from its corner: %d filled components, want none (a symbol's parts)", len(letters))
 	}
 }

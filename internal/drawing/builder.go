@@ -33,6 +33,7 @@ type Builder struct {
 	ops     int64
 	charged int64       // bytes last reported to charge
 	over    *LimitError // the limit passed, once one is
+	masks   []mask      // paper-coloured rectangles not yet applied (occlude.go)
 }
 
 // NewBuilder starts a page of widthPt × heightPt points whose primitives
@@ -45,8 +46,11 @@ func NewBuilder(widthPt, heightPt, pxPerPt float64) *Builder {
 
 // Page returns the page built so far. Pieces whose coordinates overflowed
 // to infinity or NaN (a transform of 1e308, say) are dropped: they lie
-// nowhere on any page, and every consumer indexes finite geometry.
+// nowhere on any page, and every consumer indexes finite geometry; so
+// are the pieces and characters a paper-coloured rectangle drawn after
+// them hides whole (occlude.go).
 func (b *Builder) Page() *Page {
+	b.occlude()
 	pg := b.page
 	pg.Segments = slices.DeleteFunc(pg.Segments, func(s Segment) bool {
 		return !finite(s.A.X, s.A.Y, s.B.X, s.B.Y)
@@ -193,8 +197,12 @@ func (b *Builder) style(stroke, fill string, width float64, tf glyph.Affine) int
 }
 
 // addPath maps a path's commands to pixels by tf and appends its pieces,
-// cut by the clip.
+// cut by the clip; a paper-coloured rectangle masks what it covers
+// (occlude.go).
 func (b *Builder) addPath(cmds []PathCmd, tf glyph.Affine, st int32, clip *clipBox) {
+	if mn, mx, ok := paperRect(cmds, tf, b.page.Styles[st].Fill, clip); ok {
+		b.addMask(mn, mx)
+	}
 	before := len(b.page.Segments)
 	beforeArcs := len(b.page.Arcs)
 	appendPieces(b.page, cmds, tf, st)

@@ -175,12 +175,18 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 		return res, nil
 	}
 	g := newGrid(cs, 2*maxLetter/5)
-	ls := lines(cs, g, minLetters)
+	ls := lines(cs, g, 1)
 	// Longest lines first: legends and titles before stray pairs.
 	slices.SortStableFunc(ls, func(a, b line) int { return len(b.members) - len(a.members) })
 	cs, g = ink, newGrid(ink, 2*maxLetter/5)
 	for i := range ls {
 		ls[i].members = nil // indexes into the letters, not the ink
+	}
+	// Lone outlines are read last, and only by their shapes (alone).
+	n := slices.IndexFunc(ls, func(l line) bool { return len(l.boxes) < minLetters })
+	var lone []line
+	if n >= 0 {
+		ls, lone = slices.Clip(ls[:n]), ls[n:] // appending to ls keeps lone
 	}
 	res.Lines = len(ls)
 	if len(ls) > r.opt.MaxLines {
@@ -220,7 +226,8 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 	coverAngles := make([][]float64, len(axes))
 	if !r.byOCR {
 		abc = newAlphabet()
-		rd.chars = lineShapes(pg, cs, g, ls)
+		rd.shapes = newShapes()
+		rd.chars = lineShapes(rd.shapes, pg, cs, g, ls)
 		for k, axisAngles := range axes {
 			coverAngles[k] = axisAngles[:]
 			if angle, ok := baselineSide(ls, rests[k]); ok {
@@ -272,9 +279,18 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 	if err := rd.read(ctx, bctx, todo); err != nil {
 		return nil, err
 	}
+	if abc != nil && len(lone) > 0 {
+		var angles [2]float64 // the angle each axis reads at, NaN where not one
+		for k, axisAngles := range axes {
+			angles[k] = math.NaN()
+			if a := preferred(rd.best, samples[k], axisAngles); len(a) == 1 {
+				angles[k] = a[0]
+			}
+		}
+		res.Lines += rd.alone(abc, lone, angles)
+	}
 	res.ByShape = rd.byShape
-	best := rd.best
-	for i, b := range best {
+	for i, b := range rd.best {
 		if !b.done {
 			res.Unread++
 			continue
@@ -283,9 +299,69 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 			continue
 		}
 		res.Read++
-		res.addLine(pg, cs, g, ls[i], b)
+		res.addLine(pg, cs, g, rd.ls[i], b)
 	}
 	return res, nil
+}
+
+// alone reads the lone outlines of lone (one-letter lines) that are a
+// letter or digit OCR read in words elsewhere on the page, shape for
+// shape, at the angle the page's text along either axis reads at
+// (angles: horizontal, vertical; NaN where not settled), and adds them to
+// the lines read; it returns how many it read. A lone outline is a
+// symbol's piece more often than a one-letter word, so none goes to OCR;
+// but a schedule's quantities (3, 7, 9) and a symbol's letter stand
+// alone, and a shape the page's words spell is a letter.
+func (rd *pageReading) alone(abc *alphabet, lone []line, angles [2]float64) int {
+	// Only outlines the size of a shape spelled as a letter or digit can
+	// be one: the rest are not drawn at all.
+	known := map[[3]int]bool{}
+	for key, r := range abc.spelled {
+		if (unicode.IsLetter(r) || unicode.IsDigit(r)) && (key.angle == angles[0] || key.angle == angles[1]) {
+			k := boxKey(&rd.shapes.all[key.shape])
+			for dw := -1; dw <= 1; dw++ {
+				for dh := -1; dh <= 1; dh++ {
+					known[[3]int{k[0], k[1] + dw, k[2] + dh}] = true
+				}
+			}
+		}
+	}
+	read := 0
+	for _, l := range lone {
+		w, h := l.max.X-l.min.X, l.max.Y-l.min.Y
+		for k, vertical := range []bool{false, true} {
+			v := 0
+			if vertical {
+				v = 1
+			}
+			if math.IsNaN(angles[k]) || !known[[3]int{v, int(math.Round(w)), int(math.Round(h))}] {
+				continue
+			}
+			l.vertical = vertical
+			i := len(rd.ls)
+			rd.ls = append(rd.ls, l)
+			rd.chars = append(rd.chars, lineShapes(rd.shapes, rd.pg, rd.cs, rd.g, rd.ls[i:])...)
+			rd.best = append(rd.best, reading{})
+			if rd.spell(abc, i, angles[k]) && oneLetter(rd.best[i].words) {
+				read++
+				break
+			}
+			if rd.best[i].done {
+				rd.byShape--
+			}
+			rd.ls, rd.chars, rd.best = rd.ls[:i], rd.chars[:i], rd.best[:i]
+		}
+	}
+	return read
+}
+
+// oneLetter reports whether ws is one word of one letter or digit.
+func oneLetter(ws []ocr.Word) bool {
+	if len(ws) != 1 || utf8.RuneCountInString(ws[0].Text) != 1 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(ws[0].Text)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // pageReading is one page's reading in progress.
@@ -296,6 +372,7 @@ type pageReading struct {
 	g      *grid
 	ls     []line
 	chars  [][]cluster // each line's characters, where lines are spelled
+	shapes *shapes     // the page's character shapes, where lines are spelled
 	pixels int         // left to read (Options.MaxPixels)
 	best   []reading   // each line's surest reading so far
 	// byShape counts the lines spelled from their shapes.
@@ -388,7 +465,7 @@ func dropCounters(cs []component) []component {
 // cannot be told from hatching by their geometry alone).
 func filledOnly(pg *drawing.Page, c component) bool {
 	for _, p := range c.pieces {
-		if st := styleOf(pg, p); st.Fill == "" || st.Stroke != "" {
+		if !filledPiece(pg, p) {
 			return false
 		}
 	}

@@ -269,3 +269,40 @@ func TestReadSmallOutlinedText(t *testing.T) {
 		t.Errorf("read %q from capitals 4 px high, want %q", got, want)
 	}
 }
+
+// TestLoneLettersReadByShape: a digit standing alone (a schedule's
+// quantity) is read where the page's words hold its shape, without OCR;
+// a lone outline no word holds (a symbol's filled part) is not read.
+func TestLoneLettersReadByShape(t *testing.T) {
+	ctx := context.Background()
+	rec := tesseract(t)
+	f, err := sfnt.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := drawing.NewBuilder(1200, 1200, 1)
+	words := []string{"DOUBLE SOCKET 36", "SINGLE SWITCH 63", "EXTERNAL PLUG 30", "LEVER SWITCH 33", "CEILING LIGHT 66", "DATA SOCKET 36"}
+	for i, w := range words {
+		outlined(t, b, f, w, glyph.Point{X: 100, Y: 100 + 40*float64(i)}, 0, 14)
+	}
+	outlined(t, b, f, "3", glyph.Point{X: 700, Y: 600}, 0, 14)
+	outlined(t, b, f, "6", glyph.Point{X: 700, Y: 700}, 0, 14)
+	// A filled diamond, letter-sized.
+	b.Fill([]drawing.PathCmd{
+		{Op: 'M', P: [3]glyph.Point{{X: 700, Y: 790}}}, {Op: 'L', P: [3]glyph.Point{{X: 708, Y: 800}}},
+		{Op: 'L', P: [3]glyph.Point{{X: 700, Y: 810}}}, {Op: 'L', P: [3]glyph.Point{{X: 692, Y: 800}}}, {Op: 'Z'},
+	}, glyph.Affine{A: 1, D: 1}, "#000000")
+	res, err := New(rec, Options{}).Read(ctx, b.Page())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lone := map[string]bool{}
+	for _, c := range res.Chars {
+		if c.Origin.X > 650 && c.Text != " " {
+			lone[c.Text] = true
+		}
+	}
+	if !lone["3"] || !lone["6"] || len(lone) != 2 {
+		t.Errorf("lone outlines read as %v, want the 3 and the 6 and nothing for the diamond", lone)
+	}
+}

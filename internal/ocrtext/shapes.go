@@ -252,9 +252,9 @@ func (x *shapes) index(s shape) int {
 	return len(x.all) - 1
 }
 
-// lineShapes finds each line's characters and their shapes.
-func lineShapes(pg *drawing.Page, cs []component, g *grid, ls []line) [][]cluster {
-	x := newShapes()
+// lineShapes finds each line's characters and their shapes, indexed
+// among the page's shapes x.
+func lineShapes(x *shapes, pg *drawing.Page, cs []component, g *grid, ls []line) [][]cluster {
 	out := make([][]cluster, len(ls))
 	for i, l := range ls {
 		f := axisFrame(l)

@@ -305,19 +305,22 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 }
 
 // alone reads the lone outlines of lone (one-letter lines) that are a
-// letter or digit OCR read in words elsewhere on the page, shape for
-// shape, at the angle the page's text along either axis reads at
-// (angles: horizontal, vertical; NaN where not settled), and adds them to
-// the lines read; it returns how many it read. A lone outline is a
-// symbol's piece more often than a one-letter word, so none goes to OCR;
-// but a schedule's quantities (3, 7, 9) and a symbol's letter stand
-// alone, and a shape the page's words spell is a letter.
+// digit OCR read in words elsewhere on the page, shape for shape, at the
+// angle the page's text along either axis reads at (angles: horizontal,
+// vertical; NaN where not settled), and adds them to the lines read; it
+// returns how many it read. A lone outline is a symbol's piece more often
+// than a one-letter word, so none goes to OCR; but a schedule's
+// quantities (3, 7, 9) stand alone. Letters stay drawing: a symbol's
+// letter (the F of a pull station) was read on the legend page, where
+// words of its size teach its shape, and not on the plans, where none
+// do, so the legend's glyph held an F that no plan's did (cp4 with its
+// words outlined: 10 pull stations found, then none).
 func (rd *pageReading) alone(abc *alphabet, lone []line, angles [2]float64) int {
-	// Only outlines the size of a shape spelled as a letter or digit can
-	// be one: the rest are not drawn at all.
+	// Only outlines the size of a shape spelled as a digit can be one:
+	// the rest are not drawn at all.
 	known := map[[3]int]bool{}
 	for key, r := range abc.spelled {
-		if (unicode.IsLetter(r) || unicode.IsDigit(r)) && (key.angle == angles[0] || key.angle == angles[1]) {
+		if unicode.IsDigit(r) && (key.angle == angles[0] || key.angle == angles[1]) {
 			k := boxKey(&rd.shapes.all[key.shape])
 			for dw := -1; dw <= 1; dw++ {
 				for dh := -1; dh <= 1; dh++ {
@@ -342,7 +345,7 @@ func (rd *pageReading) alone(abc *alphabet, lone []line, angles [2]float64) int 
 			rd.ls = append(rd.ls, l)
 			rd.chars = append(rd.chars, lineShapes(rd.shapes, rd.pg, rd.cs, rd.g, rd.ls[i:])...)
 			rd.best = append(rd.best, reading{})
-			if rd.spell(abc, i, angles[k]) && oneLetter(rd.best[i].words) {
+			if rd.spell(abc, i, angles[k]) && oneDigit(rd.best[i].words) {
 				read++
 				break
 			}
@@ -355,13 +358,13 @@ func (rd *pageReading) alone(abc *alphabet, lone []line, angles [2]float64) int 
 	return read
 }
 
-// oneLetter reports whether ws is one word of one letter or digit.
-func oneLetter(ws []ocr.Word) bool {
+// oneDigit reports whether ws is one word of one digit.
+func oneDigit(ws []ocr.Word) bool {
 	if len(ws) != 1 || utf8.RuneCountInString(ws[0].Text) != 1 {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(ws[0].Text)
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
+	return unicode.IsDigit(r)
 }
 
 // pageReading is one page's reading in progress.

@@ -270,10 +270,11 @@ func TestReadSmallOutlinedText(t *testing.T) {
 	}
 }
 
-// TestLoneLettersReadByShape: a digit standing alone (a schedule's
+// TestLoneDigitsReadByShape: a digit standing alone (a schedule's
 // quantity) is read where the page's words hold its shape, without OCR;
-// a lone outline no word holds (a symbol's filled part) is not read.
-func TestLoneLettersReadByShape(t *testing.T) {
+// a lone letter (a symbol's letter) and a lone outline no word holds (a
+// symbol's filled part) are not read.
+func TestLoneDigitsReadByShape(t *testing.T) {
 	ctx := context.Background()
 	rec := tesseract(t)
 	f, err := sfnt.Parse(goregular.TTF)
@@ -287,6 +288,7 @@ func TestLoneLettersReadByShape(t *testing.T) {
 	}
 	outlined(t, b, f, "3", glyph.Point{X: 700, Y: 600}, 0, 14)
 	outlined(t, b, f, "6", glyph.Point{X: 700, Y: 700}, 0, 14)
+	outlined(t, b, f, "S", glyph.Point{X: 700, Y: 900}, 0, 14)
 	// A filled diamond, letter-sized.
 	b.Fill([]drawing.PathCmd{
 		{Op: 'M', P: [3]glyph.Point{{X: 700, Y: 790}}}, {Op: 'L', P: [3]glyph.Point{{X: 708, Y: 800}}},
@@ -303,6 +305,6 @@ func TestLoneLettersReadByShape(t *testing.T) {
 		}
 	}
 	if !lone["3"] || !lone["6"] || len(lone) != 2 {
-		t.Errorf("lone outlines read as %v, want the 3 and the 6 and nothing for the diamond", lone)
+		t.Errorf("lone outlines read as %v, want the 3 and the 6, nothing for the S and the diamond", lone)
 	}
 }

@@ -107,6 +107,10 @@ const (
 	minConf = 25
 	// emPerCap: a font's em is about 1.4 times its capitals' height.
 	emPerCap = 1.4
+	// maxCapRatio: no character of a font stands more than this many
+	// times its capitals' height across its line (a J, a bracket, a
+	// descender's g stand up to about 1.3).
+	maxCapRatio = 1.5
 )
 
 // Reader reads outlined text with a Recognizer.
@@ -543,10 +547,17 @@ func score(ws []ocr.Word) float64 {
 
 // linePieces are the pieces of the letter-like components whose centres
 // lie in the line's box, a little widened across it (accents, commas and
-// dots are letters too small to chain).
+// dots are letters too small to chain), and that stand no more than
+// maxCapRatio times the line's capitals across it: a symbol's filled part
+// at a line's end (the black half of a distribution board beside
+// "BUILDING 2", building2 with its words outlined) is read with the line
+// but stays drawing.
 func linePieces(cs []component, g *grid, l line) []piece {
 	var ps []piece
 	for _, i := range lineInk(cs, g, l) {
+		if c0, c1 := across(&cs[i], l.vertical); c1-c0 > maxCapRatio*l.cap {
+			continue
+		}
 		ps = append(ps, cs[i].pieces...)
 	}
 	return ps

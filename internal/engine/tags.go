@@ -7,6 +7,7 @@ import (
 
 	"blueprint/internal/detect"
 	"blueprint/internal/legend"
+	"blueprint/internal/median"
 )
 
 // Tag labelling (see docs/legend.md, "Schedules and tags").
@@ -21,6 +22,9 @@ const (
 	// minTaggedClass is the fewest tags of a class on a page for the page
 	// to be taken as naming that class's devices by tags.
 	minTaggedClass = 2
+	// unreadEmRatio: a run writing a code among other words counts only
+	// at most this many times the size of the page's tags.
+	unreadEmRatio = 3.0
 	// mismatchPenalty orders pairs of a tag and a symbol of another class
 	// after every pair of one class (pixels; more than any page spans).
 	mismatchPenalty = 1e6
@@ -47,8 +51,22 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 	}
 	var pairs []tagPair
 	var unread []detect.Box // runs writing a code among other words
+	// A run writing a code among other words is written as the tags
+	// are: one far larger (a symbol's filled parts read by OCR as "ML1"
+	// 220 px high, on building2 with its words outlined) shielded every
+	// untagged match within twice its size from being dropped.
+	var ems []float64
 	for _, t := range tags {
-		if t.Row < 0 {
+		if t.Row >= 0 {
+			ems = append(ems, t.Em)
+		}
+	}
+	maxEm := math.Inf(1)
+	if len(ems) > 0 {
+		maxEm = unreadEmRatio * median.Of(ems)
+	}
+	for _, t := range tags {
+		if t.Row < 0 && t.Em <= maxEm {
 			unread = append(unread, detect.Box{X: t.Box.Min.X - tagReachEm*t.Em, Y: t.Box.Min.Y - tagReachEm*t.Em,
 				W: t.Box.Max.X - t.Box.Min.X + 2*tagReachEm*t.Em, H: t.Box.Max.Y - t.Box.Min.Y + 2*tagReachEm*t.Em})
 		}

@@ -91,3 +91,34 @@ func TestLabelTagsLearnsCodeGlyph(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadTagsAtTagSize: text writing a code among other words keeps
+// the untagged match beside it counted only where it is written as the
+// page's tags are: one many times their size (a symbol's filled parts
+// read by OCR as "ML1") keeps nothing.
+func TestUnreadTagsAtTagSize(t *testing.T) {
+	classes := []string{"luminaire_linear"}
+	category := func(string) string { return "lighting" }
+	box := func(x, y, size float64) legend.Rect {
+		return legend.Rect{Min: glyph.Point{X: x, Y: y}, Max: glyph.Point{X: x + 2*size, Y: y + size}}
+	}
+	match := func(x, y float64) detect.Detection {
+		return detect.Detection{Class: "luminaire_linear", LegendRow: 1, Box: detect.Box{X: x, Y: y, W: 60, H: 10}, Source: detect.Source{VectorMatching: true}}
+	}
+	tags := []legend.Tag{
+		{Row: 0, Box: box(0, 0, 15), Em: 15}, {Row: 0, Box: box(0, 400, 15), Em: 15},
+		{Row: -1, Box: box(1000, 1000, 15), Em: 15},   // "5 L9": a tag run into a label
+		{Row: -1, Box: box(2000, 2000, 220), Em: 220}, // "ML1", 220 px high
+	}
+	out := []detect.Detection{match(1040, 1000), match(2000, 2300)}
+	got := labelTags(out, tags, classes, category)
+	kept := map[float64]bool{}
+	for _, d := range got {
+		if !d.Source.Tag {
+			kept[d.Box.X] = true
+		}
+	}
+	if !kept[1040] || kept[2000] || len(kept) != 1 {
+		t.Errorf("untagged matches kept at x %v, want the one beside the tag-sized run only", kept)
+	}
+}

@@ -193,7 +193,29 @@ func wordMatches(p, w string) bool {
 	case suf:
 		return strings.HasPrefix(w, core)
 	}
-	return w == core
+	return w == core || oneLetterOff(core, w)
+}
+
+// misspeltLen is the shortest word that matches a pattern word with one
+// letter in it another: OCR reads a C as a G ("FLUORESGENT", building2's
+// bill read from outlines) and drawings have typos ("SOCKTES"); among
+// shorter words one letter tells words apart (heater, header).
+const misspeltLen = 8
+
+// oneLetterOff reports whether w is p, at least misspeltLen letters
+// long, with one letter in it another.
+func oneLetterOff(p, w string) bool {
+	a, b := []rune(p), []rune(w)
+	if len(a) != len(b) || len(a) < misspeltLen {
+		return false
+	}
+	diff := 0
+	for i := range a {
+		if a[i] != b[i] {
+			diff++
+		}
+	}
+	return diff == 1
 }
 
 // normWords lowers text and splits it into words of letters or of digits

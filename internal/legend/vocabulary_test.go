@@ -149,3 +149,25 @@ func TestLineTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLetterMisread: a long word with one letter misread (OCR's G for
+// a C) or mistyped still names its class; a short word one letter off is
+// another word.
+func TestOneLetterMisread(t *testing.T) {
+	v, err := DefaultVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]string{
+		"RADIANT 5FT DOUBLE OPEN T8 FLUORESGENT 1530MM 2X58W": "luminaire_linear",
+		"FLUORESCENT 2X58W":          "luminaire_linear",
+		"Wall HEATER":                "electric_heater",
+		"Wall HEATEB":                "",
+		"Addressable SMOKE DETECTDR": "smoke_detector",
+	} {
+		got, _ := v.Class(text)
+		if got != want {
+			t.Errorf("%q: class %q, want %q", text, got, want)
+		}
+	}
+}

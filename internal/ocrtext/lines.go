@@ -85,16 +85,9 @@ func across(c *component, vertical bool) (float64, float64) {
 
 // chain links each component to its nearest follower along the axis
 // that could be the next letter of its line, and returns the groups
-// (union-find roots per component). A follower takes one letter before
-// it, the nearest: a line is a chain, not a tree. Two letters side by
-// side over a symbol's filled part both had it for their follower down
-// the page, and their tag ("L4" over a floodlight on building2 with its
-// words as outlines) went to a vertical "line" of three that read
-// nothing.
+// (union-find roots per component).
 func chain(cs []component, g *grid, vertical bool) []int32 {
 	set := unionfind.New[int32](len(cs))
-	follower := make([]int, len(cs))
-	gaps := make([]float64, len(cs))
 	for i := range cs {
 		a := &cs[i]
 		a0, a1 := along(a, vertical)
@@ -132,21 +125,8 @@ func chain(cs []component, g *grid, vertical bool) []int32 {
 			}
 			best, bestGap = j, gap
 		})
-		follower[i], gaps[i] = best, bestGap
-	}
-	// Each follower's nearest predecessor (the first of equals).
-	before := make([]int, len(cs))
-	for i := range before {
-		before[i] = -1
-	}
-	for i, j := range follower {
-		if j >= 0 && (before[j] < 0 || gaps[i] < gaps[before[j]]) {
-			before[j] = i
-		}
-	}
-	for j, i := range before {
-		if i >= 0 {
-			set.Join(int32(i), int32(j))
+		if best >= 0 {
+			set.Join(int32(i), int32(best))
 		}
 	}
 	return set.Roots()

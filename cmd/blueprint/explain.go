@@ -477,13 +477,21 @@ func (rep *explainReport) write(w io.Writer) error {
 		if len(p.Turned) > 0 {
 			fmt.Fprintf(tw, "  also searched turned %v° (text written at those angles)\n", p.Turned)
 		}
+		// The account of candidates and columns is the upright search's
+		// where the page is searched, and the turned searches' too.
+		account := len(p.Candidates) > 0 || len(p.Columns) > 0
 		switch {
+		case !p.Searched && len(p.Turned) > 0:
+			fmt.Fprintf(tw, "  legends: not searched upright: %s; searched turned\n", p.SearchReason)
 		case !p.Searched:
 			fmt.Fprintf(tw, "  legends: not searched: %s\n", p.SearchReason)
 		case p.Image && p.TextRuns == 0:
 			fmt.Fprintf(tw, "  legends: searched: %s\n", p.SearchReason) // by OCR: no drawing's account
 		default:
 			fmt.Fprintf(tw, "  legends: searched: %s\n", p.SearchReason)
+			account = true
+		}
+		if account {
 			rejected := 0
 			for _, c := range p.Candidates {
 				if c.Rejected != "" {

@@ -254,7 +254,20 @@ func findTurned(pg *drawing.Page, page int, maps func(string) bool, pe *PageExpl
 	for _, a := range turnedAngles(pg) {
 		t := turn{angle: a, w: pg.Width, h: pg.Height}
 		tp := t.page(pg)
-		for _, tb := range find(tp, page, runs(tp), maps, pe) {
+		var nc, ncol int
+		if pe != nil {
+			nc, ncol = len(pe.Candidates), len(pe.Columns)
+		}
+		tables := find(tp, page, runs(tp), maps, pe)
+		if pe != nil { // its account in the page's own pixels
+			for k := nc; k < len(pe.Candidates); k++ {
+				pe.Candidates[k].Glyph = t.rect(pe.Candidates[k].Glyph, t.from)
+			}
+			for k := ncol; k < len(pe.Columns); k++ {
+				pe.Columns[k].Box = t.rect(pe.Columns[k].Box, t.from)
+			}
+		}
+		for _, tb := range tables {
 			tb.Box = t.rect(tb.Box, t.from)
 			for k := range tb.Rows {
 				tb.Rows[k].Box = t.rect(tb.Rows[k].Box, t.from)

@@ -157,6 +157,14 @@ func TestExplainTurned(t *testing.T) {
 	}
 	p := x.Pages[0]
 	if !slices.Equal(p.Turned, []float64{90}) || len(p.Columns) != 1 || !p.Columns[0].Table || p.TextSource != TextPDF || len(p.Rows) != 4 {
-		t.Errorf("turned legend explained: %+v", p)
+		t.Fatalf("turned legend explained: %+v", p)
+	}
+	// The account is in the sheet's pixels: the column holds the rows'
+	// glyphs where they are drawn on the sheet.
+	for i, r := range d.Rows {
+		c := glyph.Point{X: (r.GlyphBox.Min.X + r.GlyphBox.Max.X) / 2, Y: (r.GlyphBox.Min.Y + r.GlyphBox.Max.Y) / 2}
+		if !p.Columns[0].Box.Contains(c) {
+			t.Errorf("row %d's glyph at %v on the sheet lies outside the column explained at %v", i, c, p.Columns[0].Box)
+		}
 	}
 }

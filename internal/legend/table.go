@@ -77,7 +77,7 @@ func (ix *pageIndex) table(col []candidate, page int, limit float64, others []Re
 	// Heads with another column's rows between them and the first glyph
 	// head that column.
 	for _, h := range heads {
-		if h.head != nil && blocked(Rect{h.head.min, h.head.max}, colBox, others) {
+		if h.head != nil && (blocked(Rect{h.head.min, h.head.max}, colBox, others) || headsOther(Rect{h.head.min, h.head.max}, colBox, others, em)) {
 			heads = nil
 			break
 		}
@@ -228,10 +228,20 @@ func blocked(h, first Rect, others []Rect) bool {
 // below h's foot. Such a header heads that column: a legend's quantity
 // head, far right of its rows, heads its own legend and not a column of
 // plan symbols to the legend's left.
+//
+// A head also heads another column whose rows start right under it (its
+// top at most maxPitchEm ems below h's foot, h over its rows or within a
+// row's reach right of them) where this column starts further down: the
+// quantity head over a legend's last table heads that table, not a
+// column of plan labels a dozen rows below and right of it.
 func headsOther(h, own Rect, others []Rect, em float64) bool {
 	for _, o := range others {
 		between := (o.Min.X >= own.Max.X && o.Max.X <= h.Min.X) || (o.Max.X <= own.Min.X && o.Min.X >= h.Max.X)
 		if between && o.Max.Y >= h.Min.Y && o.Min.Y-h.Max.Y <= maxPitchEm*em {
+			return true
+		}
+		under := o.Min.Y >= h.Min.Y && o.Min.Y-h.Max.Y <= maxPitchEm*em && h.Max.X >= o.Min.X && h.Min.X <= o.Max.X+glyphReach*em
+		if under && own.Min.Y-h.Max.Y > maxPitchEm*em && own.Min.Y > o.Min.Y {
 			return true
 		}
 	}

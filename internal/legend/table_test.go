@@ -31,4 +31,18 @@ func TestHeadsOther(t *testing.T) {
 	if headsOther(far, plan, []Rect{legend}, em) {
 		t.Error("a head with the legend above it, not beside it, is taken for the legend's")
 	}
+	// The quantity head right of a legend's last table, whose rows start
+	// right under it, over a column of plan labels starting a dozen rows
+	// further down (newmark's page 7 with its words outlined: "QTYS" and
+	// the circuit labels "P1 DB-CA" below it).
+	const em2 = 8.5
+	qtys := r(1207, 177, 1233, 186)
+	others := r(981, 193, 1197, 268)
+	labels := r(1211, 407, 1276, 697)
+	if !headsOther(qtys, labels, []Rect{others}, em2) {
+		t.Error("the quantity head over the legend's last table heads the labels a dozen rows below")
+	}
+	if headsOther(qtys, others, []Rect{labels}, em2) {
+		t.Error("the quantity head does not head the table right under it")
+	}
 }

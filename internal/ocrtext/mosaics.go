@@ -17,10 +17,13 @@ import (
 	"blueprint/internal/unionfind"
 )
 
-// task is one line to read at one angle.
+// task is one line to read at one angle; sparse reads it as words
+// scattered on the page (ocr.Sparse), each word on its own, where a
+// mosaic is read as a block of lines.
 type task struct {
-	line  int
-	angle float64
+	line   int
+	angle  float64
+	sparse bool
 }
 
 // strip is one line drawn into a mosaic at its angle.
@@ -98,7 +101,7 @@ func (r *Reader) plan(ls []line, todo []task, pixels *int) []mosaic {
 		strips, y, w, area = nil, 0, 0, 0
 	}
 	for _, p := range all {
-		if y > 0 && (y+p.h > mosaicMaxH || max(w, p.w)*(y+p.h) > mosaicMaxPixels || area >= target) {
+		if y > 0 && (y+p.h > mosaicMaxH || max(w, p.w)*(y+p.h) > mosaicMaxPixels || area >= target || p.sparse != strips[0].sparse) {
 			flush()
 		}
 		p.f.place(ls[p.line].min, ls[p.line].max, glyph.Point{X: stripPad, Y: float64(y + p.pad)})
@@ -168,7 +171,11 @@ func (r *Reader) readMosaic(ctx context.Context, pg *drawing.Page, cs []componen
 			paint(img, pg, ps, s.f, s.box)
 		}
 	}
-	lines, err := r.rec.Lines(ctx, img, ocr.Block)
+	mode := ocr.Block
+	if len(m.strips) > 0 && m.strips[0].sparse {
+		mode = ocr.Sparse
+	}
+	lines, err := r.rec.Lines(ctx, img, mode)
 	if err != nil {
 		return nil, fmt.Errorf("ocrtext: read %d lines: %w", len(m.strips), err)
 	}

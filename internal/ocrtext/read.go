@@ -283,14 +283,35 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 	if err := rd.read(ctx, bctx, todo); err != nil {
 		return nil, err
 	}
-	if abc != nil && len(lone) > 0 {
-		var angles [2]float64 // the angle each axis reads at, NaN where not one
-		for k, axisAngles := range axes {
-			angles[k] = math.NaN()
-			if a := preferred(rd.best, samples[k], axisAngles); len(a) == 1 {
-				angles[k] = a[0]
-			}
+	var angles [2]float64 // the angle each axis reads at, NaN where not one
+	for k, axisAngles := range axes {
+		angles[k] = math.NaN()
+		if a := preferred(rd.best, samples[k], axisAngles); len(a) == 1 {
+			angles[k] = a[0]
 		}
+	}
+	// A line OCR read unsure of a word is read once more, word by word
+	// (ocr.Sparse), at the angle its axis reads at where that is settled:
+	// the surer reading stays. Read as a block of lines, a short word has
+	// no neighbours to tell a letter by and the strips around it sway
+	// what OCR makes of it (building2 with its words outlined: its bill's
+	// code "L9" read "LS" at 77 among 121 strips, and so no plan tag "L9"
+	// named its row).
+	todo = todo[:0]
+	for i, b := range rd.best {
+		if !b.done || !unsure(b.words) {
+			continue
+		}
+		angle := b.angle
+		if a := angles[axisOf(rd.ls[i])]; !math.IsNaN(a) {
+			angle = a
+		}
+		todo = append(todo, task{line: i, angle: angle, sparse: true})
+	}
+	if err := rd.read(ctx, bctx, todo); err != nil {
+		return nil, err
+	}
+	if abc != nil && len(lone) > 0 {
 		res.Lines += rd.alone(abc, lone, angles)
 	}
 	res.ByShape = rd.byShape
@@ -360,6 +381,26 @@ func (rd *pageReading) alone(abc *alphabet, lone []line, angles [2]float64) int 
 		}
 	}
 	return read
+}
+
+// axisOf is the index of l's axis in Read's axes: 0 along rows, 1 along
+// columns.
+func axisOf(l line) int {
+	if l.vertical {
+		return 1
+	}
+	return 0
+}
+
+// unsure reports whether OCR read a word of ws with less confidence than
+// a word that teaches its shapes (minVoteConf).
+func unsure(ws []ocr.Word) bool {
+	for _, w := range ws {
+		if w.Conf < minVoteConf {
+			return true
+		}
+	}
+	return false
 }
 
 // oneDigit reports whether ws is one word of one digit.

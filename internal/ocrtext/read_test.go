@@ -308,3 +308,75 @@ func TestLoneDigitsReadByShape(t *testing.T) {
 		t.Errorf("lone outlines read as %v, want the 3 and the 6, nothing for the S and the diamond", lone)
 	}
 }
+
+// misreading stands for OCR reading a block of lines in context: every
+// word want it reads as got, unsure (conf 60); read word by word
+// (ocr.Sparse) it reads as rec does. It counts the sparse readings.
+type misreading struct {
+	rec       Recognizer
+	want, got string
+	mu        sync.Mutex
+	sparse    int
+}
+
+func (m *misreading) Lines(ctx context.Context, img image.Image, mode ocr.Mode) ([]ocr.Line, error) {
+	ls, err := m.rec.Lines(ctx, img, mode)
+	if mode == ocr.Sparse {
+		m.mu.Lock()
+		m.sparse++
+		m.mu.Unlock()
+		return ls, err
+	}
+	for i := range ls {
+		for j := range ls[i].Words {
+			if w := &ls[i].Words[j]; w.Text == m.want {
+				w.Text, w.Conf = m.got, 60
+			}
+		}
+	}
+	return ls, err
+}
+
+// TestUnsureLinesReadAgain: a line OCR read unsure of a word is read
+// again word by word, and the surer reading stays: tags "L9" that the
+// block reading takes for "LS" at 60 are read "L9".
+func TestUnsureLinesReadAgain(t *testing.T) {
+	ctx := context.Background()
+	rec := &misreading{rec: tesseract(t), want: "L9", got: "LS"}
+	f, err := sfnt.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := drawing.NewBuilder(1500, 1500, 1)
+	// A schedule's worth of upright lines: the page reads upright, and
+	// its short tags are read that way only.
+	for i, s := range []string{
+		"FLUORESCENT LIGHT 1530MM", "DOUBLE SOCKET OUTLET 16A", "CEILING LIGHT SURFACE MOUNT",
+		"DATA OUTLET WALL BOX CAT6", "SINGLE SWITCHED SOCKET", "ONE LEVER ONE WAY SWITCH",
+		"TWO LEVER ONE WAY SWITCH", "EXTERNAL PLUG BOX IP44", "RECESSED DOWNLIGHTER GU10",
+		"INDUSTRIAL SOCKET 63A", "WALL LIGHT OUTDOOR STEEL", "FLOODLIGHT BLACK LED 30W",
+	} {
+		outlined(t, b, f, s, glyph.Point{X: 100, Y: 60 + 40*float64(i)}, 0, 20)
+	}
+	for i := range 3 {
+		outlined(t, b, f, "L9", glyph.Point{X: 200 + 300*float64(i), Y: 700 + 200*float64(i)}, 0, 20)
+	}
+	res, err := New(rec, Options{}).Read(ctx, b.Page())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags []string
+	var tag strings.Builder
+	for _, c := range res.Chars {
+		if c.Origin.Y < 580 || c.Text == " " {
+			continue
+		}
+		if tag.WriteString(c.Text); tag.Len() == 2 {
+			tags = append(tags, tag.String())
+			tag.Reset()
+		}
+	}
+	if rec.sparse == 0 || len(tags) != 3 || strings.Count(strings.Join(tags, " "), "L9") != 3 {
+		t.Errorf("tags read %v with %d sparse readings; want L9 three times, read again word by word", tags, rec.sparse)
+	}
+}

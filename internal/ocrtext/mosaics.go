@@ -80,7 +80,17 @@ func (r *Reader) plan(ls []line, todo []task, pixels *int) []mosaic {
 	// cp4's legend page sent as an image spent its 40 Mpx on mosaics
 	// half white and left 701 of its 1 091 lines unread, its legend's
 	// rows among them (388 read; now 1 071, and none left unread).
-	slices.SortStableFunc(all, func(a, b placed) int { return b.w - a.w })
+	// A mosaic is read in one mode: the strips read word by word go
+	// after the others, in mosaics of their own.
+	slices.SortStableFunc(all, func(a, b placed) int {
+		if a.sparse != b.sparse {
+			if a.sparse {
+				return 1
+			}
+			return -1
+		}
+		return b.w - a.w
+	})
 	// Cut where a mosaic's share of the strips' area (what OCR's time
 	// follows) reaches its part, or its height the most an image holds.
 	target := total

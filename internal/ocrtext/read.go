@@ -95,6 +95,9 @@ const (
 	// stripHeight is the height, in image pixels, letters are drawn at
 	// (Tesseract reads capitals 20 to 40 pixels high best).
 	stripHeight = 32.0
+	// retryLetters is the most letters of a line read again where OCR
+	// was unsure of it.
+	retryLetters = 6
 	// stripPad is the white margin around each line, in image pixels.
 	stripPad = 12
 	// mosaicMaxH, mosaicMaxW and mosaicMaxPixels bound one image of
@@ -280,38 +283,30 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 			}
 		}
 	}
-	if err := rd.read(ctx, bctx, todo); err != nil {
-		return nil, err
-	}
-	var angles [2]float64 // the angle each axis reads at, NaN where not one
-	for k, axisAngles := range axes {
-		angles[k] = math.NaN()
-		if a := preferred(rd.best, samples[k], axisAngles); len(a) == 1 {
-			angles[k] = a[0]
-		}
-	}
-	// A line OCR read unsure of a word is read once more, word by word
-	// (ocr.Sparse), at the angle its axis reads at where that is settled:
-	// the surer reading stays. Read as a block of lines, a short word has
-	// no neighbours to tell a letter by and the strips around it sway
-	// what OCR makes of it (building2 with its words outlined: its bill's
-	// code "L9" read "LS" at 77 among 121 strips, and so no plan tag "L9"
-	// named its row).
-	todo = todo[:0]
+	// A short line (a code, a tag: at most retryLetters letters) the
+	// first pass read unsure of a word is read again word by word
+	// (ocr.Sparse), beside the rests: the surer reading stays. Read as a
+	// block of lines, a short word has no neighbours to tell a letter by
+	// and the strips around it sway what OCR makes of it (building2 with
+	// its words outlined: its bill's code "L9" read "LS" at 77 among 121
+	// strips, and so no plan tag "L9" named its row). A long line's words
+	// are read for their vocabulary, which bears a letter misread.
 	for i, b := range rd.best {
-		if !b.done || !unsure(b.words) {
-			continue
+		if b.done && len(rd.ls[i].boxes) <= retryLetters && unsure(b.words) {
+			todo = append(todo, task{line: i, angle: b.angle, sparse: true})
 		}
-		angle := b.angle
-		if a := angles[axisOf(rd.ls[i])]; !math.IsNaN(a) {
-			angle = a
-		}
-		todo = append(todo, task{line: i, angle: angle, sparse: true})
 	}
 	if err := rd.read(ctx, bctx, todo); err != nil {
 		return nil, err
 	}
 	if abc != nil && len(lone) > 0 {
+		var angles [2]float64 // the angle each axis reads at, NaN where not one
+		for k, axisAngles := range axes {
+			angles[k] = math.NaN()
+			if a := preferred(rd.best, samples[k], axisAngles); len(a) == 1 {
+				angles[k] = a[0]
+			}
+		}
 		res.Lines += rd.alone(abc, lone, angles)
 	}
 	res.ByShape = rd.byShape
@@ -381,15 +376,6 @@ func (rd *pageReading) alone(abc *alphabet, lone []line, angles [2]float64) int 
 		}
 	}
 	return read
-}
-
-// axisOf is the index of l's axis in Read's axes: 0 along rows, 1 along
-// columns.
-func axisOf(l line) int {
-	if l.vertical {
-		return 1
-	}
-	return 0
 }
 
 // unsure reports whether OCR read a word of ws with less confidence than

@@ -79,6 +79,7 @@ func (l *labeller) labels(ctx context.Context, raw []byte) (map[int][]search.Lab
 			lb := search.Label{Box: d.Box, Class: d.Class}
 			if d.Source.Tag && d.LegendRow > 0 && d.LegendRow <= len(info.Legend) {
 				lb.Code = info.Legend[d.LegendRow-1].Code
+				lb.OnTag = !d.Source.VectorMatching && !d.Source.Detector
 			}
 			out[i] = append(out[i], lb)
 		}

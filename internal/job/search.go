@@ -292,6 +292,7 @@ func labels(legend []LegendRow, dets []storedDetection) []search.Label {
 		l := search.Label{Box: d.Box, Class: d.Class}
 		if d.Source.Tag && d.LegendRow > 0 && d.LegendRow <= len(legend) {
 			l.Code = legend[d.LegendRow-1].Code
+			l.OnTag = !d.Source.VectorMatching && !d.Source.Detector
 		}
 		out = append(out, l)
 	}

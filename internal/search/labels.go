@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"sort"
 
 	"blueprint/internal/detect"
@@ -17,7 +18,12 @@ import (
 //     of another class is a near miss (ReasonOtherTag): the same drawing,
 //     but the sheet says it is another kind of device. Codes of one class
 //     (an open and a vapour-proof fitting of one length) stay matches, as
-//     does a symbol without a code: nothing says it is another kind.
+//     does a symbol without a code: nothing says it is another kind. Where
+//     the take-off counted a device by its tag alone (a schedule row with
+//     no glyph of its own: its label lies on the tag, Label.OnTag), the
+//     tag beside a symbol gives the symbol's code (tagBeside): building2's
+//     workstation socket P3, searched from one, found 29 three-phase and
+//     double sockets drawn alike beside their P5 and P2 tags.
 //   - Colours (JoinSameClass). A search keeps to the exemplar's colour,
 //     because on some sheets colour tells two devices drawn alike apart;
 //     on others it marks zones or circuits. A near miss for its colour
@@ -35,6 +41,9 @@ type Label struct {
 	Box   detect.Box
 	Code  string
 	Class string
+	// OnTag: the take-off counted the device by its tag alone (no
+	// symbol's match carried it), so Box is the tag's, beside the symbol.
+	OnTag bool
 }
 
 // differs reports whether l names another kind of device than x: another
@@ -50,6 +59,11 @@ const labelIoU = 0.5
 // ExemplarLabel returns the label of the symbol that box (around an
 // exemplar, with a margin) holds: of the labels whose centre lies inside
 // box, the one that covers most of it; ok false when none does.
+//
+// Where that symbol carries no code, the code is the tag written beside
+// the box (tagBeside): a schedule's code the take-off counted by its tag
+// alone is labelled on the tag, not on the symbol. ok is true when either
+// is found.
 func ExemplarLabel(box detect.Box, labels []Label) (ex Label, ok bool) {
 	best := 0.0
 	for _, l := range labels {
@@ -61,7 +75,38 @@ func ExemplarLabel(box detect.Box, labels []Label) (ex Label, ok bool) {
 			ex, ok, best = l, true, a
 		}
 	}
+	if ex.Code == "" {
+		if t, beside := tagBeside(box, labels); beside {
+			ex.Code, ok = t.Code, true
+			if ex.Class == "" {
+				ex.Class = t.Class
+			}
+		}
+	}
 	return ex, ok
+}
+
+// tagBeside is the label of a code written beside box and on no symbol
+// (Label.OnTag): of such labels, the nearest to box, at most box's longer
+// side from it. ok is false for none.
+func tagBeside(box detect.Box, labels []Label) (t Label, ok bool) {
+	best := math.Max(box.W, box.H)
+	for _, l := range labels {
+		if !l.OnTag || l.Code == "" {
+			continue
+		}
+		if g := gap(l.Box, box); g <= best {
+			t, ok, best = l, true, g
+		}
+	}
+	return t, ok
+}
+
+// gap is the distance between boxes a and b, 0 where they overlap.
+func gap(a, b detect.Box) float64 {
+	dx := math.Max(0, math.Max(a.X-(b.X+b.W), b.X-(a.X+a.W)))
+	dy := math.Max(0, math.Max(a.Y-(b.Y+b.H), b.Y-(a.Y+a.H)))
+	return math.Hypot(dx, dy)
 }
 
 // SplitByTag moves the matches of pm that lie on a symbol whose code
@@ -74,7 +119,16 @@ func SplitByTag(pm *PageMatches, ex Label, ok bool, labels []Label) {
 	}
 	kept := pm.Matches[:0]
 	for _, m := range pm.Matches {
-		if l, on := labelOf(m.Box, labels); on && l.Code != "" && l.differs(ex) {
+		l, on := labelOf(m.Box, labels)
+		if !on || l.Code == "" {
+			if t, beside := tagBeside(m.Box, labels); beside {
+				l.Code, on = t.Code, true
+				if l.Class == "" {
+					l.Class = t.Class
+				}
+			}
+		}
+		if on && l.Code != "" && l.differs(ex) {
 			pm.NearMisses = append(pm.NearMisses, NearMiss{Box: m.Box, Score: m.Score, Reason: ReasonOtherTag})
 			continue
 		}

@@ -90,3 +90,48 @@ func TestJoinSameClass(t *testing.T) {
 		t.Errorf("an exemplar on no symbol joined near misses: %+v", pm)
 	}
 }
+
+// TestTagBeside: on a sheet whose take-off counted a schedule's devices
+// by their tags alone (labels on the tags, beside the symbols), the
+// exemplar's code is the tag written beside it, and a match beside
+// another code's tag becomes a near miss "another_tag"; a match beside a
+// tag of the exemplar's code, or with no tag within a symbol's size, stays.
+func TestTagBeside(t *testing.T) {
+	tag := func(x float64, code, class string) Label {
+		return Label{Box: detect.Box{X: x + 24, Y: 100, W: 20, H: 12}, Code: code, Class: class, OnTag: true}
+	}
+	sym := func(x float64) detect.Box { return detect.Box{X: x, Y: 100, W: 20, H: 20} }
+	labels := []Label{
+		tag(100, "P3", ""),                     // the exemplar's tag
+		tag(200, "P5", "socket_outlet_3phase"), // another device drawn alike
+		tag(300, "P3", ""),
+		{Box: sym(400), Class: "data_outlet"}, // a symbol the take-off found, no code
+	}
+	ex, ok := ExemplarLabel(detect.Box{X: 96, Y: 96, W: 28, H: 28}, labels)
+	if !ok || ex.Code != "P3" {
+		t.Fatalf("exemplar label %+v, %v; want the code P3 of the tag beside it", ex, ok)
+	}
+	pm := PageMatches{Matches: []Match{
+		{Box: sym(100), Score: 1},
+		{Box: sym(200), Score: 0.97}, // beside P5
+		{Box: sym(300), Score: 0.95}, // beside P3
+		{Box: sym(600), Score: 0.9},  // no tag near
+	}}
+	SplitByTag(&pm, ex, ok, labels)
+	var kept []float64
+	for _, m := range pm.Matches {
+		kept = append(kept, m.Box.X)
+	}
+	if len(pm.Matches) != 3 || kept[0] != 100 || kept[1] != 300 || kept[2] != 600 {
+		t.Errorf("kept matches at %v; want 100, 300, 600", kept)
+	}
+	if len(pm.NearMisses) != 1 || pm.NearMisses[0].Box.X != 200 || pm.NearMisses[0].Reason != ReasonOtherTag {
+		t.Errorf("near misses %+v; want the match beside P5, another_tag", pm.NearMisses)
+	}
+	// A code label on a symbol (not OnTag) is that symbol's, not its
+	// neighbour's.
+	onSym := []Label{{Box: detect.Box{X: 124, Y: 100, W: 20, H: 20}, Code: "P5", Class: "socket_outlet_3phase"}}
+	if ex, ok := ExemplarLabel(detect.Box{X: 96, Y: 96, W: 28, H: 28}, onSym); ok && ex.Code != "" {
+		t.Errorf("exemplar took the code %q of the symbol beside it", ex.Code)
+	}
+}

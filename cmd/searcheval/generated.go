@@ -259,7 +259,7 @@ func sheet(ctx context.Context, s dataset.Sheet, o options, rep *report, tv, ti 
 				addTime(&tm.cold, s.Paper, time.Since(t0).Seconds()/float64(len(pages)))
 				cold = false
 			}
-			score(class, all, found, &one, miss{Set: s.File, Class: class, Mode: mode, Query: q.box}, o.misses)
+			score(class, "", all, found, &one, miss{Set: s.File, Class: class, Mode: mode, Query: q.box}, o.misses)
 			st.add(one)
 			sec.add(class, "", one)
 		}

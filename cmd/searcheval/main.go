@@ -71,8 +71,11 @@ type options struct {
 	image     bool            // real sets: search the pages' renders
 	quiet     bool
 	anyColour bool // vector searches take matches of any colour (the request's any_colour)
-	stderr    io.Writer
-	misses    io.Writer // nil: none written
+	// perClass: real sets searched from each class's one exemplar even
+	// where the truth splits the class by glyph (realset.ClassTruth.Glyphs).
+	perClass bool
+	stderr   io.Writer
+	misses   io.Writer // nil: none written
 	// labeller takes off each PDF for the symbols named by codes, whose
 	// matches of another code than the exemplar's the service leaves out.
 	labeller *labeller
@@ -95,6 +98,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&o.minScore, "min-score", 0, "least glyph-search score (0: glyphsearch.DefaultMinScore)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no per-sheet progress on stderr")
 	fs.BoolVar(&o.anyColour, "any-colour", false, "vector searches take matches drawn in any colour (the request's any_colour)")
+	fs.BoolVar(&o.perClass, "per-class", false, "with -real: search each class from its one exemplar, where the truth splits a class drawn by several glyphs (default: each glyph from its own)")
 	jsonOut := fs.String("json", "", "also write the figures as JSON here")
 	missesPath := fs.String("misses", "", "write every missed instance and false match here, one JSON object per line")
 	fs.DurationVar(&budget, "budget", budget, "a search's time; past it the search answers with the pages it finished, as the service does")

@@ -33,9 +33,11 @@ func realUnit(t realset.Truth) (scale float64, ok bool) {
 	return 0, false
 }
 
-// realClass is a class of a real set searched from its exemplar.
+// realClass is a class of a real set, or one of its glyphs, searched from
+// its exemplar.
 type realClass struct {
 	name     string
+	glyph    string     // the class's glyph searched for; "" for the whole class
 	page     int        // 0-based page of the exemplar
 	box      detect.Box // exemplar, raster pixels
 	exemplar string     // as the truth writes it
@@ -83,10 +85,17 @@ func realSets(ctx context.Context, dataDir, truthDir string, o options) (*report
 
 // realTruth is a set's positions as instances (every class with positions)
 // and the classes to search for: at least two positions and an exemplar.
+// A class the truth splits by glyph is searched glyph by glyph, each from
+// its own exemplar (unless o.perClass): a glyph of one instance is not
+// searched, as there is nothing more like it to find.
 func realTruth(t realset.Truth, scale float64, o options) ([]instance, []realClass, []string) {
 	var truth []instance
 	var classes []realClass
 	var notes []string
+	box := func(e []float64) detect.Box {
+		return detect.Box{X: e[1] * scale, Y: e[2] * scale, W: e[3] * scale, H: e[4] * scale}
+	}
+	exemplar := func(e []float64) string { return fmt.Sprintf("p%g %g,%g %gx%g", e[0], e[1], e[2], e[3], e[4]) }
 	for _, c := range slices.Sorted(maps.Keys(t.Classes)) {
 		ct := t.Classes[c]
 		if len(ct.Positions) == 0 {
@@ -94,27 +103,40 @@ func realTruth(t realset.Truth, scale float64, o options) ([]instance, []realCla
 		}
 		var ex detect.Box
 		if len(ct.Exemplar) == 5 {
-			ex = detect.Box{X: ct.Exemplar[1] * scale, Y: ct.Exemplar[2] * scale, W: ct.Exemplar[3] * scale, H: ct.Exemplar[4] * scale}
+			ex = box(ct.Exemplar)
 		}
 		within := ct.MatchWithin * scale
 		if within == 0 {
 			within = max(ex.W, ex.H)
 		}
+		glyphOf := map[string]string{}
+		for g, gt := range ct.Glyphs {
+			for _, p := range gt.Positions {
+				glyphOf[fmt.Sprint(p)] = g
+			}
+		}
 		for _, p := range ct.Positions {
 			if len(p) != 3 || within == 0 {
 				continue
 			}
-			truth = append(truth, instance{page: int(p[0]) - 1, class: c, box: detect.Box{X: p[1] * scale, Y: p[2] * scale}, within: within})
+			truth = append(truth, instance{page: int(p[0]) - 1, class: c, glyph: glyphOf[fmt.Sprint(p)], box: detect.Box{X: p[1] * scale, Y: p[2] * scale}, within: within})
 		}
 		switch {
 		case o.classes != nil && !o.classes[c]:
+		case len(ct.Glyphs) > 0 && !o.perClass:
+			for _, g := range slices.Sorted(maps.Keys(ct.Glyphs)) {
+				gt := ct.Glyphs[g]
+				if len(gt.Positions) < 2 || len(gt.Exemplar) != 5 {
+					notes = append(notes, fmt.Sprintf("%s: %s glyph %s: %d instance(s), not searched (nothing more like it to find)", t.File, c, g, len(gt.Positions)))
+					continue
+				}
+				classes = append(classes, realClass{name: c, glyph: g, page: int(gt.Exemplar[0]) - 1, box: box(gt.Exemplar), exemplar: exemplar(gt.Exemplar)})
+			}
 		case len(ct.Positions) < 2:
 		case len(ct.Exemplar) != 5:
 			notes = append(notes, fmt.Sprintf("%s: %s has %d positions but no exemplar box", t.File, c, len(ct.Positions)))
 		default:
-			e := ct.Exemplar
-			classes = append(classes, realClass{name: c, page: int(e[0]) - 1, box: ex,
-				exemplar: fmt.Sprintf("p%g %g,%g %gx%g", e[0], e[1], e[2], e[3], e[4])})
+			classes = append(classes, realClass{name: c, page: int(ct.Exemplar[0]) - 1, box: ex, exemplar: exemplar(ct.Exemplar)})
 		}
 	}
 	return truth, classes, notes
@@ -197,9 +219,13 @@ func realScore(sec *section, set string, c realClass, box detect.Box, why string
 			fmt.Fprintf(o.stderr, "%s: %s (%s): the service refuses the box: %s\n", set, c.name, mode, why)
 		}
 	}
-	score(c.name, truth, found, &one, miss{Set: set, Class: c.name, Mode: mode, Query: box}, o.misses)
-	sec.add(set+" "+c.name, c.exemplar, one)
+	name := c.name
+	if c.glyph != "" {
+		name += "/" + c.glyph
+	}
+	score(c.name, c.glyph, truth, found, &one, miss{Set: set, Class: name, Mode: mode, Query: box}, o.misses)
+	sec.add(set+" "+name, c.exemplar, one)
 	if !o.quiet {
-		fmt.Fprintf(o.stderr, "%s %s (%s): truth %d, found %d, right %d, %.1f s (%.1f s CPU)\n", set, c.name, mode, one.tp+one.fn, one.tp+one.fp, one.tp, secs, cpu)
+		fmt.Fprintf(o.stderr, "%s %s (%s): truth %d, found %d, right %d, %.1f s (%.1f s CPU)\n", set, name, mode, one.tp+one.fn, one.tp+one.fp, one.tp, secs, cpu)
 	}
 }

@@ -24,6 +24,7 @@ import (
 type instance struct {
 	page    int
 	class   string
+	glyph   string // which of the class's glyphs, where the truth tells them apart
 	box     detect.Box
 	within  float64
 	clipped bool
@@ -105,10 +106,15 @@ type miss struct {
 	Near *search.NearMiss `json:"near_miss,omitempty"`
 }
 
-// score scores one search for class: its matches (found, every page
-// searched) against truth (every instance on those pages), one to one,
-// best score first, each match taking the instance it fits best.
-func score(class string, truth []instance, found []search.PageMatches, t *tally, m miss, misses io.Writer) {
+// score scores one search for class (for its glyph, where glyph is not
+// empty): its matches (found, every page searched) against truth (every
+// instance on those pages), one to one, best score first, each match
+// taking the instance it fits best. A match on another glyph of the class
+// is a false match, as on another class: it is not like the exemplar.
+func score(class, glyph string, truth []instance, found []search.PageMatches, t *tally, m miss, misses io.Writer) {
+	// sought: an instance of the class searched for, and of its glyph
+	// where one is searched for.
+	sought := func(g instance) bool { return g.class == class && (glyph == "" || g.glyph == glyph) }
 	type pred struct {
 		page int
 		m    search.Match
@@ -127,7 +133,7 @@ func score(class string, truth []instance, found []search.PageMatches, t *tally,
 	for _, p := range preds {
 		best, bi := -1.0, -1
 		for j, g := range truth {
-			if g.class != class || g.page != p.page || taken[j] {
+			if !sought(g) || g.page != p.page || taken[j] {
 				continue
 			}
 			if v := g.fit(p.m.Box); v >= 0 && v > best {
@@ -143,8 +149,11 @@ func score(class string, truth []instance, found []search.PageMatches, t *tally,
 		t.fp++
 		near := ""
 		for _, g := range truth {
-			if g.class != class && g.page == p.page && g.fit(p.m.Box) >= 0 {
+			if !sought(g) && g.page == p.page && g.fit(p.m.Box) >= 0 {
 				near = g.class
+				if g.class == class {
+					near += "/" + g.glyph // another glyph of the class
+				}
 				break
 			}
 		}
@@ -158,7 +167,7 @@ func score(class string, truth []instance, found []search.PageMatches, t *tally,
 		writeMiss(misses, m)
 	}
 	for j, g := range truth {
-		if g.class == class && !taken[j] {
+		if sought(g) && !taken[j] {
 			t.fn++
 			m.Page, m.Kind, m.Box, m.Score, m.OnAnther = g.page, "fn", g.box, 0, ""
 			m.Near = nearOn(g, found)

@@ -59,6 +59,19 @@ type ClassTruth struct {
 	// lie from a position of the class to be that instance; 0: the
 	// exemplar's longer side.
 	MatchWithin float64 `json:"match_within,omitempty"`
+	// Glyphs splits Positions by the glyph drawn, where the class is drawn
+	// by more than one (a ceiling light, a 600 × 600 panel and a high bay
+	// among luminaires): each glyph's own exemplar and its positions,
+	// every one of them one of Positions. "Find more like this" finds
+	// more of one glyph, so cmd/searcheval searches each glyph from its
+	// own exemplar.
+	Glyphs map[string]GlyphTruth `json:"glyphs,omitempty"`
+}
+
+// GlyphTruth is the instances of one glyph of a class (ClassTruth.Glyphs).
+type GlyphTruth struct {
+	Exemplar  []float64   `json:"exemplar"`
+	Positions [][]float64 `json:"positions"`
 }
 
 // LoadTruths reads every *.json in dir, sorted by file name.

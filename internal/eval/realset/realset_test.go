@@ -1,6 +1,7 @@
 package realset
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -134,6 +135,22 @@ func TestFixtures(t *testing.T) {
 			}
 			if len(ct.Positions) > 0 && len(ct.Positions) != ct.Count {
 				t.Errorf("%s: %s counts %d with %d positions", tr.File, c, ct.Count, len(ct.Positions))
+			}
+			// A glyph's positions are the class's, each in one glyph.
+			mine := map[string]int{}
+			for _, p := range ct.Positions {
+				mine[fmt.Sprint(p)]++
+			}
+			for g, gt := range ct.Glyphs {
+				if len(gt.Exemplar) != 5 {
+					t.Errorf("%s: %s glyph %s has no exemplar box", tr.File, c, g)
+				}
+				for _, p := range gt.Positions {
+					if mine[fmt.Sprint(p)] == 0 {
+						t.Errorf("%s: %s glyph %s: position %v is not one of the class's, or is in two glyphs", tr.File, c, g, p)
+					}
+					mine[fmt.Sprint(p)]--
+				}
 			}
 		}
 	}

@@ -118,6 +118,10 @@ type Template struct {
 	m       *vector.Matcher
 	// anyColour takes matches drawn in any colour (WithAnyColour).
 	anyColour bool
+	// hatch is the directions (degrees, glyph frame, modulo 180) of the
+	// inner hatching cut from the box, left out of glyph (innerHatch): a
+	// match must hold hatching of each inside its box.
+	hatch []float64
 	// own is the drawing joined to the template where it was cut that
 	// it leaves unexplained (foreign and outside, as a candidate's):
 	// what the box could not hold of the symbol as the sheet draws it
@@ -189,7 +193,8 @@ func Cut(pg *drawing.Page, box detect.Box) (*Template, error) {
 	case err != nil:
 		return nil, fmt.Errorf("search: cut: %w", err)
 	}
-	g, drawn := c.Glyph, c.Drawn
+	g, hatch := innerHatch(c.Glyph)
+	drawn := c.Drawn
 	t := vector.Template{Class: templateClass, Glyph: g, MinScale: minScale, MaxScale: maxScale, InkFill: true}
 	if g.Weak() {
 		t.MinScale, t.MaxScale = weakMinScale, weakMaxScale
@@ -198,7 +203,7 @@ func Cut(pg *drawing.Page, box detect.Box) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: template: %w", err)
 	}
-	tpl := &Template{glyph: g, content: content(g), pen: c.Pen, m: m, drawn: detect.Box{X: drawn.Min.X, Y: drawn.Min.Y, W: drawn.Max.X - drawn.Min.X, H: drawn.Max.Y - drawn.Min.Y}}
+	tpl := &Template{glyph: g, hatch: hatch, content: content(g), pen: c.Pen, m: m, drawn: detect.Box{X: drawn.Min.X, Y: drawn.Min.Y, W: drawn.Max.X - drawn.Min.X, H: drawn.Max.Y - drawn.Min.Y}}
 	tpl.own = ownContext(pg, g, tpl.drawn, c.Pen)
 	return tpl, nil
 }
@@ -452,10 +457,13 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 		if a, b := t.pen.Paint(), pen.Paint(); !t.anyColour && a != "" && b != "" && a != b {
 			colour = false
 		}
+		hatched := t.hatchedAt(around, m)
 		switch {
-		case m.Coverage >= minScore && foreign <= maxForeign && colour:
+		case m.Coverage >= minScore && foreign <= maxForeign && colour && hatched:
 			c.match = true
 		case c.fit < NearMissFloor:
+		case m.Coverage >= minScore && foreign <= maxForeign && colour:
+			c.reason = ReasonMissingStroke // its outline without the hatch
 		case m.Coverage >= minScore && foreign <= maxForeign:
 			c.reason = ReasonOtherColour
 		case !colour:

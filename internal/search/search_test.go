@@ -298,3 +298,67 @@ func TestAnyColour(t *testing.T) {
 		}
 	}
 }
+
+// panel draws a 600 × 600 panel as CAD does, in page points: a double
+// square about (cx, cy) and, inside the inner one, a diagonal hatch laid
+// on the sheet's grid (lines x − y = k × 3), so that each instance's
+// strokes fall elsewhere in its square. With hatch false, the squares
+// alone.
+func panel(cx, cy float64, hatch bool) string {
+	var b strings.Builder
+	for _, h := range []float64{6, 5} {
+		fmt.Fprintf(&b, "%g %g %g %g re S ", cx-h, cy-h, 2*h, 2*h)
+	}
+	if !hatch {
+		return b.String()
+	}
+	x0, x1, y0, y1 := cx-5, cx+5, cy-5, cy+5
+	for k := math.Ceil((x0 - y1) / 3); k*3 <= x1-y0; k++ {
+		c := k * 3 // x - y = c, clipped to the inner square
+		ax, bx := math.Max(x0, y0+c), math.Min(x1, y1+c)
+		if bx-ax > 0.5 {
+			fmt.Fprintf(&b, "%g %g m %g %g l S ", ax, ax-c, bx, bx-c)
+		}
+	}
+	return b.String()
+}
+
+// TestHatchedPanel: searched from one panel, every panel is found though
+// its hatch strokes lie elsewhere inside its square (the hatch is laid on
+// the sheet's grid), and the same squares without a hatch are not.
+func TestHatchedPanel(t *testing.T) {
+	// The second and third panels' strokes lie half a spacing off the
+	// first's.
+	content := "0.3 w " + panel(50, 200, true) + panel(151.5, 200, true) + panel(251.5, 202, true) + panel(100, 80, false)
+	_, pg := page(t, content)
+	tpl, err := search.Cut(pg, detect.Box{X: pt(50 - 8), Y: pt(300 - 200 - 8), W: pt(16), H: pt(16)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := tpl.Find(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := centres(ms)
+	for _, want := range [][2]float64{{50, 100}, {151.5, 100}, {251.5, 98}} {
+		if !hasNear(cs, want[0], want[1]) {
+			t.Errorf("no match at %v pt; matches at %v", want, cs)
+		}
+	}
+	if hasNear(cs, 100, 220) || len(ms) != 3 {
+		t.Errorf("matches at %v; want the 3 hatched panels, not the bare squares at (100, 220)", cs)
+	}
+	r, err := tpl.FindExcluding(context.Background(), pg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := false
+	for _, n := range r.NearMisses {
+		if hasNear(centres([]search.Match{{Box: n.Box}}), 100, 220) {
+			bare = n.Reason == search.ReasonMissingStroke
+		}
+	}
+	if !bare {
+		t.Errorf("near misses %+v: want the bare squares, a missing stroke", r.NearMisses)
+	}
+}

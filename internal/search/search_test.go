@@ -56,6 +56,17 @@ func centres(ms []search.Match) [][2]float64 {
 	return out
 }
 
+// wantNear reports each of wants (points from the top-left corner) that
+// no match centre of cs is near.
+func wantNear(t *testing.T, cs [][2]float64, wants [][2]float64) {
+	t.Helper()
+	for _, want := range wants {
+		if !hasNear(cs, want[0], want[1]) {
+			t.Errorf("no match at %v pt; matches at %v", want, cs)
+		}
+	}
+}
+
 func hasNear(cs [][2]float64, x, y float64) bool {
 	for _, c := range cs {
 		if math.Abs(c[0]-x) <= 2 && math.Abs(c[1]-y) <= 2 {
@@ -74,22 +85,10 @@ func TestFind(t *testing.T) {
 		at("1 0 0 1 60 160", documenttest.CircleOps(0, 0, 6)+" 6 0 m 18 0 l S") +
 		at("1 0 0 1 100 60", symbol+" -6 -9 m 6 -9 l S 0 -6 m 0 -9 l S") +
 		"1 0 0 RG " + at("1 0 0 1 300 60", symbol)
-	_, pg := page(t, content)
-	tpl, err := search.Cut(pg, boxAround(40, 250))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := tpl.Find(context.Background(), pg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms := cutAndFind(t, content, boxAround(40, 250)).Matches
 	cs := centres(ms)
 	// Upright at (40, 250): x 34–58, y 244–260 from the bottom.
-	for _, want := range [][2]float64{{46, 48}, {148, 44}, {244, 138}} {
-		if !hasNear(cs, want[0], want[1]) {
-			t.Errorf("no match at %v pt; matches at %v", want, cs)
-		}
-	}
+	wantNear(t, cs, [][2]float64{{46, 48}, {148, 44}, {244, 138}})
 	if len(ms) != 3 {
 		t.Errorf("%d matches at %v, want the 3 instances", len(ms), cs)
 	}
@@ -330,27 +329,12 @@ func TestHatchedPanel(t *testing.T) {
 	// The second and third panels' strokes lie half a spacing off the
 	// first's.
 	content := "0.3 w " + panel(50, 200, true) + panel(151.5, 200, true) + panel(251.5, 202, true) + panel(100, 80, false)
-	_, pg := page(t, content)
-	tpl, err := search.Cut(pg, detect.Box{X: pt(50 - 8), Y: pt(300 - 200 - 8), W: pt(16), H: pt(16)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := tpl.Find(context.Background(), pg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := cutAndFind(t, content, detect.Box{X: pt(50 - 8), Y: pt(300 - 200 - 8), W: pt(16), H: pt(16)})
+	ms := r.Matches
 	cs := centres(ms)
-	for _, want := range [][2]float64{{50, 100}, {151.5, 100}, {251.5, 98}} {
-		if !hasNear(cs, want[0], want[1]) {
-			t.Errorf("no match at %v pt; matches at %v", want, cs)
-		}
-	}
+	wantNear(t, cs, [][2]float64{{50, 100}, {151.5, 100}, {251.5, 98}})
 	if hasNear(cs, 100, 220) || len(ms) != 3 {
 		t.Errorf("matches at %v; want the 3 hatched panels, not the bare squares at (100, 220)", cs)
-	}
-	r, err := tpl.FindExcluding(context.Background(), pg, nil)
-	if err != nil {
-		t.Fatal(err)
 	}
 	bare := false
 	for _, n := range r.NearMisses {

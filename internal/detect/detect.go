@@ -32,6 +32,14 @@ func (b Box) Intersection(o Box) float64 {
 	return ix * iy
 }
 
+// Gap returns the distance between b and o, 0 where they overlap or
+// touch.
+func (b Box) Gap(o Box) float64 {
+	dx := math.Max(0, math.Max(b.X-(o.X+o.W), o.X-(b.X+b.W)))
+	dy := math.Max(0, math.Max(b.Y-(o.Y+o.H), o.Y-(b.Y+b.H)))
+	return math.Hypot(dx, dy)
+}
+
 // IoU returns the intersection over union of b and o, 0 when they do not
 // overlap or when both are empty.
 func (b Box) IoU(o Box) float64 {

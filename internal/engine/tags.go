@@ -90,7 +90,7 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 			if tc, dc := category(classes[t.Row]), category(d.Class); tc != "" && dc != "" && tc != dc {
 				continue
 			}
-			if g := boxGap(tb, d.Box); g <= reach {
+			if g := tb.Gap(d.Box); g <= reach {
 				// Ties (a symbol between two tags) go to the nearer centre.
 				g += 1e-3 * centreDist(tb, d.Box)
 				pairs = append(pairs, tagPair{t: ti, d: di, gap: g, other: d.Class != classes[t.Row]})
@@ -121,7 +121,7 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 	}
 	nearUnread := func(b detect.Box) bool {
 		for _, u := range unread {
-			if boxGap(u, b) == 0 {
+			if u.Gap(b) == 0 {
 				return true
 			}
 		}
@@ -217,13 +217,6 @@ func codeGlyphs(out []detect.Detection, tags []legend.Tag, tagged []int) map[int
 		}
 	}
 	return own
-}
-
-// boxGap is the distance between two boxes, 0 where they overlap.
-func boxGap(a, b detect.Box) float64 {
-	dx := math.Max(0, math.Max(a.X-(b.X+b.W), b.X-(a.X+a.W)))
-	dy := math.Max(0, math.Max(a.Y-(b.Y+b.H), b.Y-(a.Y+a.H)))
-	return math.Hypot(dx, dy)
 }
 
 // centreDist is the distance between two boxes' centres.

@@ -22,8 +22,7 @@ const (
 	// match's strokes this close to the hatch's, posed, are its hatch.
 	hatchDirDeg = 2.0
 	// hatchMaxShare: a hatch is at most this share of the glyph's
-	// drawing; a glyph drawn mostly of short parallel strokes is its
-	// strokes.
+	// drawing; a glyph drawn mostly of parallel strokes is its strokes.
 	hatchMaxShare = 0.5
 )
 
@@ -134,7 +133,7 @@ func dirGap(a, b float64) float64 {
 }
 
 // hatchedAt reports whether match m holds t's inner hatching: for each
-// of t.hatch, at least hatchMin short strokes inside m's box whose
+// of t.hatch, at least hatchMin strokes inside m's box whose
 // direction is the hatch's posed as m is, or that turned a quarter or
 // mirrored (the outline a hatch shades is often symmetric, a square, and
 // the pose that fits it best may be turned or mirrored). True where t has

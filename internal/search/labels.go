@@ -95,18 +95,11 @@ func tagBeside(box detect.Box, labels []Label) (t Label, ok bool) {
 		if !l.OnTag || l.Code == "" {
 			continue
 		}
-		if g := gap(l.Box, box); g <= best {
+		if g := l.Box.Gap(box); g <= best {
 			t, ok, best = l, true, g
 		}
 	}
 	return t, ok
-}
-
-// gap is the distance between boxes a and b, 0 where they overlap.
-func gap(a, b detect.Box) float64 {
-	dx := math.Max(0, math.Max(a.X-(b.X+b.W), b.X-(a.X+a.W)))
-	dy := math.Max(0, math.Max(a.Y-(b.Y+b.H), b.Y-(a.Y+a.H)))
-	return math.Hypot(dx, dy)
 }
 
 // SplitByTag moves the matches of pm that lie on a symbol whose code

@@ -457,9 +457,8 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 		if a, b := t.pen.Paint(), pen.Paint(); !t.anyColour && a != "" && b != "" && a != b {
 			colour = false
 		}
-		hatched := t.hatchedAt(around, m)
 		switch {
-		case m.Coverage >= minScore && foreign <= maxForeign && colour && hatched:
+		case m.Coverage >= minScore && foreign <= maxForeign && colour && t.hatchedAt(around, m):
 			c.match = true
 		case c.fit < NearMissFloor:
 		case m.Coverage >= minScore && foreign <= maxForeign && colour:

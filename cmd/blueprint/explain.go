@@ -286,6 +286,10 @@ type classCount struct {
 	// withholds to review: guesses at a class no legend row names, below
 	// the floor of their finder (detect.Withheld).
 	Withheld int `json:"withheld"`
+	// Labelled, of Counted, are counted from the words that label them
+	// ("EVSE-1", 'PANEL "EV1"'; legend.Label), no legend row naming
+	// their class.
+	Labelled int `json:"labelled"`
 }
 
 type pageCount struct {
@@ -377,7 +381,7 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 				row.Matches = append(row.Matches, pageCount{PageIndex: p.Index, Count: 1})
 			}
 		}
-		counted, held := map[string]int{}, map[string]int{}
+		counted, held, labelled := map[string]int{}, map[string]int{}, map[string]int{}
 		textRead := !slices.Contains(x.Document.Textless, p.Index) && x.Document.OCRText(p.Index) == nil && !(p.Index < len(x.Legend.Pages) && x.Legend.Pages[p.Index].Image && !x.ImageLegends)
 		for _, d := range filter.Apply(kept[i]) {
 			switch {
@@ -395,6 +399,9 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 				held[d.Class]++
 			default:
 				counted[d.Class]++
+				if d.Source.Tag {
+					labelled[d.Class]++
+				}
 			}
 		}
 		ep := explainPage{PageIndex: p.Index, Kind: p.Kind, Candidates: []explainCandidate{}, Columns: []explainColumn{}, Tables: []box{}, Rows: []int{}, Matches: []classCount{}}
@@ -425,7 +432,7 @@ func newExplainReport(name string, raster bool, x *engine.Explanation, pages []j
 			}
 		}
 		for c, n := range other {
-			ep.Matches = append(ep.Matches, classCount{Class: c, Count: n, Counted: counted[c], Withheld: held[c]})
+			ep.Matches = append(ep.Matches, classCount{Class: c, Count: n, Counted: counted[c], Withheld: held[c], Labelled: labelled[c]})
 		}
 		slices.SortFunc(ep.Matches, func(a, b classCount) int {
 			if a.Count != b.Count {
@@ -532,13 +539,16 @@ func (rep *explainReport) write(w io.Writer) error {
 			withheld := false
 			for _, m := range p.Matches {
 				s := fmt.Sprintf("%s %d of %d", m.Class, m.Counted, m.Count)
+				if m.Labelled > 0 {
+					s += fmt.Sprintf(" (%d by their labels)", m.Labelled)
+				}
 				if m.Withheld > 0 {
 					s += fmt.Sprintf(" (%d withheld)", m.Withheld)
 					withheld = true
 				}
 				ms = append(ms, s)
 			}
-			fmt.Fprintln(tw, "  matches of no legend row (catalog glyphs, raster detector), counted of found:")
+			fmt.Fprintln(tw, "  matches of no legend row (equipment labels, catalog glyphs, raster detector), counted of found:")
 			if withheld {
 				fmt.Fprintf(tw, "    withheld: of a class no legend row names, below the confidence such guesses reach on real drawings (raster detector %.3f; catalog glyphs %.2f on a page whose text was not read, %.2f elsewhere); listed for review, not counted\n", detect.UnnamedRasterFloor, detect.UnnamedUnreadFloor, detect.UnnamedVectorFloor)
 			}

@@ -288,7 +288,8 @@ func (e *Engine) prepared(ctx context.Context, ld *legend.Document, il *imageLeg
 		}
 		de.mNamed, de.catalogKept = m.Subset(func(class string, row int) bool { return row > 0 || keep[class] }), keep
 	}
-	f := &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector}
+	de.vocab, de.named = e.vocab, detect.NamedClasses(info.Legend)
+	f := &fused{vector: de, raster: e.raster, skip: de.skip, onVector: e.onVector, words: e.outlines, labels: de}
 	// Image pages are read as traced geometry where the job has legend
 	// rows to match there; without any, the raster detector's guesses
 	// are all there is.
@@ -330,10 +331,14 @@ func (e *Engine) unreadPages(ld *legend.Document, rows bool) []detect.Warning {
 	if e.images != nil {
 		return out
 	}
+	read := "no legend, schedule or tag on it was read"
+	if e.outlines != nil && !e.trace {
+		read = `no legend or schedule on it was read; its words are read by OCR for the equipment they label alone (EVSE-1, PANEL "A")`
+	}
 	for i, k := range ld.Kinds {
 		if k == detect.KindImage {
 			out = append(out, detect.Warning{Code: detect.WarnTextNotRead, Page: i, Message: fmt.Sprintf(
-				"page %d is an image and legends on images are off (BLUEPRINT_IMAGE_LEGENDS): no legend, schedule or tag on it was read", i)})
+				"page %d is an image and legends on images are off (BLUEPRINT_IMAGE_LEGENDS): %s", i, read)})
 		}
 	}
 	return out
@@ -388,6 +393,10 @@ type docEngine struct {
 	// refs are the reference rows of the templates numbered after the
 	// document's rows (joinRefs): template Row len(doc.Rows)+k+1 is refs[k].
 	refs []refRow
+	// vocab reads the equipment labels of the pages (labelled), of the
+	// classes named does not hold: those the job's legend rows name.
+	vocab *legend.Vocabulary
+	named map[string]bool
 }
 
 // ownStyleMinRows is the fewest legend glyphs naming a class that tell
@@ -466,5 +475,10 @@ func (e *docEngine) Detect(ctx context.Context, p detect.Page) ([]detect.Detecti
 		}
 		out = append(out, d)
 	}
-	return labelTags(out, e.doc.Tags(pg, p.Index), e.classes, e.category), nil
+	out = labelTags(out, e.doc.Tags(pg, p.Index), e.classes, e.category)
+	if !pg.Scan() || pg.Traced {
+		// A scanned page's words are read from its image (withLabels).
+		out = append(out, e.labelled(pg, p.Index)...)
+	}
+	return out, nil
 }

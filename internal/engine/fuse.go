@@ -48,6 +48,10 @@ type fused struct {
 	trace  bool
 	traced *traced
 	read   imagevector.TextReader
+	// words, when set, reads the words of image pages not traced, and
+	// labels counts the equipment they label (withLabels).
+	words  imagevector.TextReader
+	labels *docEngine
 }
 
 // Fuse composes the vector matcher and the raster detector (nil when turned
@@ -96,7 +100,19 @@ type verifier interface {
 // rendering it. Where the matcher found nothing (a scan inside a PDF, or
 // glyphs neither the catalog nor a legend knows), and on images, the
 // detector searches the page.
+//
+// On an image page the equipment its words label is counted too
+// (withLabels).
 func (f *fused) Detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
+	out, err := f.detect(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return f.withLabels(ctx, p, out)
+}
+
+// detect is Detect without the labels of image pages.
+func (f *fused) detect(ctx context.Context, p detect.Page) ([]detect.Detection, error) {
 	if f.skip != nil && f.skip(p, nil) {
 		return nil, nil // a page not counted
 	}

@@ -61,21 +61,15 @@ type Result struct {
 func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, error) {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
-	pg := &drawing.Page{Width: float64(w), Height: float64(h), Traced: true, Styles: []drawing.Style{
-		strokeIdx: {Stroke: inkColour, Width: lineWeight},
-		fillIdx:   {Fill: inkColour},
-	}}
+	pg := tracedPage(w, h)
 	res := &Result{Page: pg}
 	if w == 0 || h == 0 {
 		return res, nil
 	}
-	inked := ink.Fine(ink.Gray(img))
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("imagevector: %w", err)
+	ps, runs, err := pieces(ctx, img)
+	if err != nil {
+		return nil, err
 	}
-	runs, root := ink.LabelRuns(inked, w, h)
-	inked = nil
-	ps := ink.Pieces(runs, root)
 	text := make([]bool, len(ps)) // pieces read as words
 	if read != nil {
 		if err := readText(ctx, res, ps, runs, read, text); err != nil {
@@ -95,7 +89,7 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 			}
 		}
 	}
-	ps, runs, root = nil, nil, nil
+	ps, runs = nil, nil
 	// Filled areas (solid walls, filled symbols) are drawn as filled
 	// outlines, as CAD fills them; the strokes are traced.
 	splitFills(m, w, h)
@@ -123,6 +117,47 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 		}
 	}
 	return res, nil
+}
+
+// Words returns the words read on the page image, as Trace reads them
+// (its Page holds the characters and no drawing): where only what the
+// page writes is wanted, its equipment labels, the tracing of its
+// drawing is not paid for. It stops early when ctx ends.
+func Words(ctx context.Context, img image.Image, read TextReader) (*Result, error) {
+	b := img.Bounds()
+	res := &Result{Page: tracedPage(b.Dx(), b.Dy())}
+	if b.Empty() {
+		return res, nil
+	}
+	ps, runs, err := pieces(ctx, img)
+	if err != nil {
+		return nil, err
+	}
+	if err := readText(ctx, res, ps, runs, read, make([]bool, len(ps))); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// tracedPage is an empty traced page of w by h pixels with the traced
+// geometry's paints.
+func tracedPage(w, h int) *drawing.Page {
+	return &drawing.Page{Width: float64(w), Height: float64(h), Traced: true, Styles: []drawing.Style{
+		strokeIdx: {Stroke: inkColour, Width: lineWeight},
+		fillIdx:   {Fill: inkColour},
+	}}
+}
+
+// pieces returns the image's ink split into its 8-connected pieces, and
+// the runs they are made of.
+func pieces(ctx context.Context, img image.Image) ([]ink.Piece, []ink.Run, error) {
+	b := img.Bounds()
+	inked := ink.Fine(ink.Gray(img))
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("imagevector: %w", err)
+	}
+	runs, root := ink.LabelRuns(inked, b.Dx(), b.Dy())
+	return ink.Pieces(runs, root), runs, nil
 }
 
 // readText draws the pieces that stand in lines of letters as filled

@@ -1,0 +1,44 @@
+package legend
+
+import (
+	"slices"
+	"testing"
+
+	"blueprint/internal/drawing"
+)
+
+// TestLabels: a plan that labels its equipment in words. Each tag of a
+// standard abbreviation and an identifier is one device, OCR's reading
+// without the first letter a leader joined to the line included; a
+// quoted designation after a word naming a panel or a switchboard is one
+// device however often written; the words of notes and titles, circuit
+// references, and a type named in quotes are none.
+func TestLabels(t *testing.T) {
+	pg := &drawing.Page{Width: 4000, Height: 3000}
+	for i, s := range []string{
+		"EVSE#P1-17", "EVSE-3", "VSEHP1I3", "evse 4", // tags (the last: an identifier after a space is another word)
+		"EVSE INSTALLED ON WALL (TYP)", "EVSE PLAN PARKING LEVEL P1", "EV1 9/11", "EV1-17/19", "FACP",
+		`NEW PANEL "EV1" 400A MCB`, `TO PANEL "EV1"`, `NEW 400A NEMA 3R SWITCHBOARD "EVD" (26"X38")`,
+		`FIXTURE "A"`, `SEE NOTE "3"`, "MSB-1",
+	} {
+		write(pg, s, 100, 100+float64(i)*60, 20)
+	}
+	v, err := DefaultVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range v.Labels(pg) {
+		got = append(got, l.Class+" "+l.Text+" "+l.Name)
+		if l.Box.w() <= 0 || l.Box.h() <= 0 || l.Em != 20 {
+			t.Errorf("label %+v: want its characters' box and size", l)
+		}
+	}
+	want := []string{
+		"ev_charger EVSE#P1-17 ", "ev_charger EVSE-3 ", "ev_charger VSEHP1I3 ",
+		`distribution_board "EV1" EV1`, `main_switchboard "EVD" EVD`, "main_switchboard MSB-1 ",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("labels\n%q\nwant\n%q", got, want)
+	}
+}

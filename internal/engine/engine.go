@@ -53,7 +53,9 @@ type Options struct {
 	// Outlines, when set, reads the words that PDF pages draw as outlines
 	// (CAD exports without a text layer) with OCR (internal/ocrtext), so
 	// their legends, schedules, tags and titles are read; without it
-	// such pages are read for their drawing alone, with a warning.
+	// such pages are read for their drawing alone, with a warning. It
+	// also reads the words of image pages for the equipment they label
+	// (legend.Label; fused.withLabels).
 	Outlines *ocr.Reader
 	// TraceImages reads image pages (uploads and scanned PDF pages) as
 	// the vector geometry their ink traces to (internal/imagevector):

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/drawing"
@@ -48,6 +49,10 @@ func (f *fused) withLabels(ctx context.Context, p detect.Page, out []detect.Dete
 	if err != nil || !img {
 		return out, err
 	}
+	// The detector's garbage goes before the words' ink is laid out
+	// (a page's worth, 78 MB on an A0 sheet at 300 DPI), so that a job
+	// holds one page's working set at a time (docs/page-reading.md).
+	runtime.GC()
 	res, err := imagevector.Words(ctx, p.Raster, f.words)
 	if err != nil {
 		return nil, fmt.Errorf("page %d: read its words: %w", p.Index, err)

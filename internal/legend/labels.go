@@ -100,13 +100,12 @@ func (v *Vocabulary) Labels(pg *drawing.Page) []Label {
 // without its first letter), then an identifier that holds a digit,
 // after at most one separator.
 func tagClass(word string) string {
-	w := strings.ToLower(word)
 	for abbr, class := range labelTags {
 		for _, a := range []string{abbr, abbr[1:]} {
 			if a != abbr && len(abbr) < fuzzyTagLen {
 				continue
 			}
-			if rest, ok := strings.CutPrefix(w, a); ok && identifier(rest) {
+			if len(word) > len(a) && strings.EqualFold(word[:len(a)], a) && identifier(word[len(a):]) {
 				return class
 			}
 		}
@@ -115,8 +114,10 @@ func tagClass(word string) string {
 }
 
 // identifier reports whether s, after at most one separator, is an
-// identifier: letters, digits and separators, at least one digit, the
-// first character a letter or a digit.
+// identifier: letters, digits and separators, at least one digit (or a
+// letter OCR reads for a 1: I, l), the first character a letter or a
+// digit. Stored upside down, ev_charging_us_e003.png's "EVSE#P1-34" read
+// "VSEHPI" and "34".
 func identifier(s string) bool {
 	if s != "" && strings.ContainsRune("#-_.:/", rune(s[0])) {
 		s = s[1:]
@@ -127,7 +128,7 @@ func identifier(s string) bool {
 	digit := false
 	for _, r := range s {
 		switch {
-		case unicode.IsDigit(r):
+		case unicode.IsDigit(r) || r == 'I' || r == 'l':
 			digit = true
 		case r < unicode.MaxASCII && (unicode.IsLetter(r) || strings.ContainsRune("#-_./", r)):
 		default:

@@ -240,6 +240,10 @@ const (
 	// init, or its file could not be read): the job was counted without
 	// it.
 	WarnReferenceUnavailable = "reference_unavailable"
+	// WarnByLabels: devices of classes no legend row names were counted
+	// from the equipment labels a page writes ("EVSE#P1-17",
+	// 'PANEL "EV1"'), each boxed by its label, not by a symbol found.
+	WarnByLabels = "counted_by_labels"
 )
 
 // Reference is what a job takes from one of its reference jobs (another

@@ -45,21 +45,31 @@ func (w *warnings) add(code string, page int, msg string) {
 }
 
 // page notes the warnings of a counted page from its counted detections
-// (kept) and those withheld from the take-off: a page counted without any
-// legend, and classes that only the catalog glyphs or the raster detector
-// found where no legend row names them, with how many of those were
-// withheld as guesses below the confidence they earn on real drawings
+// (kept) and those withheld from the take-off: devices counted by the
+// equipment labels the page writes, a page counted without any legend,
+// and classes that only the catalog glyphs or the raster detector found
+// where no legend row names them, with how many of those were withheld
+// as guesses below the confidence they earn on real drawings
 // (detect.UnnamedFloor).
 func (w *warnings) page(p Page, kept, withheld []storedDetection) {
 	if !detect.Counted(p.Kind) {
 		return
 	}
 	w.offScale(p, withheld)
-	counted, held := map[string]int{}, map[string]int{}
+	counted, held, labelled := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, d := range kept {
-		if d.LegendRow == 0 && !w.named[d.Class] {
+		switch {
+		case d.LegendRow != 0 || w.named[d.Class]:
+		case d.Source.Tag:
+			labelled[d.Class]++ // an equipment label's (legend.Label)
+		default:
 			counted[d.Class]++
 		}
+	}
+	if n := total(labelled); n > 0 {
+		w.add(detect.WarnByLabels, p.Index, fmt.Sprintf(
+			"page %d: %d devices of classes no legend row of the job names were counted by the equipment labels the page writes beside them (%s), each boxed by its label rather than by a symbol found; check them",
+			p.Index, n, listed(labelled)))
 	}
 	for _, d := range withheld {
 		if d.Withheld == withheldCatalogOnly {
@@ -68,10 +78,11 @@ func (w *warnings) page(p Page, kept, withheld []storedDetection) {
 	}
 	nHeld := total(held)
 	if len(w.named) == 0 {
-		if len(kept)+nHeld == 0 {
+		n := len(kept) + nHeld - total(labelled)
+		if n == 0 {
 			return
 		}
-		msg := fmt.Sprintf("page %d was counted without a legend: its %d detections come from the catalog's glyphs and the raster detector, which do not know this drawing's own symbols", p.Index, len(kept)+nHeld)
+		msg := fmt.Sprintf("page %d was counted without a legend: its %d detections come from the catalog's glyphs and the raster detector, which do not know this drawing's own symbols", p.Index, n)
 		w.add(detect.WarnNoLegend, p.Index, msg+withheldText(counted, held)+"; check them")
 		return
 	}

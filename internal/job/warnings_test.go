@@ -44,6 +44,20 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("no legend, all withheld: %q", msg)
 	}
 
+	// Devices counted by the equipment labels a page writes are said so,
+	// apart: not among the catalog's guesses of no_legend.
+	labels := newWarnings(&Job{})
+	tagged := detect.Source{Tag: true}
+	labels.page(plan, []storedDetection{{Class: "ev_charger", Source: tagged}, {Class: "ev_charger", Source: tagged}, {Class: "distribution_board", Source: tagged}}, nil)
+	labels.page(Page{Index: 2, Kind: detect.KindImage}, []storedDetection{{Class: "ev_charger", Source: tagged}, {Class: "motion_detector"}}, nil)
+	if got, want := codes(labels.views()), "counted_by_labels@1 counted_by_labels@2 no_legend@2"; got != want {
+		t.Errorf("labels: %s, want %s", got, want)
+	}
+	if vs := labels.views(); !strings.Contains(vs[0].Message, "3 devices") || !strings.Contains(vs[0].Message, "ev_charger 2") ||
+		!strings.Contains(vs[2].Message, "its 1 detections") || strings.Contains(vs[2].Message, "ev_charger") {
+		t.Errorf("labels messages %+v", vs)
+	}
+
 	// A legend naming smoke detectors and sounders: a push button found by
 	// the catalog alone is flagged, a catalog smoke detector is not.
 	q := 3

@@ -122,14 +122,21 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 // Words returns the words read on the page image, as Trace reads them
 // (its Page holds the characters and no drawing): where only what the
 // page writes is wanted, its equipment labels, the tracing of its
-// drawing is not paid for. It stops early when ctx ends.
-func Words(ctx context.Context, img image.Image, read TextReader) (*Result, error) {
+// drawing is not paid for. With cleanOnly it reads an image rendered or
+// exported from a drawing (ink.Clean) and returns nil for a scan or a
+// photo, whose specks stand in lines as letters do and cost OCR minutes
+// for words it reads less surely. It stops early when ctx ends.
+func Words(ctx context.Context, img image.Image, read TextReader, cleanOnly bool) (*Result, error) {
 	b := img.Bounds()
 	res := &Result{Page: tracedPage(b.Dx(), b.Dy())}
 	if b.Empty() {
 		return res, nil
 	}
-	ps, runs, err := pieces(ctx, img)
+	g := ink.Gray(img)
+	if cleanOnly && !ink.Clean(g) {
+		return nil, nil
+	}
+	ps, runs, err := grayPieces(ctx, g)
 	if err != nil {
 		return nil, err
 	}
@@ -151,12 +158,16 @@ func tracedPage(w, h int) *drawing.Page {
 // pieces returns the image's ink split into its 8-connected pieces, and
 // the runs they are made of.
 func pieces(ctx context.Context, img image.Image) ([]ink.Piece, []ink.Run, error) {
-	b := img.Bounds()
-	inked := ink.Fine(ink.Gray(img))
+	return grayPieces(ctx, ink.Gray(img))
+}
+
+// grayPieces is pieces of the image's gray (ink.Gray).
+func grayPieces(ctx context.Context, g *image.Gray) ([]ink.Piece, []ink.Run, error) {
+	inked := ink.Fine(g)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("imagevector: %w", err)
 	}
-	runs, root := ink.LabelRuns(inked, b.Dx(), b.Dy())
+	runs, root := ink.LabelRuns(inked, g.Rect.Dx(), g.Rect.Dy())
 	return ink.Pieces(runs, root), runs, nil
 }
 

@@ -158,19 +158,26 @@ func ocrEngineWith(t *testing.T, opt func(*ocr.Reader) Options) *Engine {
 	return e
 }
 
+// prepared opens data (of type mime) as a job does and runs e's document
+// pass on it; the document is closed when the test ends.
+func prepared(t *testing.T, e *Engine, data []byte, mime string) (*document.Document, detect.Engine, detect.DocumentInfo) {
+	t.Helper()
+	doc, err := document.Open(t.Context(), data, mime, document.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { doc.Close() })
+	eng, info, err := e.Prepare(t.Context(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, eng, info
+}
+
 func imageLegendCounts(t *testing.T, plan float64, calls bool) {
-	ctx := context.Background()
 	e := ocrEngine(t)
 	data, want := legendImage(t, plan)
-	doc, err := document.Open(ctx, data, document.MimePNG, document.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer doc.Close()
-	eng, info, err := e.Prepare(ctx, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc, eng, info := prepared(t, e, data, document.MimePNG)
 	classes := map[string]bool{}
 	for _, r := range info.Legend {
 		classes[r.Class] = true

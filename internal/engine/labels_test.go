@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"context"
 	"image"
 	"image/color"
 	"image/draw"
@@ -78,16 +77,7 @@ func TestImageLabelsCounted(t *testing.T) {
 	e := ocrEngineWith(t, func(o *ocr.Reader) Options {
 		return Options{Raster: raster.Config{Library: rastertest.Library(t)}, Outlines: o}
 	})
-	ctx := context.Background()
-	doc, err := document.Open(ctx, labelPlan(t), document.MimePNG, document.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer doc.Close()
-	eng, _, err := e.Prepare(ctx, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc, eng, _ := prepared(t, e, labelPlan(t), document.MimePNG)
 	_, ds := detectPage(t, eng, doc, 0)
 	got := map[string]int{}
 	for _, d := range ds {

@@ -71,10 +71,21 @@ func (v *Vocabulary) Labels(pg *drawing.Page) []Label {
 	rs := runs(pg)
 	for i := range rs {
 		ws := runWords(pg, &rs[i])
-		for k, w := range ws {
+		for k := 0; k < len(ws); k++ {
+			w := ws[k]
 			if c := tagClass(w.text); c != "" {
 				out = append(out, Label{Class: c, Text: w.text, Box: w.box, Em: rs[i].size})
 				continue
+			}
+			// "EVSE #P1-17", "FACP -2": the identifier written apart,
+			// after its separator. A number alone after a space is not
+			// one ("EVSE 40A" is a rating).
+			if k+1 < len(ws) && strings.ContainsRune("#-", rune(ws[k+1].text[0])) {
+				if c := tagClass(w.text + ws[k+1].text); c != "" {
+					out = append(out, Label{Class: c, Text: w.text + " " + ws[k+1].text, Box: w.box.union(ws[k+1].box), Em: rs[i].size})
+					k++
+					continue
+				}
 			}
 			name, ok := designation(w.text)
 			if !ok || k == 0 {

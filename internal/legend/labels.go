@@ -24,15 +24,15 @@ type Label struct {
 }
 
 // labelTags are the abbreviations that tag one piece of equipment when
-// an identifier follows them ("EVSE-3", "EVSE#P1-17", "FACP1"): standard
+// an identifier follows them ("EVSE-3", "EVSE#P1-17"): standard
 // designations, each of one catalog class, not the short letters sheets
-// reuse for other things ("EV1" is as often a panel or a circuit).
+// reuse for other things ("EV1" is as often a panel or a circuit). A
+// panel's abbreviation is no tag: the devices it serves are addressed by
+// it (fire_alarm_us_cp4's plans write "FACP:SLC1-M:001" beside each of
+// 78 devices, one panel); a panel is counted by its quoted designation.
 var labelTags = map[string]string{
-	"evse": "ev_charger",       // electric vehicle supply equipment (NEC 625)
-	"evcs": "ev_charger",       // EV charging station
-	"facp": "fire_alarm_panel", // fire alarm control panel (NFPA 72)
-	"msb":  "main_switchboard", // main switchboard
-	"mdp":  "main_switchboard", // main distribution panel
+	"evse": "ev_charger", // electric vehicle supply equipment (NEC 625)
+	"evcs": "ev_charger", // EV charging station
 }
 
 // labelNames are the equipment words that a quoted designation follows
@@ -178,8 +178,18 @@ var nameKey = strings.NewReplacer("I", "1", "O", "0")
 
 // designated returns the class of namedEquipment the words before a
 // designation name: the vocabulary's class of the last one, two or three
-// words (nearest first), else labelNames' of the last word; "" for none.
+// words of letters alone (nearest first), else labelNames' of the last
+// word; "" for none.
 func (v *Vocabulary) designated(before []word) string {
+	// The words naming the piece are words of letters: a device's address
+	// ("FACP:SPK3•006", the bullet read as a quote) names no panel.
+	from := 0
+	for i, w := range before {
+		if strings.IndexFunc(w.text, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+			from = i + 1
+		}
+	}
+	before = before[from:]
 	for n := 1; n <= len(before); n++ {
 		var parts []string
 		for _, w := range before[len(before)-n:] {

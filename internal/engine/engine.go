@@ -335,7 +335,7 @@ func (e *Engine) unreadPages(ld *legend.Document, rows bool) []detect.Warning {
 	}
 	read := "no legend, schedule or tag on it was read"
 	if e.outlines != nil && !e.trace {
-		read = `no legend or schedule on it was read; its words are read by OCR for the equipment they label alone (EVSE-1, PANEL "A")`
+		read = `no legend or schedule on it was read; where it is rendered or exported from a drawing (not a scan or a photo), its words are read by OCR for the equipment they label alone (EVSE-1, PANEL "A")`
 	}
 	for i, k := range ld.Kinds {
 		if k == detect.KindImage {

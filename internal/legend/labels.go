@@ -77,7 +77,7 @@ func (v *Vocabulary) Labels(pg *drawing.Page) []Label {
 				out = append(out, Label{Class: c, Text: w.text, Box: w.box, Em: rs[i].size})
 				continue
 			}
-			// "EVSE #P1-17", "FACP -2": the identifier written apart,
+			// "EVSE #P1-17", "EVSE -2": the identifier written apart,
 			// after its separator. A number alone after a space is not
 			// one ("EVSE 40A" is a rating).
 			if k+1 < len(ws) && strings.ContainsRune("#-", rune(ws[k+1].text[0])) {
@@ -203,7 +203,7 @@ func (v *Vocabulary) designated(before []word) string {
 		}
 	}
 	if len(before) > 0 {
-		return labelNames[strings.ToLower(strings.Trim(before[len(before)-1].text, ",.:;"))]
+		return labelNames[strings.ToLower(before[len(before)-1].text)]
 	}
 	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	"math"
 	"math/bits"
+	"math/rand/v2"
 	"testing"
 
 	"blueprint/internal/drawing"
@@ -456,5 +457,43 @@ func TestCornersStaySharp(t *testing.T) {
 				t.Errorf("stroke %d px: a side %.1f px long, drawn 50: %v", w, l, s)
 			}
 		}
+	}
+}
+
+// TestWordsOnCleanImagesOnly: Words reads a word on an image rendered
+// from a drawing, its characters and no drawing; with cleanOnly it
+// leaves a scan (paper that varies from pixel to pixel) unread, and reads
+// it without.
+func TestWordsOnCleanImagesOnly(t *testing.T) {
+	word := func(c canvas) {
+		for k := range 4 { // four box-shaped letters, 20 px high
+			x := 20.0 + float64(k)*16
+			c.line(x, 40, x+10, 40, 1)
+			c.line(x+10, 40, x+10, 60, 1)
+			c.line(x+10, 60, x, 60, 1)
+			c.line(x, 60, x, 40, 1)
+		}
+	}
+	clean := newCanvas(300, 120)
+	word(clean)
+	rd := &reader{}
+	res, err := Words(context.Background(), clean.Gray, rd, true)
+	if err != nil || res == nil {
+		t.Fatalf("clean image: %v, %v; want its words read", res, err)
+	}
+	if len(res.Page.Chars) != 1 || len(res.Page.Segments) != 0 || len(res.Page.Arcs) != 0 {
+		t.Errorf("clean image: %d characters, %d segments, %d arcs; want the reader's word and no drawing", len(res.Page.Chars), len(res.Page.Segments), len(res.Page.Arcs))
+	}
+	scan := newCanvas(300, 120)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range scan.Pix {
+		scan.Pix[i] = uint8(225 + rng.IntN(31))
+	}
+	word(scan)
+	if res, err := Words(context.Background(), scan.Gray, &reader{}, true); err != nil || res != nil {
+		t.Errorf("scan with cleanOnly: %v, %v; want nil, not read", res, err)
+	}
+	if res, err := Words(context.Background(), scan.Gray, &reader{}, false); err != nil || res == nil {
+		t.Errorf("scan without cleanOnly: %v, %v; want it read", res, err)
 	}
 }

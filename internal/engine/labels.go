@@ -41,8 +41,8 @@ func (e *docEngine) labelled(pg *drawing.Page, page int) []detect.Detection {
 // PDF page drawn as one scanned image, not read as traced geometry), the
 // devices its words label (docEngine.labelled), its words read by OCR
 // (imagevector.Words) where the image is rendered or exported from a
-// drawing: on a scan or a photo OCR reads specks as letters, for minutes
-// an A0 sheet (a generated 300-DPI scan: 38 s where its detection took 9).
+// drawing: on a scan or a photo OCR reads specks as letters (a generated
+// 300-DPI A0 scan took 38 s where its detection alone took 9).
 func (f *fused) withLabels(ctx context.Context, p detect.Page, out []detect.Detection) ([]detect.Detection, error) {
 	if f.words == nil || f.labels == nil || f.trace || p.Raster == nil || (f.skip != nil && f.skip(p, nil)) {
 		return out, nil

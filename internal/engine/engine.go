@@ -369,7 +369,13 @@ func glyphBox(r legend.Rect) *detect.Box {
 	if r.Max.X <= r.Min.X || r.Max.Y <= r.Min.Y {
 		return nil
 	}
-	return &detect.Box{X: r.Min.X, Y: r.Min.Y, W: r.Max.X - r.Min.X, H: r.Max.Y - r.Min.Y}
+	b := rectBox(r)
+	return &b
+}
+
+// rectBox is a legend rectangle (raster pixels) as a detect.Box.
+func rectBox(r legend.Rect) detect.Box {
+	return detect.Box{X: r.Min.X, Y: r.Min.Y, W: r.Max.X - r.Min.X, H: r.Max.Y - r.Min.Y}
 }
 
 // docEngine detects on the pages of one document.

@@ -28,11 +28,11 @@ func (e *docEngine) labelled(pg *drawing.Page, page int) []detect.Detection {
 	}
 	var out []detect.Detection
 	for _, l := range e.vocab.Labels(pg) {
-		if e.named[l.Class] || e.doc.OffPlan(page, glyph.Point{X: (l.Box.Min.X + l.Box.Max.X) / 2, Y: (l.Box.Min.Y + l.Box.Max.Y) / 2}) {
+		b := rectBox(l.Box)
+		if e.named[l.Class] || e.doc.OffPlan(page, glyph.Point{X: b.X + b.W/2, Y: b.Y + b.H/2}) {
 			continue
 		}
-		out = append(out, detect.Detection{Class: l.Class, Confidence: labelConfidence, Source: detect.Source{Tag: true},
-			Box: detect.Box{X: l.Box.Min.X, Y: l.Box.Min.Y, W: l.Box.Max.X - l.Box.Min.X, H: l.Box.Max.Y - l.Box.Min.Y}})
+		out = append(out, detect.Detection{Class: l.Class, Confidence: labelConfidence, Source: detect.Source{Tag: true}, Box: b})
 	}
 	return out
 }

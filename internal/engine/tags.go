@@ -79,7 +79,7 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 			continue
 		}
 		reach := tagReachEm * t.Em
-		tb := detect.Box{X: t.Box.Min.X, Y: t.Box.Min.Y, W: t.Box.Max.X - t.Box.Min.X, H: t.Box.Max.Y - t.Box.Min.Y}
+		tb := rectBox(t.Box)
 		for di, d := range out {
 			if !d.Source.VectorMatching {
 				continue
@@ -147,7 +147,7 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 			continue
 		}
 		res = append(res, detect.Detection{Class: classes[t.Row], Confidence: tagConfidence, LegendRow: t.Row + 1, Source: detect.Source{Tag: true},
-			Box: detect.Box{X: t.Box.Min.X, Y: t.Box.Min.Y, W: t.Box.Max.X - t.Box.Min.X, H: t.Box.Max.Y - t.Box.Min.Y}})
+			Box: rectBox(t.Box)})
 	}
 	return res
 }

@@ -76,14 +76,24 @@ func ExemplarLabel(box detect.Box, labels []Label) (ex Label, ok bool) {
 		}
 	}
 	if ex.Code == "" {
-		if t, beside := tagBeside(box, labels); beside {
-			ex.Code, ok = t.Code, true
-			if ex.Class == "" {
-				ex.Class = t.Class
-			}
-		}
+		ex, ok = withTagBeside(ex, ok, box, labels)
 	}
 	return ex, ok
+}
+
+// withTagBeside is l (ok: found) with the code of the tag beside box
+// (tagBeside) and, where l names none, its class; l and ok as they are
+// where no tag stands beside box.
+func withTagBeside(l Label, ok bool, box detect.Box, labels []Label) (Label, bool) {
+	t, beside := tagBeside(box, labels)
+	if !beside {
+		return l, ok
+	}
+	l.Code = t.Code
+	if l.Class == "" {
+		l.Class = t.Class
+	}
+	return l, true
 }
 
 // tagBeside is the label of a code written beside box and on no symbol
@@ -114,12 +124,7 @@ func SplitByTag(pm *PageMatches, ex Label, ok bool, labels []Label) {
 	for _, m := range pm.Matches {
 		l, on := labelOf(m.Box, labels)
 		if !on || l.Code == "" {
-			if t, beside := tagBeside(m.Box, labels); beside {
-				l.Code, on = t.Code, true
-				if l.Class == "" {
-					l.Class = t.Class
-				}
-			}
+			l, on = withTagBeside(l, on, m.Box, labels)
 		}
 		if on && l.Code != "" && l.differs(ex) {
 			pm.NearMisses = append(pm.NearMisses, NearMiss{Box: m.Box, Score: m.Score, Reason: ReasonOtherTag})

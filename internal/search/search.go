@@ -457,13 +457,14 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 		if a, b := t.pen.Paint(), pen.Paint(); !t.anyColour && a != "" && b != "" && a != b {
 			colour = false
 		}
+		whole := m.Coverage >= minScore && foreign <= maxForeign // the shape fits
 		switch {
-		case m.Coverage >= minScore && foreign <= maxForeign && colour && t.hatchedAt(around, m):
+		case whole && colour && t.hatchedAt(around, m):
 			c.match = true
 		case c.fit < NearMissFloor:
-		case m.Coverage >= minScore && foreign <= maxForeign && colour:
+		case whole && colour:
 			c.reason = ReasonMissingStroke // its outline without the hatch
-		case m.Coverage >= minScore && foreign <= maxForeign:
+		case whole:
 			c.reason = ReasonOtherColour
 		case !colour:
 			// short of the template and in another colour: two things

@@ -171,6 +171,7 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 	// one (a dot, an accent, a comma); letters: those large enough and
 	// made of enough pieces to be letters themselves.
 	ink := slices.DeleteFunc(components(pg, maxLetter, maxLetter), func(c component) bool { return !filledOnly(pg, c) })
+	ink = dropPainted(pg, ink)
 	var cs []component
 	for _, c := range ink {
 		if math.Max(c.w(), c.h()) >= minLetter && len(c.pieces) >= minPieces {

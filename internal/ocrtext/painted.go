@@ -23,9 +23,15 @@ const (
 	// paintedSin is the sine of the largest angle between the outline
 	// and the stroke following it (15°).
 	paintedSin = 0.26
-	// paintedShare is the least share of the outline's length strokes
-	// must follow for it to be a painted part.
-	paintedShare = 0.6
+	// paintedShare is the least share of the outline's length that
+	// strokes of its own colour must follow for it to be a painted part;
+	// strokes of any colour must follow paintedShareOther of it (a
+	// luminaire's black quarters on its red ring and cross: all of it).
+	// A letter on a hatch of tiles (building2's P4 tags, black on grey)
+	// may have a straight edge or two lying along hatch lines by chance:
+	// 0.62 of a P.
+	paintedShare      = 0.6
+	paintedShareOther = 0.9
 	// paintedBeyond is how far, in pixels, the strokes following the
 	// outline must reach past its box: a letter filled and then stroked
 	// along its own outline (some exports draw text twice) is followed
@@ -176,8 +182,8 @@ func arcPoints(a drawing.Arc, step float64, f func(glyph.Point)) {
 	}
 }
 
-// follows reports whether strokes follow paintedShare of c's outline and
-// reach paintedBeyond past its box.
+// follows reports whether strokes follow c's outline (paintedShare,
+// paintedShareOther) and reach paintedBeyond past its box.
 func (ix *strokeIndex) follows(c component) bool {
 	// No stroke near: a letter on clear paper (most of them).
 	a, b := cellOf(c.min), cellOf(c.max)
@@ -202,7 +208,8 @@ func (ix *strokeIndex) follows(c component) bool {
 		}
 	}
 	step := max(paintedStep, perimeter/paintedChecks)
-	var total, along float64
+	paint := styleOf(ix.pg, c.pieces[0]).Fill
+	var total, along, alongSame float64
 	beyond, lost := false, false
 	lo := glyph.Point{X: c.min.X - paintedBeyond, Y: c.min.Y - paintedBeyond}
 	hi := glyph.Point{X: c.max.X + paintedBeyond, Y: c.max.Y + paintedBeyond}
@@ -213,11 +220,19 @@ func (ix *strokeIndex) follows(c component) bool {
 		}
 		total += w
 		defer func() { lost = total-along > (1-paintedShare)*perimeter }()
+		followed := false
 		for _, sp := range ix.cells[cellOf(q)] {
 			ok, out := ix.near(sp, q, d, outside)
-			if ok {
+			if !ok {
+				continue
+			}
+			if !followed {
 				along += w
-				beyond = beyond || out
+				followed = true
+			}
+			beyond = beyond || out
+			if styleOf(ix.pg, sp).Stroke == paint {
+				alongSame += w
 				return
 			}
 		}
@@ -246,7 +261,7 @@ func (ix *strokeIndex) follows(c component) bool {
 			check(glyph.Point{X: s.A.X + t*(s.B.X-s.A.X), Y: s.A.Y + t*(s.B.Y-s.A.Y)}, d, l/float64(n))
 		}
 	}
-	return !lost && total > 0 && along >= paintedShare*total && beyond
+	return !lost && total > 0 && beyond && (alongSame >= paintedShare*total || along >= paintedShareOther*total)
 }
 
 // near reports whether the stroked piece sp passes within paintedTol of

@@ -71,3 +71,28 @@ func TestDropPaintedKeepsStrokedLetters(t *testing.T) {
 		t.Errorf("kept %d components, want the L, stroked along its own outline, alone", len(kept))
 	}
 }
+
+// TestDropPaintedLetterOnTiles: a letter whose straight edges lie along
+// a grey tile hatch's lines (three quarters of its outline) stays a
+// letter; followed so by strokes of its own colour, it is drawing.
+func TestDropPaintedLetterOnTiles(t *testing.T) {
+	pg := paintedPage()
+	// Hatch lines along the L's left, bottom and inner edges, running
+	// on past it as a tile pattern's lines do.
+	for _, s := range []drawing.Segment{
+		{A: glyph.Point{X: 40, Y: 30}, B: glyph.Point{X: 40, Y: 65}},
+		{A: glyph.Point{X: 30, Y: 55}, B: glyph.Point{X: 60, Y: 55}},
+		{A: glyph.Point{X: 43, Y: 30}, B: glyph.Point{X: 43, Y: 52}},
+	} {
+		s.Style = 2
+		pg.Segments = append(pg.Segments, s)
+	}
+	kept := dropPainted(pg, filledComponents(pg))
+	if len(kept) != 1 || kept[0].min != (glyph.Point{X: 40, Y: 40}) {
+		t.Errorf("kept %d components, want the L on its grey tiles alone", len(kept))
+	}
+	pg.Styles[2].Stroke = "#000000"
+	if kept := dropPainted(pg, filledComponents(pg)); len(kept) != 0 {
+		t.Errorf("kept %d components, want none: black lines along the black L are its symbol's", len(kept))
+	}
+}

@@ -269,7 +269,7 @@ func (d *Document) group() {
 	for i := range d.Rows {
 		d.leader[i], d.same[i] = i, i
 		for j := range i {
-			if d.same[j] == j && d.Classes[j] == d.Classes[i] && normDesc(d.Rows[j]) == normDesc(d.Rows[i]) {
+			if d.same[j] == j && !twinRows(d.Rows[i], d.Rows[j]) && d.Classes[j] == d.Classes[i] && normDesc(d.Rows[j]) == normDesc(d.Rows[i]) {
 				d.same[i] = j
 				break
 			}
@@ -310,6 +310,17 @@ func (d *Document) group() {
 			}
 		}
 	}
+}
+
+// twinRows reports whether a and b are two rows of one legend table on
+// one sheet (not a legend repeated on another sheet, nor a schedule
+// listing a legend's rows): rows described alike whose glyphs differ by
+// what the description leaves out, such as cp4's two duct detector rows,
+// told apart by the S and R beside their glyphs. Taken for one row
+// repeated, the second row's devices were lost whenever the letters
+// were not read as tags (its words drawn as outlines).
+func twinRows(a, b Row) bool {
+	return a.Page == b.Page && a.Source != SourceSchedule && b.Source != SourceSchedule
 }
 
 func normDesc(r Row) string {

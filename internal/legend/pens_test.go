@@ -1,6 +1,8 @@
 package legend
 
 import (
+	"math"
+	"slices"
 	"testing"
 
 	"blueprint/internal/detect"
@@ -61,5 +63,38 @@ func TestDrawnPenPrefersStrokes(t *testing.T) {
 	colour, width := drawnPen(pg, detect.Box{X: 99, Y: 99, W: 22, H: 22})
 	if colour != "#ff0000" || !widthClose(width, 1.6) {
 		t.Errorf("pen %s %.2f, want #ff0000 1.6", colour, width)
+	}
+}
+
+// TestTwinRowsAreNotRepeats: two rows of one legend described alike
+// (cp4's duct detectors, told apart by an S and an R beside their glyphs
+// that an outlined sheet does not read as tags) are two rows, each
+// leading its own glyph; the same row on another sheet's legend repeats
+// the first, and a schedule row described alike lists the legend's row.
+func TestTwinRowsAreNotRepeats(t *testing.T) {
+	hexagon := func(extra ...glyph.Shape) glyph.Glyph {
+		var pts []glyph.Point
+		for k := range 6 {
+			s, c := math.Sincos(float64(k) * math.Pi / 3)
+			pts = append(pts, glyph.Point{X: c, Y: s})
+		}
+		return glyph.Glyph{Shapes: append([]glyph.Shape{{Kind: glyph.KindPolygon, Pts: pts}}, extra...)}
+	}
+	s := glyph.Shape{Kind: glyph.KindLine, Pts: []glyph.Point{{X: 1.2, Y: -1.2}, {X: 1.5, Y: -1.5}}}
+	r := glyph.Shape{Kind: glyph.KindLine, Pts: []glyph.Point{{X: 1.2, Y: -1.5}, {X: 1.5, Y: -1.2}}}
+	desc := "INTELLIGENT DUCT DETECTOR HOUSING"
+	rows := []Row{
+		{Page: 0, Description: desc, Glyph: hexagon(s), Color: "#37dd00"},
+		{Page: 0, Description: desc, Glyph: hexagon(r), Color: "#37dd00"},
+		{Page: 1, Description: desc, Glyph: hexagon(s), Color: "#37dd00"},
+		{Page: 0, Description: desc, Source: SourceSchedule},
+	}
+	d := &Document{Rows: rows, Classes: []string{"duct_detector", "duct_detector", "duct_detector", "duct_detector"}, tables: map[int][]Rect{}, titles: map[int]Rect{}}
+	d.group()
+	if want := []int{0, 1, 0, 0}; !slices.Equal(d.same, want) {
+		t.Errorf("same %v, want %v (the twin its own row; the other sheet's row and the schedule's repeat the first)", d.same, want)
+	}
+	if got := d.Leaders(); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("leaders %v, want [0 1]: each twin's glyph searched", got)
 	}
 }

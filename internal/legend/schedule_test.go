@@ -75,14 +75,16 @@ func tagSheet() *drawing.Page {
 	})
 	write(pg, "BUILDING A", 800, 800, 40)
 	write(pg, "BUILDING B", 2800, 800, 40)
-	// Building A's tags: four L1, two L2 (one run "L2L2"), three S1.
+	// Building A's tags: four L1, two L2 (one run "L2L2"), three S1, one
+	// of them read "$1" (as OCR reads an outlined S now and then).
 	for _, p := range [][2]float64{{500, 600}, {700, 600}, {500, 1000}, {700, 1000}} {
 		write(pg, "L1", p[0], p[1], 15)
 	}
 	write(pg, "L2L2", 900, 1200, 15)
-	for _, p := range [][2]float64{{400, 1400}, {600, 1400}, {800, 1400}} {
+	for _, p := range [][2]float64{{400, 1400}, {600, 1400}} {
 		write(pg, "S1", p[0], p[1], 15)
 	}
+	write(pg, "$1", 800, 1400, 15)
 	// Building B's: one L1, two L2, one S1.
 	write(pg, "L1", 2700, 600, 15)
 	write(pg, "L2", 2900, 1000, 15)

@@ -100,7 +100,7 @@ func tagsOf(pg *drawing.Page, r *run, set map[string]bool) []Tag {
 			if unicode.IsSpace(c) || c == ',' {
 				continue
 			}
-			letters = append(letters, c)
+			letters = append(letters, codeLetter(c))
 			chars = append(chars, ci)
 		}
 	}
@@ -123,6 +123,17 @@ func tagsOf(pg *drawing.Page, r *run, set map[string]bool) []Tag {
 		out = append(out, Tag{Code: p, Box: box, Em: r.size})
 	}
 	return out
+}
+
+// codeLetter is the letter a tag's character c stands for: OCR reads an
+// S as a dollar sign now and then (building2 with its words outlined and
+// turned spelled every S1 and S2 tag "$1", "$2"), and no code is
+// written with one.
+func codeLetter(c rune) rune {
+	if c == '$' {
+		return 'S'
+	}
+	return c
 }
 
 // scopeLabel is where a page writes a scope's name outside its tables

@@ -49,20 +49,34 @@ const (
 )
 
 // dropPainted returns the components of cs that are not a symbol's
-// painted parts (see paintedShare).
+// painted parts (see paintedShare). Only those that could pass for
+// letters (letterLike) are looked at: a dot or a sliver alone is read
+// with its letters or not at all.
 func dropPainted(pg *drawing.Page, cs []component) []component {
-	if len(cs) == 0 {
+	var candidates []component
+	for _, c := range cs {
+		if letterLike(c) {
+			candidates = append(candidates, c)
+		}
+	}
+	if len(candidates) == 0 {
 		return cs
 	}
-	ix := newStrokeIndex(pg, cs)
-	return slices.DeleteFunc(cs, func(c component) bool { return ix.follows(c) })
+	ix := newStrokeIndex(pg, candidates)
+	return slices.DeleteFunc(cs, func(c component) bool { return letterLike(c) && ix.follows(c) })
 }
 
 // strokeIndex holds the page's stroked pieces by the cells they pass
 // through, for the cells near candidate outlines only.
 type strokeIndex struct {
-	pg    *drawing.Page
-	cells map[[2]int32][]piece
+	pg *drawing.Page
+	// slot maps each strokeCell-sided cell of the page, row by row
+	// (cellsW a row), to its list in lists, or -1 where no candidate is
+	// near: a slice, not a map, for the hundreds of thousands of
+	// look-ups a page of hatching takes.
+	slot   []int32
+	cellsW int
+	lists  [][]piece
 	// coarse marks the coarseCell-sided cells within one of a kept
 	// cell, row by row (coarseW a row): a stroke is walked cell by cell
 	// only where it passes through a marked one (hatching far from any
@@ -74,6 +88,26 @@ type strokeIndex struct {
 // coarseCell is the side, in pixels, of the cells that tell which
 // strokes are worth indexing.
 const coarseCell = 64.0
+
+// slotOf is the index into slot of cell k, -1 off the page.
+func (ix *strokeIndex) slotOf(k [2]int32) int {
+	if k[0] < 0 || k[1] < 0 || int(k[0]) >= ix.cellsW {
+		return -1
+	}
+	if i := int(k[1])*ix.cellsW + int(k[0]); i < len(ix.slot) {
+		return i
+	}
+	return -1
+}
+
+// list is the index into lists of cell k's strokes, -1 where no
+// candidate is near it.
+func (ix *strokeIndex) list(k [2]int32) int32 {
+	if i := ix.slotOf(k); i >= 0 {
+		return ix.slot[i]
+	}
+	return -1
+}
 
 func (ix *strokeIndex) nearText(p glyph.Point) bool {
 	x, y := int(math.Floor(p.X/coarseCell)), int(math.Floor(p.Y/coarseCell))
@@ -90,7 +124,11 @@ func cellOf(p glyph.Point) [2]int32 {
 // newStrokeIndex indexes the stroked pieces of pg that pass within a
 // cell of the boxes of cs.
 func newStrokeIndex(pg *drawing.Page, cs []component) *strokeIndex {
-	ix := &strokeIndex{pg: pg, cells: map[[2]int32][]piece{}}
+	ix := &strokeIndex{pg: pg, cellsW: int(pg.Width/strokeCell) + 2}
+	ix.slot = make([]int32, ix.cellsW*(int(pg.Height/strokeCell)+2))
+	for k := range ix.slot {
+		ix.slot[k] = -1
+	}
 	ix.coarseW = int(pg.Width/coarseCell) + 2
 	ix.coarse = make([]bool, ix.coarseW*(int(pg.Height/coarseCell)+2))
 	for _, c := range cs {
@@ -98,8 +136,9 @@ func newStrokeIndex(pg *drawing.Page, cs []component) *strokeIndex {
 		b := cellOf(glyph.Point{X: c.max.X + paintedTol, Y: c.max.Y + paintedTol})
 		for x := a[0]; x <= b[0]; x++ {
 			for y := a[1]; y <= b[1]; y++ {
-				if _, ok := ix.cells[[2]int32{x, y}]; !ok {
-					ix.cells[[2]int32{x, y}] = nil
+				if k := ix.slotOf([2]int32{x, y}); k >= 0 && ix.slot[k] < 0 {
+					ix.slot[k] = int32(len(ix.lists))
+					ix.lists = append(ix.lists, nil)
 				}
 				cx, cy := int(math.Floor(float64(x)*strokeCell/coarseCell)), int(math.Floor(float64(y)*strokeCell/coarseCell))
 				for dx := -1; dx <= 1; dx++ {
@@ -123,9 +162,8 @@ func newStrokeIndex(pg *drawing.Page, cs []component) *strokeIndex {
 			b := cellOf(glyph.Point{X: q.X + reach, Y: q.Y + reach})
 			for x := a[0]; x <= b[0]; x++ {
 				for y := a[1]; y <= b[1]; y++ {
-					k := [2]int32{x, y}
-					if list, ok := ix.cells[k]; ok && (len(list) == 0 || list[len(list)-1] != p) {
-						ix.cells[k] = append(list, p)
+					if l := ix.list([2]int32{x, y}); l >= 0 && (len(ix.lists[l]) == 0 || ix.lists[l][len(ix.lists[l])-1] != p) {
+						ix.lists[l] = append(ix.lists[l], p)
 					}
 				}
 			}
@@ -152,7 +190,9 @@ func newStrokeIndex(pg *drawing.Page, cs []component) *strokeIndex {
 
 // segmentNearText reports whether s passes through a marked coarse cell.
 func (ix *strokeIndex) segmentNearText(s drawing.Segment) bool {
-	n := int(math.Hypot(s.B.X-s.A.X, s.B.Y-s.A.Y)/(coarseCell/2)) + 1
+	// Points half a cell apart along either axis (no Hypot: hatching
+	// passes here by the hundred thousand).
+	n := int(max(math.Abs(s.B.X-s.A.X), math.Abs(s.B.Y-s.A.Y))/(coarseCell/2)) + 1
 	for k := 0; k <= n; k++ {
 		t := float64(k) / float64(n)
 		if ix.nearText(glyph.Point{X: s.A.X + t*(s.B.X-s.A.X), Y: s.A.Y + t*(s.B.Y-s.A.Y)}) {
@@ -190,7 +230,8 @@ func (ix *strokeIndex) follows(c component) bool {
 	any := false
 	for x := a[0]; x <= b[0] && !any; x++ {
 		for y := a[1]; y <= b[1] && !any; y++ {
-			any = len(ix.cells[[2]int32{x, y}]) > 0
+			l := ix.list([2]int32{x, y})
+			any = l >= 0 && len(ix.lists[l]) > 0
 		}
 	}
 	if !any {
@@ -221,7 +262,11 @@ func (ix *strokeIndex) follows(c component) bool {
 		total += w
 		defer func() { lost = total-along > (1-paintedShare)*perimeter }()
 		followed := false
-		for _, sp := range ix.cells[cellOf(q)] {
+		l := ix.list(cellOf(q))
+		if l < 0 {
+			return
+		}
+		for _, sp := range ix.lists[l] {
 			ok, out := ix.near(sp, q, d, outside)
 			if !ok {
 				continue

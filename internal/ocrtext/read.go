@@ -174,7 +174,7 @@ func (r *Reader) Read(ctx context.Context, pg *drawing.Page) (*Result, error) {
 	ink = dropPainted(pg, ink)
 	var cs []component
 	for _, c := range ink {
-		if math.Max(c.w(), c.h()) >= minLetter && len(c.pieces) >= minPieces {
+		if letterLike(c) {
 			cs = append(cs, c)
 		}
 	}
@@ -463,6 +463,12 @@ func (rd *pageReading) spell(abc *alphabet, i int, angle float64) bool {
 	rd.best[i] = reading{done: true, angle: angle, f: f, words: words, score: score(words)}
 	rd.byShape++
 	return true
+}
+
+// letterLike reports whether c is large enough and made of enough pieces
+// to be a letter by itself (not a dot, an accent or a comma).
+func letterLike(c component) bool {
+	return math.Max(c.w(), c.h()) >= minLetter && len(c.pieces) >= minPieces
 }
 
 // dropCounters returns the letters of cs that lie inside no other: a

@@ -173,10 +173,17 @@ func quantile(v []float64, q float64) float64 {
 	return s[int(q*float64(len(s)-1))]
 }
 
+// roundLetters folds the round capitals OCR reads for one another (Q, G
+// and the digit 0 for O) in a word compared with a vocabulary's: the
+// outlined "QTYS" heading newmark's quantity columns reads "GTYS" and
+// "OTYS", and its legend was left unread on two sheets. No header or
+// quantity word differs from another by them alone.
+var roundLetters = strings.NewReplacer("Q", "O", "G", "O", "0", "O")
+
 func hasWord(text string, words []string) bool {
-	up := " " + strings.Join(strings.Fields(strings.ToUpper(strings.NewReplacer(":", " ", ",", " ", "-", " ").Replace(text))), " ") + " "
+	up := " " + roundLetters.Replace(strings.Join(strings.Fields(strings.ToUpper(strings.NewReplacer(":", " ", ",", " ", "-", " ").Replace(text))), " ")) + " "
 	for _, w := range words {
-		if strings.Contains(up, " "+strings.ToUpper(w)+" ") {
+		if strings.Contains(up, " "+roundLetters.Replace(strings.ToUpper(w))+" ") {
 			return true
 		}
 	}

@@ -171,3 +171,19 @@ func TestOneLetterMisread(t *testing.T) {
 		}
 	}
 }
+
+// TestHasWordRoundLetters: a header word OCR read with one round capital
+// for another ("GTYS", "OTYS" for "QTYS") is the word; a word that differs
+// otherwise is not.
+func TestHasWordRoundLetters(t *testing.T) {
+	for _, text := range []string{"QTYS", "GTYS", "OTYS", "LIGHTS QTY", "LE0END"} {
+		if !hasWord(text, qtyWords) && !hasWord(text, headerWords) {
+			t.Errorf("%q: no header or quantity word found", text)
+		}
+	}
+	for _, text := range []string{"CITYS", "OTIS", "LEGENDS"} {
+		if hasWord(text, qtyWords) || hasWord(text, headerWords) {
+			t.Errorf("%q: taken for a header or quantity word", text)
+		}
+	}
+}

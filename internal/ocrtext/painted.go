@@ -158,6 +158,9 @@ func newStrokeIndex(pg *drawing.Page, cs []component) *strokeIndex {
 		const step = strokeCell / 2
 		const reach = step/2 + paintedTol
 		pts(step, func(q glyph.Point) {
+			if !ix.nearText(q) {
+				return // a long wall's stretch far from any letter
+			}
 			a := cellOf(glyph.Point{X: q.X - reach, Y: q.Y - reach})
 			b := cellOf(glyph.Point{X: q.X + reach, Y: q.Y + reach})
 			for x := a[0]; x <= b[0]; x++ {

@@ -15,7 +15,7 @@ import (
 // letter is drawn on its own: hatching or a wire may cross it, but no
 // stroke follows its outline. Taken for letters, the quarters chained
 // with the tag above them into a line read "=O", and the tag was lost
-// (building2 with its words outlined: 11 of its 20 "L4" tags).
+// (building2 with its words outlined: 9 of its 20 "L4" tags).
 const (
 	// paintedTol is how far, in pixels, a stroke may lie from the
 	// outline it follows (both drawn on one CAD line).
@@ -109,6 +109,8 @@ func (ix *strokeIndex) list(k [2]int32) int32 {
 	return -1
 }
 
+// nearText reports whether p lies in a marked coarse cell: within a
+// coarse cell of some candidate outline.
 func (ix *strokeIndex) nearText(p glyph.Point) bool {
 	x, y := int(math.Floor(p.X/coarseCell)), int(math.Floor(p.Y/coarseCell))
 	if x < 0 || y < 0 || x >= ix.coarseW || y*ix.coarseW+x >= len(ix.coarse) {
@@ -117,6 +119,7 @@ func (ix *strokeIndex) nearText(p glyph.Point) bool {
 	return ix.coarse[y*ix.coarseW+x]
 }
 
+// cellOf is the strokeCell-sided cell holding p.
 func cellOf(p glyph.Point) [2]int32 {
 	return [2]int32{int32(math.Floor(p.X / strokeCell)), int32(math.Floor(p.Y / strokeCell))}
 }

@@ -135,21 +135,24 @@ func newStrokeIndex(pg *drawing.Page, cs []component) *strokeIndex {
 	ix.coarseW = int(pg.Width/coarseCell) + 2
 	ix.coarse = make([]bool, ix.coarseW*(int(pg.Height/coarseCell)+2))
 	for _, c := range cs {
-		a := cellOf(glyph.Point{X: c.min.X - paintedTol, Y: c.min.Y - paintedTol})
-		b := cellOf(glyph.Point{X: c.max.X + paintedTol, Y: c.max.Y + paintedTol})
+		lo := glyph.Point{X: c.min.X - paintedTol, Y: c.min.Y - paintedTol}
+		hi := glyph.Point{X: c.max.X + paintedTol, Y: c.max.Y + paintedTol}
+		a, b := cellOf(lo), cellOf(hi)
 		for x := a[0]; x <= b[0]; x++ {
 			for y := a[1]; y <= b[1]; y++ {
 				if k := ix.slotOf([2]int32{x, y}); k >= 0 && ix.slot[k] < 0 {
 					ix.slot[k] = int32(len(ix.lists))
 					ix.lists = append(ix.lists, nil)
 				}
-				cx, cy := int(math.Floor(float64(x)*strokeCell/coarseCell)), int(math.Floor(float64(y)*strokeCell/coarseCell))
-				for dx := -1; dx <= 1; dx++ {
-					for dy := -1; dy <= 1; dy++ {
-						if k := (cy+dy)*ix.coarseW + cx + dx; cx+dx >= 0 && cx+dx < ix.coarseW && cy+dy >= 0 && k < len(ix.coarse) {
-							ix.coarse[k] = true
-						}
-					}
+			}
+		}
+		// The coarse cells of those cells' extent, and one round them.
+		x0, y0 := int(math.Floor(float64(a[0])*strokeCell/coarseCell)), int(math.Floor(float64(a[1])*strokeCell/coarseCell))
+		x1, y1 := int(math.Floor(float64(b[0])*strokeCell/coarseCell)), int(math.Floor(float64(b[1])*strokeCell/coarseCell))
+		for x := max(x0-1, 0); x <= min(x1+1, ix.coarseW-1); x++ {
+			for y := max(y0-1, 0); y <= y1+1; y++ {
+				if k := y*ix.coarseW + x; k < len(ix.coarse) {
+					ix.coarse[k] = true
 				}
 			}
 		}
@@ -266,27 +269,25 @@ func (ix *strokeIndex) follows(c component) bool {
 			return
 		}
 		total += w
-		defer func() { lost = total-along > (1-paintedShare)*perimeter }()
-		followed := false
-		l := ix.list(cellOf(q))
-		if l < 0 {
-			return
-		}
-		for _, sp := range ix.lists[l] {
-			ok, out := ix.near(sp, q, d, outside)
-			if !ok {
-				continue
-			}
-			if !followed {
-				along += w
-				followed = true
-			}
-			beyond = beyond || out
-			if styleOf(ix.pg, sp).Stroke == paint {
-				alongSame += w
-				return
+		if l := ix.list(cellOf(q)); l >= 0 {
+			followed := false
+			for _, sp := range ix.lists[l] {
+				ok, out := ix.near(sp, q, d, outside)
+				if !ok {
+					continue
+				}
+				if !followed {
+					along += w
+					followed = true
+				}
+				beyond = beyond || out
+				if styleOf(ix.pg, sp).Stroke == paint {
+					alongSame += w
+					break
+				}
 			}
 		}
+		lost = total-along > (1-paintedShare)*perimeter
 	}
 	for _, p := range c.pieces {
 		if p.arc {

@@ -5,6 +5,7 @@
 package drawing
 
 import (
+	"math"
 	"strings"
 
 	"blueprint/internal/glyph"
@@ -50,6 +51,20 @@ type Arc struct {
 	R            float64
 	Start, Sweep float64
 	Style        int32
+}
+
+// Covers reports whether the angle deg (degrees, as the arc's Start)
+// lies on the arc's sweep, with slack degrees either side.
+func (a Arc) Covers(deg, slack float64) bool {
+	if math.Abs(a.Sweep) >= 360-2*slack {
+		return true
+	}
+	d := deg - a.Start
+	if a.Sweep < 0 {
+		d = -d
+	}
+	d = math.Mod(d+720+slack, 360) - slack
+	return d >= -slack && d <= math.Abs(a.Sweep)+slack
 }
 
 // Char is one drawn text character: its Unicode text as MuPDF reports it,

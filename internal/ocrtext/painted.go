@@ -327,7 +327,7 @@ func (ix *strokeIndex) near(sp piece, q, d glyph.Point, outside func(glyph.Point
 		if r == 0 || math.Abs(r-a.R) > paintedTol {
 			return false, false
 		}
-		if math.Abs(a.Sweep) < 360 && !onSweep(math.Atan2(dy, dx)*180/math.Pi, a.Start, a.Sweep) {
+		if !a.Covers(math.Atan2(dy, dx)*180/math.Pi, 0) {
 			return false, false
 		}
 		// The arc's tangent at q is across its radius.
@@ -351,13 +351,4 @@ func (ix *strokeIndex) near(sp piece, q, d glyph.Point, outside func(glyph.Point
 		return false, false
 	}
 	return true, outside(s.A) || outside(s.B)
-}
-
-// onSweep reports whether the angle deg (degrees) lies on the arc from
-// start sweeping sweep degrees (either way).
-func onSweep(deg, start, sweep float64) bool {
-	if sweep < 0 {
-		start, sweep = start+sweep, -sweep
-	}
-	return math.Mod(math.Mod(deg-start, 360)+360, 360) <= sweep
 }

@@ -147,20 +147,6 @@ func arcPoints(a drawing.Arc) []glyph.Point {
 	return pts
 }
 
-// inSweep reports whether angle deg lies on the arc's sweep, with slack
-// degrees either side.
-func inSweep(a drawing.Arc, deg, slack float64) bool {
-	if math.Abs(a.Sweep) >= 360-2*slack {
-		return true
-	}
-	d := deg - a.Start
-	if a.Sweep < 0 {
-		d = -d
-	}
-	d = math.Mod(d+720+slack, 360) - slack
-	return d >= -slack && d <= math.Abs(a.Sweep)+slack
-}
-
 // withoutHatching is the page the matcher indexes: pg without its dense
 // hatching (drawing.Page.WithoutHatching), pg itself when it has none.
 func withoutHatching(pg *drawing.Page) *drawing.Page { return pg.WithoutHatching() }

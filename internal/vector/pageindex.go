@@ -315,7 +315,7 @@ func (ix *pageIndex) arcCovers(i int32, p, t glyph.Point, tol float64, fill fill
 	}
 	if math.Abs(a.Sweep) < 359 {
 		ang := math.Atan2(dy, dx) * 180 / math.Pi
-		if !inSweep(*a, ang, tol/a.R*180/math.Pi+1) {
+		if !a.Covers(ang, tol/a.R*180/math.Pi+1) {
 			return false
 		}
 	}

@@ -66,7 +66,7 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 	if w == 0 || h == 0 {
 		return res, nil
 	}
-	ps, runs, err := pieces(ctx, img)
+	ps, runs, err := grayPieces(ctx, ink.Gray(img))
 	if err != nil {
 		return nil, err
 	}
@@ -155,13 +155,8 @@ func tracedPage(w, h int) *drawing.Page {
 	}}
 }
 
-// pieces returns the image's ink split into its 8-connected pieces, and
-// the runs they are made of.
-func pieces(ctx context.Context, img image.Image) ([]ink.Piece, []ink.Run, error) {
-	return grayPieces(ctx, ink.Gray(img))
-}
-
-// grayPieces is pieces of the image's gray (ink.Gray).
+// grayPieces returns the ink of the gray image g (ink.Gray) split into its
+// 8-connected pieces, and the runs they are made of.
 func grayPieces(ctx context.Context, g *image.Gray) ([]ink.Piece, []ink.Run, error) {
 	inked := ink.Fine(g)
 	if err := ctx.Err(); err != nil {

@@ -238,7 +238,7 @@ func sheet(ctx context.Context, s dataset.Sheet, o options, rep *report, tv, ti 
 			var found []search.PageMatches
 			var why string
 			if scan {
-				found, why, err = d.searchImages(ctx, imgs, q.page, box, pages, o.minScore)
+				found, why, err = d.searchImages(ctx, imgs, q.page, box, pages, o.minScore, o.anyColour)
 			} else {
 				found, why, err = d.searchVector(ctx, d, q.page, box, pages, o.anyColour)
 			}

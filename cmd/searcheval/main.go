@@ -70,7 +70,7 @@ type options struct {
 	vector    bool            // real sets: search the PDF's drawing
 	image     bool            // real sets: search the pages' renders
 	quiet     bool
-	anyColour bool // vector searches take matches of any colour (the request's any_colour)
+	anyColour bool // searches take matches of any colour, black included (the request's any_colour)
 	// perClass: real sets searched from each class's one exemplar even
 	// where the truth splits the class by glyph (realset.ClassTruth.Glyphs).
 	perClass bool
@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	classes := fs.String("classes", "", "comma-separated classes to search for (default: every class)")
 	fs.Float64Var(&o.minScore, "min-score", 0, "least glyph-search score (0: glyphsearch.DefaultMinScore)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no per-sheet progress on stderr")
-	fs.BoolVar(&o.anyColour, "any-colour", false, "vector searches take matches drawn in any colour (the request's any_colour)")
+	fs.BoolVar(&o.anyColour, "any-colour", false, "searches take matches drawn in any colour (the request's any_colour): vector searches any colour's drawing, image searches of a coloured exemplar the page's darkness, black included")
 	fs.BoolVar(&o.perClass, "per-class", false, "with -real: search each class from its one exemplar, where the truth splits a class drawn by several glyphs (default: each glyph from its own)")
 	jsonOut := fs.String("json", "", "also write the figures as JSON here")
 	missesPath := fs.String("misses", "", "write every missed instance and false match here, one JSON object per line")

@@ -198,7 +198,7 @@ func realSet(ctx context.Context, path, file string, truth []instance, classes [
 			b := imgs[c.page].Bounds()
 			box := padBox(c.box, o.pad, o.padMinPx, float64(b.Dx()), float64(b.Dy()))
 			t0, c0 := time.Now(), cpuSeconds()
-			found, why, err := d.searchImages(ctx, imgs, c.page, box, pages, o.minScore)
+			found, why, err := d.searchImages(ctx, imgs, c.page, box, pages, o.minScore, o.anyColour)
 			if err != nil {
 				return fmt.Errorf("%s: %s: %w", file, c.name, err)
 			}

@@ -156,11 +156,12 @@ type Match struct {
 	// glyphs that are not elongated).
 	Stretch float64
 	// NearMiss marks a pose scoring under MinScore, returned because
-	// Options.NearMissScore asked for them. Found and Explained are its
-	// likeness's two shares (what fell short): found, the share of the
-	// exemplar's ink the page holds there; explained, the share of the
-	// page's ink in the placed box the exemplar explains.
-	NearMiss         bool
+	// Options.NearMissScore asked for them.
+	NearMiss bool
+	// Found and Explained are the likeness's two shares (of a near miss,
+	// what fell short): found, the share of the exemplar's ink the page
+	// holds there; explained, the share of the page's ink in the placed
+	// box the exemplar explains.
 	Found, Explained float64
 }
 
@@ -309,12 +310,10 @@ func (p *Page) verify(ctx context.Context, pl *plan, lc *level, cands []candidat
 		// matches are the same with near misses asked for as without.
 		score := math.Sqrt(k.score * vfin.bestCorrelation(k.s, k.score, minScore))
 		switch {
-		case score >= minScore:
-			all = append(all, pl.match(k.s, score))
 		case score >= nearScore:
 			m := pl.match(k.s, score)
 			found, expl := vfin.likeness(k.s)
-			m.NearMiss, m.Found, m.Explained = true, math.Round(found*1000)/1000, math.Round(expl*1000)/1000
+			m.NearMiss, m.Found, m.Explained = score < minScore, math.Round(found*1000)/1000, math.Round(expl*1000)/1000
 			all = append(all, m)
 		}
 	}

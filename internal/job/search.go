@@ -522,7 +522,7 @@ func (s *Service) searchFile(ctx context.Context, c Caller, j *Job, arrived time
 		err = search.ErrImagePage
 	}
 	if errors.Is(err, search.ErrImagePage) {
-		found, err = searchImages(sctx, f, query, box, pages, exclude)
+		found, err = searchImages(sctx, f, query, box, pages, exclude, opt.AnyColour)
 	}
 	if err != nil && sctx.Err() != nil {
 		return s.searchOutOfTime(ctx, j, found, pages)
@@ -588,8 +588,10 @@ func (d drawings) Drawing(ctx context.Context, i int) (*drawing.Page, error) {
 // box on page query (search.Images), one page image at a time besides the
 // query's. On an error it returns the pages searched before it.
 //
-// The look-alikes of exclude are cut from their pages' images too.
-func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pages []int, exclude []search.Region) ([]search.PageMatches, error) {
+// The look-alikes of exclude are cut from their pages' images too. With
+// anyColour an exemplar drawn in colour is searched by its darkness, black
+// drawing included (search.Images.Darkness), as one in black always is.
+func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pages []int, exclude []search.Region, anyColour bool) ([]search.PageMatches, error) {
 	render := func(i int) (image.Image, error) {
 		if pi, ok := f.(PageImages); ok {
 			return pi.PageImage(ctx, i)
@@ -620,7 +622,7 @@ func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pa
 		}
 		xs[i] = search.ImageRegion{Image: img, Box: x.Box}
 	}
-	var imgs search.Images
+	imgs := search.Images{Darkness: anyColour}
 	sq, err := imgs.Prepare(ctx, q, box, xs)
 	if err != nil {
 		return nil, err

@@ -171,47 +171,60 @@ func Restored(img image.Image, r image.Rectangle) []uint8 {
 // pixel's luma and colour deficit (luma minus the smallest channel),
 // composited on white.
 func rowReader(img image.Image, r image.Rectangle) func(y int, lum, def []uint8) {
-	put := func(lum, def []uint8, x int, cr, cg, cb int) {
-		m := min(cr, cg, cb)
-		l := max(m, (299*cr+587*cg+114*cb+500)/1000)
-		lum[x], def[x] = uint8(l), uint8(l-m)
+	read := rgbReader(img, r)
+	rgb := make([]uint8, 3*r.Dx())
+	return func(y int, lum, def []uint8) {
+		read(y, rgb)
+		for x := range lum {
+			cr, cg, cb := int(rgb[3*x]), int(rgb[3*x+1]), int(rgb[3*x+2])
+			m := min(cr, cg, cb)
+			l := max(m, (299*cr+587*cg+114*cb+500)/1000)
+			lum[x], def[x] = uint8(l), uint8(l-m)
+		}
 	}
+}
+
+// rgbReader returns a function that fills row y of r (0-based) with each
+// pixel's red, green and blue, composited on white, three bytes a pixel.
+func rgbReader(img image.Image, r image.Rectangle) func(y int, rgb []uint8) {
 	switch m := img.(type) {
 	case *image.RGBA:
-		return func(y int, lum, def []uint8) {
+		return func(y int, rgb []uint8) {
 			row := m.Pix[m.PixOffset(r.Min.X, r.Min.Y+y):]
-			for x := range lum {
+			for x := 0; x < r.Dx(); x++ {
 				p := row[4*x : 4*x+4 : 4*x+4]
 				bg := 255 - int(p[3]) // premultiplied: the white behind adds 255-a
-				put(lum, def, x, min(255, int(p[0])+bg), min(255, int(p[1])+bg), min(255, int(p[2])+bg))
+				for k := 0; k < 3; k++ {
+					rgb[3*x+k] = uint8(min(255, int(p[k])+bg))
+				}
 			}
 		}
 	case *image.NRGBA:
-		return func(y int, lum, def []uint8) {
+		return func(y int, rgb []uint8) {
 			row := m.Pix[m.PixOffset(r.Min.X, r.Min.Y+y):]
-			for x := range lum {
+			for x := 0; x < r.Dx(); x++ {
 				p := row[4*x : 4*x+4 : 4*x+4]
 				a := int(p[3])
-				on := func(c uint8) int { return (int(c)*a + 255*(255-a)) / 255 }
-				put(lum, def, x, on(p[0]), on(p[1]), on(p[2]))
+				for k := 0; k < 3; k++ {
+					rgb[3*x+k] = uint8((int(p[k])*a + 255*(255-a)) / 255)
+				}
 			}
 		}
 	case *image.YCbCr:
-		return func(y int, lum, def []uint8) {
-			for x := range lum {
+		return func(y int, rgb []uint8) {
+			for x := 0; x < r.Dx(); x++ {
 				yi := m.YOffset(r.Min.X+x, r.Min.Y+y)
 				ci := m.COffset(r.Min.X+x, r.Min.Y+y)
-				cr, cg, cb := color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
-				put(lum, def, x, int(cr), int(cg), int(cb))
+				rgb[3*x], rgb[3*x+1], rgb[3*x+2] = color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
 			}
 		}
 	}
-	return func(y int, lum, def []uint8) {
-		for x := range lum {
+	return func(y int, rgb []uint8) {
+		for x := 0; x < r.Dx(); x++ {
 			c := color.RGBA64Model.Convert(img.At(r.Min.X+x, r.Min.Y+y)).(color.RGBA64)
 			bg := 0xffff - uint32(c.A)
-			on := func(v uint16) int { return int(min(0xffff, uint32(v)+bg) >> 8) }
-			put(lum, def, x, on(c.R), on(c.G), on(c.B))
+			on := func(v uint16) uint8 { return uint8(min(0xffff, uint32(v)+bg) >> 8) }
+			rgb[3*x], rgb[3*x+1], rgb[3*x+2] = on(c.R), on(c.G), on(c.B)
 		}
 	}
 }

@@ -21,6 +21,17 @@ const (
 	// DefaultMinScore is the least score a match is returned with; see
 	// docs/raster.md ("Glyph search") for how it was chosen.
 	DefaultMinScore = 0.82
+	// ColouredExplained is the least Explained share of a match where the
+	// page is searched in its coloured ink (darkness.ColouredInk); under
+	// it the pose is a near miss, an extra stroke. Black walls, hatches and
+	// text being paper there, coloured ink the exemplar lacks inside its
+	// box is another symbol's (a luminaire's ring inside a floodlight's
+	// two). Measured on the real renders' image searches (`make
+	// search-eval REAL=1 SEARCH_EVAL_FLAGS="-modes image"`, 20 searches,
+	// recall / precision): coloured ink without it 0.886 / 0.763, at 0.9
+	// 0.875 / 0.795, at this 0.861 / 0.809, at 0.95 0.805 / 0.821 (by
+	// darkness 0.788 / 0.759).
+	ColouredExplained = 0.93
 	// ringMinScore is the least ring correlation a place needs to be
 	// looked at more closely.
 	ringMinScore = 0.66

@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 
+	"blueprint/internal/darkness"
 	"blueprint/internal/detect"
 	"blueprint/internal/glyphsearch"
 )
@@ -42,21 +43,10 @@ type Images struct {
 	Options glyphsearch.Options
 	// Darkness searches an exemplar drawn in colour by its darkness, as
 	// one in black, among the page's black and gray drawing too; by
-	// default only the page's coloured ink is read (colouredInk).
+	// default only the page's coloured ink is read (darkness.ColouredInk),
+	// and a match there needs glyphsearch.ColouredExplained.
 	Darkness bool
 }
-
-// ColourExplained is the least share of a match's coloured ink that the
-// exemplar explains, where the exemplar is searched in the page's coloured
-// ink (colouredInk); under it the pose is a near miss, an extra stroke.
-// Black walls, hatches and text being paper there, coloured ink the
-// exemplar lacks inside its box is another symbol's (a luminaire's ring
-// inside a floodlight's two). Measured on the real renders (`make
-// search-eval REAL=1 SEARCH_EVAL_FLAGS="-modes image"`, 20 searches,
-// recall / precision): coloured ink without it 0.886 / 0.763, at 0.9
-// 0.875 / 0.795, at this 0.861 / 0.809, at 0.95 0.805 / 0.821 (by
-// darkness, as before coloured ink, 0.788 / 0.759).
-const ColourExplained = 0.93
 
 // ImageRingFloor is the least ring likeness of a place the search looks
 // at more closely (glyphsearch.Options.RingFloor; the glyph search's own
@@ -114,7 +104,7 @@ type ImageQuery struct {
 	exclude []*glyphsearch.Template
 	// reach, when positive, is how far coloured ink encloses the black ink
 	// kept beside it: the exemplar is drawn in colour, and each page is
-	// searched in its coloured ink (colouredInk).
+	// searched in its coloured ink (darkness.ColouredInk).
 	reach int
 }
 
@@ -122,7 +112,7 @@ type ImageQuery struct {
 // drawn in colour, its darkness otherwise.
 func (q *ImageQuery) page(ctx context.Context, img image.Image) (*glyphsearch.Page, error) {
 	if q.reach > 0 {
-		return glyphsearch.NewPage(ctx, colouredInk(img, q.reach))
+		return glyphsearch.NewPage(ctx, darkness.ColouredInk(img, q.reach))
 	}
 	return glyphsearch.NewPage(ctx, img)
 }
@@ -132,7 +122,7 @@ func (q *ImageQuery) page(ctx context.Context, img image.Image) (*glyphsearch.Pa
 // region that cannot be cut is an *ExcludeError.
 func (s Images) Prepare(ctx context.Context, query image.Image, box detect.Box, exclude []ImageRegion) (*ImageQuery, error) {
 	q := &ImageQuery{opt: s.options(), query: query}
-	if !s.Darkness && coloured(query, box) {
+	if !s.Darkness && darkness.Coloured(query, boxRect(query, box)) {
 		// a symbol's black parts lie within it: its box's larger side
 		q.reach = int(math.Ceil(max(box.W, box.H)))
 	}
@@ -172,9 +162,14 @@ func (s Images) Prepare(ctx context.Context, query image.Image, box detect.Box, 
 	return q, nil
 }
 
+// boxRect is box on img as whole pixels within img's bounds.
+func boxRect(img image.Image, box detect.Box) image.Rectangle {
+	r := image.Rect(int(math.Floor(box.X)), int(math.Floor(box.Y)), int(math.Ceil(box.X+box.W)), int(math.Ceil(box.Y+box.H)))
+	return r.Add(img.Bounds().Min).Intersect(img.Bounds())
+}
+
 func imageTemplate(p *glyphsearch.Page, img image.Image, box detect.Box) (*glyphsearch.Template, error) {
-	r := image.Rect(int(math.Floor(box.X)), int(math.Floor(box.Y)), int(math.Ceil(box.X+box.W)), int(math.Ceil(box.Y+box.H))).Add(img.Bounds().Min)
-	t, err := p.Template(r)
+	t, err := p.Template(boxRect(img, box))
 	if errors.Is(err, glyphsearch.ErrNoGlyph) {
 		return nil, ErrEmptyRegion
 	}
@@ -242,7 +237,7 @@ func (q *ImageQuery) Find(ctx context.Context, img image.Image) (Result, error) 
 		// Searched in coloured ink, a pose whose box holds coloured ink
 		// the exemplar does not explain is another symbol drawn round
 		// it (a luminaire's ring in a floodlight's two).
-		extra := q.reach > 0 && m.Explained < ColourExplained
+		extra := q.reach > 0 && m.Explained < glyphsearch.ColouredExplained
 		if !m.NearMiss && !otherSize && !extra {
 			out.Matches = append(out.Matches, Match{Box: b, Score: round3(m.Score)})
 			continue

@@ -1,0 +1,54 @@
+package darkness
+
+import (
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
+	"testing"
+)
+
+// TestColouredInk: the coloured ink keeps a red ring and the black fill it
+// encloses; a black wall with its gray hatch, a black letter beside the
+// ring and black fill the ring does not enclose on every side are paper.
+func TestColouredInk(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 200, 120))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+	red, black, gray := color.RGBA{220, 0, 0, 255}, color.RGBA{0, 0, 0, 255}, color.RGBA{170, 170, 170, 255}
+	draw.Draw(img, image.Rect(0, 10, 200, 22), image.NewUniform(gray), image.Point{}, draw.Src)
+	draw.Draw(img, image.Rect(0, 10, 200, 12), image.NewUniform(black), image.Point{}, draw.Src)
+	for y := 40; y < 100; y++ {
+		for x := 20; x < 100; x++ {
+			d := math.Hypot(float64(x-60), float64(y-70))
+			switch {
+			case math.Abs(d-15) <= 1.5:
+				img.SetRGBA(x, y, red)
+			case d < 13 && x < 60:
+				img.SetRGBA(x, y, black) // a filled half, inside the ring
+			}
+		}
+	}
+	draw.Draw(img, image.Rect(80, 64, 86, 76), image.NewUniform(black), image.Point{}, draw.Src) // a letter beside
+	if !Coloured(img, image.Rect(40, 50, 80, 90)) {
+		t.Error("the red ring with its black half is not drawn in colour")
+	}
+	if Coloured(img, image.Rect(0, 8, 40, 24)) || Coloured(image.NewGray(image.Rect(0, 0, 10, 10)), image.Rect(0, 0, 10, 10)) {
+		t.Error("the black and gray wall, or a gray image, is drawn in colour")
+	}
+	g := ColouredInk(img, 40)
+	for _, c := range []struct {
+		x, y int
+		ink  bool
+		what string
+	}{
+		{75, 70, true, "the red ring"},
+		{52, 70, true, "the black half inside the ring"},
+		{150, 11, false, "the wall's black face"},
+		{150, 18, false, "the wall's gray hatch"},
+		{83, 70, false, "the letter beside the ring"},
+	} {
+		if v := g.GrayAt(c.x, c.y).Y; (v < 128) != c.ink {
+			t.Errorf("%s (%d, %d) reads %d, want ink %v", c.what, c.x, c.y, v, c.ink)
+		}
+	}
+}

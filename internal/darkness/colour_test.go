@@ -9,8 +9,8 @@ import (
 )
 
 // TestColouredInk: the coloured ink keeps a red ring and the black fill it
-// encloses; a black wall with its gray hatch, a black letter beside the
-// ring and black fill the ring does not enclose on every side are paper.
+// encloses; a black wall with its gray band and a black letter beside the
+// ring (coloured ink on one side of it only) are paper.
 func TestColouredInk(t *testing.T) {
 	img := image.NewRGBA(image.Rect(0, 0, 200, 120))
 	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)

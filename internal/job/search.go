@@ -52,8 +52,9 @@ type SearchRequest struct {
 	// AnyColour takes matches drawn in any colour (search.Options): on a
 	// sheet whose colours mark zones or circuits rather than devices.
 	// Default false: a symbol drawn in another colour than the box's is
-	// another device (a near miss "another_colour"). Image pages compare
-	// ink, never colour.
+	// another device (a near miss "another_colour"). On image pages a box
+	// drawn in colour is searched among the coloured ink by default, by
+	// darkness (black included) with it (search.Images.Darkness).
 	AnyColour *bool `json:"any_colour"`
 }
 

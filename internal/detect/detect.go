@@ -92,6 +92,23 @@ type Detection struct {
 // and corners.
 const MaxPerPage = 1000
 
+// a1Pixels is an A1 sheet (841 × 594 mm) rendered at 200 DPI.
+const a1Pixels = 6622 * 4677
+
+// MaxOnPage is MaxPerPage for a page of w × h raster pixels: a smaller
+// sheet holds fewer devices, so MaxPerPage in proportion to its area
+// against an A1 sheet at 200 DPI, never under an eighth of it (the densest
+// generated legend sheets draw 579 of a row on an A1, 58 on an A4, 470 a
+// sheet's worth of A1). A page of unknown size, and one of A1 or more, is
+// held to MaxPerPage.
+func MaxOnPage(w, h int) int {
+	if w <= 0 || h <= 0 {
+		return MaxPerPage
+	}
+	n := int(float64(MaxPerPage) * float64(w) * float64(h) / a1Pixels)
+	return min(max(n, MaxPerPage/8), MaxPerPage)
+}
+
 // PDFPage is the vector side of a page from a PDF upload.
 type PDFPage interface {
 	// Drawing returns what the page draws: segments, arcs and positioned

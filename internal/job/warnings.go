@@ -10,13 +10,12 @@ import (
 )
 
 // Flood bounds: a legend row whose glyph matched more than
-// floodFactor × its printed quantity + floodSlack places, or more than
-// floodPerPage places on one page, is a flood: a glyph plain enough to
-// match lines and corners, not that many devices (detect.MaxPerPage).
+// floodFactor × its printed quantity + floodSlack places, or on one page
+// more than detect.MaxOnPage for its size, is a flood: a glyph plain
+// enough to match lines and corners, not that many devices.
 const (
-	floodFactor  = 2
-	floodSlack   = 5
-	floodPerPage = detect.MaxPerPage
+	floodFactor = 2
+	floodSlack  = 5
 )
 
 // warnings works out a done job's warnings as its pages are read: the
@@ -180,7 +179,8 @@ func (w *warnings) views() []WarningView {
 // counted pages) are a flood: more than floodFactor × the row's printed
 // quantity + floodSlack in the document (and on the legend's own page,
 // where that page draws the row's devices: the quantity may count that
-// sheet alone), more than floodPerPage on one page, or so many on a page
+// sheet alone), more than detect.MaxOnPage for its size on one page, or so
+// many on a page
 // that the matcher stopped looking (detect.Detection.Flood). Their rows
 // join f.Withheld and a flood warning says so.
 func (fd *findings) withholdFloods(pages []Page, dets [][]detect.Detection, f detect.Filter) {
@@ -226,16 +226,17 @@ func (fd *findings) withholdFloods(pages []Page, dets [][]detect.Detection, f de
 				"%s matched %d places where it prints a quantity of %d: withheld, not counted; its matches are listed with review=all for review", name, total[row], *r.Quantity)})
 			continue
 		}
-		var worst, at int
+		worst, at := 0, -1 // the page most past its bound, and its count
 		for _, p := range pages {
-			if n := perPage[[2]int{row, p.Index}]; n > worst {
+			n := perPage[[2]int{row, p.Index}]
+			if n > detect.MaxOnPage(p.Width, p.Height) && n > worst {
 				worst, at = n, p.Index
 			}
 		}
-		if worst > floodPerPage {
+		if at >= 0 {
 			fd.Withheld = append(fd.Withheld, row)
 			fd.Warnings = append(fd.Warnings, Warning{Code: detect.WarnFlood, Page: at, Message: fmt.Sprintf(
-				"%s matched %d places on page %d, more than any plan draws of one device (its glyph matches lines and corners): withheld, not counted; its matches are listed with review=all for review", name, worst, at)})
+				"%s matched %d places on page %d, more than any plan draws of one device on a sheet of its size (its glyph matches lines and corners): withheld, not counted; its matches are listed with review=all for review", name, worst, at)})
 		}
 	}
 }

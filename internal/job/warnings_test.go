@@ -94,8 +94,8 @@ func TestWithholdFloods(t *testing.T) {
 	add(0, 1, 500, 0.9)                        // the legend page: not counted
 	add(1, 1, floodFactor*q+floodSlack, 0.9)   // at the bound: counted
 	add(1, 1, 50, 0.01)                        // under any threshold
-	add(1, 2, floodPerPage/2, 0.9)             // two pages of many: each plausible
-	add(2, 2, floodPerPage/2, 0.9)             //
+	add(1, 2, detect.MaxPerPage/2, 0.9)        // two pages of many: each plausible
+	add(2, 2, detect.MaxPerPage/2, 0.9)        //
 	add(2, 3, floodFactor*q+floodSlack+1, 0.9) // past its printed quantity
 	floor := 0.25
 	f := detect.Filter{Flat: &floor}
@@ -103,11 +103,28 @@ func TestWithholdFloods(t *testing.T) {
 	if len(fd.Withheld) != 1 || fd.Withheld[0] != 3 || len(fd.Warnings) != 1 || fd.Warnings[0].Code != detect.WarnFlood {
 		t.Fatalf("withheld %v, warnings %+v; want row 3 withheld with one flood warning", fd.Withheld, fd.Warnings)
 	}
-	add(2, 2, floodPerPage, 0.9) // page 2 now past what a plan draws
+	add(2, 2, detect.MaxPerPage, 0.9) // page 2 now past what a plan draws
 	fd = findings{Legend: fd.Legend}
 	fd.withholdFloods(pages, dets, f)
 	if len(fd.Withheld) != 2 || fd.Withheld[0] != 2 || fd.Warnings[0].Page != 2 {
 		t.Errorf("withheld %v, warnings %+v; want rows 2 (on page 2) and 3", fd.Withheld, fd.Warnings)
+	}
+	// A smaller sheet holds fewer: 300 of a row are plausible on an A1
+	// sheet, a flood on an A3 (detect.MaxOnPage).
+	sized := []Page{{Index: 0, Kind: detect.KindFloorPlan, Width: 6622, Height: 4677}, {Index: 1, Kind: detect.KindFloorPlan, Width: 3309, Height: 2339}}
+	many := func(page int) [][]detect.Detection {
+		d := make([][]detect.Detection, 2)
+		for range 300 {
+			d[page] = append(d[page], detect.Detection{Class: "sounder", Confidence: 0.9, LegendRow: 2})
+		}
+		return d
+	}
+	for page, flood := range []bool{false, true} {
+		fs := findings{Legend: fd.Legend}
+		fs.withholdFloods(sized, many(page), f)
+		if got := len(fs.Withheld) == 1 && fs.Warnings[0].Page == page; got != flood {
+			t.Errorf("300 matches on page %d (%d x %d px): withheld %v, warnings %+v; want a flood %v", page, sized[page].Width, sized[page].Height, fs.Withheld, fs.Warnings, flood)
+		}
 	}
 	// A row the matcher stopped looking for on a page is a flood there
 	// however few of its matches are left, even under the threshold.

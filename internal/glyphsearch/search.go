@@ -299,7 +299,7 @@ func (p *Page) verify(ctx context.Context, pl *plan, lc *level, cands []candidat
 		err = parallel(ctx, pl.workers, len(kept), func(i int) {
 			s, _ := vc.climb(kept[i].s, clean.vfg, clean.vbg, 0.25)
 			found, expl := vc.likeness(s)
-			kept[i] = scored{s, math.Sqrt(found * expl)}
+			kept[i] = scored{s: s, score: math.Sqrt(found * expl), found: found, explained: expl}
 		})
 		if err != nil {
 			return nil, err
@@ -320,13 +320,12 @@ func (p *Page) verify(ctx context.Context, pl *plan, lc *level, cands []candidat
 		// The correlation is refined near MinScore only, so that the
 		// matches are the same with near misses asked for as without.
 		score := math.Sqrt(k.score * vfin.bestCorrelation(k.s, k.score, minScore))
-		switch {
-		case score >= nearScore:
-			m := pl.match(k.s, score)
-			found, expl := vfin.likeness(k.s)
-			m.NearMiss, m.Found, m.Explained = score < minScore, math.Round(found*1000)/1000, math.Round(expl*1000)/1000
-			all = append(all, m)
+		if score < nearScore {
+			continue
 		}
+		m := pl.match(k.s, score)
+		m.NearMiss, m.Found, m.Explained = score < minScore, math.Round(k.found*1000)/1000, math.Round(k.explained*1000)/1000
+		all = append(all, m)
 	}
 	out := suppress(all)
 	off := p.bounds.Min
@@ -337,10 +336,12 @@ func (p *Page) verify(ctx context.Context, pl *plan, lc *level, cands []candidat
 	return out, nil
 }
 
-// scored is a verified pose and its score.
+// scored is a verified pose and its score: of a verified pose, its
+// likeness, found and explained being its two shares (verifier.likeness).
 type scored struct {
-	s     state
-	score float64
+	s                state
+	score            float64
+	found, explained float64
 }
 
 // examine verifies one candidate place: its radial hypotheses, each
@@ -369,7 +370,7 @@ func (pl *plan) examine(c candidate, lc *level, vf *verifier) scored {
 			}
 			s, fit := vf.start(s, slack)
 			if fit >= startCover {
-				starts = append(starts, scored{s, fit})
+				starts = append(starts, scored{s: s, score: fit})
 				top = max(top, fit)
 			}
 		}
@@ -389,7 +390,7 @@ func (pl *plan) examine(c candidate, lc *level, vf *verifier) scored {
 		}
 		found, expl := vf.likeness(s)
 		if score := math.Sqrt(found * expl); score > best.score {
-			best = scored{s, score}
+			best = scored{s: s, score: score, found: found, explained: expl}
 		}
 	}
 	return best

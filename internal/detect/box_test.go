@@ -1,6 +1,9 @@
 package detect
 
-import "testing"
+import (
+	"image"
+	"testing"
+)
 
 // TestBoxGap: the gap between boxes is the straight distance between
 // their nearest edges or corners, 0 where they overlap or touch.
@@ -19,6 +22,22 @@ func TestBoxGap(t *testing.T) {
 	} {
 		if g, h := a.Gap(c.b), c.b.Gap(a); g != c.want || h != c.want {
 			t.Errorf("gap to %+v: %v and %v, want %v", c.b, g, h, c.want)
+		}
+	}
+}
+
+// TestBoxPixels: a box covers the pixels its edges touch, rounded out.
+func TestBoxPixels(t *testing.T) {
+	for _, c := range []struct {
+		b    Box
+		want image.Rectangle
+	}{
+		{Box{X: 2, Y: 3, W: 4, H: 5}, image.Rect(2, 3, 6, 8)},
+		{Box{X: 2.5, Y: 3.2, W: 4, H: 5}, image.Rect(2, 3, 7, 9)},
+		{Box{X: -1.5, Y: 0, W: 1, H: 0.5}, image.Rect(-2, 0, 0, 1)},
+	} {
+		if got := c.b.Pixels(); got != c.want {
+			t.Errorf("%+v.Pixels() = %v, want %v", c.b, got, c.want)
 		}
 	}
 }

@@ -21,6 +21,11 @@ type Box struct {
 	X, Y, W, H float64
 }
 
+// Pixels returns the whole pixels b covers, its edges rounded outwards.
+func (b Box) Pixels() image.Rectangle {
+	return image.Rect(int(math.Floor(b.X)), int(math.Floor(b.Y)), int(math.Ceil(b.X+b.W)), int(math.Ceil(b.Y+b.H)))
+}
+
 // Intersection returns the area b and o share, 0 when they do not
 // overlap.
 func (b Box) Intersection(o Box) float64 {

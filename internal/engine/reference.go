@@ -90,7 +90,7 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 					return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
 				}
 			}
-			r := image.Rect(int(math.Floor(g.Box.X)), int(math.Floor(g.Box.Y)), int(math.Ceil(g.Box.X+g.Box.W)), int(math.Ceil(g.Box.Y+g.Box.H))).Add(img.Bounds().Min)
+			r := g.Box.Pixels().Add(img.Bounds().Min)
 			if !r.Intersect(img.Bounds()).Empty() {
 				src := img
 				if cut != nil && g.Exemplar {
@@ -223,7 +223,7 @@ func legendPlain(ctx context.Context, img image.Image, gs []detect.ReferenceGlyp
 		if g.Exemplar {
 			continue
 		}
-		r := image.Rect(int(math.Floor(g.Box.X)), int(math.Floor(g.Box.Y)), int(math.Ceil(g.Box.X+g.Box.W)), int(math.Ceil(g.Box.Y+g.Box.H))).Add(img.Bounds().Min)
+		r := g.Box.Pixels().Add(img.Bounds().Min)
 		rects, which = append(rects, r), append(which, i)
 		extent = extent.Union(r)
 		side = max(side, r.Dx(), r.Dy())

@@ -180,9 +180,8 @@ func (w *warnings) views() []WarningView {
 // quantity + floodSlack in the document (and on the legend's own page,
 // where that page draws the row's devices: the quantity may count that
 // sheet alone), more than detect.MaxOnPage for its size on one page, or so
-// many on a page
-// that the matcher stopped looking (detect.Detection.Flood). Their rows
-// join f.Withheld and a flood warning says so.
+// many on a page that the matcher stopped looking (detect.Detection.Flood).
+// Their rows join f.Withheld and a flood warning says so.
 func (fd *findings) withholdFloods(pages []Page, dets [][]detect.Detection, f detect.Filter) {
 	total := map[int]int{}
 	perPage := map[[2]int]int{}

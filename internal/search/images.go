@@ -164,8 +164,7 @@ func (s Images) Prepare(ctx context.Context, query image.Image, box detect.Box, 
 
 // boxRect is box on img as whole pixels within img's bounds.
 func boxRect(img image.Image, box detect.Box) image.Rectangle {
-	r := image.Rect(int(math.Floor(box.X)), int(math.Floor(box.Y)), int(math.Ceil(box.X+box.W)), int(math.Ceil(box.Y+box.H)))
-	return r.Add(img.Bounds().Min).Intersect(img.Bounds())
+	return box.Pixels().Add(img.Bounds().Min).Intersect(img.Bounds())
 }
 
 func imageTemplate(p *glyphsearch.Page, img image.Image, box detect.Box) (*glyphsearch.Template, error) {

@@ -7,7 +7,9 @@
 // A PDF set is sent as the PDF itself ("pdf", the yardstick); each page
 // that holds devices (the PDF job's floor plans and every page the truth
 // places a device on) rendered at 200 DPI with `mutool draw` (Debian's
-// mupdf-tools) and sent alone as a PNG ("png") and as a reproducible
+// mupdf-tools) and sent alone as a PNG ("png"), as that PNG counted with
+// the PDF job's legend (reference_jobs: "png-ref", a plan page sent
+// alone with the legend of another job), and as a reproducible
 // scan-like JPEG ("scan": synth.ScanCopy, gray, turned 0.5–1.5°, blurred,
 // noise, 150 DPI, JPEG 70), their counts summed; and the whole set as one
 // PDF of images, the renders as they are ("image-pdf", JPEG quality 95)
@@ -57,7 +59,7 @@ func main() {
 // modes are the forms each set is sent in; a PDF set is sent as "pdf" too,
 // the yardstick the image forms are read against. A raster sheet (a PNG
 // or JPEG file) is sent once, as "native".
-var modes = []string{"pdf", "png", "scan", "image-pdf", "scanned-pdf", "native"}
+var modes = []string{"pdf", "png", "png-ref", "scan", "image-pdf", "scanned-pdf", "native"}
 
 func run() error {
 	server := flag.String("server", "bin/blueprintd", "blueprintd binary")
@@ -187,13 +189,13 @@ type modeRun struct {
 // measured sends one job and measures it: the server's peak RSS (VmHWM)
 // is reset before it and read after, its CPU and its waited-for
 // children's (the OCR program) read around it.
-func measured(ctx context.Context, srv *apiclient.Server, name string, data []byte) (apiclient.Job, modeRun, error) {
+func measured(ctx context.Context, srv *apiclient.Server, name string, data []byte, refs ...string) (apiclient.Job, modeRun, error) {
 	pid := srv.PID()
 	if err := apiclient.ResetPeakRSS(pid); err != nil {
 		return apiclient.Job{}, modeRun{}, err
 	}
 	var cpu0 float64
-	j, err := srv.Run(ctx, name, data, apiclient.RunOptions{Counts: true, BeforeStart: func() {
+	j, err := srv.Run(ctx, name, data, apiclient.RunOptions{Counts: true, References: refs, BeforeStart: func() {
 		cpu0 = apiclient.ProcCPU(pid) + apiclient.ProcChildrenCPU(pid)
 	}})
 	if err != nil {
@@ -240,12 +242,34 @@ func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string,
 		fmt.Printf(" %11s", m)
 	}
 	fmt.Println()
-	for i, c := range results[here[0]].Classes {
-		fmt.Printf("%-28s %6s", c.Class, truthCell(c))
+	// Each mode scores the classes of the truth and those it counted: a
+	// row per class any mode has, found by name in each.
+	byClass := map[string]map[string]realset.ClassResult{}
+	for _, m := range here {
+		for _, c := range results[m].Classes {
+			if byClass[c.Class] == nil {
+				byClass[c.Class] = map[string]realset.ClassResult{}
+			}
+			byClass[c.Class][m] = c
+		}
+	}
+	for _, class := range slices.Sorted(maps.Keys(byClass)) {
+		var truth string
 		for _, m := range here {
-			cell := fmt.Sprint(results[m].Classes[i].Counted)
-			if w := results[m].Classes[i].Within; w != nil && *w {
-				cell += "*"
+			if c, ok := byClass[class][m]; ok {
+				truth = truthCell(c)
+				break
+			}
+		}
+		fmt.Printf("%-28s %6s", class, truth)
+		for _, m := range here {
+			c, ok := byClass[class][m]
+			cell := "0"
+			if ok {
+				cell = fmt.Sprint(c.Counted)
+				if c.Within != nil && *c.Within {
+					cell += "*"
+				}
 			}
 			fmt.Printf(" %11s", cell)
 		}
@@ -340,7 +364,7 @@ func benchPDF(ctx context.Context, srv *apiclient.Server, mt, out, file string, 
 	if runs["scanned-pdf"], err = setJob("scanned.pdf", scans); err != nil {
 		return err
 	}
-	png, scan := modeRun{counts: map[string]int{}}, modeRun{counts: map[string]int{}}
+	png, ref, scan := modeRun{counts: map[string]int{}}, modeRun{counts: map[string]int{}}, modeRun{counts: map[string]int{}}
 	for _, i := range slices.Sorted(maps.Keys(plans)) {
 		if i < 0 || i >= pdfJob.PageCount {
 			return fmt.Errorf("the truth places devices on page %d of a %d-page set", i+1, pdfJob.PageCount)
@@ -355,13 +379,18 @@ func benchPDF(ctx context.Context, srv *apiclient.Server, mt, out, file string, 
 			return fmt.Errorf("page %d as PNG: %w", i+1, err)
 		}
 		png.add(pngRun)
+		_, refRun, err := measured(ctx, srv, pngPath, pngData, pdfJob.ID)
+		if err != nil {
+			return fmt.Errorf("page %d as PNG with the PDF job as reference: %w", i+1, err)
+		}
+		ref.add(refRun)
 		_, scanRun, err := measured(ctx, srv, fmt.Sprintf("scan-%d.jpg", i+1), scans[i])
 		if err != nil {
 			return fmt.Errorf("page %d as scan: %w", i+1, err)
 		}
 		scan.add(scanRun)
 	}
-	runs["png"], runs["scan"] = png, scan
+	runs["png"], runs["png-ref"], runs["scan"] = png, ref, scan
 	return nil
 }
 

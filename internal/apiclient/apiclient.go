@@ -242,6 +242,9 @@ type RunOptions struct {
 	// BeforeStart, when set, is called just before the start call (to
 	// read a server's counters there).
 	BeforeStart func()
+	// References are the ids of done jobs of the same key whose legends
+	// the job counts with (reference_jobs on init).
+	References []string
 }
 
 // Run creates a job for data named name, uploads it, starts it and polls
@@ -258,7 +261,11 @@ func (c *Client) Run(ctx context.Context, name string, data []byte, opt RunOptio
 			URL string `json:"url"`
 		} `json:"upload"`
 	}
-	body, err := json.Marshal(map[string]any{"file_name": filepath.Base(name), "mime_type": mime, "size": len(data)})
+	req := map[string]any{"file_name": filepath.Base(name), "mime_type": mime, "size": len(data)}
+	if len(opt.References) > 0 {
+		req["reference_jobs"] = opt.References
+	}
+	body, err := json.Marshal(req)
 	if err != nil {
 		return Job{}, err
 	}

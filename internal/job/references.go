@@ -168,17 +168,35 @@ func (s *Service) cutReference(ctx context.Context, re ReferencingEngine, j *Job
 // once; rows r took from its own references are not passed on: their
 // glyphs are in other documents), then, per class, up to
 // MaxExemplarsPerClass detections its reviewers accepted, added or gave
-// that class, as one row of the class.
+// that class, as one row of the class. A row r withheld as a flood (its
+// glyph matched lines and corners of r's own sheets, Job.Withheld, on
+// any sheet drawing it) lends its row, which names its class, and no
+// glyph: it would flood again, and on an image page the glyph search
+// lets in more look-alikes than the vector matcher, under the flood
+// bound.
 func (s *Service) referenceOf(ctx context.Context, r *Job) (detect.Reference, error) {
 	var ref detect.Reference
 	reps := Repeats(r.Legend)
+	flooded := map[int]bool{} // r's legend rows (0-based, first of their repeats) withheld as floods
+	for _, w := range r.Withheld {
+		if w < 1 || w > len(reps) {
+			continue
+		}
+		if f := reps[w-1]; f >= 0 {
+			flooded[f] = true
+		} else {
+			flooded[w-1] = true
+		}
+	}
 	lent := map[int]int{} // r's legend row (1-based) -> its row in ref
 	for i, row := range r.Legend {
 		if row.Class == "" || row.GlyphBox == nil || row.ReferenceJob != "" || reps[i] >= 0 {
 			continue
 		}
-		lent[i+1] = len(ref.Rows)
-		ref.Glyphs = append(ref.Glyphs, detect.ReferenceGlyph{Page: row.PageIndex, Box: *row.GlyphBox, Row: len(ref.Rows)})
+		if !flooded[i] {
+			lent[i+1] = len(ref.Rows)
+			ref.Glyphs = append(ref.Glyphs, detect.ReferenceGlyph{Page: row.PageIndex, Box: *row.GlyphBox, Row: len(ref.Rows)})
+		}
 		ref.Rows = append(ref.Rows, detect.LegendRow{PageIndex: row.PageIndex, Description: row.Description, Class: row.Class,
 			PartNumber: row.PartNumber, Tag: row.Tag, ReferenceJob: r.ID})
 	}

@@ -86,3 +86,68 @@ func (e *batchEnv) queueRef(t *testing.T, id string, data []byte, refs []string)
 		t.Fatal(err)
 	}
 }
+
+// TestFloodedRowLendsNoGlyph: a legend row its own job withheld as a
+// flood (its glyph matched lines and corners there) lends no glyph to the
+// jobs that reference it, so it cannot flood them; its other rows lend
+// theirs.
+func TestFloodedRowLendsNoGlyph(t *testing.T) {
+	ctx := context.Background()
+	e := newBatchEnv(t, 2)
+	svc := e.cfgWith(t, apitest.ScriptedReferencingEngine())
+	doc := apitest.PDFDoc([2]int{144, 72}, [2]int{144, 72})
+	lent := func(legendWithheld bool) []job.LegendView {
+		t.Helper()
+		legend, plan := "legend", "plan"
+		if legendWithheld {
+			legend, plan = "flooded-legend", "flooded-plan"
+		}
+		e.queue(t, legend, doc)
+		if err := svc.Process(ctx, legend); err != nil {
+			t.Fatal(err)
+		}
+		if legendWithheld {
+			j, err := e.store.GetJob(ctx, legend)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j.Withheld = nil
+			for i, r := range j.Legend {
+				if r.Class == "socket_outlet" {
+					j.Withheld = append(j.Withheld, i+1)
+				}
+			}
+			if len(j.Withheld) == 0 {
+				t.Fatalf("the legend job read no socket outlet row: %+v", j.Legend)
+			}
+			if err := e.store.UpdateJob(ctx, j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.queueRef(t, plan, doc, []string{legend})
+		if err := svc.Process(ctx, plan); err != nil {
+			t.Fatal(err)
+		}
+		v, err := svc.Get(ctx, job.Caller{KeyID: "owner"}, plan, job.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, ok := v.(*job.DoneView)
+		if !ok {
+			t.Fatalf("the plan job is %+v, not done", v)
+		}
+		var out []job.LegendView
+		for _, r := range done.Legend {
+			if r.ReferenceJob != "" {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	if got := lent(false); len(got) != 1 {
+		t.Fatalf("lent rows %+v: want the legend job's socket outlet row", got)
+	}
+	if got := lent(true); len(got) != 0 {
+		t.Errorf("lent rows %+v: want none, the socket outlet row was withheld as a flood in its own job", got)
+	}
+}

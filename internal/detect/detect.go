@@ -262,6 +262,11 @@ const (
 	// init, or its file could not be read): the job was counted without
 	// it.
 	WarnReferenceUnavailable = "reference_unavailable"
+	// WarnReferenceUnsure: rows of a reference job are not counted on the
+	// job's image pages: their glyph, searched over its own page of the
+	// reference as image pages search it, did not find what that page
+	// counts.
+	WarnReferenceUnsure = "reference_rows_not_counted"
 	// WarnByLabels: devices of classes no legend row names were counted
 	// from the equipment labels a page writes ("EVSE#P1-17",
 	// 'PANEL "EV1"'), each boxed by its label, not by a symbol found.
@@ -292,6 +297,12 @@ type ReferenceGlyph struct {
 	Row        int
 	Exemplar   bool
 	PixelsOnly bool
+	// Counted says Page is a page the referenced job counts, and Count
+	// how many of the row's devices it counts there: what a search for
+	// the glyph over that page's raster (its legend table aside) should
+	// find.
+	Counted bool
+	Count   int
 }
 
 // ReferenceDoc is the open document of a referenced job: its pages'

@@ -259,6 +259,9 @@ func (e *Engine) prepared(ctx context.Context, ld *legend.Document, il *imageLeg
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: legend templates: %w", err)
 	}
 	info.Warnings = append(e.unreadPages(ld, len(info.Legend) > 0), tracedWarnings(tr)...)
+	if slices.Contains(ld.Kinds, detect.KindImage) {
+		info.Warnings = append(info.Warnings, refWarnings(refs)...)
+	}
 	de.m, de.unread = m, detect.TextUnread(info.Warnings)
 	// On a page whose text was not read from a text layer, a catalog
 	// glyph's match of a class no legend row names is withheld whatever

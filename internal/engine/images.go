@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -15,6 +16,7 @@ import (
 	"blueprint/internal/detect"
 	"blueprint/internal/glyphsearch"
 	"blueprint/internal/imagelegend"
+	"blueprint/internal/search"
 )
 
 // pager renders a document's pages (document.Document does): the engine
@@ -33,6 +35,10 @@ type imageRow struct {
 	// Plain says the glyph matches its own legend table's rules or text
 	// (plainGlyphs): it is not searched.
 	Plain bool
+	// Drawn: Crop is the glyph as a plan of the reference draws it, in
+	// its colours (refGlyph.Drawn), searched for as "find more like this"
+	// searches (drawnMatches).
+	Drawn bool
 	// row is the 1-based index into DocumentInfo.Legend (prepared sets it).
 	row int
 	// ref: the row is another job's (joinRefs): its glyph is Crop alone,
@@ -125,6 +131,23 @@ func (e *Engine) readImageLegends(ctx context.Context, doc detect.Drawings) (*im
 	return out, nil
 }
 
+// cropColourPNG encodes the rectangle r of img (grown by a pixel of
+// margin) as a PNG in its colours.
+func cropColourPNG(img image.Image, r image.Rectangle) ([]byte, error) {
+	r = r.Inset(-1).Intersect(img.Bounds())
+	out := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	for y := 0; y < r.Dy(); y++ {
+		for x := 0; x < r.Dx(); x++ {
+			out.Set(x, y, img.At(r.Min.X+x, r.Min.Y+y))
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, out); err != nil {
+		return nil, fmt.Errorf("glyph crop: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
 // cropPNG encodes the rectangle r of img (grown by a pixel of margin) as
 // a gray PNG.
 func cropPNG(img image.Image, r image.Rectangle) ([]byte, error) {
@@ -198,8 +221,16 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 		rows []imageRow
 	)
 	seen := map[string]bool{} // one search per glyph drawn on a page and place
+	var drawn []imageRow      // searched as "find more like this" searches
 	for _, r := range l.Rows {
 		if r.Plain {
+			continue
+		}
+		if r.Drawn {
+			if !seen[string(r.Crop)] {
+				seen[string(r.Crop)] = true
+				drawn = append(drawn, r)
+			}
 			continue
 		}
 		key := fmt.Sprint(r.Info.PageIndex, r.Glyph)
@@ -250,6 +281,17 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 			}
 		}
 	}
+	for k, r := range drawn {
+		ms, err := drawnMatches(ctx, r.Crop, p.Raster)
+		if err != nil {
+			return nil, fmt.Errorf("engine: page %d: legend row %d as drawn: %w", p.Index, r.row, err)
+		}
+		for _, m := range ms {
+			if !inTable(m.Box) {
+				all = append(all, found{m, r, len(ts) + k})
+			}
+		}
+	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].m.Score > all[b].m.Score })
 	kept := compete(all)
 	// A row's instances on a page share one size: what it kept at
@@ -284,6 +326,40 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 			Class: f.row.Info.Class, Confidence: math.Min(1, f.m.Score), Box: f.m.Box,
 			Source: detect.Source{Detector: true}, LegendRow: f.row.row,
 		})
+	}
+	return out, nil
+}
+
+// drawnMatches finds on page the glyph crop shows as a plan draws it (a
+// reference's Drawn glyph), as "find more like this" finds a box's
+// drawing on an image page (search.Images, measured on the development
+// sets' 200-DPI renders): near the crop's size, a glyph drawn in colour
+// in the page's coloured ink. A crop too small or empty to search finds
+// nothing. Each match's Scale is 1: the search keeps only matches near
+// the crop's size, so a row's matches need no size of their own.
+func drawnMatches(ctx context.Context, crop []byte, page image.Image) ([]glyphsearch.Match, error) {
+	img, err := png.Decode(bytes.NewReader(crop))
+	if err != nil {
+		return nil, fmt.Errorf("glyph crop: %w", err)
+	}
+	b := img.Bounds()
+	q, err := search.Images{}.Prepare(ctx, img, detect.Box{X: 0, Y: 0, W: float64(b.Dx()), H: float64(b.Dy())}, nil)
+	if errors.Is(err, search.ErrEmptyRegion) || errors.Is(err, search.ErrRegionTooLarge) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := q.Find(ctx, page)
+	if err != nil {
+		return nil, err
+	}
+	o := page.Bounds().Min
+	out := make([]glyphsearch.Match, 0, len(res.Matches))
+	for _, m := range res.Matches {
+		box := m.Box
+		box.X, box.Y = box.X+float64(o.X), box.Y+float64(o.Y)
+		out = append(out, glyphsearch.Match{Box: box, Score: m.Score, Scale: 1, Stretch: 1})
 	}
 	return out, nil
 }

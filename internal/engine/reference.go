@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/png"
 	"math"
+	"strings"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/glyph"
+	"blueprint/internal/glyphsearch"
 	"blueprint/internal/legend"
 	"blueprint/internal/vector"
 )
@@ -34,6 +37,31 @@ type refGlyph struct {
 	// Drawn: the glyph as a plan of the reference draws it
 	// (detect.ReferenceGlyph.PixelsOnly).
 	Drawn bool
+	// Checked: the glyph's crop was searched over its own page, which the
+	// reference counts (detect.ReferenceGlyph.Counted), as image pages
+	// search it (drawnMatches for a Drawn glyph, checkLegendCrops for a
+	// legend glyph); Count is the row's devices the reference counts
+	// there and Found the places the search found. A glyph whose search
+	// does not reproduce its page's count (reproduces) is Plain: the
+	// search cannot tell its instances on that drawing, so an image
+	// page's count by it would be a guess (refWarnings says so).
+	Checked      bool
+	Count, Found int
+}
+
+// A glyph's search reproduces its page's count when it is off by at most
+// drawnSlack places or drawnShare of the count, whichever is more, and
+// finds a place where the page counts one.
+const (
+	drawnSlack = 2
+	drawnShare = 0.2
+)
+
+// reproduces reports whether a search finding found places reproduces
+// the count want (drawnSlack, drawnShare).
+func reproduces(found, want int) bool {
+	diff := math.Abs(float64(found - want))
+	return (found > 0 || want == 0) && diff <= math.Max(drawnSlack, drawnShare*float64(want))
 }
 
 // refMagic starts every encoded refCut.
@@ -73,6 +101,7 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 		if err != nil {
 			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
 		}
+		var check []int // legend glyphs of out.Glyphs to check against their page's count
 		for _, i := range byPage[p] {
 			g := ref.Glyphs[i]
 			rg := refGlyph{Row: g.Row, Plain: plain[i], Drawn: g.PixelsOnly}
@@ -96,15 +125,38 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 				if cut != nil && g.Exemplar {
 					src = onlyGlyph(img, r, *cut)
 				}
-				crop, err := cropPNG(src, r)
+				encode := cropPNG
+				if g.PixelsOnly {
+					// searched as "find more like this" searches: in
+					// its colours (imageRow.Drawn)
+					encode = cropColourPNG
+				}
+				crop, err := encode(src, r)
 				if err != nil {
 					return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
 				}
 				rg.Crop = crop
+				if g.PixelsOnly && g.Counted {
+					// Does the search find on the glyph's own page what
+					// the reference counts there?
+					ms, err := drawnMatches(ctx, crop, img)
+					if err != nil {
+						return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
+					}
+					rg.Checked, rg.Found, rg.Count = true, len(ms), g.Count
+					rg.Plain = !reproduces(len(ms), g.Count)
+				}
 			}
 			if len(rg.Glyph.Shapes) > 0 || rg.Crop != nil {
+				if !g.Exemplar && g.Counted && rg.Crop != nil && !rg.Plain {
+					rg.Count = g.Count
+					check = append(check, len(out.Glyphs))
+				}
 				out.Glyphs = append(out.Glyphs, rg)
 			}
+		}
+		if err := checkLegendCrops(ctx, img, ref.Glyphs, byPage[p], out.Glyphs, check); err != nil {
+			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
 		}
 	}
 	var b bytes.Buffer
@@ -115,11 +167,71 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 	return b.Bytes(), nil
 }
 
+// checkLegendCrops checks the legend glyphs cuts[check] (cut from page
+// image img, a page the reference counts, each with its row's Count
+// there): each crop is searched over the page as an image page's legend
+// glyphs are (searchImageSizes: 0.5–3.2 times its size, a row's matches
+// at one size), its legend table aside (the extent of the page's legend
+// glyphs gs[idx] grown by plainReach glyph sizes, as legendPlain takes
+// it), and a glyph whose matches do not reproduce its row's count there
+// (reproduces) is marked Plain: an image page's count by it would be a
+// guess.
+func checkLegendCrops(ctx context.Context, img image.Image, gs []detect.ReferenceGlyph, idx []int, cuts []refGlyph, check []int) error {
+	var (
+		extent image.Rectangle
+		side   int
+		ts     []*glyphsearch.Template
+		which  []int // indices into cuts, as ts
+	)
+	for _, i := range idx {
+		if g := gs[i]; !g.Exemplar {
+			r := g.Box.Pixels().Add(img.Bounds().Min)
+			extent = extent.Union(r)
+			side = max(side, r.Dx(), r.Dy())
+		}
+	}
+	for _, k := range check {
+		crop, err := png.Decode(bytes.NewReader(cuts[k].Crop))
+		if err != nil {
+			return fmt.Errorf("legend glyph crop: %w", err)
+		}
+		t, err := glyphsearch.TemplateFromImage(ctx, crop)
+		if err != nil {
+			continue // too small or empty: not searched on image pages either
+		}
+		ts, which = append(ts, t), append(which, k)
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	page, err := glyphsearch.NewPage(ctx, img)
+	if err != nil {
+		return err
+	}
+	res, err := searchImageSizes(ctx, page, ts, true)
+	if err != nil {
+		return err
+	}
+	table := extent.Inset(-plainReach * side)
+	for j, ms := range res {
+		n := 0
+		for _, m := range glyphsearch.SameSize(ms) {
+			if !centrePt(m.Box).In(table) {
+				n++
+			}
+		}
+		c := &cuts[which[j]]
+		c.Checked, c.Found = true, n
+		c.Plain = !reproduces(n, c.Count)
+	}
+	return nil
+}
+
 // glyphReach is how far, in raster pixels, a pixel may lie from the cut
 // glyph's drawing and still be its ink (half a heavy pen, antialiasing).
 const glyphReach = 3
 
-// onlyGlyph is img with the pixels of r that lie farther than glyphReach
+// onlyGlyph is img, in its colours, with the pixels of r that lie farther than glyphReach
 // from the drawing of cut (legend.CutGlyph: what lies wholly inside the
 // box, in the symbol's colour, and its text) painted white: a symbol cut
 // from a plan without the walls, wires and hatching that cross its box,
@@ -127,7 +239,7 @@ const glyphReach = 3
 // img.
 func onlyGlyph(img image.Image, r image.Rectangle, cut legend.Cut) image.Image {
 	r = r.Inset(-1).Intersect(img.Bounds())
-	out := image.NewGray(r)
+	out := image.NewRGBA(r)
 	keep := image.NewGray(r)
 	c := glyph.Point{X: (cut.Drawn.Min.X + cut.Drawn.Max.X) / 2, Y: (cut.Drawn.Min.Y + cut.Drawn.Max.Y) / 2}
 	px := func(p glyph.Point) (float64, float64) {
@@ -188,11 +300,11 @@ func onlyGlyph(img image.Image, r image.Rectangle, cut legend.Cut) image.Image {
 	}
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
-			v := uint8(255)
+			c := color.RGBA{255, 255, 255, 255}
 			if keep.Pix[keep.PixOffset(x, y)] != 0 {
-				v = color.GrayModel.Convert(img.At(x, y)).(color.Gray).Y
+				c = color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
 			}
-			out.Pix[out.PixOffset(x, y)] = v
+			out.SetRGBA(x, y, c)
 		}
 	}
 	return out
@@ -313,6 +425,46 @@ func (r *Referenced) Resume(ctx context.Context, state []byte) (detect.Engine, d
 	return r.e.Resume(ctx, state)
 }
 
+// refWarnings are the warnings of a document with image pages about the
+// references' rows that are not searched there because their glyph, searched
+// over its own page of the reference, did not find what that page counts
+// (refGlyph.Checked): one per reference, naming up to maxNamedRows rows.
+func refWarnings(refs []refCut) []detect.Warning {
+	var out []detect.Warning
+	for _, rc := range refs {
+		drawn := map[int]bool{}
+		for _, g := range rc.Glyphs {
+			drawn[g.Row] = drawn[g.Row] || (g.Drawn && g.Crop != nil)
+		}
+		var named []string
+		n, job := 0, ""
+		for _, g := range rc.Glyphs {
+			if g.Crop == nil || !g.Checked || !g.Plain || (!g.Drawn && drawn[g.Row]) {
+				continue
+			}
+			r := rc.Rows[g.Row]
+			job = r.ReferenceJob
+			n++
+			if len(named) < maxNamedRows {
+				named = append(named, fmt.Sprintf("%q (found %d places on its page of the reference, which counts %d there)", r.Description, g.Found, g.Count))
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		more := ""
+		if n > len(named) {
+			more = fmt.Sprintf(" and %d more", n-len(named))
+		}
+		out = append(out, detect.Warning{Code: detect.WarnReferenceUnsure, Page: -1, Message: fmt.Sprintf(
+			"%d rows of reference job %s are not counted on this job's image pages: searched over the reference's own page, their glyphs did not find what that page counts, so a count by them would be a guess: %s%s", n, job, strings.Join(named, "; "), more)})
+	}
+	return out
+}
+
+// maxNamedRows bounds the rows a warning names.
+const maxNamedRows = 6
+
 // refRow is a vector template's reference row: the class its matches
 // count as and their 1-based row in DocumentInfo.Legend.
 type refRow struct {
@@ -354,7 +506,7 @@ func joinRefs(refs []refCut, info *detect.DocumentInfo, tpls []vector.Template, 
 					il = &imageLegends{Tables: map[int][]image.Rectangle{}, Kinds: map[int]string{}}
 				}
 				info := rc.Rows[g.Row]
-				il.Rows = append(il.Rows, imageRow{Info: info, Crop: g.Crop, Plain: g.Plain, ref: true, row: row})
+				il.Rows = append(il.Rows, imageRow{Info: info, Crop: g.Crop, Plain: g.Plain, Drawn: g.Drawn, ref: true, row: row})
 			}
 		}
 	}

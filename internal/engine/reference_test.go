@@ -8,6 +8,7 @@ import (
 	"image/draw"
 	"image/png"
 	"math"
+	"strings"
 	"testing"
 
 	"blueprint/internal/catalog"
@@ -265,4 +266,74 @@ func catalogGlyph(t *testing.T, cat *catalog.Catalog, class string) glyph.Glyph 
 	}
 	t.Fatalf("no %s in the catalog", class)
 	return glyph.Glyph{}
+}
+
+// A reference's glyph is searched over its own page, which the reference
+// counts, before an image page is counted by it: a legend glyph or a
+// glyph as the plan draws it whose search finds what that page counts is
+// counted on the plan image; one whose search does not (the page counts
+// far more, or none) is not, and a reference_rows_not_counted warning
+// names its row.
+func TestReferenceGlyphsCheckedOnTheirPage(t *testing.T) {
+	ctx := context.Background()
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(cat, Options{RasterOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legendPNG, want := legendImage(t, 1)
+	drawn := len(want["smoke_detector"])
+	plan := openPNG(t, withoutLegend(t, legendPNG))
+	at := want["smoke_detector"][0]
+	cases := []struct {
+		name  string
+		glyph detect.ReferenceGlyph
+		count int // the smoke detectors the page counts, as the reference says
+		found bool
+	}{
+		{"legend glyph, the page's count", legendReference().Glyphs[0], drawn, true},
+		{"legend glyph, a count the search does not find", legendReference().Glyphs[0], 10 * drawn, false},
+		{"legend glyph, a page counting none", legendReference().Glyphs[0], 0, false},
+		{"the plan's glyph, the page's count", detect.ReferenceGlyph{Page: 0, Box: detect.Box{X: float64(at.X) - 26, Y: float64(at.Y) - 26, W: 52, H: 52}, Exemplar: true, PixelsOnly: true}, drawn, true},
+		{"the plan's glyph, a count the search does not find", detect.ReferenceGlyph{Page: 0, Box: detect.Box{X: float64(at.X) - 26, Y: float64(at.Y) - 26, W: 52, H: 52}, Exemplar: true, PixelsOnly: true}, 10 * drawn, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ref := legendReference()
+			ref.Rows, ref.Glyphs = ref.Rows[:1], []detect.ReferenceGlyph{c.glyph}
+			ref.Glyphs[0].Counted, ref.Glyphs[0].Count = true, c.count
+			cut, err := e.CutReference(ctx, refDocument{openPNG(t, legendPNG)}, ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			re, err := e.WithReferences([][]byte{cut})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng, info, err := re.Prepare(ctx, plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, ds := detectPage(t, eng, plan, 0)
+			smoke := 0
+			for _, d := range ds {
+				if d.Class == "smoke_detector" {
+					smoke++
+				}
+			}
+			warned := false
+			for _, w := range info.Warnings {
+				warned = warned || (w.Code == detect.WarnReferenceUnsure && strings.Contains(w.Message, "SMOKE DETECTOR"))
+			}
+			switch {
+			case c.found && (smoke != drawn || warned):
+				t.Errorf("%d smoke detectors counted, warned %v; want the %d drawn, no warning", smoke, warned, drawn)
+			case !c.found && (smoke != 0 || !warned):
+				t.Errorf("%d smoke detectors counted, warned %v; want none, and a %s warning naming the row", smoke, warned, detect.WarnReferenceUnsure)
+			}
+		})
+	}
 }

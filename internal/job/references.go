@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"maps"
 	"slices"
 
 	"blueprint/internal/detect"
@@ -163,10 +164,13 @@ func (s *Service) cutReference(ctx context.Context, re ReferencingEngine, j *Job
 	return re.CutReference(ctx, refDoc{f: doc, d: doc.Drawings(nil)}, ref)
 }
 
-// referenceOf is what job r lends: its own legend and schedule rows that
-// name a class and draw a glyph (a row repeating one on an earlier sheet
-// once; rows r took from its own references are not passed on: their
-// glyphs are in other documents), then, per class, up to
+// referenceOf is what job r lends: its own legend rows that name a class
+// and draw a glyph, and its schedule rows that name a class (a row
+// repeating one on an earlier sheet once; rows r took from its own
+// references are not passed on: their glyphs are in other documents),
+// each with its glyph as r's plans draw it where they do
+// (drawnInstances: a schedule row draws none of its own, its devices are
+// the symbols its code's tags label), then, per class, up to
 // MaxExemplarsPerClass detections its reviewers accepted, added or gave
 // that class, as one row of the class. A row r withheld as a flood (its
 // glyph matched lines and corners of r's own sheets, Job.Withheld, on
@@ -190,19 +194,27 @@ func (s *Service) referenceOf(ctx context.Context, r *Job) (detect.Reference, er
 	}
 	lent := map[int]int{} // r's legend row (1-based) -> its row in ref
 	for i, row := range r.Legend {
-		if row.Class == "" || row.GlyphBox == nil || row.ReferenceJob != "" || reps[i] >= 0 {
+		schedule := row.GlyphBox == nil && row.Code != ""
+		if row.Class == "" || (row.GlyphBox == nil && !schedule) || row.ReferenceJob != "" || reps[i] >= 0 {
 			continue
 		}
 		if !flooded[i] {
 			lent[i+1] = len(ref.Rows)
-			ref.Glyphs = append(ref.Glyphs, detect.ReferenceGlyph{Page: row.PageIndex, Box: *row.GlyphBox, Row: len(ref.Rows)})
+			if !schedule {
+				ref.Glyphs = append(ref.Glyphs, detect.ReferenceGlyph{Page: row.PageIndex, Box: *row.GlyphBox, Row: len(ref.Rows)})
+			}
 		}
 		ref.Rows = append(ref.Rows, detect.LegendRow{PageIndex: row.PageIndex, Description: row.Description, Class: row.Class,
-			PartNumber: row.PartNumber, Tag: row.Tag, ReferenceJob: r.ID})
+			PartNumber: row.PartNumber, Tag: row.Tag, Code: row.Code, Source: row.Source, ReferenceJob: r.ID})
 	}
-	drawn, err := s.drawnInstances(ctx, r, reps, lent)
+	drawn, counted, err := s.drawnInstances(ctx, r, reps, lent)
 	if err != nil {
 		return ref, err
+	}
+	for i, g := range ref.Glyphs {
+		if n, ok := counted[g.Page]; ok {
+			ref.Glyphs[i].Counted, ref.Glyphs[i].Count = true, n[g.Row]
+		}
 	}
 	ref.Glyphs = append(ref.Glyphs, drawn...)
 	exemplarRow := map[string]int{}
@@ -235,10 +247,12 @@ func (s *Service) referenceOf(ctx context.Context, r *Job) (detect.Reference, er
 // matcher's sure matches (the drawing explains the glyph whole).
 const minDrawnConfidence = 0.9
 
-// drawnInstances are, for each lent legend row of job r (lent: r's 1-based
-// row to its row in the reference; reps: Repeats of r's legend), the
-// glyph as r's plans draw it: the surest vector match of the row on r's
-// counted pages, not rejected by a reviewer, from minDrawnConfidence. A
+// drawnInstances are, for each lent legend or schedule row of job r
+// (lent: r's 1-based row to its row in the reference; reps: Repeats of
+// r's legend), the glyph as r's plans draw it: the surest vector match of
+// the row on r's counted pages (for a schedule row, a glyph match its
+// code's tag labels), not rejected by a reviewer, from
+// minDrawnConfidence. A
 // legend draws every glyph in a cell of one height, often smaller than
 // the plans do (11 pixels high on the South African A3 sheets at 200
 // DPI, too few for an image search to tell a glyph from a line end),
@@ -247,30 +261,48 @@ const minDrawnConfidence = 0.9
 // the same set is searched for. Only vector matches lend one: on a page
 // drawn as vectors the match is the drawing itself, where a glyph search
 // on an image may have matched a look-alike.
-func (s *Service) drawnInstances(ctx context.Context, r *Job, reps []int, lent map[int]int) ([]detect.ReferenceGlyph, error) {
+//
+// It also returns, for each page r counts, how many devices of each lent
+// row (by its row in the reference) r counts there.
+func (s *Service) drawnInstances(ctx context.Context, r *Job, reps []int, lent map[int]int) ([]detect.ReferenceGlyph, map[int]map[int]int, error) {
 	type best struct {
 		page int
 		d    storedDetection
 	}
 	found := map[int]best{}
+	counted := map[int]map[int]int{} // page -> row in the reference -> the row's devices r counts there
+	f := s.filter(r, nil)
+	lentRow := func(d storedDetection) (int, bool) {
+		if d.LegendRow <= 0 || d.LegendRow > len(reps) {
+			return 0, false
+		}
+		row := d.LegendRow
+		if first := reps[row-1]; first >= 0 {
+			row = first + 1
+		}
+		k, ok := lent[row]
+		return k, ok && r.Legend[row-1].Class == d.Class
+	}
 	for _, p := range r.Pages {
 		if !detect.Counted(p.Kind) {
 			continue
 		}
 		sp, err := s.reviewedPage(ctx, r, p.Index)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		counted[p.Index] = map[int]int{}
+		for _, d := range sp.filtered(f, false) {
+			if k, ok := lentRow(d); ok {
+				counted[p.Index][k]++
+			}
 		}
 		for _, d := range sp.Detections {
-			if !d.Source.VectorMatching || d.Confidence < minDrawnConfidence || d.Decision == DecisionRejected || d.LegendRow <= 0 || d.LegendRow > len(reps) {
+			if !d.Source.VectorMatching || d.Confidence < minDrawnConfidence || d.Decision == DecisionRejected {
 				continue
 			}
-			row := d.LegendRow
-			if f := reps[row-1]; f >= 0 {
-				row = f + 1
-			}
-			k, ok := lent[row]
-			if !ok || r.Legend[row-1].Class != d.Class {
+			k, ok := lentRow(d)
+			if !ok {
 				continue
 			}
 			if b, ok := found[k]; !ok || d.Confidence > b.d.Confidence {
@@ -279,12 +311,12 @@ func (s *Service) drawnInstances(ctx context.Context, r *Job, reps []int, lent m
 		}
 	}
 	out := make([]detect.ReferenceGlyph, 0, len(found))
-	for k := range len(lent) {
+	for _, k := range slices.Sorted(maps.Values(lent)) {
 		if b, ok := found[k]; ok {
-			out = append(out, detect.ReferenceGlyph{Page: b.page, Box: b.d.Box, Row: k, Exemplar: true, PixelsOnly: true})
+			out = append(out, detect.ReferenceGlyph{Page: b.page, Box: b.d.Box, Row: k, Exemplar: true, PixelsOnly: true, Counted: true, Count: counted[b.page][k]})
 		}
 	}
-	return out, nil
+	return out, counted, nil
 }
 
 // exemplars are the detections of a page of job r that its reviewers

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"blueprint/internal/apitest"
+	"blueprint/internal/detect"
 	"blueprint/internal/job"
 )
 
@@ -149,5 +150,58 @@ func TestFloodedRowLendsNoGlyph(t *testing.T) {
 	}
 	if got := lent(true); len(got) != 0 {
 		t.Errorf("lent rows %+v: want none, the socket outlet row was withheld as a flood in its own job", got)
+	}
+}
+
+// recordingRefs is a ReferencingEngine that records the references it is
+// asked to cut.
+type recordingRefs struct {
+	job.ReferencingEngine
+	got *[]detect.Reference
+}
+
+func (r recordingRefs) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref detect.Reference) ([]byte, error) {
+	*r.got = append(*r.got, ref)
+	return r.ReferencingEngine.CutReference(ctx, doc, ref)
+}
+
+// TestReferenceGlyphsCarryTheirPageCount: each glyph a job lends on a page
+// it counts carries how many of its row's devices that page counts (what
+// a search for the glyph there should find; the engine checks its image
+// search against it).
+func TestReferenceGlyphsCarryTheirPageCount(t *testing.T) {
+	ctx := context.Background()
+	e := newBatchEnv(t, 2)
+	var got []detect.Reference
+	eng := recordingRefs{apitest.ScriptedReferencingEngine().(job.ReferencingEngine), &got}
+	svc := e.cfgWith(t, eng)
+	doc := apitest.PDFDoc([2]int{144, 72}, [2]int{144, 72})
+	e.queue(t, "legend", doc)
+	if err := svc.Process(ctx, "legend"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := svc.Get(ctx, job.Caller{KeyID: "owner"}, "legend", job.ReadOptions{IncludeDetections: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]int{} // page -> the socket row's detections counted there
+	for _, p := range v.(*job.DoneView).Pages {
+		for _, d := range *p.Detections {
+			if d.Class == "socket_outlet" { // the scripted legend's row 1 finds every socket
+				want[p.PageIndex]++
+			}
+		}
+	}
+	e.queueRef(t, "plan", doc, []string{"legend"})
+	if err := svc.Process(ctx, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || len(got[0].Glyphs) == 0 {
+		t.Fatalf("references cut: %+v, want the legend job's", got)
+	}
+	for _, g := range got[0].Glyphs {
+		if !g.Counted || g.Count != want[g.Page] || g.Count == 0 {
+			t.Errorf("glyph of row %d on page %d: counted %v, count %d; want the %d socket outlets its page counts", g.Row, g.Page, g.Counted, g.Count, want[g.Page])
+		}
 	}
 }

@@ -367,13 +367,15 @@ calibrate-unnamed: mupdf-headers $(ORT_LIB)
 bench-heavy: build $(ORT_LIB)
 	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat 2 -heavy $(BENCH_DENSE) -heavy-max-ratio 2 -heavy-max-rss 1024
 
-# Real sets sent as images (docs/raster.md): each plan page as a 200-DPI PNG and as a scan-like
-# JPEG, and the whole set as a scanned PDF, against the PDF job's counts. The renders go to
+# Real sets sent as images (docs/raster.md): each plan page as a 200-DPI PNG (alone, and with the
+# PDF job as reference_jobs: png-ref) and as a scan-like JPEG, and the whole set as an image PDF
+# and a scanned PDF, against the count truth. The renders go to
 # BENCH_SCANS_OUT, outside the repository (never commit renders of ../shared/realdata):
-# make bench-scans [BENCH_REAL_FILES="a.pdf b.pdf" BENCH_SCANS_OUT=/tmp/bench-scans]
-BENCH_SCANS_OUT ?= /tmp/bench-scans
+# make bench-scans [BENCH_REAL_FILES="a.pdf b.pdf" BENCH_SCANS_OUT=/tmp/bench-scans BENCH_SCANS_MODES=png-ref]
+BENCH_SCANS_OUT   ?= /tmp/bench-scans
+BENCH_SCANS_MODES ?=
 bench-scans: build $(ORT_LIB)
-	$(GO) run ./cmd/benchscans -server $(BIN)/blueprintd -out $(BENCH_SCANS_OUT) $(BENCH_REAL_FILES)
+	$(GO) run ./cmd/benchscans -server $(BIN)/blueprintd -out $(BENCH_SCANS_OUT) $(if $(BENCH_SCANS_MODES),-modes $(BENCH_SCANS_MODES)) $(BENCH_REAL_FILES)
 
 # Screenshot of the review page on a synthetic sheet for the README (docs/review-page.png);
 # needs Chromium. Screenshots of ../shared/realdata must never be committed: write them elsewhere

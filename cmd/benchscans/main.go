@@ -22,6 +22,8 @@
 // (the server's and the programs it ran for the job, such as the OCR),
 // and the server's peak RSS during a job (VmHWM, reset before each job);
 // then the same over every set. A file without a count truth is skipped with a message.
+// -modes runs some of the modes only (the PDF job always: it is the
+// yardstick and png-ref's reference).
 //
 // The renders go to -out, outside the repository: renders of the real
 // sets must never be committed.
@@ -66,7 +68,23 @@ func run() error {
 	out := flag.String("out", filepath.Join(os.TempDir(), "bench-scans"), "directory for the renders (outside the repository)")
 	mutool := flag.String("mutool", "mutool", "mutool binary for the renders")
 	truthDir := flag.String("truth", "testdata/realtruth", "folder of the count-truth fixtures (cmd/realeval's)")
+	only := flag.String("modes", "", "comma-separated modes to run (default: all); a PDF set always runs \"pdf\", the yardstick and png-ref's reference")
 	flag.Parse()
+	run := map[string]bool{"pdf": true, "native": true}
+	for _, m := range strings.Split(*only, ",") {
+		if m = strings.TrimSpace(m); m == "" {
+			continue
+		}
+		if !slices.Contains(modes, m) {
+			return fmt.Errorf("-modes: no mode %q (%s)", m, strings.Join(modes, ", "))
+		}
+		run[m] = true
+	}
+	if *only == "" {
+		for _, m := range modes {
+			run[m] = true
+		}
+	}
 	files := flag.Args()
 	if len(files) == 0 {
 		return errors.New("no drawings given")
@@ -104,7 +122,7 @@ func run() error {
 			fmt.Printf("\n%s: skipped: no count truth in %s\n", filepath.Base(f), *truthDir)
 			continue
 		}
-		if err := benchFile(ctx, srv, mt, *out, f, t, total); err != nil {
+		if err := benchFile(ctx, srv, mt, *out, f, t, total, run); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
 	}
@@ -210,14 +228,14 @@ func measured(ctx context.Context, srv *apiclient.Server, name string, data []by
 	}, nil
 }
 
-func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string, t realset.Truth, total map[string]*tally) error {
+func benchFile(ctx context.Context, srv *apiclient.Server, mt, out, file string, t realset.Truth, total map[string]*tally, run map[string]bool) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
 	runs := map[string]modeRun{}
 	if strings.EqualFold(filepath.Ext(file), ".pdf") {
-		if err := benchPDF(ctx, srv, mt, out, file, data, t, runs); err != nil {
+		if err := benchPDF(ctx, srv, mt, out, file, data, t, runs, run); err != nil {
 			return err
 		}
 	} else {
@@ -298,7 +316,7 @@ func truthCell(c realset.ClassResult) string {
 // scan-like (a legend on another page than the plans is there to read).
 // The pages sent alone are the PDF job's floor plans and every page the
 // truth places a device on.
-func benchPDF(ctx context.Context, srv *apiclient.Server, mt, out, file string, data []byte, t realset.Truth, runs map[string]modeRun) error {
+func benchPDF(ctx context.Context, srv *apiclient.Server, mt, out, file string, data []byte, t realset.Truth, runs map[string]modeRun, run map[string]bool) error {
 	pdfJob, pdfRun, err := measured(ctx, srv, file, data)
 	if err != nil {
 		return fmt.Errorf("PDF job: %w", err)
@@ -330,14 +348,18 @@ func benchPDF(ctx context.Context, srv *apiclient.Server, mt, out, file string, 
 			return err
 		}
 		sizes[i] = img.Bounds().Size()
-		if scans[i], err = synth.ScanCopy(img, uint64(i+1)); err != nil {
-			return err
+		if run["scan"] || run["scanned-pdf"] {
+			if scans[i], err = synth.ScanCopy(img, uint64(i+1)); err != nil {
+				return err
+			}
 		}
-		var b bytes.Buffer
-		if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: cleanJPEG}); err != nil {
-			return fmt.Errorf("page %d as JPEG: %w", i+1, err)
+		if run["image-pdf"] {
+			var b bytes.Buffer
+			if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: cleanJPEG}); err != nil {
+				return fmt.Errorf("page %d as JPEG: %w", i+1, err)
+			}
+			clean[i] = b.Bytes()
 		}
-		clean[i] = b.Bytes()
 	}
 	setJob := func(name string, images [][]byte) (modeRun, error) {
 		pages := make([]synth.JPEGPage, len(images))
@@ -358,11 +380,15 @@ func benchPDF(ctx context.Context, srv *apiclient.Server, mt, out, file string, 
 		}
 		return r, nil
 	}
-	if runs["image-pdf"], err = setJob("images.pdf", clean); err != nil {
-		return err
+	if run["image-pdf"] {
+		if runs["image-pdf"], err = setJob("images.pdf", clean); err != nil {
+			return err
+		}
 	}
-	if runs["scanned-pdf"], err = setJob("scanned.pdf", scans); err != nil {
-		return err
+	if run["scanned-pdf"] {
+		if runs["scanned-pdf"], err = setJob("scanned.pdf", scans); err != nil {
+			return err
+		}
 	}
 	png, ref, scan := modeRun{counts: map[string]int{}}, modeRun{counts: map[string]int{}}, modeRun{counts: map[string]int{}}
 	for _, i := range slices.Sorted(maps.Keys(plans)) {
@@ -374,23 +400,33 @@ func benchPDF(ctx context.Context, srv *apiclient.Server, mt, out, file string, 
 		if err != nil {
 			return err
 		}
-		_, pngRun, err := measured(ctx, srv, pngPath, pngData)
-		if err != nil {
-			return fmt.Errorf("page %d as PNG: %w", i+1, err)
+		if run["png"] {
+			_, pngRun, err := measured(ctx, srv, pngPath, pngData)
+			if err != nil {
+				return fmt.Errorf("page %d as PNG: %w", i+1, err)
+			}
+			png.add(pngRun)
 		}
-		png.add(pngRun)
-		_, refRun, err := measured(ctx, srv, pngPath, pngData, pdfJob.ID)
-		if err != nil {
-			return fmt.Errorf("page %d as PNG with the PDF job as reference: %w", i+1, err)
+		if run["png-ref"] {
+			_, refRun, err := measured(ctx, srv, pngPath, pngData, pdfJob.ID)
+			if err != nil {
+				return fmt.Errorf("page %d as PNG with the PDF job as reference: %w", i+1, err)
+			}
+			ref.add(refRun)
 		}
-		ref.add(refRun)
-		_, scanRun, err := measured(ctx, srv, fmt.Sprintf("scan-%d.jpg", i+1), scans[i])
-		if err != nil {
-			return fmt.Errorf("page %d as scan: %w", i+1, err)
+		if run["scan"] {
+			_, scanRun, err := measured(ctx, srv, fmt.Sprintf("scan-%d.jpg", i+1), scans[i])
+			if err != nil {
+				return fmt.Errorf("page %d as scan: %w", i+1, err)
+			}
+			scan.add(scanRun)
 		}
-		scan.add(scanRun)
 	}
-	runs["png"], runs["png-ref"], runs["scan"] = png, ref, scan
+	for m, r := range map[string]modeRun{"png": png, "png-ref": ref, "scan": scan} {
+		if run[m] {
+			runs[m] = r
+		}
+	}
 	return nil
 }
 

@@ -297,13 +297,25 @@ type ReferenceGlyph struct {
 	Row        int
 	Exemplar   bool
 	PixelsOnly bool
-	// Counted says Page is a page the referenced job counts, and Count
-	// how many of the row's devices it counts there: what a search for
-	// the glyph over that page's raster (its legend table aside) should
-	// find.
-	Counted bool
-	Count   int
+	// Checks are pages the referenced job counts, each with how many of
+	// the row's devices and of its class's it counts there (the glyph's
+	// own page first where it is one; at most MaxReferenceChecks): what a
+	// search for the glyph over each page's raster (its legend table
+	// aside) should find.
+	Checks []PageCount
 }
+
+// PageCount is what a page counts of a reference glyph's row: Count of
+// the row's devices on page Page, and ClassCount of the row's class (the
+// page's take-off of it: rows of one class often draw one glyph, told
+// apart by a rating printed beside it).
+type PageCount struct {
+	Page, Count, ClassCount int
+}
+
+// MaxReferenceChecks bounds the pages a reference glyph's search is
+// checked on (ReferenceGlyph.Checks): each is a search over a page.
+const MaxReferenceChecks = 4
 
 // ReferenceDoc is the open document of a referenced job: its pages'
 // drawings (nil for an image) and their rasters as the pipeline renders

@@ -9,7 +9,9 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"blueprint/internal/detect"
@@ -37,16 +39,16 @@ type refGlyph struct {
 	// Drawn: the glyph as a plan of the reference draws it
 	// (detect.ReferenceGlyph.PixelsOnly).
 	Drawn bool
-	// Checked: the glyph's crop was searched over its own page, which the
-	// reference counts (detect.ReferenceGlyph.Counted), as image pages
-	// search it (drawnMatches for a Drawn glyph, checkLegendCrops for a
-	// legend glyph); Count is the row's devices the reference counts
-	// there and Found the places the search found. A glyph whose search
-	// does not reproduce its page's count (reproduces) is Plain: the
-	// search cannot tell its instances on that drawing, so an image
+	// Checked: the glyph's crop was searched over pages the reference
+	// counts (detect.ReferenceGlyph.Checks) as image pages search it
+	// (checkCrops); CheckedPage is the last page searched (the one that
+	// failed, where one did), Count the row's devices the reference
+	// counts there and Found the places the search found. A glyph whose
+	// search does not reproduce a page's count (reproduces) is Plain:
+	// the search cannot tell its instances on that drawing, so an image
 	// page's count by it would be a guess (refWarnings says so).
-	Checked      bool
-	Count, Found int
+	Checked                   bool
+	CheckedPage, Count, Found int
 }
 
 // A glyph's search reproduces its page's count when it is off by at most
@@ -79,6 +81,8 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 	out := refCut{Rows: ref.Rows}
 	byPage := map[int][]int{}
 	var pages []int
+	var toCheck []pending
+	tables := map[int]image.Rectangle{} // per page: its legend table, as legendExtent takes it
 	for i, g := range ref.Glyphs {
 		if g.Row < 0 || g.Row >= len(ref.Rows) || g.Page < 0 || g.Page >= doc.NumPages() {
 			return nil, fmt.Errorf("engine: reference glyph %d: row %d or page %d out of range", i, g.Row, g.Page)
@@ -101,7 +105,7 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 		if err != nil {
 			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
 		}
-		var check []int // legend glyphs of out.Glyphs to check against their page's count
+		tables[p] = legendExtent(img, ref.Glyphs, byPage[p])
 		for _, i := range byPage[p] {
 			g := ref.Glyphs[i]
 			rg := refGlyph{Row: g.Row, Plain: plain[i], Drawn: g.PixelsOnly}
@@ -136,28 +140,17 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 					return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
 				}
 				rg.Crop = crop
-				if g.PixelsOnly && g.Counted {
-					// Does the search find on the glyph's own page what
-					// the reference counts there?
-					ms, err := drawnMatches(ctx, crop, img)
-					if err != nil {
-						return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
-					}
-					rg.Checked, rg.Found, rg.Count = true, len(ms), g.Count
-					rg.Plain = !reproduces(len(ms), g.Count)
-				}
 			}
 			if len(rg.Glyph.Shapes) > 0 || rg.Crop != nil {
-				if !g.Exemplar && g.Counted && rg.Crop != nil && !rg.Plain {
-					rg.Count = g.Count
-					check = append(check, len(out.Glyphs))
+				if rg.Crop != nil && !rg.Plain && len(g.Checks) > 0 && (g.PixelsOnly || !g.Exemplar) {
+					toCheck = append(toCheck, pending{cut: len(out.Glyphs), checks: g.Checks, table: tables[p], own: p})
 				}
 				out.Glyphs = append(out.Glyphs, rg)
 			}
 		}
-		if err := checkLegendCrops(ctx, img, ref.Glyphs, byPage[p], out.Glyphs, check); err != nil {
-			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
-		}
+	}
+	if err := checkCrops(ctx, doc, out.Glyphs, toCheck); err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	b.WriteString(refMagic)
@@ -167,21 +160,125 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 	return b.Bytes(), nil
 }
 
-// checkLegendCrops checks the legend glyphs cuts[check] (cut from page
-// image img, a page the reference counts, each with its row's Count
-// there): each crop is searched over the page as an image page's legend
-// glyphs are (searchImageSizes: 0.5–3.2 times its size, a row's matches
-// at one size), its legend table aside (the extent of the page's legend
-// glyphs gs[idx] grown by plainReach glyph sizes, as legendPlain takes
-// it), and a glyph whose matches do not reproduce its row's count there
-// (reproduces) is marked Plain: an image page's count by it would be a
-// guess.
-func checkLegendCrops(ctx context.Context, img image.Image, gs []detect.ReferenceGlyph, idx []int, cuts []refGlyph, check []int) error {
+// pending is a cut glyph (out.Glyphs[cut]) to check on the pages of
+// checks; table is the legend table of its own page own, whose matches
+// there are the legend's, not devices.
+type pending struct {
+	cut    int
+	checks []detect.PageCount
+	table  image.Rectangle
+	own    int
+}
+
+// checkCrops searches each glyph of todo over the pages of its checks as
+// image pages will search it (a plan's glyph, Drawn, as find-more-like-
+// this does, drawnMatches; a legend glyph as an image page's legend
+// glyphs are, searchImageSizes: 0.5–3.2 times its size, a row's matches
+// at one size), on its own page its legend table aside, and marks Plain
+// among cuts a glyph whose matches on a page reproduce (reproduces)
+// neither the row's count there nor its class's: it cannot tell its instances on that
+// drawing, so an image page's count by it would be a guess. The first
+// page that fails is recorded (refGlyph.Checked); a glyph is not searched
+// further once one has.
+func checkCrops(ctx context.Context, doc detect.ReferenceDoc, cuts []refGlyph, todo []pending) error {
+	byPage := map[int][]int{} // page -> indices into todo
+	for k, t := range todo {
+		for _, c := range t.checks {
+			if c.Page < 0 || c.Page >= doc.NumPages() {
+				return fmt.Errorf("engine: reference check on page %d out of range", c.Page)
+			}
+			byPage[c.Page] = append(byPage[c.Page], k)
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(byPage)) {
+		var legends []int // indices into todo, searched together
+		var open []int
+		for _, k := range byPage[p] {
+			if !cuts[todo[k].cut].Plain {
+				open = append(open, k)
+			}
+		}
+		if len(open) == 0 {
+			continue
+		}
+		img, err := doc.PageImage(ctx, p)
+		if err != nil {
+			return fmt.Errorf("engine: reference page %d: %w", p, err)
+		}
+		judge := func(k, found int) {
+			t, c := todo[k], &cuts[todo[k].cut]
+			var want detect.PageCount
+			for _, pc := range t.checks {
+				if pc.Page == p {
+					want = pc
+				}
+			}
+			c.Checked, c.CheckedPage, c.Found, c.Count = true, p, found, want.Count
+			// rows of one class often draw one glyph (told apart by a
+			// rating printed beside it): finding the class's devices
+			// reproduces the page too
+			c.Plain = !reproduces(found, want.Count) && !reproduces(found, want.ClassCount)
+		}
+		for _, k := range open {
+			if !cuts[todo[k].cut].Drawn {
+				legends = append(legends, k)
+				continue
+			}
+			ms, err := drawnMatches(ctx, cuts[todo[k].cut].Crop, img)
+			if err != nil {
+				return fmt.Errorf("engine: reference page %d: %w", p, err)
+			}
+			judge(k, len(ms))
+		}
+		if len(legends) == 0 {
+			continue
+		}
+		var (
+			ts    []*glyphsearch.Template
+			which []int // indices into todo, as ts
+		)
+		for _, k := range legends {
+			crop, err := png.Decode(bytes.NewReader(cuts[todo[k].cut].Crop))
+			if err != nil {
+				return fmt.Errorf("legend glyph crop: %w", err)
+			}
+			t, err := glyphsearch.TemplateFromImage(ctx, crop)
+			if err != nil {
+				continue // too small or empty: not searched on image pages either
+			}
+			ts, which = append(ts, t), append(which, k)
+		}
+		if len(ts) == 0 {
+			continue
+		}
+		page, err := glyphsearch.NewPage(ctx, img)
+		if err != nil {
+			return fmt.Errorf("engine: reference page %d: %w", p, err)
+		}
+		res, err := searchImageSizes(ctx, page, ts, true)
+		if err != nil {
+			return fmt.Errorf("engine: reference page %d: %w", p, err)
+		}
+		for j, ms := range res {
+			t, n := todo[which[j]], 0
+			for _, m := range glyphsearch.SameSize(ms) {
+				if t.own != p || !centrePt(m.Box).In(t.table) {
+					n++
+				}
+			}
+			judge(which[j], n)
+		}
+	}
+	return nil
+}
+
+// legendExtent is the legend table of the legend glyphs among gs[idx] (on
+// page image img), as legendPlain takes it: their extent grown by
+// plainReach glyph sizes each way; empty where idx holds none.
+func legendExtent(img image.Image, gs []detect.ReferenceGlyph, idx []int) image.Rectangle {
 	var (
 		extent image.Rectangle
 		side   int
-		ts     []*glyphsearch.Template
-		which  []int // indices into cuts, as ts
 	)
 	for _, i := range idx {
 		if g := gs[i]; !g.Exemplar {
@@ -190,41 +287,10 @@ func checkLegendCrops(ctx context.Context, img image.Image, gs []detect.Referenc
 			side = max(side, r.Dx(), r.Dy())
 		}
 	}
-	for _, k := range check {
-		crop, err := png.Decode(bytes.NewReader(cuts[k].Crop))
-		if err != nil {
-			return fmt.Errorf("legend glyph crop: %w", err)
-		}
-		t, err := glyphsearch.TemplateFromImage(ctx, crop)
-		if err != nil {
-			continue // too small or empty: not searched on image pages either
-		}
-		ts, which = append(ts, t), append(which, k)
+	if extent.Empty() {
+		return extent
 	}
-	if len(ts) == 0 {
-		return nil
-	}
-	page, err := glyphsearch.NewPage(ctx, img)
-	if err != nil {
-		return err
-	}
-	res, err := searchImageSizes(ctx, page, ts, true)
-	if err != nil {
-		return err
-	}
-	table := extent.Inset(-plainReach * side)
-	for j, ms := range res {
-		n := 0
-		for _, m := range glyphsearch.SameSize(ms) {
-			if !centrePt(m.Box).In(table) {
-				n++
-			}
-		}
-		c := &cuts[which[j]]
-		c.Checked, c.Found = true, n
-		c.Plain = !reproduces(n, c.Count)
-	}
-	return nil
+	return extent.Inset(-plainReach * side)
 }
 
 // glyphReach is how far, in raster pixels, a pixel may lie from the cut
@@ -446,7 +512,7 @@ func refWarnings(refs []refCut) []detect.Warning {
 			job = r.ReferenceJob
 			n++
 			if len(named) < maxNamedRows {
-				named = append(named, fmt.Sprintf("%q (found %d places on its page of the reference, which counts %d there)", r.Description, g.Found, g.Count))
+				named = append(named, fmt.Sprintf("%q (found %d places on page %d of the reference, which counts %d there)", r.Description, g.Found, g.CheckedPage, g.Count))
 			}
 		}
 		if n == 0 {

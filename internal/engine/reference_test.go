@@ -14,6 +14,7 @@ import (
 	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
 	"blueprint/internal/document"
+	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
 	"blueprint/internal/legend"
 )
@@ -271,9 +272,10 @@ func catalogGlyph(t *testing.T, cat *catalog.Catalog, class string) glyph.Glyph 
 // A reference's glyph is searched over its own page, which the reference
 // counts, before an image page is counted by it: a legend glyph or a
 // glyph as the plan draws it whose search finds what that page counts is
-// counted on the plan image; one whose search does not (the page counts
-// far more, or none) is not, and a reference_rows_not_counted warning
-// names its row.
+// counted on the plan image, as is one that finds its class's devices
+// there (rows of one class drawn alike); one whose search does not (the
+// page counts far more, or none) is not, and a reference_rows_not_counted
+// warning names its row.
 func TestReferenceGlyphsCheckedOnTheirPage(t *testing.T) {
 	ctx := context.Background()
 	cat, err := catalog.Load("")
@@ -292,19 +294,21 @@ func TestReferenceGlyphsCheckedOnTheirPage(t *testing.T) {
 		name  string
 		glyph detect.ReferenceGlyph
 		count int // the smoke detectors the page counts, as the reference says
+		class int // and of their class, over every row naming it
 		found bool
 	}{
-		{"legend glyph, the page's count", legendReference().Glyphs[0], drawn, true},
-		{"legend glyph, a count the search does not find", legendReference().Glyphs[0], 10 * drawn, false},
-		{"legend glyph, a page counting none", legendReference().Glyphs[0], 0, false},
-		{"the plan's glyph, the page's count", detect.ReferenceGlyph{Page: 0, Box: detect.Box{X: float64(at.X) - 26, Y: float64(at.Y) - 26, W: 52, H: 52}, Exemplar: true, PixelsOnly: true}, drawn, true},
-		{"the plan's glyph, a count the search does not find", detect.ReferenceGlyph{Page: 0, Box: detect.Box{X: float64(at.X) - 26, Y: float64(at.Y) - 26, W: 52, H: 52}, Exemplar: true, PixelsOnly: true}, 10 * drawn, false},
+		{"legend glyph, the page's count", legendReference().Glyphs[0], drawn, drawn, true},
+		{"legend glyph, a count the search does not find", legendReference().Glyphs[0], 10 * drawn, 10 * drawn, false},
+		{"legend glyph, a page counting none", legendReference().Glyphs[0], 0, 0, false},
+		{"legend glyph, one of the class's rows drawn alike", legendReference().Glyphs[0], 1, drawn, true},
+		{"the plan's glyph, the page's count", detect.ReferenceGlyph{Page: 0, Box: detect.Box{X: float64(at.X) - 26, Y: float64(at.Y) - 26, W: 52, H: 52}, Exemplar: true, PixelsOnly: true}, drawn, drawn, true},
+		{"the plan's glyph, a count the search does not find", detect.ReferenceGlyph{Page: 0, Box: detect.Box{X: float64(at.X) - 26, Y: float64(at.Y) - 26, W: 52, H: 52}, Exemplar: true, PixelsOnly: true}, 10 * drawn, 10 * drawn, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ref := legendReference()
 			ref.Rows, ref.Glyphs = ref.Rows[:1], []detect.ReferenceGlyph{c.glyph}
-			ref.Glyphs[0].Counted, ref.Glyphs[0].Count = true, c.count
+			ref.Glyphs[0].Checks = []detect.PageCount{{Page: 0, Count: c.count, ClassCount: c.class}}
 			cut, err := e.CutReference(ctx, refDocument{openPNG(t, legendPNG)}, ref)
 			if err != nil {
 				t.Fatal(err)
@@ -335,5 +339,69 @@ func TestReferenceGlyphsCheckedOnTheirPage(t *testing.T) {
 				t.Errorf("%d smoke detectors counted, warned %v; want none, and a %s warning naming the row", smoke, warned, detect.WarnReferenceUnsure)
 			}
 		})
+	}
+}
+
+// pagesOf is a detect.ReferenceDoc of image pages.
+type pagesOf []image.Image
+
+func (p pagesOf) NumPages() int { return len(p) }
+func (p pagesOf) Drawing(context.Context, int) (*drawing.Page, error) {
+	return nil, nil
+}
+func (p pagesOf) PageImage(_ context.Context, i int) (image.Image, error) { return p[i], nil }
+
+// A glyph is checked on every page of its Checks: one that finds its own
+// page's count but not another page's is not counted on the plan.
+func TestReferenceGlyphsCheckedOnOtherPages(t *testing.T) {
+	ctx := context.Background()
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(cat, Options{RasterOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legendPNG, want := legendImage(t, 1)
+	img, err := png.Decode(bytes.NewReader(legendPNG))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn := len(want["smoke_detector"])
+	plan := openPNG(t, withoutLegend(t, legendPNG))
+	for _, c := range []struct {
+		second int // the smoke detectors page 1 counts, as the reference says
+		found  bool
+	}{{drawn, true}, {0, false}} {
+		ref := legendReference()
+		ref.Rows, ref.Glyphs = ref.Rows[:1], ref.Glyphs[:1]
+		ref.Glyphs[0].Checks = []detect.PageCount{{Page: 0, Count: drawn}, {Page: 1, Count: c.second}}
+		cut, err := e.CutReference(ctx, pagesOf{img, img}, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re, err := e.WithReferences([][]byte{cut})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng, info, err := re.Prepare(ctx, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ds := detectPage(t, eng, plan, 0)
+		smoke := 0
+		for _, d := range ds {
+			if d.Class == "smoke_detector" {
+				smoke++
+			}
+		}
+		warned := false
+		for _, w := range info.Warnings {
+			warned = warned || w.Code == detect.WarnReferenceUnsure
+		}
+		if c.found != (smoke == drawn) || c.found == warned {
+			t.Errorf("page 1 counting %d: %d smoke detectors counted, warnings %+v; want counted %v", c.second, smoke, info.Warnings, c.found)
+		}
 	}
 }

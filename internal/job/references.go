@@ -211,12 +211,10 @@ func (s *Service) referenceOf(ctx context.Context, r *Job) (detect.Reference, er
 	if err != nil {
 		return ref, err
 	}
-	for i, g := range ref.Glyphs {
-		if n, ok := counted[g.Page]; ok {
-			ref.Glyphs[i].Counted, ref.Glyphs[i].Count = true, n[g.Row]
-		}
-	}
 	ref.Glyphs = append(ref.Glyphs, drawn...)
+	for i, g := range ref.Glyphs {
+		ref.Glyphs[i].Checks = counted.checks(g.Page, g.Row, ref.Rows[g.Row].Class)
+	}
 	exemplarRow := map[string]int{}
 	taken := map[string]int{}
 	for _, page := range r.ReviewedPages {
@@ -263,14 +261,15 @@ const minDrawnConfidence = 0.9
 // on an image may have matched a look-alike.
 //
 // It also returns, for each page r counts, how many devices of each lent
-// row (by its row in the reference) r counts there.
-func (s *Service) drawnInstances(ctx context.Context, r *Job, reps []int, lent map[int]int) ([]detect.ReferenceGlyph, map[int]map[int]int, error) {
+// row (by its row in the reference) and of each class r counts there.
+func (s *Service) drawnInstances(ctx context.Context, r *Job, reps []int, lent map[int]int) ([]detect.ReferenceGlyph, pageCounts, error) {
 	type best struct {
 		page int
 		d    storedDetection
 	}
 	found := map[int]best{}
-	counted := map[int]map[int]int{} // page -> row in the reference -> the row's devices r counts there
+	counted := map[int]map[int]int{}    // page -> row in the reference -> the row's devices r counts there
+	classes := map[int]map[string]int{} // page -> class -> its devices r counts there
 	f := s.filter(r, nil)
 	lentRow := func(d storedDetection) (int, bool) {
 		if d.LegendRow <= 0 || d.LegendRow > len(reps) {
@@ -289,10 +288,12 @@ func (s *Service) drawnInstances(ctx context.Context, r *Job, reps []int, lent m
 		}
 		sp, err := s.reviewedPage(ctx, r, p.Index)
 		if err != nil {
-			return nil, nil, err
+			return nil, pageCounts{}, err
 		}
 		counted[p.Index] = map[int]int{}
+		classes[p.Index] = map[string]int{}
 		for _, d := range sp.filtered(f, false) {
+			classes[p.Index][d.Class]++
 			if k, ok := lentRow(d); ok {
 				counted[p.Index][k]++
 			}
@@ -313,10 +314,41 @@ func (s *Service) drawnInstances(ctx context.Context, r *Job, reps []int, lent m
 	out := make([]detect.ReferenceGlyph, 0, len(found))
 	for _, k := range slices.Sorted(maps.Values(lent)) {
 		if b, ok := found[k]; ok {
-			out = append(out, detect.ReferenceGlyph{Page: b.page, Box: b.d.Box, Row: k, Exemplar: true, PixelsOnly: true, Counted: true, Count: counted[b.page][k]})
+			out = append(out, detect.ReferenceGlyph{Page: b.page, Box: b.d.Box, Row: k, Exemplar: true, PixelsOnly: true})
 		}
 	}
-	return out, counted, nil
+	return out, pageCounts{rows: counted, classes: classes}, nil
+}
+
+// pageCounts are what a reference counts on each page it counts: rows
+// maps page -> row in the reference -> the row's devices, classes page ->
+// class -> its devices.
+type pageCounts struct {
+	rows    map[int]map[int]int
+	classes map[int]map[string]int
+}
+
+// checks are the pages a glyph of the reference's row (of class) on page
+// is checked on (detect.ReferenceGlyph.Checks): its own page first where
+// the reference counts it, then the others in order, at most
+// detect.MaxReferenceChecks.
+func (c pageCounts) checks(page, row int, class string) []detect.PageCount {
+	var out []detect.PageCount
+	at := func(p int) detect.PageCount {
+		return detect.PageCount{Page: p, Count: c.rows[p][row], ClassCount: c.classes[p][class]}
+	}
+	if _, ok := c.rows[page]; ok {
+		out = append(out, at(page))
+	}
+	for _, p := range slices.Sorted(maps.Keys(c.rows)) {
+		if len(out) >= detect.MaxReferenceChecks {
+			break
+		}
+		if p != page {
+			out = append(out, at(p))
+		}
+	}
+	return out
 }
 
 // exemplars are the detections of a page of job r that its reviewers

@@ -165,10 +165,10 @@ func (r recordingRefs) CutReference(ctx context.Context, doc detect.ReferenceDoc
 	return r.ReferencingEngine.CutReference(ctx, doc, ref)
 }
 
-// TestReferenceGlyphsCarryTheirPageCount: each glyph a job lends on a page
-// it counts carries how many of its row's devices that page counts (what
-// a search for the glyph there should find; the engine checks its image
-// search against it).
+// TestReferenceGlyphsCarryTheirPageCount: each glyph a job lends carries
+// the pages the job counts (its own first) with how many of its row's
+// devices each counts (what a search for the glyph there should find; the
+// engine checks its image search against them).
 func TestReferenceGlyphsCarryTheirPageCount(t *testing.T) {
 	ctx := context.Background()
 	e := newBatchEnv(t, 2)
@@ -200,8 +200,13 @@ func TestReferenceGlyphsCarryTheirPageCount(t *testing.T) {
 		t.Fatalf("references cut: %+v, want the legend job's", got)
 	}
 	for _, g := range got[0].Glyphs {
-		if !g.Counted || g.Count != want[g.Page] || g.Count == 0 {
-			t.Errorf("glyph of row %d on page %d: counted %v, count %d; want the %d socket outlets its page counts", g.Row, g.Page, g.Counted, g.Count, want[g.Page])
+		if len(g.Checks) != len(want) || g.Checks[0].Page != g.Page {
+			t.Errorf("glyph of row %d on page %d: checks %+v; want its own page first, then the other of the %d pages counted", g.Row, g.Page, g.Checks, len(want))
+		}
+		for _, c := range g.Checks {
+			if c.Count != want[c.Page] || c.ClassCount != want[c.Page] || c.Count == 0 {
+				t.Errorf("glyph of row %d: check %+v, want the %d socket outlets page %d counts, of the row and of the class", g.Row, c, want[c.Page], c.Page)
+			}
 		}
 	}
 }

@@ -176,10 +176,14 @@ type pending struct {
 // glyphs are, searchImageSizes: 0.5–3.2 times its size, a row's matches
 // at one size), on its own page its legend table aside, and marks Plain
 // among cuts a glyph whose matches on a page reproduce (reproduces)
-// neither the row's count there nor its class's: it cannot tell its instances on that
-// drawing, so an image page's count by it would be a guess. The first
-// page that fails is recorded (refGlyph.Checked); a glyph is not searched
-// further once one has.
+// neither the row's count there nor its class's: it cannot tell its
+// instances on that drawing, so an image page's count by it would be a
+// guess. A page where the search finds nothing though the page counts
+// the row's devices is not judged (the symbol is drawn there at another
+// size or colour: an image page would count none, not a wrong number),
+// but a glyph found on none of its pages is Plain too. The page that
+// decided is recorded (refGlyph.Checked); a glyph is not searched further
+// once it is Plain.
 func checkCrops(ctx context.Context, doc detect.ReferenceDoc, cuts []refGlyph, todo []pending) error {
 	byPage := map[int][]int{} // page -> indices into todo
 	for k, t := range todo {
@@ -190,6 +194,7 @@ func checkCrops(ctx context.Context, doc detect.ReferenceDoc, cuts []refGlyph, t
 			byPage[c.Page] = append(byPage[c.Page], k)
 		}
 	}
+	seen := map[int]bool{} // todo entries whose search found a place on a page checked
 	for _, p := range slices.Sorted(maps.Keys(byPage)) {
 		var legends []int // indices into todo, searched together
 		var open []int
@@ -213,6 +218,17 @@ func checkCrops(ctx context.Context, doc detect.ReferenceDoc, cuts []refGlyph, t
 					want = pc
 				}
 			}
+			if found == 0 && want.Count > 0 {
+				// Not found at all: drawn at another size or colour on
+				// this sheet (an enlarged plan), where an image page
+				// would count none rather than a wrong number. Judged
+				// below unless another page finds it.
+				if !seen[k] {
+					c.Checked, c.CheckedPage, c.Found, c.Count = true, p, 0, want.Count
+				}
+				return
+			}
+			seen[k] = true
 			c.Checked, c.CheckedPage, c.Found, c.Count = true, p, found, want.Count
 			// rows of one class often draw one glyph (told apart by a
 			// rating printed beside it): finding the class's devices
@@ -267,6 +283,11 @@ func checkCrops(ctx context.Context, doc detect.ReferenceDoc, cuts []refGlyph, t
 				}
 			}
 			judge(which[j], n)
+		}
+	}
+	for k, t := range todo {
+		if c := &cuts[t.cut]; c.Checked && !seen[k] {
+			c.Plain = true // found nowhere the reference counts its devices
 		}
 	}
 	return nil

@@ -213,7 +213,7 @@ func (s *Service) referenceOf(ctx context.Context, r *Job) (detect.Reference, er
 	}
 	ref.Glyphs = append(ref.Glyphs, drawn...)
 	for i, g := range ref.Glyphs {
-		ref.Glyphs[i].Checks = counted.checks(g.Page, g.Row, ref.Rows[g.Row].Class)
+		ref.Glyphs[i].Checks = counted.checks(g.Page, g.Row, ref.Rows[g.Row].Class, g.PixelsOnly)
 	}
 	exemplarRow := map[string]int{}
 	taken := map[string]int{}
@@ -329,16 +329,23 @@ type pageCounts struct {
 }
 
 // checks are the pages a glyph of the reference's row (of class) on page
-// is checked on (detect.ReferenceGlyph.Checks): its own page first where
-// the reference counts it, then the others in order, at most
-// detect.MaxReferenceChecks.
-func (c pageCounts) checks(page, row int, class string) []detect.PageCount {
+// is checked on (detect.ReferenceGlyph.Checks): its own page where the
+// reference counts it, and for a glyph as the plans draw it (drawn) the
+// other pages the reference counts, in order, at most
+// detect.MaxReferenceChecks. A legend glyph is checked on its own page
+// alone: checked on the plans, the US fire-alarm set's legend-sheet
+// glyphs were refused on every speaker/strobe row (51 of its 53 found
+// unchecked, none checked).
+func (c pageCounts) checks(page, row int, class string, drawn bool) []detect.PageCount {
 	var out []detect.PageCount
 	at := func(p int) detect.PageCount {
 		return detect.PageCount{Page: p, Count: c.rows[p][row], ClassCount: c.classes[p][class]}
 	}
 	if _, ok := c.rows[page]; ok {
 		out = append(out, at(page))
+	}
+	if !drawn {
+		return out
 	}
 	for _, p := range slices.Sorted(maps.Keys(c.rows)) {
 		if len(out) >= detect.MaxReferenceChecks {

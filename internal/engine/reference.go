@@ -51,19 +51,22 @@ type refGlyph struct {
 	CheckedPage, Count, Found int
 }
 
-// A glyph's search reproduces its page's count when it is off by at most
-// drawnSlack places or drawnShare of the count, whichever is more, and
-// finds a place where the page counts one.
+// A glyph's search reproduces its page's count when it finds no fewer
+// than its row's devices there and no more than its class's, each give or
+// take drawnSlack places or drawnShare of the count, whichever is more.
 const (
 	drawnSlack = 2
 	drawnShare = 0.2
 )
 
-// reproduces reports whether a search finding found places reproduces
-// the count want (drawnSlack, drawnShare).
-func reproduces(found, want int) bool {
-	diff := math.Abs(float64(found - want))
-	return (found > 0 || want == 0) && diff <= math.Max(drawnSlack, drawnShare*float64(want))
+// reproduces reports whether a search finding found places reproduces a
+// page counting row devices of the glyph's row and class of its class
+// (drawnSlack, drawnShare): rows of one class often draw one glyph, told
+// apart by a rating printed beside it, whose search finds them all.
+func reproduces(found, row, class int) bool {
+	slack := func(n int) float64 { return math.Max(drawnSlack, drawnShare*float64(n)) }
+	f := float64(found)
+	return f >= float64(row)-slack(row) && f <= float64(max(row, class))+slack(max(row, class))
 }
 
 // refMagic starts every encoded refCut.
@@ -231,9 +234,9 @@ func checkCrops(ctx context.Context, doc detect.ReferenceDoc, cuts []refGlyph, t
 			seen[k] = true
 			c.Checked, c.CheckedPage, c.Found, c.Count = true, p, found, want.Count
 			// rows of one class often draw one glyph (told apart by a
-			// rating printed beside it): finding the class's devices
-			// reproduces the page too
-			c.Plain = !reproduces(found, want.Count) && !reproduces(found, want.ClassCount)
+			// rating printed beside it): a search finding its row's
+			// devices and some of its class's others reproduces the page
+			c.Plain = !reproduces(found, want.Count, want.ClassCount)
 		}
 		for _, k := range open {
 			if !cuts[todo[k].cut].Drawn {

@@ -80,14 +80,7 @@ func legendReference() detect.Reference {
 // detections.
 func TestReferenceLegendOnImage(t *testing.T) {
 	ctx := context.Background()
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(cat, Options{RasterOff: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := engineNoRaster(t)
 	legendPNG, want := legendImage(t, 1)
 	cut, err := e.CutReference(ctx, refDocument{openPNG(t, legendPNG)}, legendReference())
 	if err != nil {
@@ -151,14 +144,7 @@ func TestReferenceLegendOnImage(t *testing.T) {
 // A reference that is not CutReference's is refused, and a glyph of a
 // row or page out of range is not cut.
 func TestReferenceRefusals(t *testing.T) {
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(cat, Options{RasterOff: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := engineNoRaster(t)
 	if _, err := e.WithReferences([][]byte{[]byte("not a reference")}); err == nil {
 		t.Error("WithReferences took bytes that are no cut reference")
 	}
@@ -277,15 +263,7 @@ func catalogGlyph(t *testing.T, cat *catalog.Catalog, class string) glyph.Glyph 
 // page counts far more, or none) is not, and a reference_rows_not_counted
 // warning names its row.
 func TestReferenceGlyphsCheckedOnTheirPage(t *testing.T) {
-	ctx := context.Background()
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(cat, Options{RasterOff: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := engineNoRaster(t)
 	legendPNG, want := legendImage(t, 1)
 	drawn := len(want["smoke_detector"])
 	plan := openPNG(t, withoutLegend(t, legendPNG))
@@ -309,29 +287,7 @@ func TestReferenceGlyphsCheckedOnTheirPage(t *testing.T) {
 			ref := legendReference()
 			ref.Rows, ref.Glyphs = ref.Rows[:1], []detect.ReferenceGlyph{c.glyph}
 			ref.Glyphs[0].Checks = []detect.PageCount{{Page: 0, Count: c.count, ClassCount: c.class}}
-			cut, err := e.CutReference(ctx, refDocument{openPNG(t, legendPNG)}, ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			re, err := e.WithReferences([][]byte{cut})
-			if err != nil {
-				t.Fatal(err)
-			}
-			eng, info, err := re.Prepare(ctx, plan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, ds := detectPage(t, eng, plan, 0)
-			smoke := 0
-			for _, d := range ds {
-				if d.Class == "smoke_detector" {
-					smoke++
-				}
-			}
-			warned := false
-			for _, w := range info.Warnings {
-				warned = warned || (w.Code == detect.WarnReferenceUnsure && strings.Contains(w.Message, "SMOKE DETECTOR"))
-			}
+			smoke, warned := smokeWithReference(t, e, refDocument{openPNG(t, legendPNG)}, ref, plan)
 			switch {
 			case c.found && (smoke != drawn || warned):
 				t.Errorf("%d smoke detectors counted, warned %v; want the %d drawn, no warning", smoke, warned, drawn)
@@ -340,6 +296,53 @@ func TestReferenceGlyphsCheckedOnTheirPage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// engineNoRaster is the production engine with the raster detector off,
+// which the reference tests count with.
+func engineNoRaster(t *testing.T) *Engine {
+	t.Helper()
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(cat, Options{RasterOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// smokeWithReference counts plan with ref cut from doc: the smoke
+// detectors found, and whether a reference_rows_not_counted warning names
+// the smoke detector row.
+func smokeWithReference(t *testing.T, e *Engine, doc detect.ReferenceDoc, ref detect.Reference, plan *document.Document) (int, bool) {
+	t.Helper()
+	ctx := context.Background()
+	cut, err := e.CutReference(ctx, doc, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := e.WithReferences([][]byte{cut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, info, err := re.Prepare(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ds := detectPage(t, eng, plan, 0)
+	smoke := 0
+	for _, d := range ds {
+		if d.Class == "smoke_detector" {
+			smoke++
+		}
+	}
+	warned := false
+	for _, w := range info.Warnings {
+		warned = warned || (w.Code == detect.WarnReferenceUnsure && strings.Contains(w.Message, "SMOKE DETECTOR"))
+	}
+	return smoke, warned
 }
 
 // pagesOf is a detect.ReferenceDoc of image pages.
@@ -356,15 +359,7 @@ func (p pagesOf) PageImage(_ context.Context, i int) (image.Image, error) { retu
 // plan; a page where it finds nothing (drawn there at another size) is
 // not held against it.
 func TestReferenceGlyphsCheckedOnOtherPages(t *testing.T) {
-	ctx := context.Background()
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(cat, Options{RasterOff: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := engineNoRaster(t)
 	legendPNG, want := legendImage(t, 1)
 	img, err := png.Decode(bytes.NewReader(legendPNG))
 	if err != nil {
@@ -386,31 +381,9 @@ func TestReferenceGlyphsCheckedOnOtherPages(t *testing.T) {
 		ref := legendReference()
 		ref.Rows, ref.Glyphs = ref.Rows[:1], ref.Glyphs[:1]
 		ref.Glyphs[0].Checks = []detect.PageCount{{Page: 0, Count: drawn}, {Page: 1, Count: c.count}}
-		cut, err := e.CutReference(ctx, pagesOf{img, c.second}, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
-		re, err := e.WithReferences([][]byte{cut})
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng, info, err := re.Prepare(ctx, plan)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, ds := detectPage(t, eng, plan, 0)
-		smoke := 0
-		for _, d := range ds {
-			if d.Class == "smoke_detector" {
-				smoke++
-			}
-		}
-		warned := false
-		for _, w := range info.Warnings {
-			warned = warned || w.Code == detect.WarnReferenceUnsure
-		}
+		smoke, warned := smokeWithReference(t, e, pagesOf{img, c.second}, ref, plan)
 		if c.found != (smoke == drawn) || c.found == warned {
-			t.Errorf("page 1 counting %d: %d smoke detectors counted, warnings %+v; want counted %v", c.count, smoke, info.Warnings, c.found)
+			t.Errorf("page 1 counting %d: %d smoke detectors counted, warned %v; want counted %v", c.count, smoke, warned, c.found)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-	"blueprint/internal/catalog"
 	"blueprint/internal/detect"
 	"blueprint/internal/document"
 	"blueprint/internal/pipeline"
@@ -16,15 +15,8 @@ import (
 // the prepared one reports, page by page, with the same document
 // information; a state of another kind is refused.
 func TestResume(t *testing.T) {
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(cat, Options{RasterOff: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := synth.New(synth.FromCatalog(cat))
+	e := engineNoRaster(t)
+	g, err := synth.New(synth.FromCatalog(e.cat))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -245,10 +245,7 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 		if r.Info.PageIndex == p.Index && !r.ref {
 			t, err = page.Template(r.Glyph)
 		} else {
-			var crop image.Image
-			if crop, err = png.Decode(bytes.NewReader(r.Crop)); err == nil {
-				t, err = glyphsearch.TemplateFromImage(ctx, crop)
-			}
+			t, err = cropTemplate(ctx, r.Crop)
 		}
 		if err != nil {
 			continue // a glyph too small or empty to search for
@@ -328,6 +325,17 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 		})
 	}
 	return out, nil
+}
+
+// cropTemplate is the glyph search's template of a glyph crop (cropPNG):
+// an error for a crop that does not decode or is too small or empty to
+// search for.
+func cropTemplate(ctx context.Context, crop []byte) (*glyphsearch.Template, error) {
+	img, err := png.Decode(bytes.NewReader(crop))
+	if err != nil {
+		return nil, fmt.Errorf("glyph crop: %w", err)
+	}
+	return glyphsearch.TemplateFromImage(ctx, img)
 }
 
 // drawnMatches finds on page the glyph crop shows as a plan draws it (a

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"maps"
 	"math"
 	"slices"
@@ -104,11 +103,11 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 		if err != nil {
 			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
 		}
-		plain, err := legendPlain(ctx, img, ref.Glyphs, byPage[p])
+		tables[p] = legendExtent(img, ref.Glyphs, byPage[p])
+		plain, err := legendPlain(ctx, img, ref.Glyphs, byPage[p], tables[p])
 		if err != nil {
 			return nil, fmt.Errorf("engine: reference page %d: %w", p, err)
 		}
-		tables[p] = legendExtent(img, ref.Glyphs, byPage[p])
 		for _, i := range byPage[p] {
 			g := ref.Glyphs[i]
 			rg := refGlyph{Row: g.Row, Plain: plain[i], Drawn: g.PixelsOnly}
@@ -257,13 +256,9 @@ func checkCrops(ctx context.Context, doc detect.ReferenceDoc, cuts []refGlyph, t
 			which []int // indices into todo, as ts
 		)
 		for _, k := range legends {
-			crop, err := png.Decode(bytes.NewReader(cuts[todo[k].cut].Crop))
+			t, err := cropTemplate(ctx, cuts[todo[k].cut].Crop)
 			if err != nil {
-				return fmt.Errorf("legend glyph crop: %w", err)
-			}
-			t, err := glyphsearch.TemplateFromImage(ctx, crop)
-			if err != nil {
-				continue // too small or empty: not searched on image pages either
+				continue // not searched on image pages either (imageLegends.detect)
 			}
 			ts, which = append(ts, t), append(which, k)
 		}
@@ -297,8 +292,9 @@ func checkCrops(ctx context.Context, doc detect.ReferenceDoc, cuts []refGlyph, t
 }
 
 // legendExtent is the legend table of the legend glyphs among gs[idx] (on
-// page image img), as legendPlain takes it: their extent grown by
-// plainReach glyph sizes each way; empty where idx holds none.
+// page image img), which legendPlain searches and a check leaves aside:
+// their extent grown by plainReach glyph sizes each way; empty where idx
+// holds none.
 func legendExtent(img image.Image, gs []detect.ReferenceGlyph, idx []int) image.Rectangle {
 	var (
 		extent image.Rectangle
@@ -407,33 +403,25 @@ const pxPerMM = float64(detect.RenderDPI) / 25.4
 // legendPlain reports, for the legend glyphs among gs[idx] (all on one
 // page image img), whether each is too plain to search on an image
 // (plainGlyphs, as for a legend read on an image): searched over its
-// legend table, approximated by the extent of the page's legend glyphs
-// grown by plainReach glyph sizes each way (the table's rules, the start
-// of each row's text), it matches places that are no row's glyph. The
-// result is indexed like gs; exemplars are never plain: a reviewer saw
-// them counted on a plan.
-func legendPlain(ctx context.Context, img image.Image, gs []detect.ReferenceGlyph, idx []int) (map[int]bool, error) {
+// legend table, approximated by table (legendExtent: the extent of the
+// page's legend glyphs grown by plainReach glyph sizes each way, the
+// table's rules and the start of each row's text), it matches places
+// that are no row's glyph. The result is indexed like gs; exemplars are
+// never plain: a reviewer saw them counted on a plan.
+func legendPlain(ctx context.Context, img image.Image, gs []detect.ReferenceGlyph, idx []int, table image.Rectangle) (map[int]bool, error) {
 	out := map[int]bool{}
 	var (
-		rects  []image.Rectangle
-		which  []int
-		extent image.Rectangle
-		side   int
+		rects []image.Rectangle
+		which []int
 	)
 	for _, i := range idx {
-		g := gs[i]
-		if g.Exemplar {
-			continue
+		if g := gs[i]; !g.Exemplar {
+			rects, which = append(rects, g.Box.Pixels().Add(img.Bounds().Min)), append(which, i)
 		}
-		r := g.Box.Pixels().Add(img.Bounds().Min)
-		rects, which = append(rects, r), append(which, i)
-		extent = extent.Union(r)
-		side = max(side, r.Dx(), r.Dy())
 	}
 	if len(rects) == 0 {
 		return out, nil
 	}
-	table := extent.Inset(-plainReach * side)
 	plain, err := plainGlyphs(ctx, img, table, rects)
 	if err != nil {
 		return nil, err
@@ -515,6 +503,22 @@ func (r *Referenced) Resume(ctx context.Context, state []byte) (detect.Engine, d
 	return r.e.Resume(ctx, state)
 }
 
+// searchedOnImages says, for each of rc's glyphs, whether image pages
+// search its crop: a row that lends its glyph as a plan of the reference
+// draws it (Drawn) is searched by that crop alone, the others by their
+// legend glyph's.
+func (rc refCut) searchedOnImages() []bool {
+	drawn := map[int]bool{}
+	for _, g := range rc.Glyphs {
+		drawn[g.Row] = drawn[g.Row] || (g.Drawn && g.Crop != nil)
+	}
+	out := make([]bool, len(rc.Glyphs))
+	for i, g := range rc.Glyphs {
+		out[i] = g.Crop != nil && (g.Drawn || !drawn[g.Row])
+	}
+	return out
+}
+
 // refWarnings are the warnings of a document with image pages about the
 // references' rows that are not searched there because their glyph, searched
 // over its own page of the reference, did not find what that page counts
@@ -522,14 +526,11 @@ func (r *Referenced) Resume(ctx context.Context, state []byte) (detect.Engine, d
 func refWarnings(refs []refCut) []detect.Warning {
 	var out []detect.Warning
 	for _, rc := range refs {
-		drawn := map[int]bool{}
-		for _, g := range rc.Glyphs {
-			drawn[g.Row] = drawn[g.Row] || (g.Drawn && g.Crop != nil)
-		}
+		searched := rc.searchedOnImages()
 		var named []string
 		n, job := 0, ""
-		for _, g := range rc.Glyphs {
-			if g.Crop == nil || !g.Checked || !g.Plain || (!g.Drawn && drawn[g.Row]) {
+		for i, g := range rc.Glyphs {
+			if !searched[i] || !g.Checked || !g.Plain {
 				continue
 			}
 			r := rc.Rows[g.Row]
@@ -576,11 +577,8 @@ func joinRefs(refs []refCut, info *detect.DocumentInfo, tpls []vector.Template, 
 	for _, rc := range refs {
 		first := len(info.Legend)
 		info.Legend = append(info.Legend, rc.Rows...)
-		drawn := map[int]bool{}
-		for _, g := range rc.Glyphs {
-			drawn[g.Row] = drawn[g.Row] || (g.Drawn && g.Crop != nil)
-		}
-		for _, g := range rc.Glyphs {
+		searched := rc.searchedOnImages()
+		for i, g := range rc.Glyphs {
 			row := first + g.Row + 1
 			class := rc.Rows[g.Row].Class
 			if len(g.Glyph.Shapes) > 0 {
@@ -591,7 +589,7 @@ func joinRefs(refs []refCut, info *detect.DocumentInfo, tpls []vector.Template, 
 				}
 				tpls = append(tpls, t)
 			}
-			if g.Crop != nil && (g.Drawn || !drawn[g.Row]) {
+			if searched[i] {
 				if il == nil {
 					il = &imageLegends{Tables: map[int][]image.Rectangle{}, Kinds: map[int]string{}}
 				}

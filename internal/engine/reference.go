@@ -151,6 +151,10 @@ func (e *Engine) CutReference(ctx context.Context, doc detect.ReferenceDoc, ref 
 			}
 		}
 	}
+	// A legend glyph of a row that lends a plan's glyph is not searched on
+	// image pages (searchedOnImages): nor is it checked.
+	searched := out.searchedOnImages()
+	toCheck = slices.DeleteFunc(toCheck, func(t pending) bool { return !searched[t.cut] })
 	if err := checkCrops(ctx, doc, out.Glyphs, toCheck); err != nil {
 		return nil, err
 	}

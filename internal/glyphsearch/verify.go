@@ -45,21 +45,36 @@ func (vf *verifier) fit(fg, bg []tpoint, fgInk *plane, m mat2, scale, cx, cy flo
 
 // cover is fit's cover: the mean ink of fgInk under the fg points.
 func (vf *verifier) cover(fg []tpoint, fgInk *plane, m mat2, cx, cy float64) float64 {
+	c, _ := vf.coverOver(fg, fgInk, m, cx, cy, -1)
+	return c
+}
+
+// coverOver is cover where it may exceed need; where the points left
+// unread cannot take it over need, it stops early and reports false (the
+// value returned is then no cover).
+func (vf *verifier) coverOver(fg []tpoint, fgInk *plane, m mat2, cx, cy, need float64) (float64, bool) {
 	if len(fg) == 0 {
-		return 0
+		return 0, 0 > need
 	}
 	// nearest pixels: the climb's steps end at a quarter pixel, and the
 	// likeness that judges the result allows a pixel
 	cx, cy = cx+0.5, cy+0.5
 	cover := 0.0
-	for _, p := range fg {
+	// cover exceeds need only while the ink read, with the most ink at
+	// every point left, does: above bound
+	bound := need * float64(len(fg)) * coverFull
+	for i, p := range fg {
 		x, y := m.apply(p.x, p.y)
 		xi, yi := int(cx+x), int(cy+y)
 		if cx+x >= 0 && cy+y >= 0 && xi < fgInk.w && yi < fgInk.h {
 			cover += float64(fgInk.v(yi*fgInk.w + xi))
 		}
+		if i&7 == 7 && cover+255*float64(len(fg)-1-i) <= bound {
+			return 0, false
+		}
 	}
-	return min(1, cover/float64(len(fg))/coverFull)
+	c := min(1, cover/float64(len(fg))/coverFull)
+	return c, c > need
 }
 
 // clear is fit's clear: 1 less the mean page ink under the bg points a
@@ -113,9 +128,10 @@ func (vf *verifier) start(s state, posSlack int) (state, float64) {
 			c.x += float64(dx)
 			c.y += float64(dy)
 			// clear ≤ 1: a place whose cover alone cannot beat the
-			// best so far is not looked at further.
-			cover := vf.cover(pl.vfgSparse, vf.dil, m, c.x, c.y)
-			if cover <= bf {
+			// best so far, nor reach startCover (under which examine
+			// drops a start), is not looked at further.
+			cover, ok := vf.coverOver(pl.vfgSparse, vf.dil, m, c.x, c.y, max(bf, math.Nextafter(startCover, 0)))
+			if !ok {
 				continue
 			}
 			if f := cover * vf.clear(pl.vbgSparse, m, s.scale, c.x, c.y); f > bf {

@@ -131,6 +131,33 @@ func ColouredInk(img image.Image, reach int) *image.Gray {
 	return out
 }
 
+// Colourful returns, for each pixel of img (row by row over its bounds),
+// whether it is of a colour (colourChroma): a CAD render's red socket or
+// green cable, not its black text or gray hatch. It is nil for a gray
+// image and for one without a coloured pixel.
+func Colourful(img image.Image) []bool {
+	if _, gray := img.(*image.Gray); gray {
+		return nil
+	}
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	read := rgbReader(img, b)
+	rgb := make([]uint8, 3*w)
+	var out []bool
+	for y := 0; y < h; y++ {
+		read(y, rgb)
+		for x := 0; x < w; x++ {
+			if colourful(rgb[3*x], rgb[3*x+1], rgb[3*x+2]) {
+				if out == nil {
+					out = make([]bool, w*h)
+				}
+				out[y*w+x] = true
+			}
+		}
+	}
+	return out
+}
+
 // colourful reports whether a pixel is of a colour (colourChroma).
 func colourful(r, g, b uint8) bool { return int(max(r, g, b))-int(min(r, g, b)) >= colourChroma }
 

@@ -254,6 +254,7 @@ func (e *Engine) prepared(ctx context.Context, ld *legend.Document, il *imageLeg
 		return meta.Category
 	}}
 	tpls, il = joinRefs(refs, &info, tpls, len(ld.Rows), de, il)
+	de.rows = info.Legend
 	m, err := vector.NewMatcher(tpls)
 	if err != nil {
 		return nil, detect.DocumentInfo{}, fmt.Errorf("engine: legend templates: %w", err)
@@ -404,6 +405,9 @@ type docEngine struct {
 	// refs are the reference rows of the templates numbered after the
 	// document's rows (joinRefs): template Row len(doc.Rows)+k+1 is refs[k].
 	refs []refRow
+	// rows are the job's legend rows, DocumentInfo.Legend: its own, its
+	// image pages', its references' (imageTags reads their codes).
+	rows []detect.LegendRow
 	// vocab reads the equipment labels of the pages (labelled), of the
 	// classes named does not hold: those the job's legend rows name.
 	vocab *legend.Vocabulary

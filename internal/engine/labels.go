@@ -3,12 +3,16 @@ package engine
 import (
 	"context"
 	"fmt"
+	"image"
+	"math"
 	"runtime"
+	"sort"
 
 	"blueprint/internal/detect"
 	"blueprint/internal/drawing"
 	"blueprint/internal/glyph"
 	"blueprint/internal/imagevector"
+	"blueprint/internal/legend"
 )
 
 // labelConfidence is the confidence of a device counted from its label
@@ -62,5 +66,107 @@ func (f *fused) withLabels(ctx context.Context, p detect.Page, out []detect.Dete
 	if res == nil {
 		return out, nil // a scan or a photo: its words are not read
 	}
+	out = f.labels.imageTags(res.Page, p.Index, out, f.inTable)
 	return append(out, f.labels.labelled(res.Page, p.Index)...), nil
+}
+
+// inTable reports whether pt lies in a legend table read on image page
+// page.
+func (f *fused) inTable(page int, pt image.Point) bool {
+	if f.images == nil {
+		return false
+	}
+	for _, t := range f.images.Tables[page] {
+		if pt.In(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// imageTags attaches to out, the detections of image page page, the tags
+// of the job's coded rows (schedules, its own and its references') that
+// the words OCR read there (pg) write, as text-layer tags label a PDF
+// page's symbols (labelTags): a tag labels the symbol beside it, which
+// takes its row's class, and one with no symbol near is a device of its
+// own. OCR misses tags a text layer holds, so a symbol without one stays
+// counted (pairedTags). No tag is read in a legend table, on the title
+// block or off the plan.
+func (e *docEngine) imageTags(pg *drawing.Page, page int, out []detect.Detection, inTable func(int, image.Point) bool) []detect.Detection {
+	codes := map[string][]int{}
+	classes := make([]string, len(e.rows))
+	for i, r := range e.rows {
+		classes[i] = r.Class
+		if r.Code != "" && r.Class != "" {
+			codes[r.Code] = append(codes[r.Code], i)
+		}
+	}
+	if len(codes) == 0 {
+		return out
+	}
+	tags := legend.TagsOf(pg, codes, func(c glyph.Point) bool {
+		return e.doc.OffPlan(page, c) || inTable(page, image.Pt(int(c.X), int(c.Y)))
+	})
+	return pairedTags(out, codeColumns(tags), classes, e.category, true)
+}
+
+// Schedule columns on an image page (codeColumns): codes stacked
+// left-aligned within columnAlignEm of their text size, each within
+// columnGapEm of the one above, columnCodes distinct codes or more.
+const (
+	columnAlignEm = 0.5
+	columnGapEm   = 15.0
+	columnCodes   = 5
+)
+
+// codeColumns returns tags less those standing in a schedule's code
+// column: on an image page whose tables were not read (legends on images
+// off, or a schedule the reader did not find), a schedule's codes read
+// as tags each count a device more. A schedule lists several codes one
+// under another; tags stacked on a plan (a pair of sockets, one above the
+// other) repeat one code.
+func codeColumns(tags []legend.Tag) []legend.Tag {
+	var idx []int
+	for i, t := range tags {
+		if t.Row >= 0 && t.Em > 0 {
+			idx = append(idx, i)
+		}
+	}
+	sort.Slice(idx, func(a, b int) bool { return tags[idx[a]].Box.Min.Y < tags[idx[b]].Box.Min.Y })
+	drop := make([]bool, len(tags))
+	used := make([]bool, len(tags))
+	for _, i := range idx {
+		if used[i] {
+			continue
+		}
+		col := []int{i}
+		used[i] = true
+		last := tags[i]
+		for _, j := range idx {
+			t := tags[j]
+			if used[j] || t.Box.Min.Y < last.Box.Min.Y {
+				continue
+			}
+			em := max(last.Em, t.Em)
+			if math.Abs(t.Box.Min.X-tags[i].Box.Min.X) <= columnAlignEm*em && t.Box.Min.Y-last.Box.Max.Y <= columnGapEm*em {
+				col, used[j], last = append(col, j), true, t
+			}
+		}
+		codes := map[string]bool{}
+		for _, k := range col {
+			codes[tags[k].Code] = true
+		}
+		if len(codes) >= columnCodes {
+			for _, k := range col {
+				drop[k] = true
+			}
+		}
+	}
+	kept := tags[:0:0]
+	for i, t := range tags {
+		if !drop[i] {
+			kept = append(kept, t)
+		}
+	}
+	return kept
 }

@@ -46,6 +46,16 @@ const (
 // legend row (0-based) to its class, category a class to its catalog
 // category ("" for none).
 func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, category func(class string) string) []detect.Detection {
+	return pairedTags(out, tags, classes, category, false)
+}
+
+// pairedTags is labelTags; with read (tags OCR read on a page image) a
+// tag labels a symbol of any source (the glyph search's, the raster
+// detector's), and an untagged symbol of a class the page names by tags
+// is kept: OCR misses tags a text layer holds (building2's 200-DPI
+// render read 41 of its 63 P5 tags), so a symbol without one is not
+// therefore another thing.
+func pairedTags(out []detect.Detection, tags []legend.Tag, classes []string, category func(class string) string, read bool) []detect.Detection {
 	if len(tags) == 0 {
 		return out
 	}
@@ -81,7 +91,7 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 		reach := tagReachEm * t.Em
 		tb := rectBox(t.Box)
 		for di, d := range out {
-			if !d.Source.VectorMatching {
+			if !d.Source.VectorMatching && !read {
 				continue
 			}
 			// A tag names a device of its kind: a switch's code does not
@@ -137,7 +147,7 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 			res = append(res, d)
 			continue
 		}
-		if d.Class != "" && perClass[d.Class] >= minTaggedClass && !nearUnread(d.Box) {
+		if !read && d.Class != "" && perClass[d.Class] >= minTaggedClass && !nearUnread(d.Box) {
 			continue // an untagged match of a class the page names by tags
 		}
 		res = append(res, d)

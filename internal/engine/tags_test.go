@@ -122,3 +122,59 @@ func TestUnreadTagsAtTagSize(t *testing.T) {
 		t.Errorf("untagged matches kept at x %v, want the one beside the tag-sized run only", kept)
 	}
 }
+
+// TestTagsReadOnImage: tags OCR read on a page image label the glyph
+// search's symbols (not only vector matches), and an untagged symbol of a
+// class the page names by tags stays counted: OCR misses tags.
+func TestTagsReadOnImage(t *testing.T) {
+	classes := []string{"socket_outlet_double", "socket_outlet_3phase"}
+	category := func(string) string { return "sockets" }
+	tag := func(row int, x, y float64) legend.Tag {
+		return legend.Tag{Row: row, Code: []string{"P2", "P5"}[row], Box: legend.Rect{Min: glyph.Point{X: x, Y: y}, Max: glyph.Point{X: x + 20, Y: y + 15}}, Em: 15}
+	}
+	found := func(x, y float64) detect.Detection {
+		return detect.Detection{Class: "socket_outlet_double", LegendRow: 1, Confidence: 0.9, Box: detect.Box{X: x, Y: y, W: 20, H: 20}, Source: detect.Source{Detector: true}}
+	}
+	out := []detect.Detection{found(100, 100), found(300, 100), found(900, 900)}
+	tags := []legend.Tag{tag(1, 125, 100), tag(1, 325, 100), tag(1, 2000, 2000)}
+	count := map[string]int{}
+	for _, d := range pairedTags(out, tags, classes, category, true) {
+		count[d.Class]++
+	}
+	// two labelled 3-phase, one tag alone, the untagged double kept
+	if count["socket_outlet_3phase"] != 3 || count["socket_outlet_double"] != 1 {
+		t.Errorf("read on an image: %v, want 3 three-phase and 1 double", count)
+	}
+	count = map[string]int{}
+	for _, d := range pairedTags(out, tags, classes, category, false) {
+		count[d.Class]++
+	}
+	// a text layer's tags label vector matches only; the symbols stay
+	// doubles and the tags count alone
+	if count["socket_outlet_3phase"] != 3 || count["socket_outlet_double"] != 3 {
+		t.Errorf("from a text layer: %v, want 3 three-phase and 3 doubles", count)
+	}
+}
+
+// TestCodeColumns: a schedule's code column (five codes or more, one
+// under another, left-aligned) read as tags on an image page is dropped;
+// tags stacked on a plan (three codes beside a wall) are not.
+func TestCodeColumns(t *testing.T) {
+	tag := func(code string, x, y float64) legend.Tag {
+		return legend.Tag{Row: 0, Code: code, Box: legend.Rect{Min: glyph.Point{X: x, Y: y}, Max: glyph.Point{X: x + 24, Y: y + 20}}, Em: 28}
+	}
+	var tags []legend.Tag
+	for i, c := range []string{"L1", "L2", "L3", "L4", "L7", "L11", "L12", "H1"} {
+		tags = append(tags, tag(c, 5407-float64(i%3), 2318+165*float64(i)+float64(i/7)*200))
+	}
+	plan := []legend.Tag{tag("P2", 1970, 1281), tag("L12", 1959, 1497), tag("P5", 1965, 1733), tag("P5", 1965, 1760)}
+	got := codeColumns(append(tags, plan...))
+	if len(got) != len(plan) {
+		t.Fatalf("%d tags kept, want the plan's %d: %+v", len(got), len(plan), got)
+	}
+	for i, g := range got {
+		if g.Code != plan[i].Code {
+			t.Errorf("kept %+v, want %+v", g, plan[i])
+		}
+	}
+}

@@ -497,3 +497,46 @@ func TestWordsOnCleanImagesOnly(t *testing.T) {
 		t.Errorf("scan without cleanOnly: %v, %v; want it read", res, err)
 	}
 }
+
+// TestWordsApartFromColouredStrokes: a black word crossed by a red line
+// (a CAD render's cable through a tag) is read: its letters are pieces of
+// their own, apart from the red ink, where read by darkness alone the
+// line joined them into one piece that is no letter.
+func TestWordsApartFromColouredStrokes(t *testing.T) {
+	c := newCanvas(300, 120)
+	for k := range 4 { // four box-shaped letters, 20 px high
+		x := 20.0 + float64(k)*16
+		c.line(x, 40, x+10, 40, 1)
+		c.line(x+10, 40, x+10, 60, 1)
+		c.line(x+10, 60, x, 60, 1)
+		c.line(x, 60, x, 40, 1)
+	}
+	red := newCanvas(300, 120)
+	red.line(5, 50, 290, 50, 1)
+	img := image.NewRGBA(c.Bounds())
+	for i, v := range c.Pix {
+		img.Pix[4*i], img.Pix[4*i+1], img.Pix[4*i+2], img.Pix[4*i+3] = v, v, v, 255
+		if red.Pix[i] == 0 {
+			img.Pix[4*i], img.Pix[4*i+1], img.Pix[4*i+2] = 220, 0, 0
+		}
+	}
+	rd := &reader{}
+	res, err := Words(context.Background(), img, rd, true)
+	if err != nil || res == nil {
+		t.Fatalf("Words: %v, %v", res, err)
+	}
+	if rd.outlines == 0 || len(res.Page.Chars) == 0 {
+		t.Errorf("the word crossed by a red line: %d outlines read, %d characters; want its letters read", rd.outlines, len(res.Page.Chars))
+	}
+	// the same drawn in black: one piece, no letters
+	black := newCanvas(300, 120)
+	copy(black.Pix, c.Pix)
+	black.line(5, 50, 290, 50, 1)
+	rd = &reader{}
+	if _, err := Words(context.Background(), black.Gray, rd, true); err != nil {
+		t.Fatal(err)
+	}
+	if rd.outlines != 0 {
+		t.Errorf("the word crossed by a black line: %d outlines read, want none (one piece with the line)", rd.outlines)
+	}
+}

@@ -3,6 +3,7 @@ package legend
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"blueprint/internal/drawing"
@@ -196,5 +197,32 @@ func TestNoScheduleWithoutEvidence(t *testing.T) {
 	write(pg, "S1 OFFICE", 100, 300, 20)
 	if ss, rows := readSchedules(pg, runs(pg), 0, nil); len(ss) != 0 || len(rows) != 0 {
 		t.Errorf("read %d schedules of %d rows, want none", len(ss), len(rows))
+	}
+}
+
+// TestTagsOf reads tags of given codes on any page's words (OCR read on a
+// page image has no schedule of its own): runs of codes alone, "P2P5" two
+// of them; a code among other words names no row; nothing where offPlan
+// says.
+func TestTagsOf(t *testing.T) {
+	pg := &drawing.Page{Width: 2000, Height: 1000}
+	write(pg, "P5", 100, 100, 10)
+	write(pg, "P2P5", 300, 100, 10)
+	write(pg, "P5 socket here", 500, 300, 10)
+	write(pg, "P2", 1500, 100, 10) // off the plan
+	write(pg, "Office", 700, 500, 10)
+	codes := map[string][]int{"P2": {4}, "P5": {7, 9}}
+	got := TagsOf(pg, codes, func(c glyph.Point) bool { return c.X > 1400 })
+	var named []string
+	unread := 0
+	for _, tg := range got {
+		if tg.Row < 0 {
+			unread++
+			continue
+		}
+		named = append(named, fmt.Sprintf("%s:%d", tg.Code, tg.Row))
+	}
+	if want := []string{"P5:7", "P2:4", "P5:7"}; !slices.Equal(named, want) || unread != 1 {
+		t.Errorf("tags %v and %d runs writing a code among words; want %v and 1", named, unread, want)
 	}
 }

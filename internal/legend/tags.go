@@ -49,7 +49,35 @@ func (d *Document) codeRows() map[string][]int {
 // is returned with Row -1: it names no row, but the symbol beside it may
 // well be tagged. Nil where the document has no schedule.
 func (d *Document) Tags(pg *drawing.Page, page int) []Tag {
-	codes := d.codeRows()
+	var rs []run
+	var labels []scopeLabel
+	labelled := false
+	return findTags(pg, d.codeRows(), func(c glyph.Point) bool { return d.OffPlan(page, c) }, func(all []run) { rs = all },
+		func(rows []int, at glyph.Point) (int, bool) {
+			if len(rows) > 1 && !labelled {
+				labels, labelled = d.scopeLabels(rs, page), true
+			}
+			row := d.scopeRow(rows, page, at, labels)
+			return row, !d.legendTwin(row)
+		})
+}
+
+// TagsOf returns the tags pg writes of codes (each code with the rows
+// giving it: indices of the caller's rows), as Document.Tags finds a
+// schedule's: runs of text made of codes alone, at any angle, none where
+// offPlan says (a table, a title block); a code given by several rows
+// names the first. A run writing a code among other text is returned
+// with Row -1. It reads any page's characters: a text layer, or the words
+// OCR read on a page image.
+func TagsOf(pg *drawing.Page, codes map[string][]int, offPlan func(glyph.Point) bool) []Tag {
+	return findTags(pg, codes, offPlan, nil, func(rows []int, _ glyph.Point) (int, bool) { return rows[0], true })
+}
+
+// findTags is Tags and TagsOf: the tags of codes pg writes outside
+// offPlan, each naming the row pick chooses of its code's rows (none
+// where pick says no). seen, when set, is given every run of the page
+// first.
+func findTags(pg *drawing.Page, codes map[string][]int, offPlan func(glyph.Point) bool, seen func([]run), pick func(rows []int, at glyph.Point) (int, bool)) []Tag {
 	if len(codes) == 0 || pg == nil || len(pg.Chars) == 0 {
 		return nil
 	}
@@ -59,13 +87,14 @@ func (d *Document) Tags(pg *drawing.Page, page int) []Tag {
 	}
 	rs := runs(pg)
 	rs = splitAtDrawing(pg, rs, set)
-	var labels []scopeLabel
-	labelled := false
+	if seen != nil {
+		seen(rs)
+	}
 	var out []Tag
 	for i := range rs {
 		r := &rs[i]
 		c := r.centre()
-		if d.OffPlan(page, c) {
+		if offPlan(c) {
 			continue
 		}
 		ts := tagsOf(pg, r, set)
@@ -76,14 +105,11 @@ func (d *Document) Tags(pg *drawing.Page, page int) []Tag {
 			continue
 		}
 		for _, t := range ts {
-			rows := codes[t.Code]
-			if len(rows) > 1 && !labelled {
-				labels, labelled = d.scopeLabels(rs, page), true
-			}
-			t.Row = d.scopeRow(rows, page, t.Box.centre(), labels)
-			if d.legendTwin(t.Row) {
+			row, ok := pick(codes[t.Code], t.Box.centre())
+			if !ok {
 				continue
 			}
+			t.Row = row
 			out = append(out, t)
 		}
 	}

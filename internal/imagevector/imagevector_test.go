@@ -42,6 +42,18 @@ func (c canvas) line(ax, ay, bx, by float64, r int) {
 	}
 }
 
+// boxWord draws a word of four box-shaped letters, 20 px high, from
+// (20, 40).
+func (c canvas) boxWord() {
+	for k := range 4 {
+		x := 20.0 + float64(k)*16
+		c.line(x, 40, x+10, 40, 1)
+		c.line(x+10, 40, x+10, 60, 1)
+		c.line(x+10, 60, x, 60, 1)
+		c.line(x, 60, x, 40, 1)
+	}
+}
+
 func (c canvas) circle(cx, cy, rad float64, r int) {
 	for a := 0.0; a < 2*math.Pi; a += 0.005 {
 		c.dot(cx+rad*math.Cos(a), cy+rad*math.Sin(a), r)
@@ -230,13 +242,7 @@ func (r *reader) Read(_ context.Context, pg *drawing.Page) (*ocrtext.Result, err
 // and leaves the drawing, while a symbol beside the line stays drawing.
 func TestTraceReadsLetters(t *testing.T) {
 	c := newCanvas(300, 120)
-	for k := range 4 { // a word of four box-shaped letters, 20 px high
-		x := 20.0 + float64(k)*16
-		c.line(x, 40, x+10, 40, 1)
-		c.line(x+10, 40, x+10, 60, 1)
-		c.line(x+10, 60, x, 60, 1)
-		c.line(x, 60, x, 40, 1)
-	}
+	c.boxWord()
 	c.circle(220, 50, 25, 1) // a symbol
 	rd := &reader{}
 	res, err := Trace(context.Background(), c.Gray, rd)
@@ -465,17 +471,8 @@ func TestCornersStaySharp(t *testing.T) {
 // leaves a scan (paper that varies from pixel to pixel) unread, and reads
 // it without.
 func TestWordsOnCleanImagesOnly(t *testing.T) {
-	word := func(c canvas) {
-		for k := range 4 { // four box-shaped letters, 20 px high
-			x := 20.0 + float64(k)*16
-			c.line(x, 40, x+10, 40, 1)
-			c.line(x+10, 40, x+10, 60, 1)
-			c.line(x+10, 60, x, 60, 1)
-			c.line(x, 60, x, 40, 1)
-		}
-	}
 	clean := newCanvas(300, 120)
-	word(clean)
+	clean.boxWord()
 	rd := &reader{}
 	res, err := Words(context.Background(), clean.Gray, rd, true)
 	if err != nil || res == nil {
@@ -489,7 +486,7 @@ func TestWordsOnCleanImagesOnly(t *testing.T) {
 	for i := range scan.Pix {
 		scan.Pix[i] = uint8(225 + rng.IntN(31))
 	}
-	word(scan)
+	scan.boxWord()
 	if res, err := Words(context.Background(), scan.Gray, &reader{}, true); err != nil || res != nil {
 		t.Errorf("scan with cleanOnly: %v, %v; want nil, not read", res, err)
 	}
@@ -504,13 +501,7 @@ func TestWordsOnCleanImagesOnly(t *testing.T) {
 // line joined them into one piece that is no letter.
 func TestWordsApartFromColouredStrokes(t *testing.T) {
 	c := newCanvas(300, 120)
-	for k := range 4 { // four box-shaped letters, 20 px high
-		x := 20.0 + float64(k)*16
-		c.line(x, 40, x+10, 40, 1)
-		c.line(x+10, 40, x+10, 60, 1)
-		c.line(x+10, 60, x, 60, 1)
-		c.line(x, 60, x, 40, 1)
-	}
+	c.boxWord()
 	red := newCanvas(300, 120)
 	red.line(5, 50, 290, 50, 1)
 	img := image.NewRGBA(c.Bounds())

@@ -131,11 +131,11 @@ func ColouredInk(img image.Image, reach int) *image.Gray {
 	return out
 }
 
-// Colourful returns, for each pixel of img (row by row over its bounds),
-// whether it is of a colour (colourChroma): a CAD render's red socket or
+// Colourful returns the pixels of img that are of a colour (colourChroma),
+// as a set of indices y·w+x over its bounds: a CAD render's red socket or
 // green cable, not its black text or gray hatch. It is nil for a gray
-// image and for one without a coloured pixel.
-func Colourful(img image.Image) []bool {
+// image and for one without a coloured pixel; it holds a bit a pixel.
+func Colourful(img image.Image) Bits {
 	if _, gray := img.(*image.Gray); gray {
 		return nil
 	}
@@ -143,15 +143,15 @@ func Colourful(img image.Image) []bool {
 	w, h := b.Dx(), b.Dy()
 	read := rgbReader(img, b)
 	rgb := make([]uint8, 3*w)
-	var out []bool
+	var out Bits
 	for y := 0; y < h; y++ {
 		read(y, rgb)
 		for x := 0; x < w; x++ {
 			if colourful(rgb[3*x], rgb[3*x+1], rgb[3*x+2]) {
 				if out == nil {
-					out = make([]bool, w*h)
+					out = newBits(w * h)
 				}
-				out[y*w+x] = true
+				out.set(y*w + x)
 			}
 		}
 	}
@@ -161,9 +161,13 @@ func Colourful(img image.Image) []bool {
 // colourful reports whether a pixel is of a colour (colourChroma).
 func colourful(r, g, b uint8) bool { return int(max(r, g, b))-int(min(r, g, b)) >= colourChroma }
 
-// bits is a set of pixel indices.
-type bits []uint64
+// Bits is a set of pixel indices, a bit each (ColouredInk's working
+// sets, Colourful).
+type Bits []uint64
 
-func newBits(n int) bits      { return make(bits, (n+63)/64) }
-func (b bits) set(i int)      { b[i>>6] |= 1 << (i & 63) }
-func (b bits) has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+func newBits(n int) Bits      { return make(Bits, (n+63)/64) }
+func (b Bits) set(i int)      { b[i>>6] |= 1 << (i & 63) }
+func (b Bits) has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+
+// Has reports whether i is in the set; a nil set holds none.
+func (b Bits) Has(i int) bool { return b != nil && b.has(i) }

@@ -167,13 +167,14 @@ func grayPieces(ctx context.Context, g *image.Gray) ([]ink.Piece, []ink.Run, err
 	return ink.Pieces(runs, root), runs, nil
 }
 
-// wordPieces is grayPieces where no ink is coloured (col nil); else the
+// wordPieces is grayPieces where no ink is coloured (col empty); else the
 // ink's pieces joined only within one colour, coloured (col) or black and
 // gray: a word is written in one colour, and a CAD render's black tag
 // touching its red socket's stroke or crossed by a red cable's dash is a
 // piece of its own, read as letters, where joined to the red it was a
 // symbol's piece (building2's 200-DPI render read 38 of its 63 P5 tags).
-func wordPieces(ctx context.Context, g *image.Gray, col []bool) ([]ink.Piece, []ink.Run, error) {
+// It holds a bit a pixel besides the ink (ink.LabelRunsOf).
+func wordPieces(ctx context.Context, g *image.Gray, col darkness.Bits) ([]ink.Piece, []ink.Run, error) {
 	if col == nil {
 		return grayPieces(ctx, g)
 	}
@@ -181,25 +182,16 @@ func wordPieces(ctx context.Context, g *image.Gray, col []bool) ([]ink.Piece, []
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("imagevector: %w", err)
 	}
-	w, h := g.Rect.Dx(), g.Rect.Dy()
-	var ps []ink.Piece
-	var runs []ink.Run
-	for _, coloured := range []bool{false, true} {
-		mask := make([]bool, len(inked))
-		for i, on := range inked {
-			mask[i] = on && col[i] == coloured
+	runs, root := ink.LabelRunsOf(g.Rect.Dx(), g.Rect.Dy(), func(i int) uint8 {
+		switch {
+		case !inked[i]:
+			return 0
+		case col.Has(i):
+			return 2
 		}
-		rs, root := ink.LabelRuns(mask, w, h)
-		base := int32(len(runs))
-		for _, p := range ink.Pieces(rs, root) {
-			for i := range p.Runs {
-				p.Runs[i] += base
-			}
-			ps = append(ps, p)
-		}
-		runs = append(runs, rs...)
-	}
-	return ps, runs, nil
+		return 1
+	})
+	return ink.Pieces(runs, root), runs, nil
 }
 
 // readText draws the pieces that stand in lines of letters as filled

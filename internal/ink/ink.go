@@ -265,6 +265,47 @@ func LabelRuns[T bool | uint8](pix []T, w, h int) ([]Run, []int) {
 	return runs, set.Roots()
 }
 
+// LabelRunsOf is LabelRuns over the classes class gives each pixel (index
+// y·w+x; 0 is paper): a run is a row's stretch of one class, and only runs
+// of one class join. It holds no map of the classes: ink of several kinds
+// (a page's black and its coloured ink) is cut into pieces of one kind
+// each without another page-sized mask.
+func LabelRunsOf(w, h int, class func(i int) uint8) ([]Run, []int) {
+	var runs []Run
+	var cls []uint8 // per run
+	var set unionfind.Sets[int]
+	prevStart, prevEnd := 0, 0
+	for y := 0; y < h; y++ {
+		start := len(runs)
+		j := prevStart
+		for x := 0; x < w; {
+			c := class(y*w + x)
+			if c == 0 {
+				x++
+				continue
+			}
+			x0 := x
+			for x < w && class(y*w+x) == c {
+				x++
+			}
+			i := len(runs)
+			runs = append(runs, Run{Y: y, X0: x0, X1: x})
+			cls = append(cls, c)
+			set = append(set, i)
+			for j < prevEnd && runs[j].X1 < x0 {
+				j++
+			}
+			for k := j; k < prevEnd && runs[k].X0 <= x; k++ {
+				if cls[k] == c {
+					set.Join(i, k)
+				}
+			}
+		}
+		prevStart, prevEnd = start, len(runs)
+	}
+	return runs, set.Roots()
+}
+
 // Piece is a connected piece of ink: its box and its runs (indexes into
 // the runs LabelRuns returned).
 type Piece struct {

@@ -3,6 +3,7 @@ package ink
 import (
 	"image"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -190,5 +191,27 @@ func noisePaper(g *image.Gray, seed uint64, lo int) {
 		if g.Pix[i] == 255 {
 			g.Pix[i] = uint8(lo + r.IntN(256-lo))
 		}
+	}
+}
+
+// TestLabelRunsOf: runs of one class join where they touch (diagonally
+// too); touching runs of two classes stay two pieces, and class 0 is
+// paper.
+func TestLabelRunsOf(t *testing.T) {
+	const w, h = 8, 3
+	m := []uint8{
+		1, 1, 2, 2, 0, 0, 1, 0,
+		0, 1, 0, 2, 0, 0, 0, 1,
+		1, 1, 1, 2, 0, 0, 0, 0,
+	}
+	runs, root := LabelRunsOf(w, h, func(i int) uint8 { return m[i] })
+	ps := Pieces(runs, root)
+	var areas []int
+	for _, p := range ps {
+		areas = append(areas, p.Area(runs))
+	}
+	// the 1s at the left (6 pixels), the 2s (4), the diagonal pair of 1s (2)
+	if want := []int{6, 4, 2}; !slices.Equal(areas, want) {
+		t.Errorf("pieces of areas %v, want %v", areas, want)
 	}
 }

@@ -53,7 +53,7 @@ func labelTags(out []detect.Detection, tags []legend.Tag, classes []string, cate
 // tag labels a symbol of any source (the glyph search's, the raster
 // detector's), and an untagged symbol of a class the page names by tags
 // is kept: OCR misses tags a text layer holds (building2's 200-DPI
-// render read 41 of its 63 P5 tags), so a symbol without one is not
+// render reads 54–56 of its 63 P5 tags), so a symbol without one is not
 // therefore another thing.
 func pairedTags(out []detect.Detection, tags []legend.Tag, classes []string, category func(class string) string, read bool) []detect.Detection {
 	if len(tags) == 0 {

@@ -67,7 +67,7 @@ func Trace(ctx context.Context, img image.Image, read TextReader) (*Result, erro
 	if w == 0 || h == 0 {
 		return res, nil
 	}
-	ps, runs, err := grayPieces(ctx, ink.Gray(img))
+	ps, runs, err := inkPieces(ctx, ink.Gray(img), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func Words(ctx context.Context, img image.Image, read TextReader, cleanOnly bool
 	if cleanOnly && !ink.Clean(g) {
 		return nil, nil
 	}
-	ps, runs, err := wordPieces(ctx, g, darkness.Colourful(img))
+	ps, runs, err := inkPieces(ctx, g, darkness.Colourful(img))
 	if err != nil {
 		return nil, err
 	}
@@ -156,41 +156,37 @@ func tracedPage(w, h int) *drawing.Page {
 	}}
 }
 
-// grayPieces returns the ink of the gray image g (ink.Gray) split into its
-// 8-connected pieces, and the runs they are made of.
-func grayPieces(ctx context.Context, g *image.Gray) ([]ink.Piece, []ink.Run, error) {
+// inkPieces returns the ink of the gray image g (ink.Gray) split into its
+// 8-connected pieces, and the runs they are made of. With col (the
+// image's coloured pixels, darkness.Colourful) pieces join only within one
+// colour, coloured or black and gray, as a word is written in one: a CAD
+// render's black tag touching its red socket's stroke or crossed by a red
+// cable's dash is a piece of its own, read as letters, where joined to the
+// red it was a symbol's piece (building2's 200-DPI render read 38 of its
+// 63 P5 tags). It holds a bit a pixel besides the ink (ink.LabelRunsOf).
+func inkPieces(ctx context.Context, g *image.Gray, col darkness.Bits) ([]ink.Piece, []ink.Run, error) {
 	inked := ink.Fine(g)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("imagevector: %w", err)
 	}
-	runs, root := ink.LabelRuns(inked, g.Rect.Dx(), g.Rect.Dy())
-	return ink.Pieces(runs, root), runs, nil
-}
-
-// wordPieces is grayPieces where no ink is coloured (col empty); else the
-// ink's pieces joined only within one colour, coloured (col) or black and
-// gray: a word is written in one colour, and a CAD render's black tag
-// touching its red socket's stroke or crossed by a red cable's dash is a
-// piece of its own, read as letters, where joined to the red it was a
-// symbol's piece (building2's 200-DPI render read 38 of its 63 P5 tags).
-// It holds a bit a pixel besides the ink (ink.LabelRunsOf).
-func wordPieces(ctx context.Context, g *image.Gray, col darkness.Bits) ([]ink.Piece, []ink.Run, error) {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	var (
+		runs []ink.Run
+		root []int
+	)
 	if col == nil {
-		return grayPieces(ctx, g)
+		runs, root = ink.LabelRuns(inked, w, h)
+	} else {
+		runs, root = ink.LabelRunsOf(w, h, func(i int) uint8 {
+			switch {
+			case !inked[i]:
+				return 0
+			case col.Has(i):
+				return 2
+			}
+			return 1
+		})
 	}
-	inked := ink.Fine(g)
-	if err := ctx.Err(); err != nil {
-		return nil, nil, fmt.Errorf("imagevector: %w", err)
-	}
-	runs, root := ink.LabelRunsOf(g.Rect.Dx(), g.Rect.Dy(), func(i int) uint8 {
-		switch {
-		case !inked[i]:
-			return 0
-		case col.Has(i):
-			return 2
-		}
-		return 1
-	})
 	return ink.Pieces(runs, root), runs, nil
 }
 

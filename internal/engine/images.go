@@ -261,15 +261,7 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 	}
 	// Nothing inside a legend table counts, nor sets a row's size (its
 	// own glyph there is drawn at the legend's).
-	inTable := func(b detect.Box) bool {
-		c := centrePt(b)
-		for _, t := range l.Tables[p.Index] {
-			if c.In(t) {
-				return true
-			}
-		}
-		return false
-	}
+	inTable := func(b detect.Box) bool { return l.inTable(p.Index, centrePt(b)) }
 	var all []found
 	for i, ms := range perRow {
 		for _, m := range ms {
@@ -325,6 +317,20 @@ func (l *imageLegends) detect(ctx context.Context, p detect.Page) ([]detect.Dete
 		})
 	}
 	return out, nil
+}
+
+// inTable reports whether pt lies in a legend table read on image page
+// page; a nil l has none.
+func (l *imageLegends) inTable(page int, pt image.Point) bool {
+	if l == nil {
+		return false
+	}
+	for _, t := range l.Tables[page] {
+		if pt.In(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // cropTemplate is the glyph search's template of a glyph crop (cropPNG):

@@ -66,22 +66,8 @@ func (f *fused) withLabels(ctx context.Context, p detect.Page, out []detect.Dete
 	if res == nil {
 		return out, nil // a scan or a photo: its words are not read
 	}
-	out = f.labels.imageTags(res.Page, p.Index, out, f.inTable)
+	out = f.labels.imageTags(res.Page, p.Index, out, f.images.inTable)
 	return append(out, f.labels.labelled(res.Page, p.Index)...), nil
-}
-
-// inTable reports whether pt lies in a legend table read on image page
-// page.
-func (f *fused) inTable(page int, pt image.Point) bool {
-	if f.images == nil {
-		return false
-	}
-	for _, t := range f.images.Tables[page] {
-		if pt.In(t) {
-			return true
-		}
-	}
-	return false
 }
 
 // imageTags attaches to out, the detections of image page page, the tags

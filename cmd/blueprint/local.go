@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"blueprint/internal/boltstore"
+	"blueprint/internal/buildid"
 	"blueprint/internal/docfiles"
 	"blueprint/internal/document"
 	"blueprint/internal/job"
@@ -68,7 +69,8 @@ func newLocalService(r *reader) (_ *localService, err error) {
 		Store: progressStore{Store: store, l: l}, Blobs: blobs, Flow: noFlow{}, Catalog: r.cat,
 		Files: docfiles.ForConfig(r.cfg), Engine: r.eng, Links: noLinks{},
 		WebhookSecret:  func(string) ([]byte, bool) { return nil, false },
-		LazyPageImages: true, // as blueprintd: no page is rendered for an image nobody views
+		LazyPageImages: true,              // as blueprintd: no page is rendered for an image nobody views
+		BuildID:        buildid.Current(), // each FILE of --legend lends the legend job's cut to the next
 		Logger:         slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"blueprint/internal/apikey"
 	"blueprint/internal/boltstore"
 	"blueprint/internal/budget"
+	"blueprint/internal/buildid"
 	"blueprint/internal/catalog"
 	"blueprint/internal/config"
 	"blueprint/internal/detect"
@@ -234,6 +235,7 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 			return k.WebhookSecret, ok
 		},
 		Admission: gate, UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, Logger: log,
+		BuildID: buildid.Current(),
 		// image_url is served by this process (httpapi.LocalLinks), so a
 		// page's PNG is rendered on its first view instead of during
 		// processing: jobs are done sooner and uncounted pages are

@@ -27,6 +27,7 @@ import (
 
 	"blueprint/internal/apikey"
 	"blueprint/internal/budget"
+	"blueprint/internal/buildid"
 	"blueprint/internal/catalog"
 	"blueprint/internal/config"
 	"blueprint/internal/detect"
@@ -175,7 +176,8 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 	// its detection.
 	jc := job.Config{Store: a.Store, Blobs: a.Blobs, Direct: a.Blobs, Catalog: cat, Links: a.Links,
 		Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivateCallbacks}, WebhookSecret: secrets, WebhookRetries: needs.WebhookRetries,
-		UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, BatchPages: cfg.BatchPages, SearchBudget: cfg.SearchBudget, Clock: needs.Clock, Logger: log}
+		UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, BatchPages: cfg.BatchPages, SearchBudget: cfg.SearchBudget, Clock: needs.Clock, Logger: log,
+		BuildID: buildid.Current()}
 	if needs.Files != nil {
 		jc.Files = needs.Files(cfg.Config)
 		// The same admission gate as the local server's, sized from the

@@ -62,14 +62,18 @@ func newBatchEnv(t *testing.T, batchPages int) *batchEnv {
 	return e
 }
 
-// cfgWith is a Service on e's store and blobs with another engine.
-func (e *batchEnv) cfgWith(t *testing.T, eng detect.Engine) *job.Service {
+// cfgWith is a Service on e's store and blobs with another engine, its
+// configuration then changed by each of opts.
+func (e *batchEnv) cfgWith(t *testing.T, eng detect.Engine, opts ...func(*job.Config)) *job.Service {
 	t.Helper()
 	parts := newServiceParts(t)
 	cfg := parts.cfg
 	cfg.Store, cfg.Blobs = e.store, e.blobs
 	cfg.Files, cfg.Engine, cfg.Clock, cfg.BatchPages, cfg.LazyPageImages = docfiles.New(0, 0), eng, e.clock, 2, true
 	cfg.WebhookSecret = func(string) ([]byte, bool) { return nil, false }
+	for _, o := range opts {
+		o(&cfg)
+	}
 	svc, err := job.NewService(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -218,3 +218,12 @@ func ResultKey(jobID string, page int) string {
 func ImageKey(jobID string, page int) string {
 	return JobPrefix(jobID) + "pages/" + itoa(page) + ".png"
 }
+
+// ReferenceCutKey is where the glyphs job jobID lends to later jobs as a
+// reference are kept once cut (Service.cutReference): sum names what was
+// cut (the build and the rows and glyphs lent), so a review that changes
+// what the job lends, or a new build, cuts again. They go with the job's
+// other files.
+func ReferenceCutKey(jobID, sum string) string {
+	return JobPrefix(jobID) + "reference-cuts/" + sum
+}

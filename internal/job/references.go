@@ -3,6 +3,9 @@ package job
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -155,6 +158,31 @@ func (s *Service) cutReference(ctx context.Context, re ReferencingEngine, j *Job
 	if len(ref.Glyphs) == 0 {
 		return nil, nil
 	}
+	key := s.referenceCutKey(r.ID, ref)
+	if key != "" {
+		cut, err := s.readBlob(ctx, key, maxReferenceCut)
+		if err == nil && len(cut) > 0 {
+			return cut, nil
+		}
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			s.log.Warn("kept reference cut not read; cutting again", "job_id", j.ID, "reference_job", id, "err", err)
+		}
+	}
+	cut, err := s.cutFromUpload(ctx, re, r, ref)
+	if err != nil || key == "" {
+		return cut, err
+	}
+	s.keepReferenceCut(ctx, r.ID, key, cut)
+	return cut, nil
+}
+
+// maxReferenceCut bounds a kept reference cut read back: a cut is some
+// kilobytes a glyph (its crop as a PNG), at most a few megabytes for a
+// legend of a hundred rows.
+const maxReferenceCut = 64 << 20
+
+// cutFromUpload cuts ref's glyphs from reference job r's stored file.
+func (s *Service) cutFromUpload(ctx context.Context, re ReferencingEngine, r *Job, ref detect.Reference) ([]byte, error) {
 	doc, release, err := s.openUpload(ctx, r)
 	if err != nil {
 		return nil, err
@@ -162,6 +190,44 @@ func (s *Service) cutReference(ctx context.Context, re ReferencingEngine, j *Job
 	defer release()
 	defer doc.Close()
 	return re.CutReference(ctx, refDoc{f: doc, d: doc.Drawings(nil)}, ref)
+}
+
+// referenceCutKey is where the cut of ref, lent by job refID, is kept
+// (ReferenceCutKey): its sum covers the build (Config.BuildID) and
+// everything ref holds, which is all the cut reads besides the job's
+// file. "" where the build has no id: nothing is kept.
+func (s *Service) referenceCutKey(refID string, ref detect.Reference) string {
+	if s.cfg.BuildID == "" {
+		return ""
+	}
+	b, err := json.Marshal(ref)
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	h.Write([]byte(s.cfg.BuildID))
+	h.Write([]byte{0})
+	h.Write(b)
+	return ReferenceCutKey(refID, hex.EncodeToString(h.Sum(nil)))
+}
+
+// keepReferenceCut stores cut at key for the next job that references
+// job refID, even if this job's context ends now. A reference that is no
+// longer done once it is stored (expiry purged its files meanwhile) has it
+// deleted again, so that nothing outlives the job. A failure costs only
+// the next job's time: it is logged.
+func (s *Service) keepReferenceCut(ctx context.Context, refID, key string, cut []byte) {
+	ctx = context.WithoutCancel(ctx)
+	if err := s.putBlob(ctx, key, cut); err != nil {
+		s.log.Warn("reference cut not kept", "reference_job", refID, "err", err)
+		return
+	}
+	if cur, err := s.cfg.Store.GetJob(ctx, refID); err == nil && cur.Status == Done {
+		return
+	}
+	if err := s.cfg.Blobs.Delete(ctx, key); err != nil {
+		s.log.Warn("could not delete the reference cut of a job no longer done", "reference_job", refID, "err", err)
+	}
 }
 
 // referenceOf is what job r lends: its own legend rows that name a class

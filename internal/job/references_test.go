@@ -2,6 +2,7 @@ package job_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"blueprint/internal/apitest"
@@ -217,5 +218,77 @@ func TestReferenceGlyphsCarryTheirPageCount(t *testing.T) {
 	}
 	if drawn == 0 || len(want) < 2 {
 		t.Errorf("%d glyphs as the plans draw them, %d pages counted: want one, on two pages", drawn, len(want))
+	}
+}
+
+// TestReferenceCutKept: the glyphs a done job lends are cut once per build
+// and kept with the job's files: the next job that references it reads
+// them back instead of opening its file and searching its pages again
+// (building2's cut took minutes). Another build cuts again (its code may
+// cut otherwise), and so does a build with no id; a cut removed from
+// storage is made again.
+func TestReferenceCutKept(t *testing.T) {
+	ctx := context.Background()
+	e := newBatchEnv(t, 2)
+	var cuts []detect.Reference
+	eng := recordingRefs{ReferencingEngine: apitest.ScriptedReferencingEngine().(job.ReferencingEngine), got: &cuts}
+	build := func(id string) func(*job.Config) { return func(c *job.Config) { c.BuildID = id } }
+	doc := apitest.PDFDoc([2]int{144, 72}, [2]int{144, 72})
+	legend := e.cfgWith(t, eng, build("b1"))
+	e.queue(t, "legend", doc)
+	if err := legend.Process(ctx, "legend"); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	plan := func(svc *job.Service) int {
+		t.Helper()
+		n++
+		id := fmt.Sprintf("plan-%d", n)
+		e.queueRef(t, id, doc, []string{"legend"})
+		if err := svc.Process(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		v, err := svc.Get(ctx, job.Caller{KeyID: "owner"}, id, job.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, ok := v.(*job.DoneView)
+		if !ok {
+			t.Fatalf("job %s is %+v, not done", id, v)
+		}
+		detected := 0
+		for _, r := range done.Legend {
+			if r.ReferenceJob == "legend" {
+				detected += r.Detected
+			}
+		}
+		return detected
+	}
+	steps := []struct {
+		name string
+		svc  *job.Service
+		cuts int // CutReference calls so far
+	}{
+		{"first job", legend, 1},
+		{"second job, same build", legend, 1},
+		{"another build", e.cfgWith(t, eng, build("b2")), 2},
+		{"the first build again", e.cfgWith(t, eng, build("b1")), 2},
+		{"a build with no id", e.cfgWith(t, eng), 3},
+		{"a build with no id, again", e.cfgWith(t, eng), 4},
+	}
+	for _, s := range steps {
+		// the legend job's one socket outlet row, found on both pages
+		if got := plan(s.svc); got != 2 {
+			t.Errorf("%s: the lent row detected %d, want 2", s.name, got)
+		}
+		if len(cuts) != s.cuts {
+			t.Errorf("%s: %d cuts made in all, want %d", s.name, len(cuts), s.cuts)
+		}
+	}
+	if err := e.blobs.DeletePrefix(ctx, job.JobPrefix("legend")+"reference-cuts/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := plan(legend); got != 2 || len(cuts) != 5 {
+		t.Errorf("after the kept cuts were removed: detected %d, %d cuts in all; want 2 and 5", got, len(cuts))
 	}
 }

@@ -192,6 +192,11 @@ type Config struct {
 	// more is processed in batches of this many pages after one document
 	// pass (Begin, ProcessBatch, MergeBatches). 0: DefaultBatchPages.
 	BatchPages int
+	// BuildID names the build that runs the service (buildid.Current):
+	// what a job derives and keeps for later jobs (a reference job's cut
+	// glyphs, ReferenceCutKey) is stored under it and read only by the
+	// same build. "": nothing derived is kept; every job derives it again.
+	BuildID string
 
 	UploadTTL time.Duration // 0: DefaultUploadTTL
 	Retention time.Duration // 0: DefaultRetention

@@ -1,39 +1,58 @@
-// Package buildid names the program's build, for results a build derives
-// and stores for later (a reference job's cut glyphs): a result stored
-// under one build's id is not read by another build, whose code may
-// derive it differently.
+// Package buildid names the running program's build, for results a build
+// derives and stores for later (a reference job's cut glyphs): a result
+// stored under one build's id is not read by another build, whose code may
+// derive it otherwise.
 package buildid
 
 import (
-	"runtime/debug"
-	"strings"
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"os"
 )
 
-// Current is the running program's build: the Go version and the commit
-// it was built from (Go's vcs.revision). It is "" where the build does
-// not say which commit, or says the tree had uncommitted changes: such a
-// build cannot be told from the next one, so nothing derived should be
-// kept for it.
+// noteSection is the ELF section where the Go linker writes the build ID
+// (`go tool buildid`): a hash of everything the program was built from,
+// its dependencies, compiler and flags included, so any change to the
+// code gives another.
+const noteSection = ".note.go.buildid"
+
+// Current is the running program's Go build ID, read from its executable.
+// It is "" where it cannot be read (not an ELF executable, or one built
+// without it): nothing derived should then be kept, since such a build
+// cannot be told from the next.
 func Current() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	exe, err := os.Executable()
+	if err != nil {
 		return ""
 	}
-	return of(bi)
+	f, err := elf.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	s := f.Section(noteSection)
+	if s == nil {
+		return ""
+	}
+	data, err := s.Data()
+	if err != nil {
+		return ""
+	}
+	return fromNote(data, f.ByteOrder)
 }
 
-func of(bi *debug.BuildInfo) string {
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
-	if rev == "" || modified != "false" {
+// fromNote is the build ID an ELF note section holds: name size, desc
+// size and type (4 bytes each), the name "Go" padded to 4 bytes, then the
+// ID; "" where data is no Go build ID note.
+func fromNote(data []byte, order binary.ByteOrder) string {
+	if len(data) < 16 {
 		return ""
 	}
-	return strings.Join([]string{bi.GoVersion, bi.Main.Path, rev}, " ")
+	nameSize, descSize := order.Uint32(data[0:4]), order.Uint32(data[4:8])
+	name := 12 + int((nameSize+3)&^3)
+	if nameSize != 4 || !bytes.Equal(data[12:15], []byte("Go\x00")) || descSize == 0 || uint64(name)+uint64(descSize) > uint64(len(data)) {
+		return ""
+	}
+	return string(data[name : name+int(descSize)])
 }

@@ -1,30 +1,66 @@
 package buildid
 
 import (
-	"runtime/debug"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
 	"testing"
 )
 
-func TestOf(t *testing.T) {
-	bi := func(settings ...string) *debug.BuildInfo {
-		b := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Path: "blueprint"}}
-		for i := 0; i+1 < len(settings); i += 2 {
-			b.Settings = append(b.Settings, debug.BuildSetting{Key: settings[i], Value: settings[i+1]})
-		}
-		return b
+func note(name string, desc string) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(name)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(desc)))
+	b = binary.LittleEndian.AppendUint32(b, 4) // the Go build ID note's type
+	b = append(b, name...)
+	for len(b)%4 != 0 {
+		b = append(b, 0)
 	}
+	return append(b, desc...)
+}
+
+func TestFromNote(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		bi   *debug.BuildInfo
+		data []byte
 		want string
 	}{
-		{"clean commit", bi("vcs.revision", "abc123", "vcs.modified", "false"), "go1.26.0 blueprint abc123"},
-		{"uncommitted changes", bi("vcs.revision", "abc123", "vcs.modified", "true"), ""},
-		{"no revision", bi(), ""},
-		{"revision without modified flag", bi("vcs.revision", "abc123"), ""},
+		{"a Go build ID", note("Go\x00\x00", "abc/def"), "abc/def"},
+		{"another owner", note("GNU\x00", "abc/def"), ""},
+		{"no ID", note("Go\x00\x00", ""), ""},
+		{"cut short", note("Go\x00\x00", "abc/def")[:18], ""},
+		{"empty", nil, ""},
 	} {
-		if got := of(c.bi); got != c.want {
+		if got := fromNote(c.data, binary.LittleEndian); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestCurrent: the test binary's own build ID is read, as `go tool
+// buildid` prints it.
+func TestCurrent(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("build IDs are read from ELF executables")
+	}
+	got := Current()
+	if got == "" {
+		t.Fatal("no build ID read from the test binary")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to compare with")
+	}
+	out, err := exec.Command(gocmd, "tool", "buildid", self).Output()
+	if err != nil {
+		t.Skipf("go tool buildid: %v", err)
+	}
+	if want := strings.TrimSpace(string(out)); got != want {
+		t.Errorf("Current() = %q, want %q", got, want)
 	}
 }

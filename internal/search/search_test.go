@@ -346,3 +346,53 @@ func TestHatchedPanel(t *testing.T) {
 		t.Errorf("near misses %+v: want the bare squares, a missing stroke", r.NearMisses)
 	}
 }
+
+// bowTieLight is a ceiling light as newmark's CAD writer drew it: two red
+// rings round a black bow tie, each of its two lobes a triangle cut into
+// strips of n triangles, every triangle filled and then stroked twice in
+// black (drawn that way, its black strokes outweigh its rings).
+func bowTieLight(n int) string {
+	var b strings.Builder
+	b.WriteString("1 0 0 RG 0.3 w " + documenttest.CircleOps(0, 0, 4) + " " + documenttest.CircleOps(0, 0, 8) + " ")
+	b.WriteString("0 g 0 G 0 w ")
+	const h, w = 3.0, 3.0 // a lobe's height and base, pt
+	for _, dir := range []float64{1, -1} {
+		for k := range n {
+			// the strip between heights y0 and y1 from the apex, as two
+			// triangles
+			y0, y1 := h*float64(k)/float64(n), h*float64(k+1)/float64(n)
+			x0, x1 := w/2*y0/h, w/2*y1/h
+			for _, tri := range [][6]float64{{-x0, y0, x0, y0, x1, y1}, {-x0, y0, x1, y1, -x1, y1}} {
+				path := fmt.Sprintf("%.3f %.3f m %.3f %.3f l %.3f %.3f l h ", tri[0], dir*tri[1], tri[2], dir*tri[3], tri[4], dir*tri[5])
+				b.WriteString(path + "f " + path + "S " + path + "S ")
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestFilledPartCutIntoTriangles: a symbol whose filled part the PDF
+// draws as triangles, filled and stroked in black, cut otherwise at each
+// copy, is searched by its rings and the fill's outline, not by the
+// exemplar's triangles: the strokes hidden under the fill, and a stroke
+// drawn twice over, do not make black the symbol's paint (newmark's
+// ceiling lights: 1 of 74 found from a clean exemplar before, 74 after).
+func TestFilledPartCutIntoTriangles(t *testing.T) {
+	content := at("1 0 0 1 60 240", bowTieLight(8)) + at("1 0 0 1 200 240", bowTieLight(5)) +
+		at("0 1 -1 0 300 120", bowTieLight(7)) + at("1 0 0 1 120 80", bowTieLight(6))
+	_, pg := page(t, content)
+	box := detect.Box{X: pt(60 - 10), Y: pt(300 - 240 - 10), W: pt(20), H: pt(20)}
+	tpl, err := search.Cut(pg, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := tpl.Find(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := centres(ms)
+	wantNear(t, cs, [][2]float64{{60, 60}, {200, 60}, {300, 180}, {120, 220}})
+	if len(ms) != 4 {
+		t.Errorf("%d matches at %v, want the 4 lights", len(ms), cs)
+	}
+}

@@ -110,7 +110,13 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	// luminaire's black bow tie, cut into fifty stroked triangles, would
 	// outweigh the red rings it stands in.
 	// A segment drawn twice over draws once.
-	hidden := ix.hiddenUnderFill(all)
+	var segs []int
+	for _, i := range all {
+		if k := ix.pieces[i].seg; k >= 0 {
+			segs = append(segs, k)
+		}
+	}
+	hidden := drawing.HiddenStrokes(ix.pg, segs)
 	byPaint := map[string]float64{}
 	type drawnSeg struct {
 		paint  string
@@ -118,7 +124,7 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	}
 	counted := map[drawnSeg]bool{}
 	for _, i := range all {
-		if !(ix.stroked(i) || !stroked) || hidden[i] {
+		if !(ix.stroked(i) || !stroked) || ix.pieces[i].seg >= 0 && hidden[ix.pieces[i].seg] {
 			continue
 		}
 		if k := ix.pieces[i].seg; k >= 0 {
@@ -331,88 +337,4 @@ func runLeaves(pg *drawing.Page, i int, box Rect) bool {
 		}
 	}
 	return false
-}
-
-// hiddenUnderFill returns the stroked segments among pieces that lie
-// under an ink fill of their own stroke's paint: the fill-only paths
-// among pieces (runs of consecutive segments of one style, each starting
-// where the last ended, back to their start) hold the segment's middle on
-// every side, so even the side two of those paths share is hidden.
-func (ix *pageIndex) hiddenUnderFill(pieces []int32) map[int32]bool {
-	type poly struct {
-		paint string
-		pts   []glyph.Point
-	}
-	var segs []int32
-	for _, i := range pieces {
-		if ix.pieces[i].seg >= 0 {
-			segs = append(segs, i)
-		}
-	}
-	slices.SortFunc(segs, func(a, b int32) int { return ix.pieces[a].seg - ix.pieces[b].seg })
-	const eps = 1e-3
-	same := func(p, q glyph.Point) bool { return math.Abs(p.X-q.X) <= eps && math.Abs(p.Y-q.Y) <= eps }
-	var polys []poly
-	var run []glyph.Point
-	last := -2
-	for _, i := range segs {
-		k := ix.pieces[i].seg
-		s := ix.pg.Segments[k]
-		st := ix.pg.Styles[s.Style]
-		if st.Stroke != "" || !st.InkFill() {
-			run, last = nil, -2
-			continue
-		}
-		if len(run) == 0 || k != last+1 || s.Style != ix.pg.Segments[last].Style || !same(run[len(run)-1], s.A) {
-			run = []glyph.Point{s.A, s.B}
-		} else {
-			run = append(run, s.B)
-		}
-		last = k
-		if len(run) >= 4 && same(run[0], run[len(run)-1]) {
-			polys = append(polys, poly{st.Fill, run[:len(run)-1]})
-			run = nil
-		}
-	}
-	if len(polys) == 0 {
-		return nil
-	}
-	const side = 0.5 // pixels beside the middle looked at
-	under := func(paint string, p glyph.Point) bool {
-		for _, d := range [...]glyph.Point{{X: side}, {X: -side}, {Y: side}, {Y: -side}} {
-			q := glyph.Point{X: p.X + d.X, Y: p.Y + d.Y}
-			in := false
-			for _, pl := range polys {
-				if pl.paint == paint && inPolygon(pl.pts, q) {
-					in = true
-					break
-				}
-			}
-			if !in {
-				return false
-			}
-		}
-		return true
-	}
-	out := map[int32]bool{}
-	for _, i := range segs {
-		s := ix.pg.Segments[ix.pieces[i].seg]
-		st := ix.pg.Styles[s.Style]
-		if st.Stroke != "" && under(st.Stroke, glyph.Point{X: (s.A.X + s.B.X) / 2, Y: (s.A.Y + s.B.Y) / 2}) {
-			out[i] = true
-		}
-	}
-	return out
-}
-
-// inPolygon reports whether p lies inside poly (even-odd rule).
-func inPolygon(poly []glyph.Point, p glyph.Point) bool {
-	in := false
-	for i, j := 0, len(poly)-1; i < len(poly); j, i = i, i+1 {
-		a, b := poly[i], poly[j]
-		if (a.Y > p.Y) != (b.Y > p.Y) && p.X < (b.X-a.X)*(p.Y-a.Y)/(b.Y-a.Y)+a.X {
-			in = !in
-		}
-	}
-	return in
 }

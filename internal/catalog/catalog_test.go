@@ -530,7 +530,7 @@ func newSignature(g glyph.Glyph) *signature {
 			if s.Fill {
 				for y := -0.5; y <= 0.5; y += sigCell / 2 {
 					for x := -0.5; x <= 0.5; x += sigCell / 2 {
-						if inside(chain, glyph.Point{X: x, Y: y}) {
+						if glyph.InPolygon(chain, glyph.Point{X: x, Y: y}) {
 							mark(glyph.Point{X: x, Y: y})
 						}
 					}
@@ -550,18 +550,6 @@ func newSignature(g glyph.Glyph) *signature {
 		}
 	}
 	return sig
-}
-
-// inside is the even-odd point-in-polygon test.
-func inside(poly []glyph.Point, p glyph.Point) bool {
-	in := false
-	for i, j := 0, len(poly)-1; i < len(poly); j, i = i, i+1 {
-		a, b := poly[i], poly[j]
-		if (a.Y > p.Y) != (b.Y > p.Y) && p.X < (b.X-a.X)*(p.Y-a.Y)/(b.Y-a.Y)+a.X {
-			in = !in
-		}
-	}
-	return in
 }
 
 // apart is the larger of the two fractions of one glyph's drawing that lie

@@ -60,7 +60,7 @@ func HiddenStrokes(pg *Page, idx []int) map[int]bool {
 			q := glyph.Point{X: p.X + d.X, Y: p.Y + d.Y}
 			in := false
 			for _, pl := range polys {
-				if pl.paint == paint && inPolygon(pl.pts, q) {
+				if pl.paint == paint && glyph.InPolygon(pl.pts, q) {
 					in = true
 					break
 				}
@@ -79,16 +79,4 @@ func HiddenStrokes(pg *Page, idx []int) map[int]bool {
 		}
 	}
 	return out
-}
-
-// inPolygon reports whether p lies inside poly (even-odd rule).
-func inPolygon(poly []glyph.Point, p glyph.Point) bool {
-	in := false
-	for i, j := 0, len(poly)-1; i < len(poly); j, i = i, i+1 {
-		a, b := poly[i], poly[j]
-		if (a.Y > p.Y) != (b.Y > p.Y) && p.X < (b.X-a.X)*(p.Y-a.Y)/(b.Y-a.Y)+a.X {
-			in = !in
-		}
-	}
-	return in
 }

@@ -194,6 +194,19 @@ func (m Affine) Then(n Affine) Affine {
 	}
 }
 
+// InPolygon reports whether p lies inside the closed polygon poly (the
+// even-odd rule; a point on an edge may fall either way).
+func InPolygon(poly []Point, p Point) bool {
+	in := false
+	for i, j := 0, len(poly)-1; i < len(poly); j, i = i, i+1 {
+		a, b := poly[i], poly[j]
+		if (a.Y > p.Y) != (b.Y > p.Y) && p.X < (b.X-a.X)*(p.Y-a.Y)/(b.Y-a.Y)+a.X {
+			in = !in
+		}
+	}
+	return in
+}
+
 // MinPoint is the componentwise minimum of a and b.
 func MinPoint(a, b Point) Point { return Point{X: math.Min(a.X, b.X), Y: math.Min(a.Y, b.Y)} }
 

@@ -99,3 +99,16 @@ func TestTurn(t *testing.T) {
 		}
 	}
 }
+
+func TestInPolygon(t *testing.T) {
+	// an L: the square 0..10 less its top-right quarter
+	l := []Point{{0, 0}, {10, 0}, {10, 5}, {5, 5}, {5, 10}, {0, 10}}
+	for _, c := range []struct {
+		p    Point
+		want bool
+	}{{Point{2, 2}, true}, {Point{8, 2}, true}, {Point{2, 8}, true}, {Point{8, 8}, false}, {Point{-1, 5}, false}, {Point{11, 2}, false}} {
+		if got := InPolygon(l, c.p); got != c.want {
+			t.Errorf("InPolygon(L, %v) = %v, want %v", c.p, got, c.want)
+		}
+	}
+}

@@ -22,7 +22,9 @@ const hiddenSide = 0.5
 // paint: the fill paths among idx (runs of consecutive segments of one
 // fill-only style, each starting where the last ended, back to its
 // start) hold the stroke's middle on every side, so even a side two of
-// those paths share is hidden, and an outline's stroke is not.
+// those paths share is hidden, and an outline's stroke is not. Each
+// stroke is tried against each fill path: idx is meant to be one
+// symbol's pieces (CutGlyph's at most 2 000), not a whole sheet's.
 func HiddenStrokes(pg *Page, idx []int) map[int]bool {
 	type poly struct {
 		paint string

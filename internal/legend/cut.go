@@ -104,12 +104,12 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	for _, i := range all {
 		stroked = stroked || ix.stroked(i)
 	}
-	// A stroke hidden under a fill of its own paint (the sides of the
-	// triangles a CAD writer cuts a filled area into, each stroked as well
-	// as filled) draws nothing: it does not weigh for its paint, or a
-	// luminaire's black bow tie, cut into fifty stroked triangles, would
-	// outweigh the red rings it stands in.
-	// A segment drawn twice over draws once.
+	// Each paint weighs what it draws: a stroke hidden under a fill of its
+	// own paint (the sides of the triangles a CAD writer cuts a filled
+	// area into, each stroked as well as filled) weighs nothing, and a
+	// segment drawn twice over weighs once; else a luminaire's black bow
+	// tie, cut into fifty triangles stroked twice, would outweigh the red
+	// rings it stands in.
 	var segs []int
 	for _, i := range all {
 		if k := ix.pieces[i].seg; k >= 0 {

@@ -49,11 +49,10 @@ func (d *Document) codeRows() map[string][]int {
 // is returned with Row -1: it names no row, but the symbol beside it may
 // well be tagged. Nil where the document has no schedule.
 func (d *Document) Tags(pg *drawing.Page, page int) []Tag {
-	var rs []run
 	var labels []scopeLabel
 	labelled := false
-	return findTags(pg, d.codeRows(), func(c glyph.Point) bool { return d.OffPlan(page, c) }, func(all []run) { rs = all },
-		func(rows []int, at glyph.Point) (int, bool) {
+	return findTags(pg, d.codeRows(), func(c glyph.Point) bool { return d.OffPlan(page, c) },
+		func(rows []int, at glyph.Point, rs []run) (int, bool) {
 			if len(rows) > 1 && !labelled {
 				labels, labelled = d.scopeLabels(rs, page), true
 			}
@@ -70,14 +69,14 @@ func (d *Document) Tags(pg *drawing.Page, page int) []Tag {
 // with Row -1. It reads any page's characters: a text layer, or the words
 // OCR read on a page image.
 func TagsOf(pg *drawing.Page, codes map[string][]int, offPlan func(glyph.Point) bool) []Tag {
-	return findTags(pg, codes, offPlan, nil, func(rows []int, _ glyph.Point) (int, bool) { return rows[0], true })
+	return findTags(pg, codes, offPlan, func(rows []int, _ glyph.Point, _ []run) (int, bool) { return rows[0], true })
 }
 
 // findTags is Tags and TagsOf: the tags of codes pg writes outside
-// offPlan, each naming the row pick chooses of its code's rows (none
-// where pick says no). seen, when set, is given every run of the page
-// first.
-func findTags(pg *drawing.Page, codes map[string][]int, offPlan func(glyph.Point) bool, seen func([]run), pick func(rows []int, at glyph.Point) (int, bool)) []Tag {
+// offPlan, each naming the row pick chooses of its code's rows, given the
+// tag's place and every run of text on the page (none where pick says
+// no).
+func findTags(pg *drawing.Page, codes map[string][]int, offPlan func(glyph.Point) bool, pick func(rows []int, at glyph.Point, rs []run) (int, bool)) []Tag {
 	if len(codes) == 0 || pg == nil || len(pg.Chars) == 0 {
 		return nil
 	}
@@ -87,9 +86,6 @@ func findTags(pg *drawing.Page, codes map[string][]int, offPlan func(glyph.Point
 	}
 	rs := runs(pg)
 	rs = splitAtDrawing(pg, rs, set)
-	if seen != nil {
-		seen(rs)
-	}
 	var out []Tag
 	for i := range rs {
 		r := &rs[i]
@@ -105,7 +101,7 @@ func findTags(pg *drawing.Page, codes map[string][]int, offPlan func(glyph.Point
 			continue
 		}
 		for _, t := range ts {
-			row, ok := pick(codes[t.Code], t.Box.centre())
+			row, ok := pick(codes[t.Code], t.Box.centre(), rs)
 			if !ok {
 				continue
 			}

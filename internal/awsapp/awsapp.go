@@ -176,10 +176,13 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 	// its detection.
 	jc := job.Config{Store: a.Store, Blobs: a.Blobs, Direct: a.Blobs, Catalog: cat, Links: a.Links,
 		Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivateCallbacks}, WebhookSecret: secrets, WebhookRetries: needs.WebhookRetries,
-		UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, BatchPages: cfg.BatchPages, SearchBudget: cfg.SearchBudget, Clock: needs.Clock, Logger: log,
-		BuildID: buildid.Current()}
+		UploadTTL: cfg.UploadTTL, Retention: cfg.Retention, BatchPages: cfg.BatchPages, SearchBudget: cfg.SearchBudget, Clock: needs.Clock, Logger: log}
 	if needs.Files != nil {
 		jc.Files = needs.Files(cfg.Config)
+		// Only a function that reads files cuts references and keeps the
+		// cuts under its build's id (the api, webhook and sweep functions
+		// never read their executable for it).
+		jc.BuildID = buildid.Current()
 		// The same admission gate as the local server's, sized from the
 		// function's memory (BLUEPRINT_MEMORY_BUDGET, else half of what the
 		// environment may use). Lambda runs one invocation per environment

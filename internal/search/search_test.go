@@ -396,3 +396,33 @@ func TestFilledPartCutIntoTriangles(t *testing.T) {
 		t.Errorf("%d matches at %v, want the 4 lights", len(ms), cs)
 	}
 }
+
+// linearFitting is a linear luminaire as newmark draws it: a red outline
+// (two long sides and two end bars across them) round two black bars, each
+// a thin filled strip of two triangles, stroked in black, whose ends are
+// shorter than a page corner's least arm.
+func linearFitting() string {
+	var b strings.Builder
+	b.WriteString("1 0 0 RG 0 w -20 -3 m 20 -3 l S -20 3 m 20 3 l S -20 -5 m -20 5 l S 20 -5 m 20 5 l S ")
+	b.WriteString("0 g 0 G 0 w ")
+	for _, y := range []float64{-1.8, 1.1} {
+		const h = 0.7
+		path := fmt.Sprintf("-20 %g m 20 %g l 20 %g l h -20 %g m 20 %g l -20 %g l h ", y, y, y+h, y, y+h, y+h)
+		b.WriteString(path + "f " + path + "S ")
+	}
+	return b.String()
+}
+
+// TestThinBarsAnchorNothing: a template whose only corners are the ends
+// of thin filled bars (under 2 px) is searched from its longest line: the
+// page's corners leave such short arms out, so no copy was ever found.
+func TestThinBarsAnchorNothing(t *testing.T) {
+	content := at("1 0 0 1 60 240", linearFitting()) + at("1 0 0 1 200 240", linearFitting()) +
+		at("0 1 -1 0 320 120", linearFitting())
+	ms := cutAndFind(t, content, detect.Box{X: pt(60 - 23), Y: pt(300 - 240 - 7), W: pt(46), H: pt(14)}).Matches
+	cs := centres(ms)
+	wantNear(t, cs, [][2]float64{{60, 60}, {200, 60}, {320, 180}})
+	if len(ms) != 3 {
+		t.Errorf("%d matches at %v, want the 3 fittings", len(ms), cs)
+	}
+}

@@ -149,7 +149,7 @@ func (ix *pageIndex) buildCorners() {
 	keyOf := func(cx, cy int64) int64 { return cy<<32 | cx }
 	ends := make([]end, 0, 2*len(segs))
 	for i, s := range segs {
-		if ix.segs[i].l < 2 {
+		if ix.segs[i].l < minCornerArmPx {
 			continue
 		}
 		ends = append(ends,

@@ -196,6 +196,14 @@ const (
 // because exporters and normalisation may turn them into arcs.
 const minOwnLineMM = 0.8
 
+// minCornerArmPx is the shortest arm of a page corner (pixels): shorter
+// segments make no corners, so a template corner must have arms longer
+// than it, by anchorArmSlack, to anchor a search.
+const (
+	minCornerArmPx = 2.0
+	anchorArmSlack = 1.5
+)
+
 // minAnchorRadiusMM: smaller template circles (dots) anchor the search only
 // when the template has no corner.
 const minAnchorRadiusMM = 1.0
@@ -442,6 +450,11 @@ func prepare(t Template) (*prepared, error) {
 		return math.Min(math.Hypot(c.a1.X-c.v.X, c.a1.Y-c.v.Y), math.Hypot(c.a2.X-c.v.X, c.a2.Y-c.v.Y))
 	}
 	slices.SortStableFunc(corners, func(a, b corner) int { return cmp.Compare(short(b), short(a)) })
+	// A corner whose shorter arm the page's corners would not hold at
+	// the template's size (a thin filled strip's end) anchors nothing.
+	for len(corners) > 0 && short(corners[len(corners)-1])*PixelsPerMM < anchorArmSlack*minCornerArmPx {
+		corners = corners[:len(corners)-1]
+	}
 	bestC := 0.0
 	if len(corners) > 0 {
 		bestC = short(corners[0])

@@ -2,6 +2,7 @@ package legend
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -156,20 +157,32 @@ const thinFill = 1.5 / pxPerMM
 // a strip exported as two triangles also draws its diagonal, which is
 // longer than its sides and runs askew to them.
 func thinFills(shapes []glyph.Shape) []glyph.Shape {
+	all := slices.Clone(shapes)
+	continued := func(s glyph.Shape) bool {
+		for _, o := range all {
+			if o.Kind == glyph.KindLine && o.Fill && runsOn(s, o) {
+				return true
+			}
+		}
+		return false
+	}
 	out := shapes[:0]
 	var kept []int // indices into out
-	for _, s := range shapes {
+	for _, s := range all {
 		if s.Kind != glyph.KindLine || !s.Fill {
 			out = append(out, s)
 			continue
 		}
 		a, b := s.Pts[0], s.Pts[1]
 		l := math.Hypot(b.X-a.X, b.Y-a.Y)
-		if l < thinFill {
+		if l < thinFill && !continued(s) {
 			continue // the end of a strip
 		}
 		dup := -1
 		for _, k := range kept {
+			if !alongside(s, out[k]) {
+				continue
+			}
 			if nearLine(a, out[k], thinFill) && nearLine(b, out[k], thinFill) ||
 				nearLine(out[k].Pts[0], s, thinFill) && nearLine(out[k].Pts[1], s, thinFill) {
 				dup = k
@@ -186,6 +199,58 @@ func thinFills(shapes []glyph.Shape) []glyph.Shape {
 		out = append(out, s)
 	}
 	return out
+}
+
+// fillRunTurn is the largest turn (degrees) between two filled lines
+// that meet end to end for them to be one straight edge (runsOn).
+const fillRunTurn = 2.0
+
+// runsOn reports whether filled lines s and o meet end to end and run
+// on in one direction: the straight side of a filled area that a PDF
+// writer cut into triangles is drawn in as many pieces as triangles meet
+// it, some shorter than a strip's end, none of them a strip's end or
+// another edge of a strip.
+func runsOn(s, o glyph.Shape) bool {
+	const eps = 1e-6
+	same := func(p, q glyph.Point) bool { return math.Abs(p.X-q.X) <= eps && math.Abs(p.Y-q.Y) <= eps }
+	dir := func(a, b glyph.Point) float64 { return math.Atan2(b.Y-a.Y, b.X-a.X) * 180 / math.Pi }
+	a, b := s.Pts[0], s.Pts[1]
+	c, d := o.Pts[0], o.Pts[1]
+	for _, e := range [4][3]glyph.Point{{a, b, d}, {a, b, c}, {b, a, d}, {b, a, c}} {
+		// e: s's far end, the end the two share, o's far end
+		if (same(e[1], c) && same(e[2], d) || same(e[1], d) && same(e[2], c)) &&
+			glyph.AngleDiff(dir(e[0], e[1]), dir(e[1], e[2])) <= fillRunTurn {
+			return true
+		}
+	}
+	return false
+}
+
+// stripSkew is the largest angle (degrees) between two edges of one thin
+// strip: its sides are parallel, and its diagonal runs askew to them by
+// at most this where the strip is at least twice as long as it is wide.
+const stripSkew = 30.0
+
+// alongside reports whether lines s and o could be edges of one thin
+// strip: near parallel, and lying beside each other over at least half
+// the shorter one's length, not end to end (pieces of one straight side)
+// nor across each other (a side and the chord at its end).
+func alongside(s, o glyph.Shape) bool {
+	a, b := s.Pts[0], s.Pts[1]
+	c, d := o.Pts[0], o.Pts[1]
+	ls, lo := math.Hypot(b.X-a.X, b.Y-a.Y), math.Hypot(d.X-c.X, d.Y-c.Y)
+	if ls == 0 || lo == 0 {
+		return false
+	}
+	turn := glyph.AngleDiff(math.Atan2(b.Y-a.Y, b.X-a.X)*180/math.Pi, math.Atan2(d.Y-c.Y, d.X-c.X)*180/math.Pi)
+	if math.Min(turn, 180-turn) > stripSkew {
+		return false
+	}
+	// The overlap of the two along o's direction.
+	ux, uy := (d.X-c.X)/lo, (d.Y-c.Y)/lo
+	p0, p1 := (a.X-c.X)*ux+(a.Y-c.Y)*uy, (b.X-c.X)*ux+(b.Y-c.Y)*uy
+	overlap := math.Min(math.Max(p0, p1), lo) - math.Max(math.Min(p0, p1), 0)
+	return overlap >= 0.5*math.Min(ls, lo)
 }
 
 // nearLine reports whether p lies within d of line shape k's segment.

@@ -190,8 +190,11 @@ func (s *surroundings) points(i int32) []glyph.Point {
 type posed struct {
 	pts    []glyph.Point
 	filled []glyph.Point // the samples of the template's filled shapes
-	box    detect.Box
-	tol    float64 // how far page drawing may lie from pts and be explained
+	// stroked: the samples of its shapes drawn by a line, not a fill:
+	// where the match's pen is read.
+	stroked []glyph.Point
+	box     detect.Box
+	tol     float64 // how far page drawing may lie from pts and be explained
 	// pen is the template's own pen (Template.pen), zero when unknown:
 	// the match's pen when the page draws enough of the template in it.
 	pen drawing.Style
@@ -201,18 +204,20 @@ type posed struct {
 
 // pose samples g placed at pl.
 func pose(g glyph.Glyph, pl glyph.Placement, b detect.Box) posed {
-	var pts, filled []glyph.Point
+	var pts, filled, stroked []glyph.Point
 	for _, sh := range g.Transform(pl.Matrix(vector.PixelsPerMM)).Shapes {
 		for _, chain := range (glyph.Glyph{Shapes: []glyph.Shape{sh}}).Polylines(0.25) {
 			ps := sampleChain(chain)
 			pts = append(pts, ps...)
 			if sh.Fill {
 				filled = append(filled, ps...)
+			} else {
+				stroked = append(stroked, ps...)
 			}
 		}
 	}
 	k := pl.Scale * vector.PixelsPerMM
-	return posed{pts: pts, filled: filled, box: b, tol: explainTolBasePx + explainTolRel*k, at: pl.At, k: k}
+	return posed{pts: pts, filled: filled, stroked: stroked, box: b, tol: explainTolBasePx + explainTolRel*k, at: pl.At, k: k}
 }
 
 // radialBinMM is the width of the distance bins, in glyph millimetres,
@@ -256,19 +261,43 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Sty
 	}
 	onTpl := newPointSet(tpl, tol+sampleStepPx)
 	onFilled := newPointSet(c.filled, tol+sampleStepPx)
-	// The pen of the match: the paint of most of the page drawing the
-	// template explains there.
+	// The pen of the match: the paint that draws most of the template's
+	// lines there, counted along the template (the share of its line
+	// samples a paint's strokes lie near), not along the page: a PDF
+	// writer may cut a fill into triangles and stroke each side in the
+	// fill's colour, drawing a socket's black half disc over and over
+	// along its red outline. A shape the template fills is left out
+	// where it has lines.
 	maxSide := maxPieceRel * math.Max(b.W, b.H)
-	byPen := map[drawing.Style]int{}
+	lines := tpl
+	if len(c.stroked) > 0 && len(c.filled) > 0 {
+		lines = c.stroked
+	}
+	onLines := onTpl
+	if len(lines) != len(tpl) {
+		onLines = newPointSet(lines, tol+sampleStepPx)
+	}
+	drawnBy := map[drawing.Style][]glyph.Point{}
 	s.meeting(area, maxSide, func(i int32) {
 		if st := s.style(i); st.Stroke != "" {
 			for _, p := range s.points(i) {
-				if onTpl.near(p) {
-					byPen[st]++
+				if onLines.near(p) {
+					drawnBy[st] = append(drawnBy[st], p)
 				}
 			}
 		}
 	})
+	byPen := make(map[drawing.Style]int, len(drawnBy))
+	drawn := make([]bool, len(lines)) // the line samples some stroke draws
+	for st, pts := range drawnBy {
+		near := newPointSet(pts, tol+sampleStepPx)
+		for k, p := range lines {
+			if near.near(p) {
+				byPen[st]++
+				drawn[k] = true
+			}
+		}
+	}
 	var pen drawing.Style
 	for st, n := range byPen {
 		if n > byPen[pen] || n == byPen[pen] && penLess(st, pen) {
@@ -410,7 +439,11 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Sty
 			radial[b] += share(1)
 		}
 	}
-	return joined{foreign: share(unexplained), outside: share(outside), outlined: share(outlined), radial: radial}, pen
+	penShare := 0.0
+	if n := countTrue(drawn); n > 0 {
+		penShare = float64(byPen[pen]) / float64(n)
+	}
+	return joined{foreign: share(unexplained), outside: share(outside), outlined: share(outlined), radial: radial, penShare: penShare}, pen
 }
 
 // explained reports whether p lies near one of the sets (the samples of
@@ -557,4 +590,15 @@ func arcBox(a drawing.Arc) detect.Box {
 		lo, hi = glyph.MinPoint(lo, p), glyph.MaxPoint(hi, p)
 	}
 	return detect.Box{X: lo.X, Y: lo.Y, W: hi.X - lo.X, H: hi.Y - lo.Y}
+}
+
+// countTrue is how many of bs are true.
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }

@@ -139,6 +139,9 @@ type Template struct {
 type joined struct {
 	foreign, outside, outlined float64
 	radial                     []float64
+	// penShare is the share of the template's lines drawn there that
+	// the match's pen draws (a line left out there counts for neither).
+	penShare float64
 }
 
 // beyond is what candidate c has joined to it beyond own, the template's
@@ -455,6 +458,12 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 			drawn: m.Coverage * t.content * m.Placement.Scale * vector.PixelsPerMM}
 		colour := true
 		if a, b := t.pen.Paint(), pen.Paint(); !t.anyColour && a != "" && b != "" && a != b {
+			colour = false
+		}
+		// Lines the exemplar draws in one pen are drawn in one pen at a
+		// copy: a floodlight's heavier cross where a ceiling light draws
+		// its bow tie's fine diagonals is another symbol.
+		if j.penShare < minScore*t.own.penShare {
 			colour = false
 		}
 		whole := m.Coverage >= minScore && foreign <= maxForeign // the shape fits

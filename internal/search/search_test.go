@@ -397,6 +397,67 @@ func TestFilledPartCutIntoTriangles(t *testing.T) {
 	}
 }
 
+// halfDiscSocket is a double socket as newmark's CAD writer drew its
+// filled variant: a red half circle on its diameter with two red stems,
+// the half disc painted black as a strip of 2n triangles between the
+// diameter and the arc, each filled and stroked in black. The pieces of
+// the diameter next to its ends are shorter than a pixel or two.
+func halfDiscSocket(n int) string {
+	const r, k = 4.25, 0.5523
+	var b strings.Builder
+	b.WriteString("0 g 0 G 0 w ")
+	for i := range n {
+		a0 := math.Pi * (-0.5 + float64(i)/float64(n))
+		a1 := math.Pi * (-0.5 + float64(i+1)/float64(n))
+		x0, y0, x1, y1 := r*math.Cos(a0), r*math.Sin(a0), r*math.Cos(a1), r*math.Sin(a1)
+		for _, tri := range [][6]float64{{0, y0, x0, y0, x1, y1}, {0, y0, x1, y1, 0, y1}} {
+			path := fmt.Sprintf("%.3f %.3f m %.3f %.3f l %.3f %.3f l h ", tri[0], tri[1], tri[2], tri[3], tri[4], tri[5])
+			b.WriteString(path + "f " + path + "S ")
+		}
+	}
+	fmt.Fprintf(&b, "1 0 0 RG 0 w 0 %g m %g %g %g %g %g 0 c %g %g %g %g 0 %g c S ", -r, k*r, -r, r, -k*r, r, r, k*r, k*r, r, r)
+	fmt.Fprintf(&b, "0 %g m 0 %g l S 0 -0.35 m 6 -0.35 l S 0 0.35 m 6 0.35 l S ", -5.4, 5.4)
+	return b.String()
+}
+
+// TestFilledHalfDiscUnderItsOutline: a symbol whose black fill, cut into
+// triangles stroked in black, lies along its red outline is found at every
+// copy, however the fill is cut: the match's pen is the paint that draws
+// most of the template's lines, not the one the page strokes most often
+// there (the triangles' sides along the outline, each stroked again).
+func TestFilledHalfDiscUnderItsOutline(t *testing.T) {
+	content := at("1 0 0 1 60 240", halfDiscSocket(8)) + at("1 0 0 1 200 240", halfDiscSocket(6)) +
+		at("0 1 -1 0 300 120", halfDiscSocket(7)) + at("1 0 0 1 120 80", halfDiscSocket(9))
+	ms := cutAndFind(t, content, detect.Box{X: pt(60 - 2), Y: pt(300 - 240 - 7), W: pt(10), H: pt(14)}).Matches
+	cs := centres(ms)
+	wantNear(t, cs, [][2]float64{{63, 60}, {203, 60}, {300, 177}, {123, 220}})
+	if len(ms) != 4 {
+		t.Errorf("%d matches at %v, want the 4 sockets", len(ms), cs)
+	}
+}
+
+// crossedRings is a ring with a cross through it, all in red: the cross
+// drawn w points wide.
+func crossedRings(w float64) string {
+	return "1 0 0 RG 0 w " + documenttest.CircleOps(0, 0, 6) + " " +
+		fmt.Sprintf("%g w -4 -4 m 4 4 l S -4 4 m 4 -4 l S ", w)
+}
+
+// TestOnePenAtEveryCopy: the exemplar draws its ring and its cross in one
+// pen; a look-alike drawn in the same colour whose cross is heavier is
+// another symbol (newmark's floodlights, whose heavy red cross the
+// ceiling light's fine diagonals fit), not a match.
+func TestOnePenAtEveryCopy(t *testing.T) {
+	content := at("1 0 0 1 60 240", crossedRings(0)) + at("1 0 0 1 200 240", crossedRings(0)) +
+		at("1 0 0 1 120 80", crossedRings(2)) + at("1 0 0 1 300 80", crossedRings(2))
+	ms := cutAndFind(t, content, detect.Box{X: pt(60 - 9), Y: pt(300 - 240 - 9), W: pt(18), H: pt(18)}).Matches
+	cs := centres(ms)
+	wantNear(t, cs, [][2]float64{{60, 60}, {200, 60}})
+	if len(ms) != 2 {
+		t.Errorf("%d matches at %v, want the 2 with a fine cross", len(ms), cs)
+	}
+}
+
 // linearFitting is a linear luminaire as newmark draws it: a red outline
 // (two long sides and two end bars across them) round two black bars, each
 // a thin filled strip of two triangles, stroked in black, whose ends are

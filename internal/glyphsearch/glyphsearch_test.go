@@ -604,3 +604,25 @@ func TestExemplarTooLarge(t *testing.T) {
 		t.Errorf("a box of 24 pieces: %v", err)
 	}
 }
+
+// TestStretchedPlanStaysCoarse: an elongated glyph searched stretched as
+// well as scaled spans radii of 1 to more than 4; its ring stage reads a
+// level coarse enough that the largest variant stays within
+// ringMaxRadius (measured at every place, its cost grows with that
+// radius squared), and is still found at every stretch (TestStretched).
+func TestStretchedPlanStaysCoarse(t *testing.T) {
+	w, h, ink := icon(t, "luminaire_linear", 120)
+	page := blank(w+20, h+20)
+	paint(page, w, h, ink, placement{cx: float64(w+20) / 2, cy: float64(h+20) / 2, scale: 1})
+	tpl, err := TemplateFromImage(context.Background(), page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tpl.Elongated() {
+		t.Fatal("the linear luminaire is not elongated")
+	}
+	pl := newPlan(tpl, Options{})
+	if pl.ringRmax > ringMaxRadius+1 {
+		t.Errorf("ring radius up to %d at level %d, want at most %d", pl.ringRmax, pl.kc, ringMaxRadius+1)
+	}
+}

@@ -151,6 +151,19 @@ func newPlan(t *Template, opt Options) *plan {
 		}
 	}
 	pl.kc = max(1, int(minR/ringMinRadius))
+	if len(stretches) > 1 {
+		// The ring stage's cost grows with the square of the largest
+		// variant's radius at every place: a glyph searched stretched
+		// as well as scaled spans radii of 1 to 4 and more (a double
+		// socket's outline with its stems, 16 to 69 pixels: 20 s a
+		// search), so its coarse level also keeps the largest under
+		// ringMaxRadius.
+		maxR := 0.0
+		for _, v := range pl.variants {
+			maxR = max(maxR, v.radius)
+		}
+		pl.kc = max(pl.kc, int(math.Ceil(maxR/ringMaxRadius)))
+	}
 	// The verification level keeps the strokes at least about 1.5 pixels
 	// wide: averaged thinner, they fade under the stroke threshold.
 	fullMask := threshold(t.ink, inkOn)

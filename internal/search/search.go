@@ -463,7 +463,7 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 		// Lines the exemplar draws in one pen are drawn in one pen at a
 		// copy: a floodlight's heavier cross where a ceiling light draws
 		// its bow tie's fine diagonals is another symbol.
-		if j.penShare < minScore*t.own.penShare {
+		if j.penShare < minScore*t.own.penShare || !t.anyColour && otherWeight(t.pen, pen) {
 			colour = false
 		}
 		whole := m.Coverage >= minScore && foreign <= maxForeign // the shape fits
@@ -495,6 +495,26 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 	}
 	return out, nil
 }
+
+// otherWeight reports whether pens a and b, both stroking, draw at
+// clearly different weights: one at least heavyPenPx and the other under
+// half of it (a hairline against a 2 px pen). A sheet may tell devices
+// of one colour and one outline apart by weight alone (newmark's bold
+// switched sockets and hairline double sockets).
+func otherWeight(a, b drawing.Style) bool {
+	if a.Stroke == "" || b.Stroke == "" {
+		return false
+	}
+	lo, hi := math.Min(a.Width, b.Width), math.Max(a.Width, b.Width)
+	return hi >= heavyPenPx && math.Max(lo, minPenPx) < hi/2
+}
+
+// heavyPenPx and minPenPx: pen weights (pixels) for otherWeight; a
+// hairline (width 0) draws about minPenPx.
+const (
+	heavyPenPx = 1.0
+	minPenPx   = 0.5
+)
 
 // sameInstance reports whether boxes a and b hold the same instance: they
 // overlap by at least half of the smaller (a triangle inside the square

@@ -487,3 +487,26 @@ func TestThinBarsAnchorNothing(t *testing.T) {
 		t.Errorf("%d matches at %v, want the 3 fittings", len(ms), cs)
 	}
 }
+
+// TestPenWeight: a sheet may tell two devices of one outline and one
+// colour apart by the pen's weight alone (newmark's bold switched sockets
+// and hairline double sockets share the half disc): copies drawn at
+// another weight are near misses in another colour, not matches.
+func TestPenWeight(t *testing.T) {
+	content := "1 0 0 RG 0.72 w " + at("1 0 0 1 40 250", symbol) + at("0 1 -1 0 150 250", symbol) +
+		"0 w " + at("1 0 0 1 60 100", symbol) + at("1 0 0 1 250 100", symbol)
+	r := cutAndFind(t, content, boxAround(40, 250))
+	cs := centres(r.Matches)
+	if len(r.Matches) != 2 {
+		t.Errorf("%d matches at %v, want the 2 drawn bold", len(r.Matches), cs)
+	}
+	n := 0
+	for _, m := range r.NearMisses {
+		if m.Reason == search.ReasonOtherColour {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d near misses in another colour, want the 2 hairline copies: %+v", n, r.NearMisses)
+	}
+}

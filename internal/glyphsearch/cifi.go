@@ -18,7 +18,7 @@ const (
 	ringStride    = 2
 	// ringMaxRadius bounds the largest variant's radius on the coarse
 	// level of a glyph searched stretched (newPlan).
-	ringMaxRadius = 4 * ringMinRadius
+	ringMaxRadius = 6 * ringMinRadius
 	// gateShare: a place whose ink within the smallest variant's radius
 	// is under this share of what the template holds there is skipped
 	// before its rings are measured (faded, broken strokes keep half).

@@ -606,23 +606,25 @@ func TestExemplarTooLarge(t *testing.T) {
 }
 
 // TestStretchedPlanStaysCoarse: an elongated glyph searched stretched as
-// well as scaled spans radii of 1 to more than 4; its ring stage reads a
-// level coarse enough that the largest variant stays within
-// ringMaxRadius (measured at every place, its cost grows with that
-// radius squared), and is still found at every stretch (TestStretched).
+// well as scaled spans radii of 1 to more than 4; at every size, its ring
+// stage reads a level coarse enough that the largest variant stays within
+// ringMaxRadius (measured at every place, its cost grows with that radius
+// squared; a level chosen from the smallest variant alone let it reach
+// twice that), and it is still found at every stretch (TestStretched).
 func TestStretchedPlanStaysCoarse(t *testing.T) {
-	w, h, ink := icon(t, "luminaire_linear", 120)
-	page := blank(w+20, h+20)
-	paint(page, w, h, ink, placement{cx: float64(w+20) / 2, cy: float64(h+20) / 2, scale: 1})
-	tpl, err := TemplateFromImage(context.Background(), page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !tpl.Elongated() {
-		t.Fatal("the linear luminaire is not elongated")
-	}
-	pl := newPlan(tpl, Options{})
-	if pl.ringRmax > ringMaxRadius+1 {
-		t.Errorf("ring radius up to %d at level %d, want at most %d", pl.ringRmax, pl.kc, ringMaxRadius+1)
+	for side := 40; side <= 200; side += 8 {
+		w, h, ink := icon(t, "luminaire_linear", side)
+		page := blank(w+20, h+20)
+		paint(page, w, h, ink, placement{cx: float64(w+20) / 2, cy: float64(h+20) / 2, scale: 1})
+		tpl, err := TemplateFromImage(context.Background(), page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tpl.Elongated() {
+			t.Fatalf("%d px: the linear luminaire is not elongated", side)
+		}
+		if pl := newPlan(tpl, Options{}); pl.ringRmax > ringMaxRadius+1 {
+			t.Errorf("%d px: ring radius up to %d at level %d, want at most %d", side, pl.ringRmax, pl.kc, ringMaxRadius+1)
+		}
 	}
 }

@@ -462,7 +462,8 @@ func (t *Template) candidates(ctx context.Context, pg *drawing.Page, only []dete
 		}
 		// Lines the exemplar draws in one pen are drawn in one pen at a
 		// copy: a floodlight's heavier cross where a ceiling light draws
-		// its bow tie's fine diagonals is another symbol.
+		// its bow tie's fine diagonals is another symbol. And a copy
+		// drawn at a clearly other weight is another device.
 		if j.penShare < minScore*t.own.penShare || !t.anyColour && otherWeight(t.pen, pen) {
 			colour = false
 		}

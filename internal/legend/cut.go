@@ -119,8 +119,8 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 	hidden := drawing.HiddenStrokes(ix.pg, segs)
 	byPaint := map[string]float64{}
 	type drawnSeg struct {
-		paint  string
-		lo, hi [2]int64
+		paint string
+		seg   segKey
 	}
 	counted := map[drawnSeg]bool{}
 	for _, i := range all {
@@ -128,15 +128,7 @@ func CutGlyph(pg *drawing.Page, box Rect) (Cut, error) {
 			continue
 		}
 		if k := ix.pieces[i].seg; k >= 0 {
-			sg := ix.pg.Segments[k]
-			q := func(p glyph.Point) [2]int64 {
-				return [2]int64{int64(math.Round(p.X * 100)), int64(math.Round(p.Y * 100))}
-			}
-			a, b := q(sg.A), q(sg.B)
-			if b[0] < a[0] || b[0] == a[0] && b[1] < a[1] {
-				a, b = b, a
-			}
-			d := drawnSeg{ix.paint(i), a, b}
+			d := drawnSeg{ix.paint(i), keyOfSegment(ix.pg.Segments[k], 100)}
 			if counted[d] {
 				continue
 			}

@@ -28,15 +28,10 @@ func (ix *pageIndex) glyphOf(pieces []int32, inside []int32, box Rect) (glyph.Gl
 	mm := func(p glyph.Point) glyph.Point {
 		return glyph.Point{X: (p.X - c.X) / pxPerMM, Y: (p.Y - c.Y) / pxPerMM}
 	}
-	type key struct{ a, b, c, d int64 }
-	q := func(v float64) int64 { return int64(math.Round(v * 4)) }
-	segKey := func(s drawingSegment) key {
-		a, b := s.A, s.B
-		if b.X < a.X || (b.X == a.X && b.Y < a.Y) {
-			a, b = b, a
-		}
-		return key{q(a.X), q(a.Y), q(b.X), q(b.Y)}
-	}
+	type key = segKey
+	const perPx = 4 // pieces drawn twice: ends within a quarter pixel
+	q := func(v float64) int64 { return int64(math.Round(v * perPx)) }
+	segKey := func(s drawingSegment) key { return keyOfSegment(s, perPx) }
 	// A fill drawn as many small polygons (a hatched or fanned region)
 	// shares its inner edges between two of them: those edges are not
 	// drawing anyone sees and only make the template dear to match.
@@ -201,6 +196,20 @@ func thinFills(shapes []glyph.Shape) []glyph.Shape {
 	return out
 }
 
+// segKey names a segment whichever way it is drawn, its ends rounded
+// (keyOfSegment): a piece drawn twice has one key.
+type segKey struct{ a, b, c, d int64 }
+
+// keyOfSegment is s's key, its ends rounded to 1/perPx of a pixel.
+func keyOfSegment(s drawingSegment, perPx float64) segKey {
+	q := func(v float64) int64 { return int64(math.Round(v * perPx)) }
+	a, b := s.A, s.B
+	if b.X < a.X || (b.X == a.X && b.Y < a.Y) {
+		a, b = b, a
+	}
+	return segKey{q(a.X), q(a.Y), q(b.X), q(b.Y)}
+}
+
 // fillRunTurn is the largest turn (degrees) between two filled lines
 // that meet end to end for them to be one straight edge (runsOn).
 const fillRunTurn = 2.0
@@ -213,13 +222,14 @@ const fillRunTurn = 2.0
 func runsOn(s, o glyph.Shape) bool {
 	const eps = 1e-6
 	same := func(p, q glyph.Point) bool { return math.Abs(p.X-q.X) <= eps && math.Abs(p.Y-q.Y) <= eps }
-	dir := func(a, b glyph.Point) float64 { return math.Atan2(b.Y-a.Y, b.X-a.X) * 180 / math.Pi }
 	a, b := s.Pts[0], s.Pts[1]
 	c, d := o.Pts[0], o.Pts[1]
 	for _, e := range [4][3]glyph.Point{{a, b, d}, {a, b, c}, {b, a, d}, {b, a, c}} {
 		// e: s's far end, the end the two share, o's far end
+		in := glyph.Point{X: e[1].X - e[0].X, Y: e[1].Y - e[0].Y}
+		on := glyph.Point{X: e[2].X - e[1].X, Y: e[2].Y - e[1].Y}
 		if (same(e[1], c) && same(e[2], d) || same(e[1], d) && same(e[2], c)) &&
-			glyph.AngleDiff(dir(e[0], e[1]), dir(e[1], e[2])) <= fillRunTurn {
+			math.Abs(glyph.Turn(in, on)) <= fillRunTurn {
 			return true
 		}
 	}
@@ -242,7 +252,7 @@ func alongside(s, o glyph.Shape) bool {
 	if ls == 0 || lo == 0 {
 		return false
 	}
-	turn := glyph.AngleDiff(math.Atan2(b.Y-a.Y, b.X-a.X)*180/math.Pi, math.Atan2(d.Y-c.Y, d.X-c.X)*180/math.Pi)
+	turn := math.Abs(glyph.Turn(glyph.Point{X: b.X - a.X, Y: b.Y - a.Y}, glyph.Point{X: d.X - c.X, Y: d.Y - c.Y}))
 	if math.Min(turn, 180-turn) > stripSkew {
 		return false
 	}

@@ -130,7 +130,7 @@ func newPlan(t *Template, opt Options) *plan {
 	if t.Elongated() && opt.maxStretch() > 1 {
 		stretches = geometric(1/opt.maxStretch(), opt.maxStretch(), stretchStep)
 	}
-	minR := math.Inf(1)
+	minR, maxR := math.Inf(1), 0.0
 	for _, s := range geometric(opt.minScale(), opt.maxScale(), scaleStep) {
 		for _, st := range stretches {
 			v := variant{scale: s, stretch: st, lin: stretchMap(s, st, t.axis)}
@@ -140,7 +140,7 @@ func newPlan(t *Template, opt Options) *plan {
 				v.radius = max(v.radius, math.Hypot(x, y))
 			}
 			v.radius += 0.5
-			minR = min(minR, v.radius)
+			minR, maxR = min(minR, v.radius), max(maxR, v.radius)
 			pl.variants = append(pl.variants, v)
 		}
 	}
@@ -158,10 +158,6 @@ func newPlan(t *Template, opt Options) *plan {
 		// socket's outline with its stems, 16 to 69 pixels: 20 s a
 		// search), so its coarse level also keeps the largest under
 		// ringMaxRadius.
-		maxR := 0.0
-		for _, v := range pl.variants {
-			maxR = max(maxR, v.radius)
-		}
 		pl.kc = max(pl.kc, int(math.Ceil(maxR/ringMaxRadius)))
 	}
 	// The verification level keeps the strokes at least about 1.5 pixels

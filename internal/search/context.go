@@ -289,12 +289,16 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Sty
 	})
 	byPen := make(map[drawing.Style]int, len(drawnBy))
 	drawn := make([]bool, len(lines)) // the line samples some stroke draws
+	nDrawn := 0
 	for st, pts := range drawnBy {
 		near := newPointSet(pts, tol+sampleStepPx)
 		for k, p := range lines {
 			if near.near(p) {
 				byPen[st]++
-				drawn[k] = true
+				if !drawn[k] {
+					drawn[k] = true
+					nDrawn++
+				}
 			}
 		}
 	}
@@ -440,8 +444,8 @@ func (s *surroundings) foreignOutside(c posed, all []posed) (joined, drawing.Sty
 		}
 	}
 	penShare := 0.0
-	if n := countTrue(drawn); n > 0 {
-		penShare = float64(byPen[pen]) / float64(n)
+	if nDrawn > 0 {
+		penShare = float64(byPen[pen]) / float64(nDrawn)
 	}
 	return joined{foreign: share(unexplained), outside: share(outside), outlined: share(outlined), radial: radial, penShare: penShare}, pen
 }
@@ -590,15 +594,4 @@ func arcBox(a drawing.Arc) detect.Box {
 		lo, hi = glyph.MinPoint(lo, p), glyph.MaxPoint(hi, p)
 	}
 	return detect.Box{X: lo.X, Y: lo.Y, W: hi.X - lo.X, H: hi.Y - lo.Y}
-}
-
-// countTrue is how many of bs are true.
-func countTrue(bs []bool) int {
-	n := 0
-	for _, b := range bs {
-		if b {
-			n++
-		}
-	}
-	return n
 }

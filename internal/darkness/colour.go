@@ -16,18 +16,31 @@ const (
 	// edge of a red stroke on white (255, 180, 180) is, a gray hatch is
 	// not.
 	colourChroma = 40
-	// colourInk is the least darkness (255 minus the smallest channel) of
-	// a pixel that tells a symbol's colour.
-	colourInk = 64
 	// colourShare is the least share of a symbol's ink pixels that are
 	// coloured for it to be drawn in colour (a socket boxed with its wall
 	// is about half wall).
 	colourShare = 0.3
+	// colourFaint is the least darkness of a pixel counted as a symbol's
+	// ink when telling its colour: a light colour's hairline, a pink
+	// 0.1 mm line rendered at 200 DPI (255, 204, 204), is 51.
+	colourFaint = 40
+	// colourMinPiece: smaller pieces (a colour fringe, a speck) are not
+	// counted.
+	colourMinPiece = 4
 )
 
-// Coloured reports whether the ink in r of img is drawn mostly in colour
-// (at least colourShare of its ink pixels coloured): false for black or
-// gray ink, for a box without ink and for a gray image.
+// Coloured reports whether the symbol in r of img is drawn in colour: at
+// least colourShare of the pixels of its ink coloured, counting either all
+// the ink in r or the ink drawn inside r only. Ink is pieces of
+// 8-connected pixels of one kind, coloured or not, of at least colourFaint
+// darkness; the ink drawn inside r is the pieces that do not reach r's
+// edge. A symbol drawn in a colour's hairline among black walls and wires
+// (a pink socket on a wall, a pink luminaire on its dashed wire) is a
+// small share of all the ink in its box, but most of what lies wholly
+// inside it: the wall and the wire run through. A red symbol on its red
+// wire against a gray hatch is the opposite: its own piece reaches the
+// edge, the hatch's short strokes do not. False for black or gray ink,
+// for a box without ink and for a gray image.
 func Coloured(img image.Image, r image.Rectangle) bool {
 	if _, gray := img.(*image.Gray); gray {
 		return false
@@ -36,23 +49,63 @@ func Coloured(img image.Image, r image.Rectangle) bool {
 	if r.Empty() {
 		return false
 	}
+	w, h := r.Dx(), r.Dy()
+	// kind per pixel: 0 paper, 1 black or gray ink, 2 coloured ink
+	kind := make([]uint8, w*h)
 	read := rgbReader(img, r)
-	rgb := make([]uint8, 3*r.Dx())
-	inked, col := 0, 0
-	for y := 0; y < r.Dy(); y++ {
+	rgb := make([]uint8, 3*w)
+	for y := 0; y < h; y++ {
 		read(y, rgb)
-		for x := 0; x < r.Dx(); x++ {
+		for x := 0; x < w; x++ {
 			c0, c1, c2 := rgb[3*x], rgb[3*x+1], rgb[3*x+2]
-			if 255-min(c0, c1, c2) < colourInk {
-				continue
-			}
-			inked++
-			if colourful(c0, c1, c2) {
-				col++
+			switch {
+			case 255-min(c0, c1, c2) < colourFaint:
+			case colourful(c0, c1, c2):
+				kind[y*w+x] = 2
+			default:
+				kind[y*w+x] = 1
 			}
 		}
 	}
-	return inked > 0 && float64(col) >= colourShare*float64(inked)
+	var inside, all [3]int // pixels by kind: of pieces inside r, of every piece
+	seen := make([]bool, w*h)
+	var stack []int
+	for i, k := range kind {
+		if k == 0 || seen[i] {
+			continue
+		}
+		seen[i] = true
+		stack = append(stack[:0], i)
+		n, edge := 0, false
+		for len(stack) > 0 {
+			j := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			n++
+			jx, jy := j%w, j/w
+			edge = edge || jx == 0 || jy == 0 || jx == w-1 || jy == h-1
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					nx, ny := jx+dx, jy+dy
+					if nx < 0 || ny < 0 || nx >= w || ny >= h {
+						continue
+					}
+					if q := ny*w + nx; !seen[q] && kind[q] == k {
+						seen[q] = true
+						stack = append(stack, q)
+					}
+				}
+			}
+		}
+		if n < colourMinPiece {
+			continue
+		}
+		all[k] += n
+		if !edge {
+			inside[k] += n
+		}
+	}
+	coloured := func(n [3]int) bool { return n[2] > 0 && float64(n[2]) >= colourShare*float64(n[1]+n[2]) }
+	return coloured(all) || coloured(inside)
 }
 
 // ColouredInk returns img as a gray image of its coloured ink: each pixel

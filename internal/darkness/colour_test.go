@@ -52,3 +52,31 @@ func TestColouredInk(t *testing.T) {
 		}
 	}
 }
+
+// TestColouredHairline: a symbol drawn in a light colour's hairline (a
+// pink 0.1 mm ring at 200 DPI) against a black wall and a black wire
+// running through its box is drawn in colour; a black symbol that a
+// coloured wire runs through is not.
+func TestColouredHairline(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 120, 120))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+	pink, black, magenta := color.RGBA{255, 204, 204, 255}, color.RGBA{0, 0, 0, 255}, color.RGBA{255, 60, 255, 255}
+	draw.Draw(img, image.Rect(0, 20, 120, 26), image.NewUniform(black), image.Point{}, draw.Src) // a wall
+	draw.Draw(img, image.Rect(0, 49, 50, 52), image.NewUniform(black), image.Point{}, draw.Src)  // its wire
+	for y := 30; y < 80; y++ {
+		for x := 30; x < 80; x++ {
+			if d := math.Hypot(float64(x)-60, float64(y)-50); math.Abs(d-10) <= 0.5 {
+				img.SetRGBA(x, y, pink)
+			}
+		}
+	}
+	if !Coloured(img, image.Rect(40, 18, 80, 70)) {
+		t.Error("the pink hairline ring between a wall and its wire is not drawn in colour")
+	}
+	// a black square with a magenta wire through its box
+	draw.Draw(img, image.Rect(20, 95, 36, 111), image.NewUniform(black), image.Point{}, draw.Src)
+	draw.Draw(img, image.Rect(0, 102, 120, 104), image.NewUniform(magenta), image.Point{}, draw.Src)
+	if Coloured(img, image.Rect(14, 89, 42, 117)) {
+		t.Error("the black square a magenta wire runs through is drawn in colour")
+	}
+}

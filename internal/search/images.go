@@ -30,6 +30,14 @@ const (
 	// exemplar's size 203 were right and 50 wrong, beyond it 8 right and
 	// 282 wrong (parts of larger symbols, letters).
 	ImageSizeTolerance = 1.2
+	// ImagePageSizeVotes is the least number of matches scoring
+	// ImagePageSizeScore or more on a page other than the exemplar's whose
+	// median size, rather than the exemplar's, is that page's size of the
+	// symbol: a plan drawn at another scale draws its symbols smaller or
+	// larger. A look-alike (a luminaire searched for with a spotlight, the
+	// same rings without the cross) scores 0.9 at most.
+	ImagePageSizeVotes = 3
+	ImagePageSizeScore = 0.95
 )
 
 // Images is the ImageSearcher of page images: package glyphsearch's search
@@ -221,6 +229,21 @@ func (q *ImageQuery) Find(ctx context.Context, img image.Image) (Result, error) 
 		}
 	}
 	sort.Float64s(strong)
+	// The exemplar's page draws the symbol at the exemplar's size; another
+	// page, drawn at its own scale, at the size of its good matches.
+	ref := 0.0
+	if img != q.query {
+		var votes []float64
+		for _, m := range ms {
+			if !m.NearMiss && m.Score >= ImagePageSizeScore && m.Scale > 0 {
+				votes = append(votes, math.Log(m.Scale))
+			}
+		}
+		if len(votes) >= ImagePageSizeVotes {
+			sort.Float64s(votes)
+			ref = votes[len(votes)/2]
+		}
+	}
 	o := img.Bounds().Min
 	for _, m := range ms {
 		if likeLookAlike(m, looks) {
@@ -232,7 +255,7 @@ func (q *ImageQuery) Find(ctx context.Context, img image.Image) (Result, error) 
 		// another thing (part of a larger symbol, a letter) however well
 		// its ink fits. Its proportion may differ (a linear fitting drawn
 		// to its length).
-		otherSize := m.Scale > 0 && math.Abs(math.Log(m.Scale)) > math.Log(ImageSizeTolerance)
+		otherSize := m.Scale > 0 && math.Abs(math.Log(m.Scale)-ref) > math.Log(ImageSizeTolerance)
 		// Searched in coloured ink, a pose whose box holds coloured ink
 		// the exemplar does not explain is another symbol drawn round
 		// it (a luminaire's ring in a floodlight's two).

@@ -61,23 +61,63 @@ func TestImages(t *testing.T) {
 func TestImagesOtherSize(t *testing.T) {
 	img := image.NewGray(image.Rect(0, 0, 500, 300))
 	draw.Draw(img, img.Bounds(), image.NewUniform(color.Gray{Y: 255}), image.Point{}, draw.Src)
-	// lamp draws a ring of radius r, 3 px thick, with a bar across it
-	// from its centre to the right.
-	lamp := func(cx, cy, r float64) {
-		for y := int(cy - r - 3); y <= int(cy+r+3); y++ {
-			for x := int(cx - r - 3); x <= int(cx+r+3); x++ {
-				dx, dy := float64(x)-cx, float64(y)-cy
-				d := math.Hypot(dx, dy)
-				if math.Abs(d-r) <= 1.5 || (dx >= 0 && dx <= r && math.Abs(dy) <= 1.5) {
-					img.SetGray(x, y, color.Gray{Y: 0})
-				}
-			}
-		}
-	}
+	lamp := func(cx, cy, r float64) { lampAt(img, cx, cy, r) }
 	lamp(60, 60, 14)
 	lamp(200, 160, 14)
 	lamp(380, 100, 14*1.4)
 	matchAndNearMiss(t, img, detect.Box{X: 40, Y: 40, W: 40, H: 40}, [2]float64{200, 160}, [2]float64{380, 100}, search.ReasonOtherSize)
+}
+
+// TestImagesPageScale: another page drawn at its own scale draws the
+// symbol at another size; where it holds several close copies at one
+// size, they are matches. A single copy at another size on the
+// exemplar's own page stays a near miss.
+func TestImagesPageScale(t *testing.T) {
+	page := func(r float64, at ...[2]float64) *image.Gray {
+		img := image.NewGray(image.Rect(0, 0, 500, 300))
+		draw.Draw(img, img.Bounds(), image.NewUniform(color.Gray{Y: 255}), image.Point{}, draw.Src)
+		for _, c := range at {
+			lampAt(img, c[0], c[1], r)
+		}
+		return img
+	}
+	q := page(14, [2]float64{60, 60}, [2]float64{200, 160})
+	lampAt(q, 380, 100, 14*0.7)
+	small := page(14*0.7, [2]float64{60, 60}, [2]float64{200, 160}, [2]float64{380, 100}, [2]float64{300, 240})
+	p, err := search.Images{}.Prepare(context.Background(), q, detect.Box{X: 40, Y: 40, W: 40, H: 40}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Find(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range r.Matches {
+		if m.Box.X < 380 && m.Box.X+m.Box.W > 380 {
+			t.Errorf("the small copy on the exemplar's page is a match %+v", m)
+		}
+	}
+	r, err = p.Find(context.Background(), small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Matches) != 4 {
+		t.Errorf("the page drawn at 0.7 gives matches %+v and near misses %+v; want its 4 copies matched", r.Matches, r.NearMisses)
+	}
+}
+
+// lampAt draws a ring of radius r, 3 px thick, with a bar across it from
+// its centre to the right.
+func lampAt(img *image.Gray, cx, cy, r float64) {
+	for y := int(cy - r - 3); y <= int(cy+r+3); y++ {
+		for x := int(cx - r - 3); x <= int(cx+r+3); x++ {
+			dx, dy := float64(x)-cx, float64(y)-cy
+			d := math.Hypot(dx, dy)
+			if math.Abs(d-r) <= 1.5 || (dx >= 0 && dx <= r && math.Abs(dy) <= 1.5) {
+				img.SetGray(x, y, color.Gray{Y: 0})
+			}
+		}
+	}
 }
 
 // matchAndNearMiss searches img for the ink in box and wants the instance

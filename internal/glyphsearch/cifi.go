@@ -220,12 +220,15 @@ func ringSearch(ctx context.Context, lv *level, pls []*plan, workers int) ([][]c
 							rEnd = max(rEnd, pl.ringRmax)
 						}
 						for r := 0; r <= rEnd && len(alive) > 0; r++ {
+							// the centre row, then the rows above and below
+							// it in pairs (one half width each)
 							hw := dk.hw[r]
-							var s uint32
-							for dy := -r; dy <= r; dy++ {
-								h := hw[abs(dy)]
-								row := buf[(cy+dy)*pw:]
-								s += row[cx+h+1] - row[cx-h]
+							mid := cy*pw + cx
+							s := buf[mid+hw[0]+1] - buf[mid-hw[0]]
+							for dy := 1; dy <= r; dy++ {
+								h := hw[dy]
+								up, dn := mid-dy*pw, mid+dy*pw
+								s += buf[up+h+1] - buf[up-h] + buf[dn+h+1] - buf[dn-h]
 							}
 							d := float64(s)
 							sums[r] = d

@@ -608,9 +608,10 @@ func TestExemplarTooLarge(t *testing.T) {
 // TestStretchedPlanStaysCoarse: an elongated glyph searched stretched as
 // well as scaled spans radii of 1 to more than 4; at every size, its ring
 // stage reads a level coarse enough that the largest variant stays within
-// ringMaxRadius (measured at every place, its cost grows with that radius
-// squared; a level chosen from the smallest variant alone let it reach
-// twice that), and it is still found at every stretch (TestStretched).
+// ringMaxRadius, or Options.RingMaxRadius (measured at every place, its
+// cost grows with that radius squared; a level chosen from the smallest
+// variant alone let it reach twice that), and it is still found at every
+// stretch (TestStretched).
 func TestStretchedPlanStaysCoarse(t *testing.T) {
 	for side := 40; side <= 200; side += 8 {
 		w, h, ink := icon(t, "luminaire_linear", side)
@@ -623,8 +624,10 @@ func TestStretchedPlanStaysCoarse(t *testing.T) {
 		if !tpl.Elongated() {
 			t.Fatalf("%d px: the linear luminaire is not elongated", side)
 		}
-		if pl := newPlan(tpl, Options{}); pl.ringRmax > ringMaxRadius+1 {
-			t.Errorf("%d px: ring radius up to %d at level %d, want at most %d", side, pl.ringRmax, pl.kc, ringMaxRadius+1)
+		for _, o := range []Options{{}, {RingMaxRadius: 32}} {
+			if pl := newPlan(tpl, o); pl.ringRmax > o.ringMaxRadius()+1 {
+				t.Errorf("%d px, bound %d: ring radius up to %d at level %d, want at most %d", side, o.ringMaxRadius(), pl.ringRmax, pl.kc, o.ringMaxRadius()+1)
+			}
 		}
 	}
 }

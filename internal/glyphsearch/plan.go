@@ -157,8 +157,8 @@ func newPlan(t *Template, opt Options) *plan {
 		// as well as scaled spans radii of 1 to 4 and more (a double
 		// socket's outline with its stems, 16 to 69 pixels: 20 s a
 		// search), so its coarse level also keeps the largest under
-		// ringMaxRadius.
-		pl.kc = max(pl.kc, int(math.Ceil(maxR/ringMaxRadius)))
+		// ringMaxRadius (Options.RingMaxRadius).
+		pl.kc = max(pl.kc, int(math.Ceil(maxR/float64(opt.ringMaxRadius()))))
 	}
 	// The verification level keeps the strokes at least about 1.5 pixels
 	// wide: averaged thinner, they fade under the stroke threshold.

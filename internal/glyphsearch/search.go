@@ -71,8 +71,21 @@ type Options struct {
 	// closely (0: ringMinScore). Lower finds instances whose rings a
 	// neighbour or a wire disturbs, at more candidates' cost.
 	RingFloor float64
+	// RingMaxRadius, when positive, bounds the radius in coarse pixels
+	// of the largest variant of a glyph searched stretched as well as
+	// scaled on the ring stage's level (0: 48): lower reads its rings on
+	// a coarser level, faster on a large page and less disturbed by
+	// wires, but a legend's small glyph loses detail there.
+	RingMaxRadius int
 	// Workers is the number of goroutines (0: GOMAXPROCS).
 	Workers int
+}
+
+func (o Options) ringMaxRadius() int {
+	if o.RingMaxRadius > 0 {
+		return max(o.RingMaxRadius, ringMinRadius)
+	}
+	return ringMaxRadius
 }
 
 func (o Options) ringFloor() float64 {

@@ -65,11 +65,20 @@ type Images struct {
 // a fifth more time a search; 0.55 found nothing more.
 const ImageRingFloor = 0.6
 
+// ImageRingMaxRadius bounds the ring stage's largest radius of a glyph
+// searched stretched (glyphsearch.Options.RingMaxRadius; the glyph
+// search's own 48 px is set for legend glyphs read on their plans, which
+// lose detail coarser).
+const ImageRingMaxRadius = 32
+
 // options is s.Options with ImageRingFloor where it sets none.
 func (s Images) options() glyphsearch.Options {
 	o := s.Options
 	if o.RingFloor <= 0 {
 		o.RingFloor = ImageRingFloor
+	}
+	if o.RingMaxRadius <= 0 {
+		o.RingMaxRadius = ImageRingMaxRadius
 	}
 	return o
 }

@@ -195,7 +195,7 @@ func (d *doc) searchVector(ctx context.Context, from detect.Drawings, query int,
 // on image query found on each of pages (search.Images, one page at a
 // time as the service does), less the matches on a legend row's glyph.
 func (d *doc) searchImages(ctx context.Context, imgs map[int]image.Image, query int, box detect.Box, pages []int, minScore float64, anyColour bool) ([]search.PageMatches, string, error) {
-	s := search.Images{Options: glyphsearch.Options{MinScore: minScore}, Darkness: anyColour}
+	s := search.Images{Options: glyphsearch.Options{MinScore: minScore}, Darkness: anyColour, PageSize: true}
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	var out []search.PageMatches

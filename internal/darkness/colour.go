@@ -41,7 +41,18 @@ const (
 // wire against a gray hatch is the opposite: its own piece reaches the
 // edge, the hatch's short strokes do not. False for black or gray ink,
 // for a box without ink and for a gray image.
-func Coloured(img image.Image, r image.Rectangle) bool {
+func Coloured(img image.Image, r image.Rectangle) bool { return coloured(img, r, true) }
+
+// ColouredCrop reports whether the glyph of a crop cut tight round it (r,
+// the whole crop) is drawn in colour: at least colourShare of all its ink
+// coloured. The glyph's own strokes reach such a crop's edge, and what
+// lies wholly inside it is the glyph's inner detail (a fill, a tag), not
+// a sign of its colour.
+func ColouredCrop(img image.Image, r image.Rectangle) bool { return coloured(img, r, false) }
+
+// coloured is Coloured, counting the ink drawn inside r as well where
+// inside is set.
+func coloured(img image.Image, r image.Rectangle, inside bool) bool {
 	if _, gray := img.(*image.Gray); gray {
 		return false
 	}
@@ -67,7 +78,7 @@ func Coloured(img image.Image, r image.Rectangle) bool {
 			}
 		}
 	}
-	var inside, all [3]int // pixels by kind: of pieces inside r, of every piece
+	var in, all [3]int // pixels by kind: of pieces inside r, of every piece
 	seen := make([]bool, w*h)
 	var stack []int
 	for i, k := range kind {
@@ -101,11 +112,11 @@ func Coloured(img image.Image, r image.Rectangle) bool {
 		}
 		all[k] += n
 		if !edge {
-			inside[k] += n
+			in[k] += n
 		}
 	}
-	coloured := func(n [3]int) bool { return n[2] > 0 && float64(n[2]) >= colourShare*float64(n[1]+n[2]) }
-	return coloured(all) || coloured(inside)
+	share := func(n [3]int) bool { return n[2] > 0 && float64(n[2]) >= colourShare*float64(n[1]+n[2]) }
+	return share(all) || (inside && share(in))
 }
 
 // ColouredInk returns img as a gray image of its coloured ink: each pixel

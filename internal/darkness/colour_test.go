@@ -80,3 +80,23 @@ func TestColouredHairline(t *testing.T) {
 		t.Error("the black square a magenta wire runs through is drawn in colour")
 	}
 }
+
+// TestColouredCrop: in a crop cut tight round a black glyph, the glyph's
+// strokes reach the crop's edge and a small red detail lies wholly inside
+// it; the crop is not drawn in colour, though that detail is all the ink
+// lying inside the box.
+func TestColouredCrop(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 40, 40))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+	black, red := color.RGBA{0, 0, 0, 255}, color.RGBA{220, 0, 0, 255}
+	for _, r := range []image.Rectangle{{image.Pt(0, 0), image.Pt(40, 3)}, {image.Pt(0, 37), image.Pt(40, 40)}, {image.Pt(0, 0), image.Pt(3, 40)}, {image.Pt(37, 0), image.Pt(40, 40)}} {
+		draw.Draw(img, r, image.NewUniform(black), image.Point{}, draw.Src) // a square frame, the crop's edge
+	}
+	draw.Draw(img, image.Rect(16, 16, 22, 24), image.NewUniform(red), image.Point{}, draw.Src) // a red mark inside
+	if ColouredCrop(img, img.Bounds()) {
+		t.Error("the black frame's crop is drawn in colour")
+	}
+	if !Coloured(img, img.Bounds()) {
+		t.Error("the red mark lying inside the box does not count as the box's symbol")
+	}
+}

@@ -357,7 +357,14 @@ func drawnMatches(ctx context.Context, crop []byte, page image.Image) ([]glyphse
 		return nil, fmt.Errorf("glyph crop: %w", err)
 	}
 	b := img.Bounds()
-	q, err := search.Images{}.Prepare(ctx, img, detect.Box{X: 0, Y: 0, W: float64(b.Dx()), H: float64(b.Dy())}, nil)
+	// A drawn glyph read for the take-off keeps the glyph search's ring
+	// level, as legend glyphs do (search.ImageRingMaxRadius's 32 px lost
+	// counts: cp4's speakers 4 -> 3, building2's linear fittings 33 -> 35),
+	// and is a crop: its colour is told from all its ink (told also from
+	// the ink lying inside it, building2's luminaires were counted 93
+	// instead of 56, truth 36).
+	s := search.Images{Options: glyphsearch.Options{RingMaxRadius: glyphsearch.DefaultRingMaxRadius}, Crop: true}
+	q, err := s.Prepare(ctx, img, detect.Box{X: 0, Y: 0, W: float64(b.Dx()), H: float64(b.Dy())}, nil)
 	if errors.Is(err, search.ErrEmptyRegion) || errors.Is(err, search.ErrRegionTooLarge) {
 		return nil, nil
 	}

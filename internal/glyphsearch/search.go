@@ -18,6 +18,8 @@ const (
 	DefaultMinScale   = 0.7
 	DefaultMaxScale   = 1.5
 	DefaultMaxStretch = 1.5
+	// DefaultRingMaxRadius is Options.RingMaxRadius's default.
+	DefaultRingMaxRadius = ringMaxRadius
 	// DefaultMinScore is the least score a match is returned with; see
 	// docs/raster.md ("Glyph search") for how it was chosen.
 	DefaultMinScore = 0.82
@@ -73,9 +75,10 @@ type Options struct {
 	RingFloor float64
 	// RingMaxRadius, when positive, bounds the radius in coarse pixels
 	// of the largest variant of a glyph searched stretched as well as
-	// scaled on the ring stage's level (0: 48): lower reads its rings on
+	// scaled on the ring stage's level: lower reads its rings on
 	// a coarser level, faster on a large page and less disturbed by
-	// wires, but a legend's small glyph loses detail there.
+	// wires, but a legend's small glyph loses detail there
+	// (0: DefaultRingMaxRadius).
 	RingMaxRadius int
 	// Workers is the number of goroutines (0: GOMAXPROCS).
 	Workers int

@@ -623,7 +623,7 @@ func searchImages(ctx context.Context, f OpenFile, query int, box detect.Box, pa
 		}
 		xs[i] = search.ImageRegion{Image: img, Box: x.Box}
 	}
-	imgs := search.Images{Darkness: anyColour}
+	imgs := search.Images{Darkness: anyColour, PageSize: true}
 	sq, err := imgs.Prepare(ctx, q, box, xs)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,18 @@ type Images struct {
 	// default only the page's coloured ink is read (darkness.ColouredInk),
 	// and a match there needs glyphsearch.ColouredExplained.
 	Darkness bool
+	// PageSize lets each page other than the query's take as its
+	// symbol's size the median of its strong matches
+	// (ImagePageSizeVotes): the pages of one document, a plan and its
+	// enlarged part drawn at another scale. Off, every page keeps the
+	// exemplar's size (a glyph cut from another drawing at the page's
+	// size).
+	PageSize bool
+	// Crop says the query is a crop cut tight round its glyph (a drawn
+	// glyph lent by a reference job): its colour is told from all its ink
+	// (darkness.ColouredCrop), not also from the ink lying wholly inside
+	// the box, which in a crop is the glyph's inner detail.
+	Crop bool
 }
 
 // ImageRingFloor is the least ring likeness of a place the search looks
@@ -123,6 +135,8 @@ type ImageQuery struct {
 	// kept beside it: the exemplar is drawn in colour, and each page is
 	// searched in its coloured ink (darkness.ColouredInk).
 	reach int
+	// pageSize: Images.PageSize.
+	pageSize bool
 }
 
 // page reads img for the search: its coloured ink where the exemplar is
@@ -138,8 +152,15 @@ func (q *ImageQuery) page(ctx context.Context, img image.Image) (*glyphsearch.Pa
 // and the ink inside each of exclude into a look-alike's; an excluded
 // region that cannot be cut is an *ExcludeError.
 func (s Images) Prepare(ctx context.Context, query image.Image, box detect.Box, exclude []ImageRegion) (*ImageQuery, error) {
-	q := &ImageQuery{opt: s.options(), query: query}
-	if !s.Darkness && darkness.Coloured(query, boxRect(query, box)) {
+	q := &ImageQuery{opt: s.options(), query: query, pageSize: s.PageSize}
+	// Coloured holds the box's pixels at once: a box larger than any
+	// exemplar, which the template refuses below, is not read for it.
+	small := box.W <= glyphsearch.MaxExemplarSide && box.H <= glyphsearch.MaxExemplarSide
+	coloured := darkness.Coloured
+	if s.Crop {
+		coloured = darkness.ColouredCrop
+	}
+	if !s.Darkness && small && coloured(query, boxRect(query, box)) {
 		// a symbol's black parts lie within it: its box's larger side
 		q.reach = int(math.Ceil(max(box.W, box.H)))
 	}
@@ -241,7 +262,7 @@ func (q *ImageQuery) Find(ctx context.Context, img image.Image) (Result, error) 
 	// The exemplar's page draws the symbol at the exemplar's size; another
 	// page, drawn at its own scale, at the size of its good matches.
 	ref := 0.0
-	if img != q.query {
+	if q.pageSize && img != q.query {
 		var votes []float64
 		for _, m := range ms {
 			if !m.NearMiss && m.Score >= ImagePageSizeScore && m.Scale > 0 {

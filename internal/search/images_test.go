@@ -84,7 +84,7 @@ func TestImagesPageScale(t *testing.T) {
 	q := page(14, [2]float64{60, 60}, [2]float64{200, 160})
 	lampAt(q, 380, 100, 14*0.7)
 	small := page(14*0.7, [2]float64{60, 60}, [2]float64{200, 160}, [2]float64{380, 100}, [2]float64{300, 240})
-	p, err := search.Images{}.Prepare(context.Background(), q, detect.Box{X: 40, Y: 40, W: 40, H: 40}, nil)
+	p, err := search.Images{PageSize: true}.Prepare(context.Background(), q, detect.Box{X: 40, Y: 40, W: 40, H: 40}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

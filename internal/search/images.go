@@ -83,7 +83,8 @@ const ImageRingFloor = 0.6
 // lose detail coarser).
 const ImageRingMaxRadius = 32
 
-// options is s.Options with ImageRingFloor where it sets none.
+// options is s.Options with ImageRingFloor and ImageRingMaxRadius where
+// it sets none.
 func (s Images) options() glyphsearch.Options {
 	o := s.Options
 	if o.RingFloor <= 0 {

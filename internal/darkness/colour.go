@@ -8,61 +8,39 @@ import "image"
 // darkness, a red socket against a hatched wall is one shape with its wall
 // and its tag; read in the page's coloured ink (ColouredInk) it stands
 // alone, with the black ink its own strokes enclose (a socket's black
-// fill, a luminaire's black quarters, a board's black half). Coloured
-// reports whether a symbol is drawn so.
+// fill, a luminaire's black quarters, a board's black half). Kinds tells
+// a box's coloured ink from its black (package search decides from it
+// whether a symbol is drawn in colour).
 const (
 	// colourChroma is the least spread between a pixel's largest and
 	// smallest channel (0–255) for it to be of a colour: an anti-aliased
 	// edge of a red stroke on white (255, 180, 180) is, a gray hatch is
 	// not.
 	colourChroma = 40
-	// colourShare is the least share of a symbol's ink pixels that are
-	// coloured for it to be drawn in colour (a socket boxed with its wall
-	// is about half wall).
-	colourShare = 0.3
-	// colourFaint is the least darkness of a pixel counted as a symbol's
-	// ink when telling its colour: a light colour's hairline, a pink
-	// 0.1 mm line rendered at 200 DPI (255, 204, 204), is 51.
+	// colourFaint is the least darkness of a pixel Kinds counts as ink:
+	// a light colour's hairline, a pink 0.1 mm line rendered at 200 DPI
+	// (255, 204, 204), is 51.
 	colourFaint = 40
-	// colourMinPiece: smaller pieces (a colour fringe, a speck) are not
-	// counted.
-	colourMinPiece = 4
 )
 
-// Coloured reports whether the symbol in r of img is drawn in colour: at
-// least colourShare of the pixels of its ink coloured, counting either all
-// the ink in r or the ink drawn inside r only. Ink is pieces of
-// 8-connected pixels of one kind, coloured or not, of at least colourFaint
-// darkness; the ink drawn inside r is the pieces that do not reach r's
-// edge. A symbol drawn in a colour's hairline among black walls and wires
-// (a pink socket on a wall, a pink luminaire on its dashed wire) is a
-// small share of all the ink in its box, but most of what lies wholly
-// inside it: the wall and the wire run through. A red symbol on its red
-// wire against a gray hatch is the opposite: its own piece reaches the
-// edge, the hatch's short strokes do not. False for black or gray ink,
-// for a box without ink and for a gray image.
-func Coloured(img image.Image, r image.Rectangle) bool { return coloured(img, r, true) }
+// Kinds of a pixel (Kinds).
+const (
+	KindPaper  uint8 = iota // lighter than colourFaint
+	KindBlack               // black or gray ink
+	KindColour              // ink of a colour (colourChroma)
+)
 
-// ColouredCrop reports whether the glyph of a crop cut tight round it (r,
-// the whole crop) is drawn in colour: at least colourShare of all its ink
-// coloured. The glyph's own strokes reach such a crop's edge, and what
-// lies wholly inside it is the glyph's inner detail (a fill, a tag), not
-// a sign of its colour.
-func ColouredCrop(img image.Image, r image.Rectangle) bool { return coloured(img, r, false) }
-
-// coloured is Coloured, counting the ink drawn inside r as well where
-// inside is set.
-func coloured(img image.Image, r image.Rectangle, inside bool) bool {
-	if _, gray := img.(*image.Gray); gray {
-		return false
-	}
+// Kinds returns the kind of each pixel of img in r (clipped to img's
+// bounds), row after row, r.Dx() to a row: paper under colourFaint
+// darkness, so that a light colour's hairline is ink; else coloured ink
+// or black and gray ink.
+func Kinds(img image.Image, r image.Rectangle) []uint8 {
 	r = r.Intersect(img.Bounds())
-	if r.Empty() {
-		return false
-	}
 	w, h := r.Dx(), r.Dy()
-	// kind per pixel: 0 paper, 1 black or gray ink, 2 coloured ink
 	kind := make([]uint8, w*h)
+	if r.Empty() {
+		return kind
+	}
 	read := rgbReader(img, r)
 	rgb := make([]uint8, 3*w)
 	for y := 0; y < h; y++ {
@@ -72,51 +50,13 @@ func coloured(img image.Image, r image.Rectangle, inside bool) bool {
 			switch {
 			case 255-min(c0, c1, c2) < colourFaint:
 			case colourful(c0, c1, c2):
-				kind[y*w+x] = 2
+				kind[y*w+x] = KindColour
 			default:
-				kind[y*w+x] = 1
+				kind[y*w+x] = KindBlack
 			}
 		}
 	}
-	var in, all [3]int // pixels by kind: of pieces inside r, of every piece
-	seen := make([]bool, w*h)
-	var stack []int
-	for i, k := range kind {
-		if k == 0 || seen[i] {
-			continue
-		}
-		seen[i] = true
-		stack = append(stack[:0], i)
-		n, edge := 0, false
-		for len(stack) > 0 {
-			j := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			n++
-			jx, jy := j%w, j/w
-			edge = edge || jx == 0 || jy == 0 || jx == w-1 || jy == h-1
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					nx, ny := jx+dx, jy+dy
-					if nx < 0 || ny < 0 || nx >= w || ny >= h {
-						continue
-					}
-					if q := ny*w + nx; !seen[q] && kind[q] == k {
-						seen[q] = true
-						stack = append(stack, q)
-					}
-				}
-			}
-		}
-		if n < colourMinPiece {
-			continue
-		}
-		all[k] += n
-		if !edge {
-			in[k] += n
-		}
-	}
-	share := func(n [3]int) bool { return n[2] > 0 && float64(n[2]) >= colourShare*float64(n[1]+n[2]) }
-	return share(all) || (inside && share(in))
+	return kind
 }
 
 // ColouredInk returns img as a gray image of its coloured ink: each pixel

@@ -63,8 +63,8 @@ type Images struct {
 	PageSize bool
 	// Crop says the query is a crop cut tight round its glyph (a drawn
 	// glyph lent by a reference job): its colour is told from all its ink
-	// (darkness.ColouredCrop), not also from the ink lying wholly inside
-	// the box, which in a crop is the glyph's inner detail.
+	// (coloured), not also from the ink lying wholly inside the box, which
+	// in a crop is the glyph's inner detail.
 	Crop bool
 }
 
@@ -154,14 +154,10 @@ func (q *ImageQuery) page(ctx context.Context, img image.Image) (*glyphsearch.Pa
 // region that cannot be cut is an *ExcludeError.
 func (s Images) Prepare(ctx context.Context, query image.Image, box detect.Box, exclude []ImageRegion) (*ImageQuery, error) {
 	q := &ImageQuery{opt: s.options(), query: query, pageSize: s.PageSize}
-	// Coloured holds the box's pixels at once: a box larger than any
+	// coloured holds the box's pixels at once: a box larger than any
 	// exemplar, which the template refuses below, is not read for it.
 	small := box.W <= glyphsearch.MaxExemplarSide && box.H <= glyphsearch.MaxExemplarSide
-	coloured := darkness.Coloured
-	if s.Crop {
-		coloured = darkness.ColouredCrop
-	}
-	if !s.Darkness && small && coloured(query, boxRect(query, box)) {
+	if !s.Darkness && small && coloured(query, boxRect(query, box), !s.Crop) {
 		// a symbol's black parts lie within it: its box's larger side
 		q.reach = int(math.Ceil(max(box.W, box.H)))
 	}

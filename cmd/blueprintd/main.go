@@ -26,6 +26,7 @@ import (
 	"blueprint/internal/budget"
 	"blueprint/internal/buildid"
 	"blueprint/internal/catalog"
+	"blueprint/internal/cmalloc"
 	"blueprint/internal/config"
 	"blueprint/internal/detect"
 	"blueprint/internal/docfiles"
@@ -219,7 +220,7 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opt option
 		ropt.Workers = max(2, slots-1)
 		slots = max(slots, ropt.Workers+1)
 	}
-	gate := budget.New(cfg.MemoryBudget, slots)
+	gate := budget.New(cfg.MemoryBudget, slots, cmalloc.Trim)
 	ropt.Logger = log
 	ropt.Clock = opt.clock
 	ropt.Idempotency = store

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"blueprint/internal/awsapp"
+	"blueprint/internal/cmalloc"
 	"blueprint/internal/config"
 	"blueprint/internal/docfiles"
 	"blueprint/internal/job"
@@ -20,7 +21,7 @@ import (
 
 func main() {
 	files := func(c config.Config) job.Files { return docfiles.ForConfig(c) }
-	app, err := awsapp.New(context.Background(), os.Getenv, awsapp.Needs{Files: files, Flow: true, Keys: true})
+	app, err := awsapp.New(context.Background(), os.Getenv, awsapp.Needs{Files: files, Flow: true, Keys: true, GiveBack: cmalloc.Trim})
 	if err != nil {
 		slog.Error("api: init", "err", err)
 		os.Exit(1)

@@ -21,6 +21,7 @@ import (
 
 	"blueprint/internal/awsapp"
 	"blueprint/internal/catalog"
+	"blueprint/internal/cmalloc"
 	"blueprint/internal/config"
 	"blueprint/internal/detect"
 	"blueprint/internal/docfiles"
@@ -80,7 +81,7 @@ func main() {
 		}
 		return engine.New(cat, opt)
 	}
-	app, err := awsapp.New(context.Background(), os.Getenv, awsapp.Needs{Files: files, Engine: eng})
+	app, err := awsapp.New(context.Background(), os.Getenv, awsapp.Needs{Files: files, Engine: eng, GiveBack: cmalloc.Trim})
 	if err != nil {
 		slog.Error("process: init", "err", err)
 		os.Exit(1)

@@ -92,6 +92,10 @@ type Needs struct {
 	// process: both), built from the configuration and the loaded catalog.
 	Files  func(config.Config) job.Files
 	Engine func(config.Config, *catalog.Catalog) (detect.Engine, error)
+	// GiveBack returns to the system the memory the function's C code
+	// freed (cmalloc.Trim where Files reads documents with MuPDF), called
+	// after each large release of the admission gate; nil for none.
+	GiveBack func()
 	// Flow hands started jobs to the state machine (api, upload, sweep).
 	Flow bool
 	// Keys loads the API keys from Secrets Manager (api: authentication;
@@ -189,8 +193,13 @@ func New(ctx context.Context, getenv func(string) string, needs Needs) (*App, er
 		// at a time, so it seldom waits here; it still refuses nothing,
 		// bounds a check or a document that the budget cannot hold beside
 		// another to run alone, and returns a large page raster's memory to
-		// the system at once in an environment that stays warm.
-		jc.Admission = budget.New(cfg.MemoryBudget, cfg.MaxDocuments)
+		// the system at once in an environment that stays warm (Go's, and
+		// the C heap's through GiveBack).
+		var giveBack []func()
+		if needs.GiveBack != nil {
+			giveBack = append(giveBack, needs.GiveBack)
+		}
+		jc.Admission = budget.New(cfg.MemoryBudget, cfg.MaxDocuments, giveBack...)
 	}
 	if needs.Engine != nil {
 		if jc.Engine, err = needs.Engine(cfg.Config, cat); err != nil {

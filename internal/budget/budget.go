@@ -26,6 +26,9 @@ const returnAtOnce = 64 << 20
 type Gate struct {
 	total int64
 	slots int
+	// giveBack return memory held outside Go's heap after a large release
+	// (New).
+	giveBack []func()
 
 	mu      sync.Mutex
 	used    int64      // bytes admitted and charged; may pass total through charges
@@ -39,9 +42,20 @@ type waiter struct {
 }
 
 // New returns a Gate for totalBytes of document memory and slots
-// documents at once (both at least 1).
-func New(totalBytes int64, slots int) *Gate {
-	return &Gate{total: max(totalBytes, 1), slots: max(slots, 1), waiters: list.New()}
+// documents at once (both at least 1). After a release of returnAtOnce
+// bytes or more it asks Go's runtime to give freed memory back to the
+// system, then calls each of giveBack: memory the work held outside Go's
+// heap (MuPDF's and ONNX Runtime's C heap: cmalloc.Trim).
+func New(totalBytes int64, slots int, giveBack ...func()) *Gate {
+	return &Gate{total: max(totalBytes, 1), slots: max(slots, 1), waiters: list.New(), giveBack: giveBack}
+}
+
+// returnFreed gives freed memory back to the system at once.
+func (g *Gate) returnFreed() {
+	debug.FreeOSMemory()
+	for _, f := range g.giveBack {
+		f()
+	}
 }
 
 // Total returns the memory budget in bytes.
@@ -110,7 +124,7 @@ func (g *Gate) Charge(n int64) (release func()) {
 			g.admit()
 			g.mu.Unlock()
 			if n >= returnAtOnce {
-				debug.FreeOSMemory()
+				g.returnFreed()
 			}
 		})
 	}
@@ -145,7 +159,7 @@ func (g *Gate) give(n int64) {
 	g.admit()
 	g.mu.Unlock()
 	if n >= returnAtOnce {
-		debug.FreeOSMemory()
+		g.returnFreed()
 	}
 }
 

@@ -108,3 +108,33 @@ func TestChargeOverdrawsAndHoldsNewWork(t *testing.T) {
 		t.Errorf("held %d after every release, want 0", got)
 	}
 }
+
+// A release of returnAtOnce bytes or more, by Acquire's release or a
+// Charge's, calls each giveBack once; a smaller one none.
+func TestLargeReleaseGivesBackCHeap(t *testing.T) {
+	calls := 0
+	g := New(1<<30, 2, func() { calls++ }, func() { calls += 10 })
+	small, err := g.Acquire(context.Background(), returnAtOnce-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small()
+	g.Charge(1 << 20)()
+	if calls != 0 {
+		t.Fatalf("a release under %d bytes gave back memory (%d calls)", returnAtOnce, calls)
+	}
+	large, err := g.Acquire(context.Background(), returnAtOnce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	large()
+	large() // released once only
+	if calls != 11 {
+		t.Fatalf("after one large release: %d, want each giveBack once (11)", calls)
+	}
+	release := g.Charge(returnAtOnce)
+	release()
+	if calls != 22 {
+		t.Fatalf("after a large charge's release: %d, want 22", calls)
+	}
+}

@@ -26,7 +26,7 @@ ORT_DIR     := layers/onnxruntime/lib
 ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 export BLUEPRINT_ONNXRUNTIME_LIB ?= $(abspath $(ORT_LIB))
 
-.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real real-eval calibrate-unnamed bench-heavy bench-scans mem chaos load fairness takeoff explain fuzz ort ort-gpu-layer gpu-check train train-check train-compare train-sheets bench-raster calibrate-raster \
+.PHONY: run build test lint vet tidy-check staticcheck openapi-lint synth eval search-eval tools bench-vector review-screenshot bench-review mupdf-headers bench-real real-eval calibrate-unnamed bench-heavy bench-scans bench-resident mem chaos load fairness takeoff explain fuzz ort ort-gpu-layer gpu-check train train-check train-compare train-sheets bench-raster calibrate-raster \
 	aws-tools sam-tools test-aws sam-check lambdas lambda-process local-setup tesseract-layer process-rootfs-check smoke
 
 # MuPDF headers for internal/mupdf's C code: exactly those go-fitz ships with
@@ -338,6 +338,13 @@ BENCH_DENSE      ?= /tmp/bench-dense
 BENCH_REPEAT     ?= 3
 bench-real: build $(ORT_LIB)
 	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -repeat $(BENCH_REPEAT) -dense $(BENCH_DENSE) -heavy $(BENCH_DENSE) $(BENCH_REAL_FILES)
+
+# What a long-running server keeps between jobs: one server processes the files in turn,
+# BENCH_ROUNDS times over; each job's seconds, peak RSS and the resident size after it:
+# make bench-resident [BENCH_REAL_FILES="a.pdf b.pdf" BENCH_ROUNDS=8]
+BENCH_ROUNDS ?= 8
+bench-resident: build $(ORT_LIB)
+	$(GO) run ./cmd/benchreal -server $(BIN)/blueprintd -rounds $(BENCH_ROUNDS) $(BENCH_REAL_FILES)
 
 # The clip-heavy A1 sheet alone (synth KIND=heavy); fails past 2× mutool draw -r 200 or 1 GiB peak RSS.
 # Issue 51's real-set evaluation: every set in ../shared/realdata with a count truth in

@@ -18,6 +18,11 @@
 // passes -heavy-max-ratio or its peak RSS -heavy-max-rss. Each measurement
 // is repeated -repeat times and the fastest run is reported (the machine
 // is shared; the spread is printed).
+//
+// -rounds N measures instead what a long-running server keeps between
+// jobs: one server processes the files in turn, N times over, and each job's
+// line gives its seconds, its peak RSS and the server's resident size three
+// seconds after it is done.
 package main
 
 import (
@@ -54,8 +59,15 @@ func run() error {
 	heavyDir := flag.String("heavy", "", "directory of the generated clip-heavy A1 sheet (written when missing)")
 	heavyRatio := flag.Float64("heavy-max-ratio", 2, "fail when the clip-heavy sheet takes longer than this many times mutool draw")
 	heavyRSS := flag.Int64("heavy-max-rss", 1024, "fail when the clip-heavy sheet's job peaks above this many MiB")
+	rounds := flag.Int("rounds", 0, "instead: one server processes the files in turn this many times over; each job's peak RSS and the resident size after it")
 	flag.Parse()
 	files := flag.Args()
+	if *rounds > 0 {
+		if len(files) == 0 {
+			return errors.New("no files given")
+		}
+		return resident(*server, files, *rounds)
+	}
 	heavy := ""
 	if *heavyDir != "" {
 		var err error
@@ -203,6 +215,47 @@ func measureJob(server, file string) (result, error) {
 	}
 	return result{pages: j.PageCount, seconds: j.Seconds, cpu: cpu() - cpu0,
 		peakKB: apiclient.ProcStatusKB(pid, "VmHWM"), idleKB: idle}, nil
+}
+
+// settle is how long resident waits after a job before reading the
+// server's resident size: the job's memory given back.
+const settle = 3 * time.Second
+
+// resident runs files through one server in turn, rounds times over, and
+// prints each job's seconds, peak RSS and the server's resident size after
+// it: memory a long-running server keeps between jobs shows as a
+// resident size that climbs round after round.
+func resident(server string, files []string, rounds int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rounds*len(files))*15*time.Minute)
+	defer cancel()
+	srv, err := apiclient.Start(ctx, server)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	time.Sleep(300 * time.Millisecond)
+	pid := srv.PID()
+	fmt.Printf("server idle: %d MiB resident\n", apiclient.ProcStatusKB(pid, "VmRSS")/1024)
+	fmt.Printf("%5s %-34s %9s %10s %14s\n", "round", "document", "seconds", "peak RSS", "resident after")
+	for r := range rounds {
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			if err := apiclient.ResetPeakRSS(pid); err != nil {
+				return err
+			}
+			j, err := srv.Run(ctx, filepath.Base(f), data, apiclient.RunOptions{})
+			if err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			peak := apiclient.ProcStatusKB(pid, "VmHWM") / 1024
+			time.Sleep(settle)
+			fmt.Printf("%5d %-34s %9.2f %6d MiB %10d MiB\n", r+1, trim(filepath.Base(f), 34), j.Seconds, peak, apiclient.ProcStatusKB(pid, "VmRSS")/1024)
+		}
+	}
+	return nil
 }
 
 // heavySheet writes the generated clip-heavy A1 sheet (synth KIND=heavy,

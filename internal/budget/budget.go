@@ -26,7 +26,7 @@ const returnAtOnce = 64 << 20
 type Gate struct {
 	total int64
 	slots int
-	// giveBack return memory held outside Go's heap after a large release
+	// giveBack returns memory held outside Go's heap after a large release
 	// (New).
 	giveBack []func()
 

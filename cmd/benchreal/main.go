@@ -228,6 +228,13 @@ const settle = 3 * time.Second
 func resident(server string, files []string, rounds int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rounds*len(files))*15*time.Minute)
 	defer cancel()
+	data := make([][]byte, len(files))
+	for i, f := range files {
+		var err error
+		if data[i], err = os.ReadFile(f); err != nil {
+			return err
+		}
+	}
 	srv, err := apiclient.Start(ctx, server)
 	if err != nil {
 		return err
@@ -238,15 +245,11 @@ func resident(server string, files []string, rounds int) error {
 	fmt.Printf("server idle: %d MiB resident\n", apiclient.ProcStatusKB(pid, "VmRSS")/1024)
 	fmt.Printf("%5s %-34s %9s %10s %14s\n", "round", "document", "seconds", "peak RSS", "resident after")
 	for r := range rounds {
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return err
-			}
+		for i, f := range files {
 			if err := apiclient.ResetPeakRSS(pid); err != nil {
 				return err
 			}
-			j, err := srv.Run(ctx, filepath.Base(f), data, apiclient.RunOptions{})
+			j, err := srv.Run(ctx, filepath.Base(f), data[i], apiclient.RunOptions{})
 			if err != nil {
 				return fmt.Errorf("%s: %w", f, err)
 			}

@@ -3,10 +3,9 @@ package cmalloc_test
 import (
 	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 
+	"blueprint/internal/apiclient"
 	"blueprint/internal/cmalloc"
 	"blueprint/internal/cmalloc/cmalloctest"
 )
@@ -14,21 +13,11 @@ import (
 // rssMiB is the process's resident size (VmRSS).
 func rssMiB(t *testing.T) float64 {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skip("no /proc/self/status:", err)
+	kb := apiclient.ProcStatusKB(os.Getpid(), "VmRSS")
+	if kb == 0 {
+		t.Skip("no VmRSS in /proc/self/status")
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, err := strconv.ParseFloat(f[1], 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb / 1024
-		}
-	}
-	t.Fatal("no VmRSS in /proc/self/status")
-	return 0
+	return float64(kb) / 1024
 }
 
 // 256 MiB freed in 4 KiB blocks below one still held stays resident

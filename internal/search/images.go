@@ -249,26 +249,13 @@ func (q *ImageQuery) Find(ctx context.Context, img image.Image) (Result, error) 
 			looks = append(looks, x...)
 		}
 	}
-	var strong []float64
-	for _, m := range ms {
-		if !m.NearMiss && m.Score >= 0.9 && m.Scale > 0 {
-			strong = append(strong, math.Log(m.Scale))
-		}
-	}
-	sort.Float64s(strong)
+	strongSize, strong := medianLogScale(ms, 0.9)
 	// The exemplar's page draws the symbol at the exemplar's size; another
 	// page, drawn at its own scale, at the size of its good matches.
 	ref := 0.0
 	if q.pageSize && img != q.query {
-		var votes []float64
-		for _, m := range ms {
-			if !m.NearMiss && m.Score >= ImagePageSizeScore && m.Scale > 0 {
-				votes = append(votes, math.Log(m.Scale))
-			}
-		}
-		if len(votes) >= ImagePageSizeVotes {
-			sort.Float64s(votes)
-			ref = votes[len(votes)/2]
+		if size, votes := medianLogScale(ms, ImagePageSizeScore); votes >= ImagePageSizeVotes {
+			ref = size
 		}
 	}
 	o := img.Bounds().Min
@@ -293,7 +280,7 @@ func (q *ImageQuery) Find(ctx context.Context, img image.Image) (Result, error) 
 		}
 		reason := ReasonExtraStroke
 		switch {
-		case otherSize, len(strong) > 0 && m.Scale > 0 && math.Abs(math.Log(m.Scale)-strong[len(strong)/2]) > math.Log(ImageSizeTolerance):
+		case otherSize, strong > 0 && m.Scale > 0 && math.Abs(math.Log(m.Scale)-strongSize) > math.Log(ImageSizeTolerance):
 			reason = ReasonOtherSize
 		case m.Found < m.Explained:
 			reason = ReasonMissingStroke
@@ -301,6 +288,23 @@ func (q *ImageQuery) Find(ctx context.Context, img image.Image) (Result, error) 
 		out.NearMisses = append(out.NearMisses, NearMiss{Box: b, Score: round3(m.Score), Reason: reason})
 	}
 	return out, nil
+}
+
+// medianLogScale returns the median log scale (of an even count the upper
+// one) of the matches of ms, near misses left out, scoring at least
+// score, and how many there are (0: none, median 0).
+func medianLogScale(ms []glyphsearch.Match, score float64) (float64, int) {
+	var logs []float64
+	for _, m := range ms {
+		if !m.NearMiss && m.Score >= score && m.Scale > 0 {
+			logs = append(logs, math.Log(m.Scale))
+		}
+	}
+	if len(logs) == 0 {
+		return 0, 0
+	}
+	sort.Float64s(logs)
+	return logs[len(logs)/2], len(logs)
 }
 
 // likeLookAlike reports whether one of looks (matches of excluded
